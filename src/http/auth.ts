@@ -1,0 +1,47 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ApiKeyActor, UserActor } from '../modules/auth/actors.js';
+import { requireScope } from '../modules/auth/guards.js';
+import type { ApiKeyScope } from '../modules/auth/permissions.js';
+import type { Services } from '../services.js';
+import { unauthorized } from './errors.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    apiKey: ApiKeyActor | null;
+    user: UserActor | null;
+  }
+}
+
+/**
+ * onRequest guard of the Channel API's account-key routes. It runs before the body is parsed and
+ * validated, giving the contract's order: credential (401) → rate limit (429) → scope (404) →
+ * validation (400).
+ */
+export function accountKeyGuard(services: Services, scope: ApiKeyScope) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const actor = await services.apiKeys.authenticate(request.headers.authorization);
+    const { headers } = await services.rateLimiter.consume(actor.keyId);
+    reply.headers(headers);
+    requireScope(actor, scope);
+    request.apiKey = actor;
+  };
+}
+
+/** onRequest guard of the agent API: JWT from `Authorization: Bearer` or the `access_token` cookie. */
+export function userGuard(services: Services) {
+  return async (request: FastifyRequest) => {
+    const header = request.headers.authorization;
+    const bearer = header && /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+    request.user = await services.auth.authenticate(bearer || request.cookies?.access_token);
+  };
+}
+
+export function apiKeyOf(request: FastifyRequest): ApiKeyActor {
+  if (!request.apiKey) throw unauthorized();
+  return request.apiKey;
+}
+
+export function userOf(request: FastifyRequest): UserActor {
+  if (!request.user) throw unauthorized();
+  return request.user;
+}

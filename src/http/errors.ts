@@ -1,0 +1,199 @@
+import { STATUS_CODES } from 'node:http';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+/** The contract's error body. `error` is left out only of 429 answers. */
+export interface ErrorBody {
+  statusCode: number;
+  message: string | string[];
+  error?: string;
+}
+
+export function errorBody(statusCode: number, message: string | string[]): ErrorBody {
+  return { statusCode, message, error: STATUS_CODES[statusCode] ?? 'Error' };
+}
+
+/** A failure with a defined HTTP answer; services throw these, the error handler renders them. */
+export class AppError extends Error {
+  constructor(
+    public readonly statusCode: number,
+    public readonly body: string | string[],
+    public readonly headers: Record<string, string> = {},
+    public readonly omitErrorField = false,
+  ) {
+    super(Array.isArray(body) ? body.join('; ') : body);
+    this.name = 'AppError';
+  }
+}
+
+export const badRequest = (message: string | string[]) => new AppError(400, message);
+export const unauthorized = (message = 'Credencial ausente ou inválida') => new AppError(401, message);
+export const forbidden = (message = 'Forbidden') => new AppError(403, message);
+export const notFound = (message = 'Not Found') => new AppError(404, message);
+export const conflict = (message: string) => new AppError(409, message);
+
+interface AjvError {
+  keyword: string;
+  instancePath: string;
+  params: Record<string, unknown>;
+  message?: string;
+}
+
+const FORMAT_WORDING: Record<string, string> = {
+  objectid: 'must be a mongodb id',
+  uuid: 'must be a UUID',
+  email: 'must be an email',
+  uri: 'must be a URL address',
+  'date-time': 'must be a valid ISO 8601 date string',
+};
+
+const TYPE_WORDING: Record<string, string> = {
+  integer: 'must be an integer number',
+  number: 'must be a number conforming to the specified constraints',
+  string: 'must be a string',
+  boolean: 'must be a boolean value',
+  array: 'must be an array',
+  object: 'must be an object',
+  null: 'must be null',
+};
+
+/**
+ * Turns Ajv errors into the sentences clients of this API already parse (class-validator wording),
+ * e.g. `limit must not be greater than 100`, `property foo should not exist`.
+ */
+export function validationMessages(errors: AjvError[], context?: string): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  const push = (s: string) => {
+    if (!seen.has(s)) {
+      seen.add(s);
+      out.push(s);
+    }
+  };
+  for (const e of errors) {
+    const prop = e.instancePath
+      .split('/')
+      .filter(Boolean)
+      .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
+      .join('.');
+    const name = prop || (context === 'body' ? 'body' : context || 'value');
+    const join = (child: string) => (prop ? `${prop}.${child}` : child);
+    const p = e.params;
+    switch (e.keyword) {
+      case 'maximum':
+        push(`${name} must not be greater than ${String(p.limit)}`);
+        break;
+      case 'minimum':
+        push(`${name} must not be less than ${String(p.limit)}`);
+        break;
+      case 'exclusiveMinimum':
+        push(`${name} must be greater than ${String(p.limit)}`);
+        break;
+      case 'exclusiveMaximum':
+        push(`${name} must be less than ${String(p.limit)}`);
+        break;
+      case 'type': {
+        const t = String(p.type).split(',')[0] ?? '';
+        push(`${name} ${TYPE_WORDING[t] ?? `must be ${String(p.type)}`}`);
+        break;
+      }
+      case 'required':
+        push(`${join(String(p.missingProperty))} should not be empty`);
+        break;
+      case 'additionalProperties':
+        push(`property ${join(String(p.additionalProperty))} should not exist`);
+        break;
+      case 'minLength':
+        push(
+          Number(p.limit) <= 1
+            ? `${name} should not be empty`
+            : `${name} must be longer than or equal to ${String(p.limit)} characters`,
+        );
+        break;
+      case 'maxLength':
+        push(`${name} must be shorter than or equal to ${String(p.limit)} characters`);
+        break;
+      case 'minItems':
+        push(`${name} must contain at least ${String(p.limit)} elements`);
+        break;
+      case 'maxItems':
+        push(`${name} must contain no more than ${String(p.limit)} elements`);
+        break;
+      case 'minProperties':
+        push(`${name} should not be empty`);
+        break;
+      case 'maxProperties':
+        push(`${name} must contain no more than ${String(p.limit)} properties`);
+        break;
+      case 'uniqueItems':
+        push(`All ${name}'s elements must be unique`);
+        break;
+      case 'enum': {
+        const allowed = Array.isArray(p.allowedValues) ? p.allowedValues.map(String).join(', ') : '';
+        push(`${name} must be one of the following values: ${allowed}`);
+        break;
+      }
+      case 'const':
+        push(`${name} must be equal to ${JSON.stringify(p.allowedValue)}`);
+        break;
+      case 'format':
+        push(`${name} ${FORMAT_WORDING[String(p.format)] ?? `must match format ${String(p.format)}`}`);
+        break;
+      case 'pattern':
+        push(`${name} must match ${String(p.pattern)} regular expression`);
+        break;
+      case 'anyOf':
+      case 'oneOf':
+        // The branch errors above already say what is wrong; only add a sentence when none did.
+        if (out.length === 0) push(`${name} has an invalid shape`);
+        break;
+      default:
+        push(`${name} ${e.message ?? 'is invalid'}`);
+    }
+  }
+  return out;
+}
+
+export function sendError(reply: FastifyReply, err: AppError): FastifyReply {
+  reply.headers(err.headers);
+  const body: ErrorBody = err.omitErrorField
+    ? { statusCode: err.statusCode, message: err.body }
+    : errorBody(err.statusCode, err.body);
+  return reply.status(err.statusCode).send(body);
+}
+
+/** Every error, from any route or from Fastify itself, leaves in the contract's body. */
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError & { validationContext?: string }, request, reply) => {
+    if (err instanceof AppError) return sendError(reply, err);
+    if (err.validation) {
+      return reply
+        .status(400)
+        .send(errorBody(400, validationMessages(err.validation as AjvError[], err.validationContext)));
+    }
+    const status = err.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      return reply.status(status).send(errorBody(status, clientMessage(err, status)));
+    }
+    request.log.error({ err }, 'unhandled error');
+    return reply.status(500).send(errorBody(500, 'Internal Server Error'));
+  });
+  app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) =>
+    reply.status(404).send(errorBody(404, `Cannot ${request.method} ${request.url.split('?')[0]}`)),
+  );
+}
+
+function clientMessage(err: FastifyError, status: number): string {
+  switch (err.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return 'Content-Type must be application/json';
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return 'Request body is too large';
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return 'Body cannot be empty when content-type is set to application/json';
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return 'Malformed JSON body';
+    default:
+      if (err instanceof SyntaxError) return 'Malformed JSON body';
+      return status === 404 ? 'Not Found' : err.message || (STATUS_CODES[status] ?? 'Error');
+  }
+}

@@ -1,0 +1,94 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+
+/** Shapes shared by several modules: the contract's resources and the error body. */
+
+export const ObjectIdString = (opts: { description?: string } = {}) =>
+  Type.String({ format: 'objectid', ...opts });
+
+export const IdParams = Type.Object(
+  { id: ObjectIdString({ description: 'Resource id (ObjectId)' }) },
+  {
+    additionalProperties: false,
+  },
+);
+export type IdParamsT = Static<typeof IdParams>;
+
+export const ErrorBodySchema = Type.Object(
+  {
+    statusCode: Type.Integer(),
+    message: Type.Union([Type.String(), Type.Array(Type.String())]),
+    error: Type.Optional(Type.String()),
+  },
+  { $id: 'ErrorBody', description: 'The error body of every failure; `error` is absent from 429 answers.' },
+);
+
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const LastMessageSchema = Type.Object({
+  id: Type.String(),
+  origin: Type.String({ description: 'contact, user, api or system' }),
+  type: Type.String(),
+  content: Type.String({ description: 'Text of the message, or a summary such as [image] for media' }),
+  createdAt: Type.String({ format: 'date-time' }),
+});
+
+export const ChatSchema = Type.Object({
+  id: Type.String(),
+  status: Type.String({ description: '`open` or `closed`' }),
+  queue: Type.String(),
+  channelId: Type.String(),
+  teamId: Type.String(),
+  userId: Nullable(Type.String()),
+  contact: Type.Object({ id: Type.String(), name: Type.String(), value: Type.String() }),
+  unreadMessages: Type.Integer(),
+  lastMessage: Nullable(LastMessageSchema),
+  createdAt: Type.String({ format: 'date-time' }),
+  updatedAt: Type.String({ format: 'date-time' }),
+});
+export type ChatT = Static<typeof ChatSchema>;
+
+export const pageOf = <T extends TSchema>(key: string, item: T) =>
+  Type.Object({
+    total: Type.Integer(),
+    page: Type.Integer(),
+    limit: Type.Integer(),
+    hasNextPage: Type.Boolean(),
+    nextPage: Nullable(Type.Integer()),
+    [key]: Type.Array(item),
+  });
+
+export const ChatPageSchema = pageOf('chats', ChatSchema);
+
+export const UserSchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  email: Type.String(),
+  status: Type.String({ description: '`active`, `onboarding` or `cancelled`' }),
+  role: Type.Object({ id: Type.String(), name: Type.String() }),
+});
+export type UserT = Static<typeof UserSchema>;
+
+export const TeamSchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  description: Nullable(Type.String()),
+  status: Type.String({ description: '`active` or `inactive`' }),
+  members: Type.Array(Type.String()),
+});
+export type TeamT = Static<typeof TeamSchema>;
+
+/** Page and limit, with the contract's bounds. */
+export const PaginationQuery = {
+  page: Type.Optional(Type.Integer({ minimum: 1, default: 1, description: 'Page number, from 1' })),
+  limit: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Page size, 1 to 100' }),
+  ),
+};
+
+export function pageInfo(total: number, page: number, limit: number) {
+  const hasNextPage = page * limit < total;
+  return { total, page, limit, hasNextPage, nextPage: hasNextPage ? page + 1 : null };
+}
+
+export const errorResponses = (...codes: number[]) =>
+  Object.fromEntries(codes.map((c) => [c, { $ref: 'ErrorBody#' }]));

@@ -1,0 +1,41 @@
+import { jwtVerify, SignJWT } from 'jose';
+
+export interface AccessClaims {
+  userId: string;
+  accountId: string;
+}
+
+/** HS256 access tokens shared by the REST API and the gateway. */
+export class TokenService {
+  private readonly key: Uint8Array;
+  constructor(
+    secret: string,
+    private readonly ttlSeconds: number,
+  ) {
+    this.key = new TextEncoder().encode(secret);
+  }
+
+  get expiresIn(): number {
+    return this.ttlSeconds;
+  }
+
+  async sign(claims: AccessClaims): Promise<string> {
+    return new SignJWT({ acc: claims.accountId })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject(claims.userId)
+      .setIssuedAt()
+      .setExpirationTime(Math.floor(Date.now() / 1000) + this.ttlSeconds)
+      .sign(this.key);
+  }
+
+  /** Returns null for anything that is not a valid, unexpired token of ours. */
+  async verify(token: string): Promise<AccessClaims | null> {
+    try {
+      const { payload } = await jwtVerify(token, this.key, { algorithms: ['HS256'] });
+      if (typeof payload.sub !== 'string' || typeof payload.acc !== 'string') return null;
+      return { userId: payload.sub, accountId: payload.acc };
+    } catch {
+      return null;
+    }
+  }
+}

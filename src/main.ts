@@ -1,0 +1,43 @@
+#!/usr/bin/env node
+import { pino } from 'pino';
+import { ConfigError, loadConfig } from './config.js';
+import { startServer } from './server.js';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const logger = pino({
+    level: config.logLevel,
+    redact: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-channel-api-key"]'],
+  });
+  let server;
+  try {
+    server = await startServer(config, logger);
+  } catch (err) {
+    logger.fatal({ err: err instanceof Error ? err.message : err }, 'start-up failed');
+    process.exit(1);
+  }
+  logger.info({ url: server.url, roles: config.roles }, 'Atende is running');
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), 20_000);
+    force.unref();
+    void server.close().then(() => process.exit(0));
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+void main();

@@ -1,0 +1,55 @@
+import { Type } from '@sinclair/typebox';
+import type { App } from '../../http/app-type.js';
+import { userGuard, userOf } from '../../http/auth.js';
+import { errorResponses, IdParams } from '../../http/schemas.js';
+import type { Services } from '../../services.js';
+import { ApiKeySchema, CreateApiKeyBody, CreatedApiKeySchema } from './api-keys.schemas.js';
+
+export function apiKeysRoutes(app: App, services: Services): void {
+  const onRequest = userGuard(services);
+  const common = { tags: ['API keys'], security: [{ bearer: [] }] };
+  app.get(
+    '/api/api-keys',
+    {
+      onRequest,
+      schema: {
+        ...common,
+        summary: 'List account API keys (tokens are never shown again)',
+        response: { 200: Type.Array(ApiKeySchema), ...errorResponses(401, 403) },
+      },
+    },
+    async (request) => services.apiKeys.list(userOf(request)),
+  );
+  app.post(
+    '/api/api-keys',
+    {
+      onRequest,
+      schema: {
+        ...common,
+        summary: 'Create an account API key',
+        description:
+          'The token is shown only in this answer; it is stored hashed. `channelIds` null or absent means every channel.',
+        body: CreateApiKeyBody,
+        response: { 201: CreatedApiKeySchema, ...errorResponses(400, 401, 403) },
+      },
+    },
+    async (request, reply) =>
+      reply.status(201).send(await services.apiKeys.create(userOf(request), request.body)),
+  );
+  app.delete(
+    '/api/api-keys/:id',
+    {
+      onRequest,
+      schema: {
+        ...common,
+        summary: 'Revoke an account API key',
+        params: IdParams,
+        response: { 204: Type.Null(), ...errorResponses(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      await services.apiKeys.revoke(userOf(request), request.params.id);
+      return reply.status(204).send(null);
+    },
+  );
+}

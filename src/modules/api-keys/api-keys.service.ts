@@ -1,0 +1,87 @@
+import { AppError, badRequest, notFound, unauthorized } from '../../http/errors.js';
+import { newId } from '../../lib/ids.js';
+import { newToken, parseToken, safeEqual, sha256 } from '../../lib/secrets.js';
+import type { ApiKeyActor, UserActor } from '../auth/actors.js';
+import { requirePermission } from '../auth/guards.js';
+import type { ApiKeyScope } from '../auth/permissions.js';
+import type { ApiKeyRow, ApiKeysRepo } from './api-keys.repo.js';
+import type { ApiKeyT, CreateApiKeyInput } from './api-keys.schemas.js';
+
+export const ACCOUNT_KEY_PREFIX = 'ak';
+const TOUCH_EVERY_MS = 60_000;
+
+function toApiKey(row: ApiKeyRow): ApiKeyT {
+  return {
+    id: row.id,
+    name: row.name,
+    scopes: row.scopes,
+    channelIds: row.channel_ids,
+    createdBy: row.created_by,
+    lastUsedAt: row.last_used_at?.toISOString() ?? null,
+    revokedAt: row.revoked_at?.toISOString() ?? null,
+    createdAt: row.created_at.toISOString(),
+  };
+}
+
+export class ApiKeysService {
+  constructor(private readonly repo: ApiKeysRepo) {}
+
+  async list(actor: UserActor): Promise<ApiKeyT[]> {
+    requirePermission(actor, 'api_keys:manage');
+    return (await this.repo.list(actor.accountId)).map(toApiKey);
+  }
+
+  async create(actor: UserActor, input: CreateApiKeyInput) {
+    requirePermission(actor, 'api_keys:manage');
+    const channelIds = input.channelIds ?? null;
+    if (channelIds) {
+      const found = await this.repo.channelsOf(actor.accountId, channelIds);
+      const missing = channelIds.filter((c) => !found.has(c));
+      if (missing.length > 0)
+        throw badRequest([`channelIds contains unknown channels: ${missing.join(', ')}`]);
+    }
+    const id = newId();
+    const { token, hash } = newToken(ACCOUNT_KEY_PREFIX, id);
+    await this.repo.insert({
+      id,
+      account_id: actor.accountId,
+      name: input.name.trim(),
+      token_hash: hash,
+      scopes: input.scopes,
+      channel_ids: channelIds,
+      created_by: actor.userId,
+    });
+    return { id, name: input.name.trim(), scopes: input.scopes, channelIds, token };
+  }
+
+  async revoke(actor: UserActor, id: string): Promise<void> {
+    requirePermission(actor, 'api_keys:manage');
+    if (!(await this.repo.revoke(actor.accountId, id))) {
+      if (await this.repo.find(actor.accountId, id)) throw new AppError(409, 'A chave já foi revogada');
+      throw notFound();
+    }
+  }
+
+  /**
+   * Resolves `Authorization: ApiKey <token>` to an actor, or throws the contract's 401. Looked up on
+   * every request, so a revoked key stops working at once on every node.
+   */
+  async authenticate(header: string | undefined): Promise<ApiKeyActor> {
+    const m = header ? /^ApiKey\s+(\S+)\s*$/i.exec(header) : null;
+    const parsed = m?.[1] ? parseToken(ACCOUNT_KEY_PREFIX, m[1]) : null;
+    if (!parsed) throw unauthorized();
+    const row = await this.repo.findActiveWithHash(parsed.id);
+    if (!row || !safeEqual(sha256(parsed.secret), row.token_hash)) throw unauthorized();
+    if (!row.last_used_at || Date.now() - row.last_used_at.getTime() > TOUCH_EVERY_MS) {
+      // Recorded at most once a minute per key: a write per request would cost more than the request.
+      void this.repo.touch(row.id).catch(() => undefined);
+    }
+    return {
+      kind: 'api_key',
+      accountId: row.account_id,
+      keyId: row.id,
+      scopes: row.scopes as ApiKeyScope[],
+      channelIds: row.channel_ids,
+    };
+  }
+}

@@ -1,0 +1,75 @@
+import { Type } from '@sinclair/typebox';
+import type { App } from '../../http/app-type.js';
+import { userGuard, userOf } from '../../http/auth.js';
+import { errorResponses, UserSchema } from '../../http/schemas.js';
+import type { Services } from '../../services.js';
+
+const LoginBody = Type.Object(
+  {
+    email: Type.String({ minLength: 1, maxLength: 320 }),
+    password: Type.String({ minLength: 1, maxLength: 200 }),
+  },
+  { additionalProperties: false },
+);
+const LoginResponse = Type.Object({
+  accessToken: Type.String(),
+  tokenType: Type.Literal('Bearer'),
+  expiresIn: Type.Integer({ description: 'Seconds until the token expires' }),
+  user: UserSchema,
+});
+
+export function authRoutes(app: App, services: Services, opts: { secureCookie: boolean }): void {
+  app.post(
+    '/auth/login',
+    {
+      schema: {
+        tags: ['Auth'],
+        summary: 'Log in',
+        description:
+          'Returns a JWT for the agent API and the gateway, and sets it as the HttpOnly `access_token` cookie.',
+        body: LoginBody,
+        response: { 200: LoginResponse, ...errorResponses(400, 401, 429) },
+      },
+    },
+    async (request, reply) => {
+      const result = await services.auth.login(request.body.email, request.body.password);
+      reply.setCookie('access_token', result.accessToken, {
+        httpOnly: true,
+        sameSite: 'lax',
+        secure: opts.secureCookie,
+        path: '/',
+        maxAge: result.expiresIn,
+      });
+      return result;
+    },
+  );
+
+  app.post(
+    '/auth/logout',
+    { schema: { tags: ['Auth'], summary: 'Clear the session cookie', response: { 204: Type.Null() } } },
+    async (_request, reply) => {
+      reply.clearCookie('access_token', { path: '/' });
+      return reply.status(204).send(null);
+    },
+  );
+
+  app.get(
+    '/api/me',
+    {
+      onRequest: userGuard(services),
+      schema: {
+        tags: ['Auth'],
+        summary: 'The logged-in user',
+        security: [{ bearer: [] }],
+        response: {
+          200: Type.Object({ user: UserSchema, permissions: Type.Array(Type.String()) }),
+          ...errorResponses(401),
+        },
+      },
+    },
+    async (request) => {
+      const actor = userOf(request);
+      return { user: await services.users.get(actor, actor.userId), permissions: [...actor.permissions] };
+    },
+  );
+}

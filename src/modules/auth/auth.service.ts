@@ -1,0 +1,44 @@
+import { unauthorized } from '../../http/errors.js';
+import type { TokenService } from '../../lib/jwt.js';
+import { DUMMY_PASSWORD_HASH, verifyPassword } from '../../lib/secrets.js';
+import type { UserT } from '../../http/schemas.js';
+import type { UsersRepo } from '../users/users.repo.js';
+import { toUser } from '../users/users.service.js';
+import type { UserActor } from './actors.js';
+import type { Permission } from './permissions.js';
+
+const INVALID_LOGIN = 'Email ou senha inválidos';
+
+export class AuthService {
+  constructor(
+    private readonly users: UsersRepo,
+    private readonly tokens: TokenService,
+  ) {}
+
+  async login(
+    email: string,
+    password: string,
+  ): Promise<{ accessToken: string; tokenType: 'Bearer'; expiresIn: number; user: UserT }> {
+    const row = await this.users.findForAuth({ email: email.trim().toLowerCase() });
+    // Unknown emails cost a full hash too, so timing does not tell which emails exist.
+    const ok = await verifyPassword(password, row?.password_hash ?? DUMMY_PASSWORD_HASH);
+    if (!row || !ok || row.status === 'cancelled') throw unauthorized(INVALID_LOGIN);
+    const accessToken = await this.tokens.sign({ userId: row.id, accountId: row.account_id });
+    return { accessToken, tokenType: 'Bearer', expiresIn: this.tokens.expiresIn, user: toUser(row) };
+  }
+
+  /** Resolves a JWT to the current user; cancelled users and unknown tokens answer 401. */
+  async authenticate(token: string | undefined): Promise<UserActor> {
+    const claims = token ? await this.tokens.verify(token) : null;
+    if (!claims) throw unauthorized();
+    const row = await this.users.findForAuth({ id: claims.userId });
+    if (!row || row.account_id !== claims.accountId || row.status === 'cancelled') throw unauthorized();
+    return {
+      kind: 'user',
+      accountId: row.account_id,
+      userId: row.id,
+      name: row.name,
+      permissions: new Set(row.permissions as Permission[]),
+    };
+  }
+}

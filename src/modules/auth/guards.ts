@@ -1,0 +1,19 @@
+import { AppError } from '../../http/errors.js';
+import type { ApiKeyActor, UserActor } from './actors.js';
+import type { ApiKeyScope, Permission } from './permissions.js';
+
+export function requirePermission(actor: UserActor, permission: Permission): void {
+  if (!actor.permissions.has(permission)) {
+    throw new AppError(403, `Permissão necessária: ${permission}`);
+  }
+}
+
+/** A key without the route's scope is answered as if the route did not exist (contract: 404). */
+export function requireScope(actor: ApiKeyActor, scope: ApiKeyScope): void {
+  if (!actor.scopes.includes(scope)) throw new AppError(404, 'Not Found');
+}
+
+/** Whether an account API key may reach a channel. */
+export function keyAllowsChannel(actor: ApiKeyActor, channelId: string): boolean {
+  return actor.channelIds === null || actor.channelIds.includes(channelId);
+}

@@ -1,0 +1,132 @@
+import { Type } from '@sinclair/typebox';
+import type { App } from '../../http/app-type.js';
+import { accountKeyGuard, apiKeyOf } from '../../http/auth.js';
+import {
+  ChatPageSchema,
+  ChatSchema,
+  errorResponses,
+  IdParams,
+  ObjectIdString,
+  PaginationQuery,
+  TeamSchema,
+  UserSchema,
+} from '../../http/schemas.js';
+import type { Services } from '../../services.js';
+
+const security = [{ accountApiKey: [] }];
+const rateLimitNote =
+  'Limited to 120 requests per 60 s per API key (headers `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset`; `Retry-After` on 429).';
+
+export const ListChatsQuery = Type.Object(
+  {
+    channelId: Type.Optional(ObjectIdString({ description: 'Only chats of this channel' })),
+    queue: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 100, description: 'Queue name, e.g. Espera' }),
+    ),
+    teamId: Type.Optional(ObjectIdString({ description: 'Only chats of this team' })),
+    userId: Type.Optional(ObjectIdString({ description: 'Only chats attended by this user' })),
+    ...PaginationQuery,
+  },
+  { additionalProperties: false },
+);
+
+export const TransferToTeamBody = Type.Object(
+  {
+    teamId: ObjectIdString(),
+    reasonCode: Type.Optional(Type.String({ maxLength: 64 })),
+    reason: Type.Optional(Type.String({ maxLength: 1000 })),
+  },
+  { additionalProperties: false },
+);
+
+export const TransferToUserBody = Type.Object(
+  {
+    userId: ObjectIdString(),
+    reasonCode: Type.Optional(Type.String({ maxLength: 64 })),
+    reason: Type.Optional(Type.String({ maxLength: 1000 })),
+  },
+  { additionalProperties: false },
+);
+
+/** The contract's account-key routes under /channel-api. */
+export function channelApiRoutes(app: App, services: Services): void {
+  app.get(
+    '/channel-api/chats',
+    {
+      onRequest: accountKeyGuard(services, 'chats:read'),
+      schema: {
+        tags: ['Channel API'],
+        summary: 'List open chats',
+        description: `Open chats the key may reach, newest first; queue \`Observação\` is left out. ${rateLimitNote}`,
+        security,
+        querystring: ListChatsQuery,
+        response: { 200: ChatPageSchema, ...errorResponses(400, 401, 404, 429) },
+      },
+    },
+    async (request) => services.chats.listForApiKey(apiKeyOf(request), request.query),
+  );
+
+  app.get(
+    '/channel-api/users',
+    {
+      onRequest: accountKeyGuard(services, 'users:read'),
+      schema: {
+        tags: ['Channel API'],
+        summary: 'List users',
+        description: `Active and onboarding users; cancelled users are left out. ${rateLimitNote}`,
+        security,
+        response: { 200: Type.Array(UserSchema), ...errorResponses(401, 404, 429) },
+      },
+    },
+    async (request) => services.users.listForApiKey(apiKeyOf(request)),
+  );
+
+  app.get(
+    '/channel-api/teams',
+    {
+      onRequest: accountKeyGuard(services, 'teams:read'),
+      schema: {
+        tags: ['Channel API'],
+        summary: 'List teams',
+        description: rateLimitNote,
+        security,
+        response: { 200: Type.Array(TeamSchema), ...errorResponses(401, 404, 429) },
+      },
+    },
+    async (request) => services.teams.listForApiKey(apiKeyOf(request)),
+  );
+
+  app.post(
+    '/channel-api/chats/:id/transfer/team',
+    {
+      onRequest: accountKeyGuard(services, 'chats:transfer'),
+      schema: {
+        tags: ['Channel API'],
+        summary: 'Transfer a chat to a team',
+        description: `The chat goes to the team's \`Espera\` queue and loses its attendant. Waits up to 2 s for a chat another operation is processing, then answers 409. ${rateLimitNote}`,
+        security,
+        params: IdParams,
+        body: TransferToTeamBody,
+        response: { 200: ChatSchema, ...errorResponses(400, 401, 404, 409, 429) },
+      },
+    },
+    async (request) => services.chats.transferToTeam(apiKeyOf(request), request.params.id, request.body),
+  );
+
+  app.post(
+    '/channel-api/chats/:id/transfer/user',
+    {
+      onRequest: accountKeyGuard(services, 'chats:transfer'),
+      schema: {
+        tags: ['Channel API'],
+        summary: 'Transfer a chat to a user',
+        description: `The chat goes to \`Em Atendimento\` with the user as attendant, replacing any other. 409 at once when another operation is processing the chat. ${rateLimitNote}`,
+        security,
+        params: IdParams,
+        body: TransferToUserBody,
+        response: { 200: ChatSchema, ...errorResponses(400, 401, 404, 409, 429) },
+      },
+    },
+    async (request) => services.chats.transferToUser(apiKeyOf(request), request.params.id, request.body),
+  );
+}

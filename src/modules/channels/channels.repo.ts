@@ -1,0 +1,101 @@
+import { sql } from 'kysely';
+import type { Db, Tx } from '../../db/index.js';
+import type { ChannelsTable, ProviderName } from '../../db/types.js';
+
+export interface ChannelRow {
+  id: string;
+  account_id: string;
+  name: string;
+  provider: ProviderName;
+  provider_config: Record<string, unknown>;
+  api_enabled: boolean;
+  has_api_key: boolean;
+  default_team_id: string;
+  queue: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const columns = [
+  'id',
+  'account_id',
+  'name',
+  'provider',
+  'provider_config',
+  'api_enabled',
+  sql<boolean>`api_key_hash IS NOT NULL`.as('has_api_key'),
+  'default_team_id',
+  'queue',
+  'created_at',
+  'updated_at',
+] as const;
+
+export class ChannelsRepo {
+  constructor(private readonly db: Db) {}
+
+  async list(accountId: string): Promise<ChannelRow[]> {
+    return this.db
+      .selectFrom('channels')
+      .select(columns)
+      .where('account_id', '=', accountId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+  }
+
+  async find(accountId: string, id: string, db: Db | Tx = this.db): Promise<ChannelRow | undefined> {
+    return db
+      .selectFrom('channels')
+      .select(columns)
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+  }
+
+  /** For channel-key authentication: the stored hash, looked up by the id embedded in the key. */
+  async findKey(id: string) {
+    return this.db
+      .selectFrom('channels')
+      .select(['id', 'account_id', 'api_enabled', 'api_key_hash', 'provider'])
+      .where('id', '=', id)
+      .executeTakeFirst();
+  }
+
+  async insert(
+    db: Db | Tx,
+    row: Pick<ChannelsTable, 'id' | 'account_id' | 'name' | 'provider' | 'default_team_id'> &
+      Partial<{ queue: string; api_enabled: boolean; provider_config: Record<string, unknown> }>,
+  ): Promise<void> {
+    await db
+      .insertInto('channels')
+      .values({ ...row, provider_config: JSON.stringify(row.provider_config ?? {}) })
+      .execute();
+  }
+
+  async update(
+    db: Db | Tx,
+    accountId: string,
+    id: string,
+    patch: Partial<{
+      name: string;
+      default_team_id: string;
+      queue: string;
+      api_enabled: boolean;
+      provider_config: Record<string, unknown>;
+      api_key_hash: Buffer;
+    }>,
+  ): Promise<boolean> {
+    const { provider_config, ...rest } = patch;
+    const res = await db
+      .updateTable('channels')
+      .set({
+        ...rest,
+        ...(provider_config ? { provider_config: JSON.stringify(provider_config) } : {}),
+        updated_at: sql`now()`,
+      })
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return res.numUpdatedRows > 0n;
+  }
+}

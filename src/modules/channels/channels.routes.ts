@@ -1,0 +1,84 @@
+import { Type } from '@sinclair/typebox';
+import type { App } from '../../http/app-type.js';
+import { userGuard, userOf } from '../../http/auth.js';
+import { errorResponses, IdParams } from '../../http/schemas.js';
+import type { Services } from '../../services.js';
+import {
+  ChannelApiKeyResponse,
+  ChannelSchema,
+  CreateChannelBody,
+  UpdateChannelBody,
+} from './channels.schemas.js';
+
+export function channelsRoutes(app: App, services: Services): void {
+  const onRequest = userGuard(services);
+  const common = { tags: ['Channels'], security: [{ bearer: [] }] };
+  app.get(
+    '/api/channels',
+    {
+      onRequest,
+      schema: {
+        ...common,
+        summary: 'List channels',
+        response: { 200: Type.Array(ChannelSchema), ...errorResponses(401) },
+      },
+    },
+    async (request) => services.channels.list(userOf(request)),
+  );
+  app.post(
+    '/api/channels',
+    {
+      onRequest,
+      schema: {
+        ...common,
+        summary: 'Create a channel',
+        body: CreateChannelBody,
+        response: { 201: ChannelSchema, ...errorResponses(400, 401, 403) },
+      },
+    },
+    async (request, reply) =>
+      reply.status(201).send(await services.channels.create(userOf(request), request.body)),
+  );
+  app.get(
+    '/api/channels/:id',
+    {
+      onRequest,
+      schema: {
+        ...common,
+        summary: 'Get a channel',
+        params: IdParams,
+        response: { 200: ChannelSchema, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => services.channels.get(userOf(request), request.params.id),
+  );
+  app.patch(
+    '/api/channels/:id',
+    {
+      onRequest,
+      schema: {
+        ...common,
+        summary: 'Change a channel',
+        params: IdParams,
+        body: UpdateChannelBody,
+        response: { 200: ChannelSchema, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => services.channels.update(userOf(request), request.params.id, request.body),
+  );
+  app.post(
+    '/api/channels/:id/api-key',
+    {
+      onRequest,
+      schema: {
+        ...common,
+        summary: 'Generate the channel API key',
+        description: 'The key is shown only in this answer; the previous key stops working at once.',
+        params: IdParams,
+        response: { 201: ChannelApiKeyResponse, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request, reply) =>
+      reply.status(201).send(await services.channels.rotateApiKey(userOf(request), request.params.id)),
+  );
+}

@@ -1,0 +1,87 @@
+import type { Db } from '../../db/index.js';
+import { badRequest, notFound } from '../../http/errors.js';
+import { newId } from '../../lib/ids.js';
+import { newToken } from '../../lib/secrets.js';
+import type { UserActor } from '../auth/actors.js';
+import { requirePermission } from '../auth/guards.js';
+import type { TeamsRepo } from '../teams/teams.repo.js';
+import type { ChannelRow, ChannelsRepo } from './channels.repo.js';
+import type { ChannelT, CreateChannelInput, UpdateChannelInput } from './channels.schemas.js';
+
+export const CHANNEL_KEY_PREFIX = 'ck';
+
+export function toChannel(row: ChannelRow): ChannelT {
+  return {
+    id: row.id,
+    name: row.name,
+    provider: row.provider,
+    providerConfig: row.provider_config,
+    apiEnabled: row.api_enabled,
+    hasApiKey: row.has_api_key,
+    defaultTeamId: row.default_team_id,
+    queue: row.queue,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+export class ChannelsService {
+  constructor(
+    private readonly db: Db,
+    private readonly repo: ChannelsRepo,
+    private readonly teams: TeamsRepo,
+  ) {}
+
+  async list(actor: UserActor): Promise<ChannelT[]> {
+    return (await this.repo.list(actor.accountId)).map(toChannel);
+  }
+
+  async get(actor: UserActor, id: string): Promise<ChannelT> {
+    const row = await this.repo.find(actor.accountId, id);
+    if (!row) throw notFound();
+    return toChannel(row);
+  }
+
+  private async checkTeam(accountId: string, teamId: string): Promise<void> {
+    if (!(await this.teams.findActive(accountId, teamId))) throw badRequest('Equipe não encontrada');
+  }
+
+  async create(actor: UserActor, input: CreateChannelInput): Promise<ChannelT> {
+    requirePermission(actor, 'channels:manage');
+    await this.checkTeam(actor.accountId, input.defaultTeamId);
+    const id = newId();
+    await this.repo.insert(this.db, {
+      id,
+      account_id: actor.accountId,
+      name: input.name.trim(),
+      provider: input.provider,
+      default_team_id: input.defaultTeamId,
+      ...(input.queue !== undefined ? { queue: input.queue.trim() } : {}),
+      ...(input.apiEnabled !== undefined ? { api_enabled: input.apiEnabled } : {}),
+      provider_config: input.providerConfig ?? {},
+    });
+    return this.get(actor, id);
+  }
+
+  async update(actor: UserActor, id: string, input: UpdateChannelInput): Promise<ChannelT> {
+    requirePermission(actor, 'channels:manage');
+    if (!(await this.repo.find(actor.accountId, id))) throw notFound();
+    if (input.defaultTeamId !== undefined) await this.checkTeam(actor.accountId, input.defaultTeamId);
+    await this.repo.update(this.db, actor.accountId, id, {
+      ...(input.name !== undefined ? { name: input.name.trim() } : {}),
+      ...(input.defaultTeamId !== undefined ? { default_team_id: input.defaultTeamId } : {}),
+      ...(input.queue !== undefined ? { queue: input.queue.trim() } : {}),
+      ...(input.apiEnabled !== undefined ? { api_enabled: input.apiEnabled } : {}),
+      ...(input.providerConfig !== undefined ? { provider_config: input.providerConfig } : {}),
+    });
+    return this.get(actor, id);
+  }
+
+  /** A new channel key, shown once; storing its hash replaces the previous key at once. */
+  async rotateApiKey(actor: UserActor, id: string): Promise<{ apiKey: string }> {
+    requirePermission(actor, 'channels:manage');
+    const { token, hash } = newToken(CHANNEL_KEY_PREFIX, id);
+    if (!(await this.repo.update(this.db, actor.accountId, id, { api_key_hash: hash }))) throw notFound();
+    return { apiKey: token };
+  }
+}

@@ -1,0 +1,100 @@
+import { Type } from '@sinclair/typebox';
+import type { App } from '../../http/app-type.js';
+import { userGuard, userOf } from '../../http/auth.js';
+import { badRequest } from '../../http/errors.js';
+import { ChatPageSchema, ChatSchema, errorResponses, IdParams, ObjectIdString } from '../../http/schemas.js';
+import type { Services } from '../../services.js';
+import { ListChatsQuery } from '../channel-api/channel-api.routes.js';
+
+const AgentListChatsQuery = Type.Composite(
+  [
+    ListChatsQuery,
+    Type.Object({ status: Type.Optional(Type.Union([Type.Literal('open'), Type.Literal('closed')])) }),
+  ],
+  { additionalProperties: false },
+);
+
+const QueueBody = Type.Object(
+  { queue: Type.String({ minLength: 1, maxLength: 100, description: 'e.g. Observação, Automação, Espera' }) },
+  { additionalProperties: false },
+);
+
+const TransferBody = Type.Object(
+  {
+    teamId: Type.Optional(ObjectIdString()),
+    userId: Type.Optional(ObjectIdString()),
+    reasonCode: Type.Optional(Type.String({ maxLength: 64 })),
+    reason: Type.Optional(Type.String({ maxLength: 1000 })),
+  },
+  { additionalProperties: false },
+);
+
+export function chatsRoutes(app: App, services: Services): void {
+  const onRequest = userGuard(services);
+  const common = { tags: ['Chats'], security: [{ bearer: [] }] };
+  app.get(
+    '/api/chats',
+    {
+      onRequest,
+      schema: {
+        ...common,
+        summary: 'List chats the user may see',
+        description:
+          'Same filters as the Channel API, plus `status` (default `open`). `Observação` is left out unless asked for by `queue`.',
+        querystring: AgentListChatsQuery,
+        response: { 200: ChatPageSchema, ...errorResponses(400, 401) },
+      },
+    },
+    async (request) => services.chats.listForUser(userOf(request), request.query),
+  );
+  app.get(
+    '/api/chats/:id',
+    {
+      onRequest,
+      schema: {
+        ...common,
+        summary: 'Get a chat',
+        params: IdParams,
+        response: { 200: ChatSchema, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => services.chats.getForUser(userOf(request), request.params.id),
+  );
+  app.post(
+    '/api/chats/:id/queue',
+    {
+      onRequest,
+      schema: {
+        ...common,
+        summary: 'Move a chat to another queue',
+        params: IdParams,
+        body: QueueBody,
+        response: { 200: ChatSchema, ...errorResponses(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request) => services.chats.moveToQueue(userOf(request), request.params.id, request.body.queue),
+  );
+  app.post(
+    '/api/chats/:id/transfer',
+    {
+      onRequest,
+      schema: {
+        ...common,
+        summary: 'Transfer a chat to a team or a user',
+        description: 'Exactly one of `teamId` or `userId`; the same rules as the Channel API transfers.',
+        params: IdParams,
+        body: TransferBody,
+        response: { 200: ChatSchema, ...errorResponses(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request) => {
+      const { teamId, userId, ...reason } = request.body;
+      const actor = userOf(request);
+      if ((teamId === undefined) === (userId === undefined))
+        throw badRequest(['exactly one of teamId or userId must be given']);
+      return teamId !== undefined
+        ? services.chats.transferToTeam(actor, request.params.id, { teamId, ...reason })
+        : services.chats.transferToUser(actor, request.params.id, { userId: userId as string, ...reason });
+    },
+  );
+}

@@ -1,0 +1,210 @@
+import { inTransaction, type Db, type Tx } from '../../db/index.js';
+import { badRequest, conflict, notFound } from '../../http/errors.js';
+import { pageInfo, type ChatT } from '../../http/schemas.js';
+import { newId } from '../../lib/ids.js';
+import { actorRef, type Actor, type ApiKeyActor, type UserActor } from '../auth/actors.js';
+import { keyAllowsChannel, requirePermission } from '../auth/guards.js';
+import type { TeamsRepo } from '../teams/teams.repo.js';
+import type { UsersRepo } from '../users/users.repo.js';
+import type { ChatFilter, ChatRow, ChatsRepo } from './chats.repo.js';
+
+export const QUEUE_WAITING = 'Espera';
+export const QUEUE_ATTENDING = 'Em Atendimento';
+export const QUEUE_API = 'API';
+
+export const CHAT_BUSY = 'O chat ja esta sendo processado.';
+/** How long a transfer to a team waits for a chat another operation holds before answering 409. */
+export const TEAM_TRANSFER_WAIT_MS = 2_000;
+
+export function toChat(row: ChatRow): ChatT {
+  return {
+    id: row.id,
+    status: row.status,
+    queue: row.queue,
+    channelId: row.channel_id,
+    teamId: row.team_id,
+    userId: row.user_id,
+    contact: { id: row.contact_id, name: row.contact_name ?? row.contact_value, value: row.contact_value },
+    unreadMessages: row.unread_messages,
+    lastMessage: row.last_message,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+export interface ListChatsQuery {
+  channelId?: string;
+  queue?: string;
+  teamId?: string;
+  userId?: string;
+  page?: number;
+  limit?: number;
+}
+
+export interface TransferToTeamInput {
+  teamId: string;
+  reasonCode?: string;
+  reason?: string;
+}
+export interface TransferToUserInput {
+  userId: string;
+  reasonCode?: string;
+  reason?: string;
+}
+
+const isLockUnavailable = (err: unknown) => (err as { code?: string }).code === '55P03';
+
+export class ChatsService {
+  constructor(
+    private readonly db: Db,
+    private readonly repo: ChatsRepo,
+    private readonly teams: TeamsRepo,
+    private readonly users: UsersRepo,
+  ) {}
+
+  /** Channel API list: open chats the key may reach, `Observação` left out, newest first. */
+  async listForApiKey(actor: ApiKeyActor, query: ListChatsQuery) {
+    if (query.channelId !== undefined && !keyAllowsChannel(actor, query.channelId)) throw notFound();
+    return this.page(
+      {
+        accountId: actor.accountId,
+        status: 'open',
+        channelIds: actor.channelIds,
+        ...pick(query),
+      },
+      query,
+    );
+  }
+
+  /** Agent API list: what the user may see (own teams and own chats, or all with chats:read_all). */
+  async listForUser(actor: UserActor, query: ListChatsQuery & { status?: 'open' | 'closed' }) {
+    const filter: ChatFilter = { accountId: actor.accountId, status: query.status ?? 'open', ...pick(query) };
+    if (!actor.permissions.has('chats:read_all')) {
+      filter.visibleTo = { teamIds: await this.teams.teamsOf(actor.userId), userId: actor.userId };
+    }
+    return this.page(filter, query);
+  }
+
+  private async page(filter: ChatFilter, query: ListChatsQuery) {
+    const page = query.page ?? 1;
+    const limit = query.limit ?? 20;
+    const [rows, total] = await Promise.all([this.repo.list(filter, page, limit), this.repo.count(filter)]);
+    return { ...pageInfo(total, page, limit), chats: rows.map(toChat) };
+  }
+
+  async getForUser(actor: UserActor, id: string): Promise<ChatT> {
+    const row = await this.repo.find(actor.accountId, id);
+    if (!row || !(await this.canSee(actor, row))) throw notFound();
+    return toChat(row);
+  }
+
+  /** Who may see a chat: its attendant, members of its team, and users with chats:read_all. */
+  async canSee(actor: UserActor, chat: { team_id: string; user_id: string | null }): Promise<boolean> {
+    if (actor.permissions.has('chats:read_all') || chat.user_id === actor.userId) return true;
+    return this.teams.isMember(chat.team_id, actor.userId);
+  }
+
+  /**
+   * Moves an open chat to the `Espera` queue of another team; the attendant is cleared. Waits up to
+   * TEAM_TRANSFER_WAIT_MS for a chat held by another operation, then answers 409.
+   */
+  async transferToTeam(actor: Actor, chatId: string, input: TransferToTeamInput): Promise<ChatT> {
+    return this.transfer(actor, chatId, input, false, async (tx, chat) => {
+      const team = await this.teams.findActive(actor.accountId, input.teamId, tx);
+      if (!team) throw badRequest('Equipe não encontrada');
+      return { team_id: team.id, user_id: null, queue: QUEUE_WAITING, from: chat };
+    });
+  }
+
+  /** Gives an open chat to a user (`Em Atendimento`), replacing any attendant; 409 at once if held. */
+  async transferToUser(actor: Actor, chatId: string, input: TransferToUserInput): Promise<ChatT> {
+    return this.transfer(actor, chatId, input, true, async (tx, chat) => {
+      const user = await this.users.find(actor.accountId, input.userId, tx);
+      if (!user || user.status === 'cancelled') throw badRequest('Usuário não encontrado');
+      return { team_id: chat.team_id, user_id: user.id, queue: QUEUE_ATTENDING, from: chat };
+    });
+  }
+
+  private async transfer(
+    actor: Actor,
+    chatId: string,
+    input: { reasonCode?: string; reason?: string },
+    nowait: boolean,
+    target: (
+      tx: Tx,
+      chat: { team_id: string; user_id: string | null },
+    ) => Promise<{
+      team_id: string;
+      user_id: string | null;
+      queue: string;
+      from: { team_id: string; user_id: string | null };
+    }>,
+  ): Promise<ChatT> {
+    if (actor.kind === 'user') requirePermission(actor, 'chats:transfer');
+    const channelIds = actor.kind === 'api_key' ? actor.channelIds : null;
+    try {
+      await inTransaction(this.db, async (tx) => {
+        if (!nowait) await this.repo.setLockTimeout(tx, TEAM_TRANSFER_WAIT_MS);
+        const chat = await this.repo.lock(tx, actor.accountId, chatId, { nowait, channelIds });
+        if (!chat || chat.status !== 'open') throw notFound();
+        if (actor.kind === 'user' && !(await this.canSee(actor, chat))) throw notFound();
+        const to = await target(tx, chat);
+        await this.repo.update(tx, chat.id, { team_id: to.team_id, user_id: to.user_id, queue: to.queue });
+        const ref = actorRef(actor);
+        await this.repo.insertTransfer(tx, {
+          id: newId(),
+          account_id: actor.accountId,
+          chat_id: chat.id,
+          from_team_id: to.from.team_id,
+          to_team_id: to.team_id,
+          from_user_id: to.from.user_id,
+          to_user_id: to.user_id,
+          reason_code: input.reasonCode ?? null,
+          reason: input.reason ?? null,
+          actor_type: ref.type,
+          actor_id: ref.id,
+        });
+      });
+    } catch (err) {
+      if (isLockUnavailable(err)) throw conflict(CHAT_BUSY);
+      throw err;
+    }
+    const row = await this.repo.find(actor.accountId, chatId);
+    if (!row) throw notFound();
+    return toChat(row);
+  }
+
+  /** Moves a chat to another queue of its team (e.g. `Observação`, `Automação`). */
+  async moveToQueue(actor: UserActor, chatId: string, queue: string): Promise<ChatT> {
+    requirePermission(actor, 'chats:attend');
+    const name = queue.trim();
+    try {
+      await inTransaction(this.db, async (tx) => {
+        await this.repo.setLockTimeout(tx, TEAM_TRANSFER_WAIT_MS);
+        const chat = await this.repo.lock(tx, actor.accountId, chatId, { nowait: false });
+        if (!chat || chat.status !== 'open' || !(await this.canSee(actor, chat))) throw notFound();
+        if (name === QUEUE_ATTENDING && chat.user_id === null) {
+          throw badRequest(
+            'Um chat sem atendente não pode ir para Em Atendimento; capture ou transfira o chat',
+          );
+        }
+        // Waiting in `Espera` means waiting for an attendant, so it has none.
+        const patch = name === QUEUE_WAITING ? { queue: name, user_id: null } : { queue: name };
+        await this.repo.update(tx, chat.id, patch);
+      });
+    } catch (err) {
+      if (isLockUnavailable(err)) throw conflict(CHAT_BUSY);
+      throw err;
+    }
+    return this.getForUser(actor, chatId);
+  }
+}
+
+function pick(q: ListChatsQuery): Pick<ChatFilter, 'channelId' | 'queue' | 'teamId' | 'userId'> {
+  const out: Pick<ChatFilter, 'channelId' | 'queue' | 'teamId' | 'userId'> = {};
+  if (q.channelId !== undefined) out.channelId = q.channelId;
+  if (q.queue !== undefined) out.queue = q.queue;
+  if (q.teamId !== undefined) out.teamId = q.teamId;
+  if (q.userId !== undefined) out.userId = q.userId;
+  return out;
+}

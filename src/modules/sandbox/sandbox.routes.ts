@@ -1,0 +1,48 @@
+import { Type } from '@sinclair/typebox';
+import type { App } from '../../http/app-type.js';
+import { userGuard, userOf } from '../../http/auth.js';
+import { errorResponses, IdParams } from '../../http/schemas.js';
+import type { Services } from '../../services.js';
+
+const InboundBody = Type.Object(
+  {
+    from: Type.String({
+      minLength: 1,
+      maxLength: 32,
+      description: 'Customer phone number, with country and area code',
+    }),
+    name: Type.Optional(Type.String({ maxLength: 200 })),
+    text: Type.String({ minLength: 1, maxLength: 4096 }),
+  },
+  { additionalProperties: false },
+);
+
+export function sandboxRoutes(app: App, services: Services): void {
+  app.post(
+    '/api/sandbox/channels/:id/inbound',
+    {
+      onRequest: userGuard(services),
+      schema: {
+        tags: ['Sandbox'],
+        summary: 'Play the customer: a message arriving on a sandbox channel',
+        description:
+          "Opens a chat in the channel's queue for its default team, or appends to the contact's open chat and counts it unread.",
+        security: [{ bearer: [] }],
+        params: IdParams,
+        body: InboundBody,
+        response: {
+          201: Type.Object({ chatId: Type.String(), messageId: Type.String() }),
+          ...errorResponses(400, 401, 404),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { chatId, messageId } = await services.inbound.receiveSandbox(
+        userOf(request),
+        request.params.id,
+        request.body,
+      );
+      return reply.status(201).send({ chatId, messageId });
+    },
+  );
+}

@@ -1,0 +1,64 @@
+import { Type } from '@sinclair/typebox';
+import type { App } from '../../http/app-type.js';
+import { userGuard, userOf } from '../../http/auth.js';
+import { errorResponses, IdParams, TeamSchema } from '../../http/schemas.js';
+import type { Services } from '../../services.js';
+import { CreateTeamBody, UpdateTeamBody } from './teams.schemas.js';
+
+export function teamsRoutes(app: App, services: Services): void {
+  const onRequest = userGuard(services);
+  const common = { tags: ['Teams'], security: [{ bearer: [] }] };
+  app.get(
+    '/api/teams',
+    {
+      onRequest,
+      schema: {
+        ...common,
+        summary: 'List teams',
+        response: { 200: Type.Array(TeamSchema), ...errorResponses(401) },
+      },
+    },
+    async (request) => services.teams.list(userOf(request)),
+  );
+  app.post(
+    '/api/teams',
+    {
+      onRequest,
+      schema: {
+        ...common,
+        summary: 'Create a team',
+        body: CreateTeamBody,
+        response: { 201: TeamSchema, ...errorResponses(400, 401, 403) },
+      },
+    },
+    async (request, reply) =>
+      reply.status(201).send(await services.teams.create(userOf(request), request.body)),
+  );
+  app.get(
+    '/api/teams/:id',
+    {
+      onRequest,
+      schema: {
+        ...common,
+        summary: 'Get a team',
+        params: IdParams,
+        response: { 200: TeamSchema, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => services.teams.get(userOf(request), request.params.id),
+  );
+  app.patch(
+    '/api/teams/:id',
+    {
+      onRequest,
+      schema: {
+        ...common,
+        summary: 'Change a team (name, description, status, members)',
+        params: IdParams,
+        body: UpdateTeamBody,
+        response: { 200: TeamSchema, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => services.teams.update(userOf(request), request.params.id, request.body),
+  );
+}

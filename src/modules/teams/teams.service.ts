@@ -1,0 +1,74 @@
+import { inTransaction, type Db, type Tx } from '../../db/index.js';
+import { badRequest, notFound } from '../../http/errors.js';
+import type { TeamT } from '../../http/schemas.js';
+import { newId } from '../../lib/ids.js';
+import type { ApiKeyActor, UserActor } from '../auth/actors.js';
+import { requirePermission } from '../auth/guards.js';
+import type { UsersRepo } from '../users/users.repo.js';
+import type { TeamRow, TeamsRepo } from './teams.repo.js';
+import type { CreateTeamInput, UpdateTeamInput } from './teams.schemas.js';
+
+export function toTeam(row: TeamRow): TeamT {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    status: row.status,
+    members: row.members,
+  };
+}
+
+export class TeamsService {
+  constructor(
+    private readonly db: Db,
+    private readonly repo: TeamsRepo,
+    private readonly users: UsersRepo,
+  ) {}
+
+  async listForApiKey(actor: ApiKeyActor): Promise<TeamT[]> {
+    return (await this.repo.list(actor.accountId)).map(toTeam);
+  }
+
+  async list(actor: UserActor): Promise<TeamT[]> {
+    return (await this.repo.list(actor.accountId)).map(toTeam);
+  }
+
+  async get(actor: UserActor, id: string): Promise<TeamT> {
+    const row = await this.repo.find(actor.accountId, id);
+    if (!row) throw notFound();
+    return toTeam(row);
+  }
+
+  async create(actor: UserActor, input: CreateTeamInput): Promise<TeamT> {
+    requirePermission(actor, 'teams:manage');
+    const id = newId();
+    await inTransaction(this.db, async (tx) => {
+      await this.repo.insert(tx, {
+        id,
+        account_id: actor.accountId,
+        name: input.name.trim(),
+        description: input.description ?? null,
+      });
+      if (input.members) await this.setMembers(tx, actor.accountId, id, input.members);
+    });
+    return this.get(actor, id);
+  }
+
+  async update(actor: UserActor, id: string, input: UpdateTeamInput): Promise<TeamT> {
+    requirePermission(actor, 'teams:manage');
+    await inTransaction(this.db, async (tx) => {
+      const { members, ...rest } = input;
+      const patch = { ...rest, ...(rest.name !== undefined ? { name: rest.name.trim() } : {}) };
+      if (!(await this.repo.update(tx, actor.accountId, id, patch))) throw notFound();
+      if (members) await this.setMembers(tx, actor.accountId, id, members);
+    });
+    return this.get(actor, id);
+  }
+
+  private async setMembers(tx: Tx, accountId: string, teamId: string, members: string[]): Promise<void> {
+    const found = await this.users.existing(accountId, members, tx);
+    const missing = members.filter((m) => !found.has(m));
+    if (missing.length > 0) throw badRequest([`members contains unknown users: ${missing.join(', ')}`]);
+    await this.repo.setMembers(tx, teamId, members);
+  }
+}

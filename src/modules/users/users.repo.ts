@@ -1,0 +1,121 @@
+import { sql } from 'kysely';
+import type { Db, Tx } from '../../db/index.js';
+import type { UserStatus } from '../../db/types.js';
+
+export interface UserRow {
+  id: string;
+  account_id: string;
+  name: string;
+  email: string;
+  status: UserStatus;
+  role_id: string;
+  role_name: string;
+}
+
+export interface UserAuthRow extends UserRow {
+  password_hash: string;
+  permissions: string[];
+}
+
+const columns = [
+  'u.id',
+  'u.account_id',
+  'u.name',
+  'u.email',
+  'u.status',
+  'u.role_id',
+  'r.name as role_name',
+] as const;
+
+export class UsersRepo {
+  constructor(private readonly db: Db) {}
+
+  private base(db: Db | Tx = this.db) {
+    return db.selectFrom('users as u').innerJoin('roles as r', 'r.id', 'u.role_id');
+  }
+
+  async list(accountId: string, statuses?: UserStatus[]): Promise<UserRow[]> {
+    let q = this.base().select(columns).where('u.account_id', '=', accountId);
+    if (statuses) q = q.where('u.status', 'in', statuses);
+    return q.orderBy('u.created_at').orderBy('u.id').execute();
+  }
+
+  async find(accountId: string, id: string, db: Db | Tx = this.db): Promise<UserRow | undefined> {
+    return this.base(db)
+      .select(columns)
+      .where('u.account_id', '=', accountId)
+      .where('u.id', '=', id)
+      .executeTakeFirst();
+  }
+
+  /** The user with role permissions, for authentication. */
+  async findForAuth(by: { id: string } | { email: string }): Promise<UserAuthRow | undefined> {
+    let q = this.base().select([...columns, 'u.password_hash', 'r.permissions']);
+    q = 'id' in by ? q.where('u.id', '=', by.id) : q.where('u.email', '=', by.email);
+    return q.executeTakeFirst();
+  }
+
+  async emailTaken(email: string, exceptId?: string): Promise<boolean> {
+    let q = this.db.selectFrom('users').select('id').where('email', '=', email);
+    if (exceptId) q = q.where('id', '<>', exceptId);
+    return (await q.executeTakeFirst()) !== undefined;
+  }
+
+  async roleByName(accountId: string, name: string, db: Db | Tx = this.db) {
+    return db
+      .selectFrom('roles')
+      .select(['id', 'name'])
+      .where('account_id', '=', accountId)
+      .where('name', '=', name)
+      .executeTakeFirst();
+  }
+
+  async insert(
+    db: Db | Tx,
+    row: {
+      id: string;
+      account_id: string;
+      name: string;
+      email: string;
+      status: UserStatus;
+      role_id: string;
+      password_hash: string;
+    },
+  ): Promise<void> {
+    await db.insertInto('users').values(row).execute();
+  }
+
+  async update(
+    db: Db | Tx,
+    accountId: string,
+    id: string,
+    patch: Partial<{
+      name: string;
+      email: string;
+      status: UserStatus;
+      role_id: string;
+      password_hash: string;
+    }>,
+  ): Promise<boolean> {
+    const res = await db
+      .updateTable('users')
+      .set({ ...patch, updated_at: sql`now()` })
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return res.numUpdatedRows > 0n;
+  }
+
+  /** Which of these ids are users of the account that are not cancelled. */
+  async existing(accountId: string, ids: string[], db: Db | Tx = this.db): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const rows = await db
+      .selectFrom('users')
+      .select('id')
+      .where('account_id', '=', accountId)
+      .where('id', 'in', ids)
+      .where('status', '<>', 'cancelled')
+      .execute();
+    return new Set(rows.map((r) => r.id));
+  }
+}

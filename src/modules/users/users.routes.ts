@@ -1,0 +1,64 @@
+import { Type } from '@sinclair/typebox';
+import type { App } from '../../http/app-type.js';
+import { userGuard, userOf } from '../../http/auth.js';
+import { errorResponses, IdParams, UserSchema } from '../../http/schemas.js';
+import type { Services } from '../../services.js';
+import { CreateUserBody, UpdateUserBody } from './users.schemas.js';
+
+export function usersRoutes(app: App, services: Services): void {
+  const onRequest = userGuard(services);
+  const common = { tags: ['Users'], security: [{ bearer: [] }] };
+  app.get(
+    '/api/users',
+    {
+      onRequest,
+      schema: {
+        ...common,
+        summary: 'List users',
+        response: { 200: Type.Array(UserSchema), ...errorResponses(401) },
+      },
+    },
+    async (request) => services.users.list(userOf(request)),
+  );
+  app.post(
+    '/api/users',
+    {
+      onRequest,
+      schema: {
+        ...common,
+        summary: 'Create a user',
+        body: CreateUserBody,
+        response: { 201: UserSchema, ...errorResponses(400, 401, 403, 409) },
+      },
+    },
+    async (request, reply) =>
+      reply.status(201).send(await services.users.create(userOf(request), request.body)),
+  );
+  app.get(
+    '/api/users/:id',
+    {
+      onRequest,
+      schema: {
+        ...common,
+        summary: 'Get a user',
+        params: IdParams,
+        response: { 200: UserSchema, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => services.users.get(userOf(request), request.params.id),
+  );
+  app.patch(
+    '/api/users/:id',
+    {
+      onRequest,
+      schema: {
+        ...common,
+        summary: 'Change a user (name, status, role, password)',
+        params: IdParams,
+        body: UpdateUserBody,
+        response: { 200: UserSchema, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => services.users.update(userOf(request), request.params.id, request.body),
+  );
+}

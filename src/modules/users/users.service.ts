@@ -1,0 +1,84 @@
+import type { Db } from '../../db/index.js';
+import { AppError, badRequest, notFound } from '../../http/errors.js';
+import type { UserT } from '../../http/schemas.js';
+import { newId } from '../../lib/ids.js';
+import { hashPassword } from '../../lib/secrets.js';
+import type { ApiKeyActor, UserActor } from '../auth/actors.js';
+import { requirePermission } from '../auth/guards.js';
+import { UsersRepo, type UserRow } from './users.repo.js';
+import type { CreateUserInput, UpdateUserInput } from './users.schemas.js';
+
+export function toUser(row: UserRow): UserT {
+  return {
+    id: row.id,
+    name: row.name,
+    email: row.email,
+    status: row.status,
+    role: { id: row.role_id, name: row.role_name },
+  };
+}
+
+export class UsersService {
+  constructor(
+    private readonly db: Db,
+    private readonly repo: UsersRepo,
+  ) {}
+
+  /** Channel API: active and onboarding users; cancelled users are never listed. */
+  async listForApiKey(actor: ApiKeyActor): Promise<UserT[]> {
+    return (await this.repo.list(actor.accountId, ['active', 'onboarding'])).map(toUser);
+  }
+
+  async list(actor: UserActor): Promise<UserT[]> {
+    return (await this.repo.list(actor.accountId)).map(toUser);
+  }
+
+  async get(actor: UserActor, id: string): Promise<UserT> {
+    const row = await this.repo.find(actor.accountId, id);
+    if (!row) throw notFound();
+    return toUser(row);
+  }
+
+  async create(actor: UserActor, input: CreateUserInput): Promise<UserT> {
+    requirePermission(actor, 'users:manage');
+    const email = input.email.trim().toLowerCase();
+    if (await this.repo.emailTaken(email)) throw new AppError(409, 'Email already in use');
+    const role = await this.repo.roleByName(actor.accountId, input.role);
+    if (!role) throw badRequest([`role must be one of the following values: admin, supervisor, agent`]);
+    const id = newId();
+    try {
+      await this.repo.insert(this.db, {
+        id,
+        account_id: actor.accountId,
+        name: input.name.trim(),
+        email,
+        status: input.status ?? 'active',
+        role_id: role.id,
+        password_hash: await hashPassword(input.password),
+      });
+    } catch (err) {
+      if ((err as { code?: string }).code === '23505') throw new AppError(409, 'Email already in use');
+      throw err;
+    }
+    return this.get(actor, id);
+  }
+
+  async update(actor: UserActor, id: string, input: UpdateUserInput): Promise<UserT> {
+    requirePermission(actor, 'users:manage');
+    const patch: Parameters<UsersRepo['update']>[3] = {};
+    if (input.name !== undefined) patch.name = input.name.trim();
+    if (input.status !== undefined) patch.status = input.status;
+    if (input.password !== undefined) patch.password_hash = await hashPassword(input.password);
+    if (input.role !== undefined) {
+      const role = await this.repo.roleByName(actor.accountId, input.role);
+      if (!role) throw badRequest(['role must be one of the following values: admin, supervisor, agent']);
+      patch.role_id = role.id;
+    }
+    if (id === actor.userId && (patch.status === 'cancelled' || (input.role && input.role !== 'admin'))) {
+      // An admin locking themselves out would leave an account nobody can administer.
+      throw badRequest('Você não pode cancelar nem rebaixar o próprio usuário');
+    }
+    if (!(await this.repo.update(this.db, actor.accountId, id, patch))) throw notFound();
+    return this.get(actor, id);
+  }
+}
