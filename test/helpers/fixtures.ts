@@ -51,13 +51,13 @@ export async function seedAccount(services: Services, opts: { agents?: number } 
     const token = (await services.auth.login(agentEmail, 'agent-password')).accessToken;
     agents.push({ id: user.id, token, email: agentEmail });
   }
-  const teams = [];
+  const teams: Fixture['teams'] = [];
   for (let i = 0; i < 2; i++) {
     const members = agents[i] ? [agents[i]!.id] : [];
     const team = await services.teams.create(admin, { name: `Equipe ${i}`, members });
     teams.push({ id: team.id, name: team.name });
   }
-  const channels = [];
+  const channels: Fixture['channels'] = [];
   for (let i = 0; i < 2; i++) {
     const ch = await services.channels.create(admin, {
       name: `Canal ${i}`,
