@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
 import type { App } from '../../http/app-type.js';
 import { accountKeyGuard, apiKeyOf } from '../../http/auth.js';
 import {
@@ -11,6 +12,7 @@ import {
   TeamSchema,
   UserSchema,
 } from '../../http/schemas.js';
+import { isObjectId } from '../../lib/ids.js';
 import type { Services } from '../../services.js';
 
 const security = [{ accountApiKey: [] }];
@@ -48,12 +50,31 @@ export const TransferToUserBody = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * preValidation hooks: what the key addresses (a channel in the query, a chat in the path) is checked
+ * before the rest of the request is validated, giving DESIGN §3's order scope/channel (404) →
+ * validation (400). Values that are not ObjectIds are left to validation.
+ */
+const channelReach = (services: Services) => async (request: FastifyRequest) => {
+  const { channelId } = request.query as Record<string, unknown>;
+  if (typeof channelId === 'string' && isObjectId(channelId)) {
+    await services.chats.assertChannelReachable(apiKeyOf(request), channelId);
+  }
+};
+const chatReach = (services: Services) => async (request: FastifyRequest) => {
+  const { id } = request.params as Record<string, unknown>;
+  if (typeof id === 'string' && isObjectId(id)) {
+    await services.chats.assertChatReachable(apiKeyOf(request), id);
+  }
+};
+
 /** The contract's account-key routes under /channel-api. */
 export function channelApiRoutes(app: App, services: Services): void {
   app.get(
     '/channel-api/chats',
     {
       onRequest: accountKeyGuard(services, 'chats:read'),
+      preValidation: channelReach(services),
       schema: {
         tags: ['Channel API'],
         summary: 'List open chats',
@@ -100,6 +121,7 @@ export function channelApiRoutes(app: App, services: Services): void {
     '/channel-api/chats/:id/transfer/team',
     {
       onRequest: accountKeyGuard(services, 'chats:transfer'),
+      preValidation: chatReach(services),
       schema: {
         tags: ['Channel API'],
         summary: 'Transfer a chat to a team',
@@ -117,6 +139,7 @@ export function channelApiRoutes(app: App, services: Services): void {
     '/channel-api/chats/:id/transfer/user',
     {
       onRequest: accountKeyGuard(services, 'chats:transfer'),
+      preValidation: chatReach(services),
       schema: {
         tags: ['Channel API'],
         summary: 'Transfer a chat to a user',

@@ -121,6 +121,26 @@ export class ChatsRepo {
     return Number(row.total);
   }
 
+  async channelExists(accountId: string, channelId: string): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('channels')
+      .select('id')
+      .where('account_id', '=', accountId)
+      .where('id', '=', channelId)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /** Only what decides whether a chat can be addressed; no join. */
+  async findReach(accountId: string, id: string) {
+    return this.db
+      .selectFrom('chats')
+      .select(['channel_id', 'status'])
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+  }
+
   async find(accountId: string, id: string, db: Db | Tx = this.db): Promise<ChatRow | undefined> {
     return this.select(db)
       .where('c.account_id', '=', accountId)

@@ -6,7 +6,7 @@ import { actorRef, type Actor, type ApiKeyActor, type UserActor } from '../auth/
 import { keyAllowsChannel, requirePermission } from '../auth/guards.js';
 import type { TeamsRepo } from '../teams/teams.repo.js';
 import type { UsersRepo } from '../users/users.repo.js';
-import type { ChatFilter, ChatRow, ChatsRepo } from './chats.repo.js';
+import { HIDDEN_QUEUE, type ChatFilter, type ChatRow, type ChatsRepo } from './chats.repo.js';
 
 export const QUEUE_WAITING = 'Espera';
 export const QUEUE_ATTENDING = 'Em Atendimento';
@@ -64,7 +64,11 @@ export class ChatsService {
 
   /** Channel API list: open chats the key may reach, `Observação` left out, newest first. */
   async listForApiKey(actor: ApiKeyActor, query: ListChatsQuery) {
-    if (query.channelId !== undefined && !keyAllowsChannel(actor, query.channelId)) throw notFound();
+    if (query.channelId !== undefined) await this.assertChannelReachable(actor, query.channelId);
+    // The contract leaves Observação out of this list, even when a client names it.
+    if (query.queue === HIDDEN_QUEUE) {
+      return { ...pageInfo(0, query.page ?? 1, query.limit ?? 20), chats: [] };
+    }
     return this.page(
       {
         accountId: actor.accountId,
@@ -74,6 +78,23 @@ export class ChatsService {
       },
       query,
     );
+  }
+
+  /**
+   * 404 unless the key may reach the channel: one of its channels or, for a key on every channel, a
+   * channel of its account (another account's channel is outside every key's channels).
+   */
+  async assertChannelReachable(actor: ApiKeyActor, channelId: string): Promise<void> {
+    if (!keyAllowsChannel(actor, channelId)) throw notFound();
+    if (actor.channelIds === null && !(await this.repo.channelExists(actor.accountId, channelId))) {
+      throw notFound();
+    }
+  }
+
+  /** 404 unless the key may address the chat: an open chat of its account on one of its channels. */
+  async assertChatReachable(actor: ApiKeyActor, chatId: string): Promise<void> {
+    const chat = await this.repo.findReach(actor.accountId, chatId);
+    if (!chat || chat.status !== 'open' || !keyAllowsChannel(actor, chat.channel_id)) throw notFound();
   }
 
   /** Agent API list: what the user may see (own teams and own chats, or all with chats:read_all). */
@@ -142,8 +163,9 @@ export class ChatsService {
   ): Promise<ChatT> {
     if (actor.kind === 'user') requirePermission(actor, 'chats:transfer');
     const channelIds = actor.kind === 'api_key' ? actor.channelIds : null;
+    let row: ChatRow | undefined;
     try {
-      await inTransaction(this.db, async (tx) => {
+      row = await inTransaction(this.db, async (tx) => {
         if (!nowait) await this.repo.setLockTimeout(tx, TEAM_TRANSFER_WAIT_MS);
         const chat = await this.repo.lock(tx, actor.accountId, chatId, { nowait, channelIds });
         if (!chat || chat.status !== 'open') throw notFound();
@@ -164,12 +186,13 @@ export class ChatsService {
           actor_type: ref.type,
           actor_id: ref.id,
         });
+        // Read under the lock: after commit, a transfer queued behind this one could already show.
+        return this.repo.find(actor.accountId, chat.id, tx);
       });
     } catch (err) {
       if (isLockUnavailable(err)) throw conflict(CHAT_BUSY);
       throw err;
     }
-    const row = await this.repo.find(actor.accountId, chatId);
     if (!row) throw notFound();
     return toChat(row);
   }
