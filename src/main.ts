@@ -22,7 +22,10 @@ async function main(): Promise<void> {
   try {
     server = await startServer(config, logger);
   } catch (err) {
-    logger.fatal({ err: err instanceof Error ? err.message : err }, 'start-up failed');
+    const reason = err instanceof Error ? err.message : String(err);
+    logger.fatal({ err: reason }, 'start-up failed');
+    // Also in plain words on stderr, for whoever is reading a terminal rather than the JSON log.
+    process.stderr.write(`Atende could not start: ${reason}\n`);
     process.exit(1);
   }
   logger.info({ url: server.url, roles: config.roles }, 'Atende is running');
@@ -38,6 +41,8 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  // Closing the terminal: stop cleanly too, rather than dying with PostgreSQL left running.
+  process.on('SIGHUP', () => stop('SIGHUP'));
 }
 
 void main();

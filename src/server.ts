@@ -34,36 +34,70 @@ async function jwtSecret(db: Db, configured: string | null): Promise<string> {
   return row.value;
 }
 
-/**
- * Starts the platform: database (embedded when DATABASE_URL is unset), migrations, first admin, and
- * the roles this process runs. `close()` stops them in reverse order, the database last.
- */
-export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
-  const cleanups: Array<() => Promise<unknown>> = [];
-  const close = async () => {
-    for (const fn of cleanups.reverse()) {
-      await fn().catch((err: unknown) => logger.error({ err }, 'error during shutdown'));
-    }
-    cleanups.length = 0;
-  };
+/** The database, migrated: embedded when DATABASE_URL is unset. `close()` ends the pool, then the server. */
+export interface OpenDatabase {
+  db: Db;
+  databaseUrl: string;
+  close(): Promise<void>;
+}
 
+/** Everything but the roles: database, migrations, Redis, services and the first admin. */
+export interface Core {
+  services: Services;
+  databaseUrl: string;
+  close(): Promise<void>;
+}
+
+/** Runs `fn`s in reverse order of registration, logging (not throwing) what fails on the way. */
+function cleanupStack(logger: Logger) {
+  const fns: Array<() => Promise<unknown>> = [];
+  return {
+    push: (fn: () => Promise<unknown>) => fns.push(fn),
+    run: async () => {
+      for (const fn of fns.reverse()) {
+        await fn().catch((err: unknown) => logger.error({ err }, 'error during shutdown'));
+      }
+      fns.length = 0;
+    },
+  };
+}
+
+export async function openDatabase(config: Config, logger: Logger): Promise<OpenDatabase> {
+  const cleanups = cleanupStack(logger);
   try {
-    let embedded: EmbeddedDatabase | null = null;
     let databaseUrl = config.databaseUrl;
     if (!databaseUrl) {
-      embedded = await startEmbeddedPostgres(config.dataDir, logger);
-      cleanups.push(() => embedded!.stop());
+      const embedded: EmbeddedDatabase = await startEmbeddedPostgres(config.dataDir, logger);
+      cleanups.push(() => embedded.stop());
       databaseUrl = embedded.url;
     }
     const { db } = createDb(databaseUrl);
     cleanups.push(() => db.destroy());
     await migrateToLatest(db);
+    return { db, databaseUrl, close: cleanups.run };
+  } catch (err) {
+    await cleanups.run();
+    throw err;
+  }
+}
+
+/**
+ * Starts what every role needs — database, migrations, Redis, services, the first admin — without
+ * serving anything; `atende demo` uses it alone, `startServer` adds the roles on top.
+ */
+export async function startCore(config: Config, logger: Logger): Promise<Core> {
+  const cleanups = cleanupStack(logger);
+  try {
+    const database = await openDatabase(config, logger);
+    cleanups.push(() => database.close());
+    const { db, databaseUrl } = database;
 
     let redis: Redis | null = null;
     if (config.redisUrl) {
-      redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true });
-      redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
-      cleanups.push(() => redis!.quit());
+      const client = new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true });
+      client.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
+      cleanups.push(() => client.quit());
+      redis = client;
     }
 
     const services = createServices({ db, config, jwtSecret: await jwtSecret(db, config.jwtSecret), redis });
@@ -71,6 +105,23 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       const created = await services.accounts.bootstrapFirstAdmin(config.adminEmail, config.adminPassword);
       if (created) logger.info({ email: config.adminEmail }, 'created the first account and its admin');
     }
+    return { services, databaseUrl, close: cleanups.run };
+  } catch (err) {
+    await cleanups.run();
+    throw err;
+  }
+}
+
+/**
+ * Starts the platform: the core (database — embedded when DATABASE_URL is unset —, migrations, first
+ * admin) and the roles this process runs. `close()` stops them in reverse order, the database last.
+ */
+export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
+  const cleanups = cleanupStack(logger);
+  try {
+    const core = await startCore(config, logger);
+    cleanups.push(() => core.close());
+    const { services, databaseUrl } = core;
 
     let app: App | null = null;
     let url: string | null = null;
@@ -84,9 +135,9 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
       url = `http://${host}:${port}`;
     }
-    return { app, services, url, databaseUrl, close };
+    return { app, services, url, databaseUrl, close: cleanups.run };
   } catch (err) {
-    await close();
+    await cleanups.run();
     throw err;
   }
 }

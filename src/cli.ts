@@ -1,0 +1,262 @@
+#!/usr/bin/env node
+import { randomBytes } from 'node:crypto';
+import { pino, type Logger } from 'pino';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { DataDirInUseError } from './db/embedded.js';
+import { API_KEY_SCOPES } from './modules/auth/permissions.js';
+import { openDatabase, startCore } from './server.js';
+import type { Services } from './services.js';
+
+const USAGE = `Usage: atende <command>
+
+Commands:
+  demo [--json]   Create a ready-to-try demo account (admin, two agents, two teams, a sandbox
+                  channel with its channel API key, an account API key with every scope) and
+                  print the logins, the keys and curl commands to try them. Each run creates
+                  another demo account; the keys are shown only this once.
+  migrate         Apply pending database migrations and exit.
+  help            Show this help.
+
+The commands use the server's configuration: DATABASE_URL, or else the embedded PostgreSQL in
+ATENDE_DATA_DIR (default ./.data). Only one process can use the embedded database at a time, so
+stop the server before running a command against it (or run the command before starting it).
+`;
+
+class UsageError extends Error {}
+
+interface DemoAccount {
+  accountName: string;
+  baseUrl: string;
+  admin: { id: string; name: string; email: string; password: string };
+  agents: { id: string; name: string; email: string; password: string }[];
+  teams: { id: string; name: string; members: string[] }[];
+  channel: { id: string; name: string; apiKey: string };
+  accountApiKey: { id: string; scopes: string[]; token: string };
+  /** A customer conversation already waiting in the first team's queue, to list and transfer. */
+  sampleChatId: string;
+}
+
+// Passwords are generated, not well known: the server listens on every interface by default and the
+// demo may run against a real DATABASE_URL, so a published password would be an open admin login.
+const password = () => randomBytes(24).toString('base64url').replace(/[-_]/g, '').slice(0, 16);
+
+/** `demo.atende.test`, then `demo2.atende.test`, …: the first number whose admin email is free. */
+async function freeDemoNumber(services: Services): Promise<number> {
+  for (let n = 1; ; n++) {
+    if (!(await services.repos.users.emailTaken(`admin@${demoDomain(n)}`))) return n;
+  }
+}
+const demoDomain = (n: number) => (n === 1 ? 'demo.atende.test' : `demo${n}.atende.test`);
+const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
+
+/** Builds the demo account through the platform's own services, as an admin would in the console. */
+async function createDemo(services: Services, baseUrl: string): Promise<DemoAccount> {
+  // Two demos started together may pick the same number; the unique email decides, the loser moves on.
+  let n = await freeDemoNumber(services);
+  const adminPassword = password();
+  for (;;) {
+    try {
+      await services.accounts.createWithAdmin({
+        accountName: n === 1 ? 'Demo' : `Demo ${n}`,
+        adminName: 'Alice Admin',
+        email: `admin@${demoDomain(n)}`,
+        password: adminPassword,
+      });
+      break;
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+      n++;
+    }
+  }
+  const domain = demoDomain(n);
+  const adminEmail = `admin@${domain}`;
+  const admin = await services.auth.authenticate(
+    (await services.auth.login(adminEmail, adminPassword)).accessToken,
+  );
+
+  const agents: DemoAccount['agents'] = [];
+  for (const [name, local] of [
+    ['Bruno Agente', 'bruno'],
+    ['Carla Agente', 'carla'],
+  ] as const) {
+    const agentPassword = password();
+    const email = `${local}@${domain}`;
+    const user = await services.users.create(admin, { name, email, password: agentPassword, role: 'agent' });
+    agents.push({ id: user.id, name, email, password: agentPassword });
+  }
+
+  const teams: DemoAccount['teams'] = [];
+  for (const [i, name] of ['Suporte', 'Vendas'].entries()) {
+    const members = [agents[i]!.id];
+    const team = await services.teams.create(admin, { name, description: `Demo team ${name}`, members });
+    teams.push({ id: team.id, name: team.name, members });
+  }
+
+  const channel = await services.channels.create(admin, {
+    name: 'Sandbox',
+    provider: 'sandbox',
+    defaultTeamId: teams[0]!.id,
+    apiEnabled: true,
+  });
+  const { apiKey: channelKey } = await services.channels.rotateApiKey(admin, channel.id);
+  const key = await services.apiKeys.create(admin, {
+    name: 'Demo key',
+    scopes: [...API_KEY_SCOPES],
+    channelIds: null,
+  });
+  const sample = await services.inbound.receiveSandbox(admin, channel.id, {
+    from: '+55 11 98765-4321',
+    name: 'Cliente Demo',
+    text: 'Olá! Gostaria de saber o status do meu pedido.',
+  });
+
+  return {
+    accountName: n === 1 ? 'Demo' : `Demo ${n}`,
+    baseUrl,
+    admin: { id: admin.userId, name: 'Alice Admin', email: adminEmail, password: adminPassword },
+    agents,
+    teams,
+    channel: { id: channel.id, name: channel.name, apiKey: channelKey },
+    accountApiKey: { id: key.id, scopes: key.scopes, token: key.token },
+    sampleChatId: sample.chatId,
+  };
+}
+
+function baseUrlOf(config: Config): string {
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${config.port === 0 ? '$PORT' : config.port}`;
+}
+
+const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+function formatDemo(d: DemoAccount): string {
+  const others = d.accountName !== 'Demo';
+  const pad = (s: string, n: number) => s.padEnd(n);
+  const people = [
+    ['admin', d.admin.name, d.admin.email, d.admin.password],
+    ...d.agents.map((a, i) => [`agent (${d.teams[i]!.name})`, a.name, a.email, a.password]),
+  ];
+  const json = (o: unknown) => q(JSON.stringify(o));
+  const lines = [
+    `Demo account "${d.accountName}" created.${others ? ' (An earlier demo account exists; its logins still work.)' : ''}`,
+    '',
+    'Logins (web console and POST /auth/login):',
+    ...people.map(
+      ([role, name, email, pw]) => `  ${pad(role!, 18)} ${pad(name!, 14)} ${pad(email!, 30)} ${pw}`,
+    ),
+    '',
+    `Teams:   ${d.teams.map((t) => `${t.name} (${t.id})`).join(', ')}`,
+    `Channel: ${d.channel.name} (${d.channel.id}), provider sandbox; one customer chat is waiting in queue Espera.`,
+    '',
+    'Keys — shown only this once, store them now:',
+    `  Account API key (scopes ${d.accountApiKey.scopes.join(', ')}): ${d.accountApiKey.token}`,
+    `  Channel API key (x-channel-api-key of channel ${d.channel.name}): ${d.channel.apiKey}`,
+    '',
+    `Try it (start the server first: npm start). Paste into a shell:`,
+    '',
+    `export BASE=${d.baseUrl}`,
+    `export ACCOUNT_KEY=${q(d.accountApiKey.token)}`,
+    `export CHANNEL_KEY=${q(d.channel.apiKey)}`,
+    `export CHAT_ID=${d.sampleChatId} TEAM_ID=${d.teams[1]!.id} USER_ID=${d.agents[0]!.id}`,
+    '',
+    '# Channel API (account API key)',
+    `curl -s -w '\\n' "$BASE/channel-api/chats?queue=Espera" -H "Authorization: ApiKey $ACCOUNT_KEY"`,
+    `curl -s -w '\\n' "$BASE/channel-api/users" -H "Authorization: ApiKey $ACCOUNT_KEY"`,
+    `curl -s -w '\\n' "$BASE/channel-api/teams" -H "Authorization: ApiKey $ACCOUNT_KEY"`,
+    `curl -s -w '\\n' -X POST "$BASE/channel-api/chats/$CHAT_ID/transfer/user" -H "Authorization: ApiKey $ACCOUNT_KEY" \\`,
+    `  -H 'content-type: application/json' -d "{\\"userId\\":\\"$USER_ID\\"}"`,
+    `curl -s -w '\\n' -X POST "$BASE/channel-api/chats/$CHAT_ID/transfer/team" -H "Authorization: ApiKey $ACCOUNT_KEY" \\`,
+    `  -H 'content-type: application/json' -d "{\\"teamId\\":\\"$TEAM_ID\\",\\"reasonCode\\":\\"demo\\",\\"reason\\":\\"Tried the demo\\"}"`,
+    '',
+    '# Channel API: send a message (channel API key)',
+    `curl -s -w '\\n' -X POST "$BASE/channel-api/messages/send" -H "x-channel-api-key: $CHANNEL_KEY" \\`,
+    `  -H 'content-type: application/json' \\`,
+    `  -d ${json({ contact: { value: '5511987654321', name: 'Cliente Demo' }, message: { type: 'text', text: { value: 'Olá! Seu pedido saiu para entrega.' } } })}`,
+    '',
+    '# Sandbox: play the customer (needs a user token)',
+    `export TOKEN=$(curl -s -X POST "$BASE/auth/login" -H 'content-type: application/json' \\`,
+    `  -d ${json({ email: d.admin.email, password: d.admin.password })} \\`,
+    `  | node -pe 'JSON.parse(require("fs").readFileSync(0, "utf8")).accessToken')`,
+    `curl -s -w '\\n' -X POST "$BASE/api/sandbox/channels/${d.channel.id}/inbound" -H "Authorization: Bearer $TOKEN" \\`,
+    `  -H 'content-type: application/json' -d ${json({ from: '5521912345678', name: 'Outra Cliente', text: 'Oi, preciso de ajuda' })}`,
+    '',
+  ];
+  return lines.join('\n');
+}
+
+async function demo(config: Config, logger: Logger, args: string[]): Promise<void> {
+  const unknown = args.filter((a) => a !== '--json');
+  if (unknown.length > 0) throw new UsageError(`Unknown option for demo: ${unknown.join(' ')}`);
+  // The demo serves nothing and needs no Redis; the rate limiter keeps to memory.
+  const core = await startCore({ ...config, redisUrl: null }, logger);
+  try {
+    const account = await createDemo(core.services, baseUrlOf(config));
+    process.stdout.write(
+      args.includes('--json') ? `${JSON.stringify(account, null, 2)}\n` : formatDemo(account),
+    );
+  } finally {
+    await core.close();
+  }
+}
+
+async function migrate(config: Config, logger: Logger, args: string[]): Promise<void> {
+  if (args.length > 0) throw new UsageError(`Unknown option for migrate: ${args.join(' ')}`);
+  const database = await openDatabase(config, logger);
+  await database.close();
+  process.stdout.write('Database migrations are up to date.\n');
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [command = 'help', ...args] = argv;
+  if (command === 'help' || command === '--help' || command === '-h') {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (command !== 'demo' && command !== 'migrate') {
+    process.stderr.write(`Unknown command: ${command}\n\n${USAGE}`);
+    return 2;
+  }
+
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  // Logs go to stderr so stdout holds only the command's output; quiet unless LOG_LEVEL asks.
+  const logger = pino(
+    { level: process.env.LOG_LEVEL ? config.logLevel : 'warn' },
+    pino.destination({ dest: 2, sync: true }),
+  );
+
+  try {
+    if (command === 'demo') await demo(config, logger, args);
+    else await migrate(config, logger, args);
+    return 0;
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`${err.message}\n\n${USAGE}`);
+      return 2;
+    }
+    if (err instanceof DataDirInUseError) {
+      process.stderr.write(
+        `atende ${command}: the embedded database in ${config.dataDir} is in use by ` +
+          `${err.ownerPid ? `a running Atende server (pid ${err.ownerPid})` : 'another process'}. ` +
+          'Only one process can use it at a time: ' +
+          `stop the server, run \`atende ${command}\`, then start the server again ` +
+          `(or set DATABASE_URL to a PostgreSQL server both can share).\n`,
+      );
+      return 1;
+    }
+    process.stderr.write(`atende ${command} failed: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
+}
+
+const code = await main(process.argv.slice(2));
+// Leave once the output is written; nothing else is meant to keep the process alive.
+process.stdout.write('', () => process.exit(code));
