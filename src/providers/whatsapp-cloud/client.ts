@@ -1,0 +1,145 @@
+import {
+  ProviderError,
+  type MessagingProvider,
+  type PreparedMessage,
+  type ProviderContext,
+  type SendResult,
+} from '../types.js';
+import { classifyGraphError, classifyTransportError } from './errors.js';
+import { buildGraphMessage } from './payloads.js';
+
+export interface WhatsAppCloudOptions {
+  /** Installation-wide Graph base URL, e.g. `https://graph.facebook.com` (a fake server in tests). */
+  baseUrl: string;
+  /** Graph API version, e.g. `v23.0`. */
+  version: string;
+  /** Per request, answer included. */
+  timeoutMs: number;
+  fetch?: typeof fetch;
+}
+
+/** The channel settings this provider reads from `ProviderContext.config`. */
+export interface WhatsAppChannelConfig {
+  phoneNumberId: string;
+  accessToken: string;
+  /** Used by the inbound webhook: signature check and subscription handshake. */
+  appSecret?: string;
+  verifyToken?: string;
+}
+
+/** Reads a channel's WhatsApp settings; a missing one is a permanent failure until it is fixed. */
+export function whatsAppChannelConfig(config: Record<string, unknown>): WhatsAppChannelConfig {
+  const str = (key: string): string | undefined => {
+    const v = config[key];
+    return typeof v === 'string' && v !== '' ? v : undefined;
+  };
+  const phoneNumberId = str('phoneNumberId');
+  const accessToken = str('accessToken');
+  if (!phoneNumberId || !accessToken) {
+    const missing = [!phoneNumberId && 'phoneNumberId', !accessToken && 'accessToken'].filter(Boolean);
+    throw new ProviderError(
+      'invalid_config',
+      `The channel's WhatsApp settings lack ${missing.join(' and ')}`,
+      false,
+    );
+  }
+  const appSecret = str('appSecret');
+  const verifyToken = str('verifyToken');
+  return {
+    phoneNumberId,
+    accessToken,
+    ...(appSecret ? { appSecret } : {}),
+    ...(verifyToken ? { verifyToken } : {}),
+  };
+}
+
+/** Meta's WhatsApp Cloud API over the Graph API (WHATSAPP.md). */
+export class WhatsAppCloudProvider implements MessagingProvider {
+  readonly name = 'whatsapp-cloud' as const;
+  private readonly baseUrl: string;
+  private readonly fetch: typeof fetch;
+
+  constructor(private readonly options: WhatsAppCloudOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.fetch = options.fetch ?? globalThis.fetch;
+  }
+
+  async send(ctx: ProviderContext, to: string, message: PreparedMessage): Promise<SendResult> {
+    const config = whatsAppChannelConfig(ctx.config);
+    const body = await this.call(config, 'messages', {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(buildGraphMessage(to, message)),
+    });
+    const id = pick(body, 'messages', 'id');
+    if (typeof id !== 'string' || id === '') throw invalidResponse('a message id');
+    const waId = pick(body, 'contacts', 'wa_id');
+    return { providerMessageId: id, recipientAddress: typeof waId === 'string' && waId !== '' ? waId : null };
+  }
+
+  async uploadMedia(
+    ctx: ProviderContext,
+    file: { bytes: Buffer; mimetype: string; filename?: string },
+  ): Promise<{ mediaId: string }> {
+    const config = whatsAppChannelConfig(ctx.config);
+    const form = new FormData();
+    form.append('messaging_product', 'whatsapp');
+    form.append('type', file.mimetype);
+    form.append('file', new Blob([file.bytes], { type: file.mimetype }), file.filename ?? 'file');
+    const body = await this.call(config, 'media', { body: form });
+    const id = typeof body === 'object' && body !== null ? (body as { id?: unknown }).id : undefined;
+    if (typeof id !== 'string' || id === '') throw invalidResponse('a media id');
+    return { mediaId: id };
+  }
+
+  /** POST to `{base}/{version}/{phoneNumberId}/{edge}`; the parsed 2xx body, or a ProviderError. */
+  private async call(
+    config: WhatsAppChannelConfig,
+    edge: string,
+    init: { headers?: Record<string, string>; body: string | FormData },
+  ): Promise<unknown> {
+    const url = `${this.baseUrl}/${this.options.version}/${encodeURIComponent(config.phoneNumberId)}/${edge}`;
+    let status: number;
+    let text: string;
+    try {
+      const res = await this.fetch(url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${config.accessToken}`, ...init.headers },
+        body: init.body,
+        signal: AbortSignal.timeout(this.options.timeoutMs),
+      });
+      status = res.status;
+      text = await res.text();
+    } catch (err) {
+      throw classifyTransportError(err);
+    }
+    const body = parseJson(text);
+    if (status < 200 || status >= 300) throw classifyGraphError(status, body);
+    return body;
+  }
+}
+
+function parseJson(text: string): unknown {
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `body[list][0][key]` of a Graph answer, if there. */
+function pick(body: unknown, list: string, key: string): unknown {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const arr = (body as Record<string, unknown>)[list];
+  if (!Array.isArray(arr)) return undefined;
+  const first: unknown = arr[0];
+  return typeof first === 'object' && first !== null ? (first as Record<string, unknown>)[key] : undefined;
+}
+
+/**
+ * A 2xx the adapter cannot read. Not retried: the provider may have accepted the message, and a retry
+ * could deliver it twice.
+ */
+function invalidResponse(what: string): ProviderError {
+  return new ProviderError('invalid_response', `WhatsApp Cloud API answered without ${what}`, false);
+}

@@ -1,0 +1,241 @@
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A local stand-in for Meta's Graph API (the one fake this project allows): it records every request
+ * as received, checks the Bearer token and the basic shape of `messages` and `media` calls the way
+ * Graph does, and answers like Graph. Tests can script the next answers and await the next request.
+ */
+
+export type FormField = { value: string } | { filename: string; contentType: string; bytes: Buffer };
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  /** Parsed body of a JSON request. */
+  json?: unknown;
+  /** Fields of a multipart/form-data request. */
+  form?: Record<string, FormField>;
+}
+
+export interface ScriptedAnswer {
+  status: number;
+  /** Sent as JSON; leave out for an empty body. */
+  body?: unknown;
+  /** Sent as is, instead of `body`. */
+  raw?: string;
+}
+
+export interface FakeGraphOptions {
+  /** The access token every request must carry; default `test-token`. */
+  token?: string;
+  /** `to` (digits, without `+`) → the `wa_id` to answer; default the `to` itself. */
+  waIds?: Record<string, string>;
+}
+
+type Scripted = { kind: 'answer'; answer: ScriptedAnswer } | { kind: 'hang' };
+
+export class FakeGraph {
+  readonly requests: RecordedRequest[] = [];
+  private readonly scripted: Scripted[] = [];
+  private readonly waiters: Array<{ resolve: (r: RecordedRequest) => void; reject: (e: Error) => void }> = [];
+  private taken = 0;
+  private messageSeq = 0;
+  private mediaSeq = 0;
+  private readonly server = createServer((req, res) => {
+    this.handle(req, res).catch(() => res.destroy());
+  });
+  private token: string;
+  private readonly waIds: Map<string, string>;
+
+  private constructor(opts: FakeGraphOptions) {
+    this.token = opts.token ?? 'test-token';
+    this.waIds = new Map(Object.entries(opts.waIds ?? {}));
+  }
+
+  static async start(opts: FakeGraphOptions = {}): Promise<FakeGraph> {
+    const fake = new FakeGraph(opts);
+    await new Promise<void>((resolve) => fake.server.listen(0, '127.0.0.1', resolve));
+    return fake;
+  }
+
+  /** `http://127.0.0.1:<port>`: the Graph base URL to configure. */
+  get url(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  /**
+   * The next request not yet handed out by this method, in arrival order: resolves at once when it has
+   * already arrived, else when it does.
+   */
+  nextRequest(): Promise<RecordedRequest> {
+    const ready = this.requests[this.taken];
+    if (ready) {
+      this.taken++;
+      return Promise.resolve(ready);
+    }
+    return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
+  }
+
+  /** The next request is answered with a Graph error body. */
+  failNext(e: { status?: number; code: number; message?: string; details?: string; subcode?: number }): void {
+    this.respondNext({
+      status: e.status ?? 400,
+      body: graphError(e.code, e.message ?? `Fake Graph error ${e.code}`, e.details, e.subcode),
+    });
+  }
+
+  /** The next request gets exactly this answer. */
+  respondNext(answer: ScriptedAnswer): void {
+    this.scripted.push({ kind: 'answer', answer });
+  }
+
+  /** The next request is never answered (until `close`), to exercise client timeouts. */
+  hangNext(): void {
+    this.scripted.push({ kind: 'hang' });
+  }
+
+  setToken(token: string): void {
+    this.token = token;
+  }
+
+  setWaId(to: string, waId: string): void {
+    this.waIds.set(to.replace(/^\+/, ''), waId);
+  }
+
+  async close(): Promise<void> {
+    for (const w of this.waiters.splice(0)) w.reject(new Error('fake Graph server closed'));
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const raw = Buffer.concat(chunks);
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    const contentType = req.headers['content-type'] ?? '';
+    const recorded: RecordedRequest = { method: req.method ?? 'GET', path, headers: req.headers };
+    let malformed = false;
+    if (contentType.startsWith('application/json')) {
+      try {
+        recorded.json = JSON.parse(raw.toString('utf8')) as unknown;
+      } catch {
+        malformed = true;
+      }
+    } else if (contentType.startsWith('multipart/form-data')) {
+      try {
+        recorded.form = await parseMultipart(contentType, raw);
+      } catch {
+        malformed = true;
+      }
+    }
+    this.record(recorded);
+
+    if (req.headers.authorization !== `Bearer ${this.token}`) {
+      return send(res, 401, graphError(190, 'Invalid OAuth access token - Cannot parse access token'));
+    }
+    const next = this.scripted.shift();
+    if (next?.kind === 'hang') return; // left open until close()
+    if (next) {
+      res.statusCode = next.answer.status;
+      if (next.answer.raw !== undefined) return void res.end(next.answer.raw);
+      if (next.answer.body === undefined) return void res.end();
+      return send(res, next.answer.status, next.answer.body);
+    }
+    if (malformed) return send(res, 400, graphError(100, 'Invalid parameter'));
+
+    const m = /^\/[^/]+\/[^/]+\/(messages|media)$/.exec(path);
+    if (req.method !== 'POST' || !m) {
+      return send(res, 400, graphError(2500, `Unknown path components: ${path}`));
+    }
+    if (m[1] === 'messages') return this.answerMessage(res, recorded.json);
+    return this.answerMedia(res, recorded.form);
+  }
+
+  private answerMessage(res: ServerResponse, json: unknown): void {
+    const body = typeof json === 'object' && json !== null ? (json as Record<string, unknown>) : {};
+    const to = body.to;
+    if (body.messaging_product !== 'whatsapp' || typeof to !== 'string' || typeof body.type !== 'string') {
+      return send(res, 400, graphError(100, 'Invalid parameter'));
+    }
+    const digits = to.replace(/[^\d]/g, '');
+    const waId = this.waIds.get(digits) ?? digits;
+    send(res, 200, {
+      messaging_product: 'whatsapp',
+      contacts: [{ input: to, wa_id: waId }],
+      messages: [
+        {
+          id: `wamid.${++this.messageSeq}`,
+          ...(body.type === 'template' ? { message_status: 'accepted' } : {}),
+        },
+      ],
+    });
+  }
+
+  private answerMedia(res: ServerResponse, form: Record<string, FormField> | undefined): void {
+    const product = form?.messaging_product;
+    const type = form?.type;
+    const file = form?.file;
+    if (
+      !product ||
+      !('value' in product) ||
+      product.value !== 'whatsapp' ||
+      !type ||
+      !('value' in type) ||
+      !file ||
+      !('bytes' in file)
+    ) {
+      return send(res, 400, graphError(100, 'Invalid parameter'));
+    }
+    if (file.contentType !== type.value) {
+      return send(res, 400, graphError(131053, 'Media upload error', 'mime type mismatch'));
+    }
+    send(res, 200, { id: `media.${++this.mediaSeq}` });
+  }
+
+  private record(r: RecordedRequest): void {
+    this.requests.push(r);
+    const waiter = this.waiters.shift();
+    if (waiter) {
+      this.taken++;
+      waiter.resolve(r);
+    }
+  }
+}
+
+function graphError(code: number, message: string, details?: string, subcode?: number) {
+  return {
+    error: {
+      message,
+      type: 'OAuthException',
+      code,
+      ...(details !== undefined ? { error_data: { messaging_product: 'whatsapp', details } } : {}),
+      ...(subcode !== undefined ? { error_subcode: subcode } : {}),
+      fbtrace_id: 'AbCdEfFakeTrace',
+    },
+  };
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+}
+
+/** Multipart parsing by the platform's own parser (undici's `Request.formData`). */
+async function parseMultipart(contentType: string, raw: Buffer): Promise<Record<string, FormField>> {
+  const form = await new Request('http://fake.invalid/', {
+    method: 'POST',
+    headers: { 'content-type': contentType },
+    body: raw,
+  }).formData();
+  const out: Record<string, FormField> = {};
+  for (const [name, value] of form.entries()) {
+    out[name] =
+      typeof value === 'string'
+        ? { value }
+        : { filename: value.name, contentType: value.type, bytes: Buffer.from(await value.arrayBuffer()) };
+  }
+  return out;
+}

@@ -1,0 +1,332 @@
+import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
+import { describe, it } from 'node:test';
+import {
+  parseWebhook,
+  verifySignature,
+  verifySubscription,
+} from '../src/providers/whatsapp-cloud/webhook.js';
+
+const SECRET = 'app-secret-123';
+const sign = (body: Buffer, secret = SECRET) =>
+  `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+
+/** A Graph webhook body carrying one `messages` change. */
+const webhook = (value: Record<string, unknown>) => ({
+  object: 'whatsapp_business_account',
+  entry: [
+    {
+      id: '102290129340398',
+      changes: [
+        {
+          field: 'messages',
+          value: {
+            messaging_product: 'whatsapp',
+            metadata: { display_phone_number: '15550783881', phone_number_id: '106540352242922' },
+            ...value,
+          },
+        },
+      ],
+    },
+  ],
+});
+const contacts = [{ profile: { name: 'Maria' }, wa_id: '551187654321' }];
+const NOW = new Date('2026-01-02T03:04:05.000Z');
+const T = new Date(1744344496 * 1000);
+
+describe('verifySignature', () => {
+  const body = Buffer.from('{"object":"whatsapp_business_account","entry":[]}');
+
+  it('accepts the HMAC-SHA256 of the raw bytes', () => {
+    assert.equal(verifySignature(SECRET, body, sign(body)), true);
+    assert.equal(verifySignature(SECRET, body, sign(body).toUpperCase().replace('SHA256=', 'sha256=')), true);
+  });
+
+  it('refuses a signature of other bytes or another secret', () => {
+    assert.equal(verifySignature(SECRET, body, sign(Buffer.from(`${body.toString()} `))), false);
+    assert.equal(verifySignature(SECRET, body, sign(body, 'other-secret')), false);
+    // Same JSON, re-serialized: the signature covers bytes, not meaning.
+    const reserialized = Buffer.from(JSON.stringify(JSON.parse(body.toString()), null, 1));
+    assert.equal(verifySignature(SECRET, reserialized, sign(body)), false);
+  });
+
+  it('refuses a missing or malformed header, and an empty secret', () => {
+    const good = sign(body);
+    for (const header of [
+      undefined,
+      '',
+      'sha256=',
+      good.slice('sha256='.length),
+      `sha1=${good.slice(7)}`,
+      `${good}00`,
+      good.slice(0, -2),
+      `sha256=${'z'.repeat(64)}`,
+      `${good},${good}`,
+    ]) {
+      assert.equal(verifySignature(SECRET, body, header), false, String(header));
+    }
+    assert.equal(verifySignature('', body, sign(body, '')), false);
+  });
+});
+
+describe('verifySubscription', () => {
+  it('echoes the challenge only for subscribe with the right token', () => {
+    const q = { 'hub.mode': 'subscribe', 'hub.verify_token': 'tok', 'hub.challenge': '1158201444' };
+    assert.equal(verifySubscription(q, 'tok'), '1158201444');
+    assert.equal(verifySubscription({ ...q, 'hub.verify_token': 'tok2' }, 'tok'), null);
+    assert.equal(verifySubscription({ ...q, 'hub.mode': 'unsubscribe' }, 'tok'), null);
+    assert.equal(verifySubscription({ 'hub.mode': 'subscribe', 'hub.verify_token': 'tok' }, 'tok'), null);
+    assert.equal(verifySubscription(q, undefined), null);
+  });
+});
+
+describe('parseWebhook', () => {
+  it('reads a text message with the sender name', () => {
+    const raw = {
+      from: '551187654321',
+      id: 'wamid.A',
+      timestamp: '1744344496',
+      type: 'text',
+      text: { body: 'Oi' },
+    };
+    assert.deepEqual(parseWebhook(webhook({ contacts, messages: [raw] }), NOW), {
+      messages: [
+        {
+          providerMessageId: 'wamid.A',
+          from: '551187654321',
+          name: 'Maria',
+          timestamp: T,
+          type: 'text',
+          text: 'Oi',
+          raw,
+        },
+      ],
+      statuses: [],
+    });
+  });
+
+  it('reads media with caption, file name and hash', () => {
+    const image = {
+      from: '551187654321',
+      id: 'wamid.I',
+      timestamp: '1744344496',
+      type: 'image',
+      image: { id: '1479537139650973', mime_type: 'image/jpeg', sha256: 'abc=', caption: 'Olha' },
+    };
+    const document = {
+      from: '551187654321',
+      id: 'wamid.D',
+      timestamp: '1744344496',
+      type: 'document',
+      document: { id: '2', mime_type: 'application/pdf', sha256: 'def=', filename: 'nota.pdf' },
+    };
+    const audio = {
+      from: '551187654321',
+      id: 'wamid.V',
+      timestamp: '1744344496',
+      type: 'audio',
+      audio: { id: '3', mime_type: 'audio/ogg; codecs=opus', sha256: 'ghi=', voice: true },
+    };
+    const base = { from: '551187654321', name: 'Maria', timestamp: T };
+    assert.deepEqual(parseWebhook(webhook({ contacts, messages: [image, document, audio] }), NOW), {
+      messages: [
+        {
+          ...base,
+          providerMessageId: 'wamid.I',
+          type: 'image',
+          text: 'Olha',
+          media: { id: '1479537139650973', mimetype: 'image/jpeg', sha256: 'abc=', caption: 'Olha' },
+          raw: image,
+        },
+        {
+          ...base,
+          providerMessageId: 'wamid.D',
+          type: 'document',
+          text: null,
+          media: { id: '2', mimetype: 'application/pdf', sha256: 'def=', filename: 'nota.pdf' },
+          raw: document,
+        },
+        {
+          ...base,
+          providerMessageId: 'wamid.V',
+          type: 'audio',
+          text: null,
+          media: { id: '3', mimetype: 'audio/ogg; codecs=opus', sha256: 'ghi=' },
+          raw: audio,
+        },
+      ],
+      statuses: [],
+    });
+  });
+
+  it('summarizes location, contacts, interactive, button, reaction and system messages as text', () => {
+    const msg = (id: string, type: string, extra: Record<string, unknown>) => ({
+      from: '551187654321',
+      id,
+      timestamp: '1744344496',
+      type,
+      ...extra,
+    });
+    const raws = [
+      msg('1', 'location', {
+        location: { latitude: -23.55, longitude: -46.63, name: 'Loja', address: 'Rua A, 1' },
+      }),
+      msg('2', 'contacts', {
+        contacts: [
+          {
+            name: { formatted_name: 'João' },
+            phones: [{ phone: '+55 11 91234-5678', wa_id: '5511912345678' }],
+          },
+        ],
+      }),
+      msg('3', 'interactive', {
+        interactive: { type: 'button_reply', button_reply: { id: 'yes', title: 'Sim' } },
+      }),
+      msg('4', 'interactive', {
+        interactive: { type: 'list_reply', list_reply: { id: 'r1', title: 'Segunda' } },
+      }),
+      msg('5', 'button', { button: { payload: 'CONFIRM', text: 'Confirmar' } }),
+      msg('6', 'reaction', { reaction: { message_id: 'wamid.X', emoji: '👍' } }),
+      msg('7', 'reaction', { reaction: { message_id: 'wamid.X' } }),
+      msg('8', 'system', { system: { body: 'Maria changed her number', type: 'user_changed_number' } }),
+    ];
+    const texts = [
+      '[location] Loja, Rua A, 1 (-23.55, -46.63)',
+      '[contacts] João (+55 11 91234-5678)',
+      'Sim',
+      'Segunda',
+      'Confirmar',
+      '[reaction] 👍',
+      '[reaction removed]',
+      'Maria changed her number',
+    ];
+    assert.deepEqual(parseWebhook(webhook({ contacts, messages: raws }), NOW), {
+      messages: raws.map((raw, i) => ({
+        providerMessageId: raw.id,
+        from: '551187654321',
+        name: 'Maria',
+        timestamp: T,
+        type: raw.type,
+        text: texts[i],
+        raw,
+      })),
+      statuses: [],
+    });
+  });
+
+  it('reads statuses, with the first error of a failure', () => {
+    const body = webhook({
+      statuses: [
+        { id: 'wamid.S', status: 'delivered', timestamp: '1744344496', recipient_id: '5511987654321' },
+        {
+          id: 'wamid.F',
+          status: 'failed',
+          timestamp: '1744344497',
+          recipient_id: '5511987654321',
+          errors: [
+            {
+              code: 131049,
+              title: 'This message was not delivered to maintain healthy ecosystem engagement.',
+              message: 'This message was not delivered to maintain healthy ecosystem engagement.',
+              error_data: {
+                details: 'In order to maintain a healthy ecosystem engagement, the message failed.',
+              },
+            },
+          ],
+        },
+        { id: 'wamid.W', status: 'warning', timestamp: '1744344497' },
+      ],
+    });
+    assert.deepEqual(parseWebhook(body, NOW), {
+      messages: [],
+      statuses: [
+        {
+          providerMessageId: 'wamid.S',
+          status: 'delivered',
+          timestamp: T,
+          recipient: '5511987654321',
+          error: null,
+        },
+        {
+          providerMessageId: 'wamid.F',
+          status: 'failed',
+          timestamp: new Date(1744344497 * 1000),
+          recipient: '5511987654321',
+          error: {
+            code: '131049',
+            message:
+              'This message was not delivered to maintain healthy ecosystem engagement. (In order to maintain a healthy ecosystem engagement, the message failed.)',
+          },
+        },
+      ],
+    });
+  });
+
+  it('never throws on junk and skips what it does not know', () => {
+    const empty = { messages: [], statuses: [] };
+    for (const junk of [
+      null,
+      undefined,
+      42,
+      'text',
+      [],
+      {},
+      { entry: 'x' },
+      { entry: [null, 1, { changes: [null, { field: 'messages' }, { field: 'messages', value: [] }] }] },
+      {
+        entry: [
+          {
+            changes: [
+              { field: 'account_update', value: { messages: [{ id: 'a', from: '1', type: 'text' }] } },
+            ],
+          },
+        ],
+      },
+      webhook({
+        messages: [null, 'x', { id: 'wamid.1' }, { id: 1, from: '1', type: 'text' }],
+        statuses: [{ id: 'x' }, 7],
+      }),
+      webhook({ messages: { id: 'wamid.1' }, statuses: 'delivered', contacts: 'x' }),
+    ]) {
+      assert.deepEqual(parseWebhook(junk, NOW), empty, JSON.stringify(junk));
+    }
+  });
+
+  it('keeps a message whose details are odd, with what can be read', () => {
+    const unknown = { from: '1', id: 'wamid.U', timestamp: '1', type: 'order', order: {} };
+    const odd = {
+      from: '551187654321',
+      id: 'wamid.O',
+      timestamp: 'yesterday',
+      type: 'image',
+      image: 'broken',
+    };
+    const textless = { from: '551187654321', id: 'wamid.T', type: 'text', text: { body: 5 } };
+    assert.deepEqual(
+      parseWebhook(webhook({ contacts: [{ wa_id: 1 }], messages: [unknown, odd, textless] }), NOW),
+      {
+        messages: [
+          {
+            providerMessageId: 'wamid.O',
+            from: '551187654321',
+            name: null,
+            timestamp: NOW,
+            type: 'image',
+            text: null,
+            raw: odd,
+          },
+          {
+            providerMessageId: 'wamid.T',
+            from: '551187654321',
+            name: null,
+            timestamp: NOW,
+            type: 'text',
+            text: null,
+            raw: textless,
+          },
+        ],
+        statuses: [],
+      },
+    );
+  });
+});
