@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { App } from './http/app-type.js';
 import { installErrorHandling } from './http/errors.js';
+import { installInputGuard } from './http/input-guard.js';
 import { ErrorBodySchema } from './http/schemas.js';
 import { apiKeysRoutes } from './modules/api-keys/api-keys.routes.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
@@ -38,7 +39,7 @@ export async function buildApp({ config, services, logger }: AppOptions): Promis
       return typeof given === 'string' && /^[\w.-]{1,128}$/.test(given) ? given : randomUUID();
     },
     requestIdHeader: false,
-    trustProxy: true,
+    trustProxy: config.trustProxy,
     ajv: {
       customOptions: {
         // Unknown fields are refused, not silently dropped; every problem is reported at once.
@@ -57,6 +58,10 @@ export async function buildApp({ config, services, logger }: AppOptions): Promis
     reply.header('x-request-id', request.id);
   });
   installErrorHandling(app);
+  // Every body route takes JSON; Fastify's built-in text/plain parser would hand a string to a route
+  // expecting an object (a confusing 400) instead of answering 415.
+  app.removeContentTypeParser('text/plain');
+  installInputGuard(app);
   app.addSchema(ErrorBodySchema);
 
   await app.register(fastifyCookie);

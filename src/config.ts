@@ -16,7 +16,13 @@ export interface Config {
   logLevel: string;
   roles: Role[];
   rateLimit: { points: number; durationSeconds: number };
+  /** Failed logins allowed per email and per client IP within the window, before 429. */
+  loginRateLimit: { maxFailuresPerEmail: number; maxFailuresPerIp: number; windowSeconds: number };
+  /** Fastify's `trustProxy`: which peers may set X-Forwarded-For (and so the client IP). */
+  trustProxy: boolean | string;
   bodyLimitBytes: number;
+  /** WhatsApp Cloud API: Graph base URL (a local fake in tests), version, per-request timeout. */
+  whatsapp: { graphBaseUrl: string; graphVersion: string; timeoutMs: number };
 }
 
 export class ConfigError extends Error {
@@ -93,6 +99,29 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }
   }
 
+  // Only proxies we trust may name the client IP: trusting everyone lets any client pick its own IP
+  // and walk around the per-IP login limit. Default: proxies on this host or a private network.
+  const trustRaw = str('ATENDE_TRUST_PROXY');
+  let trustProxy: boolean | string = 'loopback,linklocal,uniquelocal';
+  if (trustRaw === 'true' || trustRaw === 'false') trustProxy = trustRaw === 'true';
+  else if (trustRaw !== null) {
+    const named = ['loopback', 'linklocal', 'uniquelocal'];
+    const bad = trustRaw
+      .split(',')
+      .map((p) => p.trim())
+      .filter((p) => !named.includes(p) && !/^[0-9a-fA-F.:]+(\/\d{1,3})?$/.test(p));
+    if (bad.length > 0) {
+      problems.push(
+        `ATENDE_TRUST_PROXY must be true, false or a comma-separated list of IPs, CIDR ranges, ${named.join(', ')}`,
+      );
+    } else trustProxy = trustRaw;
+  }
+
+  const graphVersion = str('WHATSAPP_GRAPH_VERSION') ?? 'v23.0';
+  if (!/^v\d+\.\d+$/.test(graphVersion)) {
+    problems.push(`WHATSAPP_GRAPH_VERSION must look like v23.0 (got "${graphVersion}")`);
+  }
+
   const config: Config = {
     host: str('HOST') ?? '0.0.0.0',
     port: int('PORT', 3000, 0, 65535),
@@ -110,7 +139,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       points: int('ATENDE_RATE_LIMIT_POINTS', 120, 1, 100_000_000),
       durationSeconds: int('ATENDE_RATE_LIMIT_WINDOW_SECONDS', 60, 1, 86_400),
     },
+    loginRateLimit: {
+      maxFailuresPerEmail: int('ATENDE_LOGIN_MAX_FAILURES', 10, 1, 1_000_000),
+      maxFailuresPerIp: int('ATENDE_LOGIN_MAX_FAILURES_PER_IP', 50, 1, 1_000_000),
+      windowSeconds: int('ATENDE_LOGIN_WINDOW_SECONDS', 15 * 60, 1, 86_400),
+    },
+    trustProxy,
     bodyLimitBytes: int('ATENDE_BODY_LIMIT_BYTES', 25 * 1024 * 1024, 1024, 200 * 1024 * 1024),
+    whatsapp: {
+      graphBaseUrl: url('WHATSAPP_GRAPH_BASE_URL', ['https:', 'http:']) ?? 'https://graph.facebook.com',
+      graphVersion,
+      timeoutMs: int('WHATSAPP_TIMEOUT_MS', 15_000, 100, 600_000),
+    },
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

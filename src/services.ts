@@ -7,6 +7,7 @@ import { AccountsService } from './modules/accounts/accounts.service.js';
 import { ApiKeysRepo } from './modules/api-keys/api-keys.repo.js';
 import { ApiKeysService } from './modules/api-keys/api-keys.service.js';
 import { AuthService } from './modules/auth/auth.service.js';
+import { LoginRateLimiter } from './modules/auth/login-rate-limit.js';
 import { ChannelsRepo } from './modules/channels/channels.repo.js';
 import { ChannelsService } from './modules/channels/channels.service.js';
 import { ChatsRepo } from './modules/chats/chats.repo.js';
@@ -38,7 +39,7 @@ export function createServices(deps: { db: Db; config: Config; jwtSecret: string
     tokens,
     rateLimiter: new ApiKeyRateLimiter(config.rateLimit.points, config.rateLimit.durationSeconds, deps.redis),
     accounts: new AccountsService(db),
-    auth: new AuthService(repos.users, tokens),
+    auth: new AuthService(repos.users, tokens, new LoginRateLimiter(config.loginRateLimit, deps.redis)),
     users: new UsersService(db, repos.users),
     teams: new TeamsService(db, repos.teams, repos.users),
     channels: new ChannelsService(db, repos.channels, repos.teams),

@@ -34,8 +34,39 @@ export const conflict = (message: string) => new AppError(409, message);
 interface AjvError {
   keyword: string;
   instancePath: string;
+  schemaPath?: string;
   params: Record<string, unknown>;
   message?: string;
+}
+
+const CONST_BRANCH = /^(.*\/anyOf)\/\d+\/const$/;
+const NULL_BRANCH = /\/anyOf\/\d+\/type$/;
+
+/**
+ * TypeBox writes an enum as a union of literals, which fails with one `const` error per branch. Finds
+ * the unions whose branches all failed that way, so they are reported once, class-validator style.
+ * Returns the allowed values per `instancePath + anyOf schemaPath`; linear in the errors.
+ */
+function literalUnions(errors: AjvError[]): Map<string, string[]> {
+  const values = new Map<string, string[]>();
+  const mixed = new Set<string>(); // anyOf paths where some branch failed otherwise
+  for (const e of errors) {
+    const path = e.schemaPath ?? '';
+    const m = e.keyword === 'const' ? CONST_BRANCH.exec(path) : null;
+    if (m) {
+      const key = `${e.instancePath}\u0000${m[1]}`;
+      const list = values.get(key) ?? [];
+      const v = String(e.params.allowedValue);
+      if (!list.includes(v)) list.push(v);
+      values.set(key, list);
+    } else if (e.keyword !== 'anyOf') {
+      for (let i = path.indexOf('/anyOf/'); i >= 0; i = path.indexOf('/anyOf/', i + 1)) {
+        mixed.add(path.slice(0, i + '/anyOf'.length));
+      }
+    }
+  }
+  for (const key of values.keys()) if (mixed.has(key.split('\u0000')[1] ?? '')) values.delete(key);
+  return values;
 }
 
 const FORMAT_WORDING: Record<string, string> = {
@@ -57,12 +88,21 @@ const TYPE_WORDING: Record<string, string> = {
 };
 
 /**
+ * Most sentences one validation failure reports. A huge array of bad items would otherwise give one
+ * sentence per item: megabytes of answer, and seconds of work, for a few kilobytes of request.
+ */
+export const MAX_VALIDATION_MESSAGES = 50;
+
+/**
  * Turns Ajv errors into the sentences clients of this API already parse (class-validator wording),
  * e.g. `limit must not be greater than 100`, `property foo should not exist`.
  */
 export function validationMessages(errors: AjvError[], context?: string): string[] {
   const out: string[] = [];
   const seen = new Set<string>();
+  const unions = literalUnions(errors);
+  const unionOf = (e: AjvError, anyOfPath: string | undefined) =>
+    anyOfPath === undefined ? undefined : unions.get(`${e.instancePath}\u0000${anyOfPath}`);
   const push = (s: string) => {
     if (!seen.has(s)) {
       seen.add(s);
@@ -70,6 +110,7 @@ export function validationMessages(errors: AjvError[], context?: string): string
     }
   };
   for (const e of errors) {
+    if (out.length >= MAX_VALIDATION_MESSAGES) break;
     const prop = e.instancePath
       .split('/')
       .filter(Boolean)
@@ -78,6 +119,9 @@ export function validationMessages(errors: AjvError[], context?: string): string
     const name = prop || (context === 'body' ? 'body' : context || 'value');
     const join = (child: string) => (prop ? `${prop}.${child}` : child);
     const p = e.params;
+    if (e.keyword === 'const' && unionOf(e, CONST_BRANCH.exec(e.schemaPath ?? '')?.[1])) continue;
+    // The `null` branch of a nullable field: the other branch's errors say what is wrong.
+    if (e.keyword === 'type' && p.type === 'null' && NULL_BRANCH.test(e.schemaPath ?? '')) continue;
     switch (e.keyword) {
       case 'maximum':
         push(`${name} must not be greater than ${String(p.limit)}`);
@@ -141,11 +185,17 @@ export function validationMessages(errors: AjvError[], context?: string): string
       case 'pattern':
         push(`${name} must match ${String(p.pattern)} regular expression`);
         break;
-      case 'anyOf':
-      case 'oneOf':
-        // The branch errors above already say what is wrong; only add a sentence when none did.
-        if (out.length === 0) push(`${name} has an invalid shape`);
+      case 'if':
+        // if/then/else picks one shape by the value's type; that branch's errors say what is wrong.
         break;
+      case 'anyOf':
+      case 'oneOf': {
+        const allowed = e.keyword === 'anyOf' ? unionOf(e, e.schemaPath) : undefined;
+        if (allowed) push(`${name} must be one of the following values: ${allowed.join(', ')}`);
+        // The branch errors above already say what is wrong; only add a sentence when none did.
+        else if (out.length === 0) push(`${name} has an invalid shape`);
+        break;
+      }
       default:
         push(`${name} ${e.message ?? 'is invalid'}`);
     }

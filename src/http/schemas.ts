@@ -1,4 +1,4 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema, type TUnsafe } from '@sinclair/typebox';
 
 /** Shapes shared by several modules: the contract's resources and the error body. */
 
@@ -22,7 +22,19 @@ export const ErrorBodySchema = Type.Object(
   { $id: 'ErrorBody', description: 'The error body of every failure; `error` is absent from 429 answers.' },
 );
 
-export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+/**
+ * `T | null`, written as a JSON Schema type list (`type: ['string', 'null']`) rather than `anyOf`.
+ * Ajv coerces scalars (coerceTypes) only when a value has none of the listed types, so `null` stays
+ * null and `""`, `0`, `false` keep their type; with `anyOf` Ajv tries the branches in turn and
+ * coerces into the first one that takes the value (`description: null` stored as `""`, or, with
+ * `null` first, `channelIds: ""` taken as null, i.e. every channel).
+ */
+export const Nullable = <T extends TSchema>(schema: T): TUnsafe<Static<T> | null> => {
+  const plain = JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
+  return typeof plain.type === 'string'
+    ? Type.Unsafe<Static<T> | null>({ ...plain, type: [plain.type, 'null'] })
+    : Type.Unsafe<Static<T> | null>({ anyOf: [plain, { type: 'null' }] });
+};
 
 export const LastMessageSchema = Type.Object({
   id: Type.String(),

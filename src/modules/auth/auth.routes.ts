@@ -26,13 +26,15 @@ export function authRoutes(app: App, services: Services, opts: { secureCookie: b
         tags: ['Auth'],
         summary: 'Log in',
         description:
-          'Returns a JWT for the agent API and the gateway, and sets it as the HttpOnly `access_token` cookie.',
+          "Returns a JWT for the agent API and the gateway, and sets it as the HttpOnly `access_token` cookie. Failed attempts are limited per email and per client IP (429 with `Retry-After`); a success resets the email's count.",
         body: LoginBody,
         response: { 200: LoginResponse, ...errorResponses(400, 401, 429) },
       },
     },
     async (request, reply) => {
-      const result = await services.auth.login(request.body.email, request.body.password);
+      const result = await services.auth.login(request.body.email, request.body.password, {
+        ip: request.ip,
+      });
       reply.setCookie('access_token', result.accessToken, {
         httpOnly: true,
         sameSite: 'lax',

@@ -5,6 +5,7 @@ import type { UserT } from '../../http/schemas.js';
 import type { UsersRepo } from '../users/users.repo.js';
 import { toUser } from '../users/users.service.js';
 import type { UserActor } from './actors.js';
+import type { LoginRateLimiter } from './login-rate-limit.js';
 import type { Permission } from './permissions.js';
 
 const INVALID_LOGIN = 'Email ou senha inválidos';
@@ -13,16 +14,26 @@ export class AuthService {
   constructor(
     private readonly users: UsersRepo,
     private readonly tokens: TokenService,
+    private readonly limiter: LoginRateLimiter | null = null,
   ) {}
 
+  /**
+   * `client` is given for logins arriving over HTTP, which spend the per-email and per-IP budgets of
+   * failed attempts; in-process callers (demo, tests' fixtures) are not limited.
+   */
   async login(
     email: string,
     password: string,
+    client?: { ip: string },
   ): Promise<{ accessToken: string; tokenType: 'Bearer'; expiresIn: number; user: UserT }> {
-    const row = await this.users.findForAuth({ email: email.trim().toLowerCase() });
+    const normalized = email.trim().toLowerCase();
+    const limit = client && this.limiter ? { limiter: this.limiter, ip: client.ip } : null;
+    if (limit) await limit.limiter.attempt(normalized, limit.ip);
+    const row = await this.users.findForAuth({ email: normalized });
     // Unknown emails cost a full hash too, so timing does not tell which emails exist.
     const ok = await verifyPassword(password, row?.password_hash ?? DUMMY_PASSWORD_HASH);
     if (!row || !ok || row.status === 'cancelled') throw unauthorized(INVALID_LOGIN);
+    if (limit) await limit.limiter.succeeded(normalized, limit.ip);
     const accessToken = await this.tokens.sign({ userId: row.id, accountId: row.account_id });
     return { accessToken, tokenType: 'Bearer', expiresIn: this.tokens.expiresIn, user: toUser(row) };
   }
