@@ -1,0 +1,21 @@
+/**
+ * Job payloads. Jobs carry ids only: the rows they point to (request log, message, webhook event)
+ * hold the data, so a job never carries secrets or media bytes.
+ */
+
+/** `send-message` queue. singletonKey = sendOrderingKey(channelId, contactValue). */
+export type SendMessageJob =
+  /** A Channel API send request (row in request_logs). */
+  | { kind: 'api_request'; requestId: string }
+  /** An agent's reply already stored as a queued message (row in messages). */
+  | { kind: 'agent_message'; messageId: string };
+
+/** Messages to one contact on one channel reach the provider in the order they were accepted. */
+export function sendOrderingKey(channelId: string, contactValue: string): string {
+  return `${channelId}:${contactValue}`;
+}
+
+/** `inbound-webhook` queue: one stored provider webhook delivery. */
+export interface InboundWebhookJob {
+  eventId: string;
+}

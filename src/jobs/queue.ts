@@ -1,0 +1,97 @@
+import { fromKysely, PgBoss, type JobInsert, type Queue } from 'pg-boss';
+import type { Logger } from 'pino';
+import type { Tx } from '../db/index.js';
+
+/**
+ * Durable jobs on the platform's own PostgreSQL (pg-boss, schema `pgboss`). A job inserted inside a
+ * transaction exists exactly when that transaction commits, so "accepted" and "queued" are one fact.
+ */
+
+/** Every queue of the platform, with its policy. Handlers register in `src/jobs/workers.ts`. */
+export const QUEUES = {
+  /** One Channel API send request; FIFO per contact so a contact's messages keep their order. */
+  sendMessage: 'send-message',
+  /** One provider webhook delivery (WhatsApp) to turn into chats, messages and statuses. */
+  inboundWebhook: 'inbound-webhook',
+} as const;
+export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
+
+/**
+ * A killed worker's job must come back within seconds, not pg-boss's default 15 minutes: jobs send a
+ * heartbeat and the supervisor (running on every worker node) checks often.
+ */
+export const HEARTBEAT_SECONDS = 10;
+
+const QUEUE_DEFINITIONS: Record<QueueName, Omit<Queue, 'name'>> = {
+  [QUEUES.sendMessage]: {
+    policy: 'key_strict_fifo',
+    retryLimit: 12,
+    retryDelay: 1,
+    retryBackoff: true,
+    retryDelayMax: 300,
+    heartbeatSeconds: HEARTBEAT_SECONDS,
+    expireInSeconds: 300,
+    notify: true,
+  },
+  [QUEUES.inboundWebhook]: {
+    policy: 'standard',
+    retryLimit: 20,
+    retryDelay: 1,
+    retryBackoff: true,
+    retryDelayMax: 600,
+    heartbeatSeconds: HEARTBEAT_SECONDS,
+    expireInSeconds: 300,
+    notify: true,
+  },
+};
+
+export interface JobQueueOptions {
+  connectionString: string;
+  /** Whether this process supervises jobs (expiry, heartbeats, retention): nodes with the worker role. */
+  supervise: boolean;
+  logger: Logger;
+}
+
+export class JobQueue {
+  readonly boss: PgBoss;
+
+  constructor(private readonly opts: JobQueueOptions) {
+    this.boss = new PgBoss({
+      connectionString: opts.connectionString,
+      schema: 'pgboss',
+      max: 10,
+      supervise: opts.supervise,
+      schedule: opts.supervise,
+      superviseIntervalSeconds: 2,
+      monitorIntervalSeconds: 5,
+      useListenNotify: true,
+    });
+    this.boss.on('error', (err: unknown) => opts.logger.error({ err }, 'job queue error'));
+  }
+
+  /** Installs or migrates pg-boss's schema (under its own lock) and creates the platform's queues. */
+  async start(): Promise<void> {
+    await this.boss.start();
+    const existing = new Set((await this.boss.getQueues()).map((q) => q.name));
+    for (const [name, def] of Object.entries(QUEUE_DEFINITIONS)) {
+      if (!existing.has(name)) {
+        try {
+          await this.boss.createQueue(name, def);
+        } catch (err) {
+          // Another node created it between our read and our create.
+          if (!(await this.boss.getQueue(name))) throw err;
+        }
+      }
+    }
+  }
+
+  /** Queues jobs inside the caller's transaction: they exist exactly when it commits. */
+  async insertInTransaction<T extends object>(tx: Tx, queue: QueueName, jobs: JobInsert<T>[]): Promise<void> {
+    if (jobs.length === 0) return;
+    await this.boss.insert(queue, jobs, { db: fromKysely(tx) });
+  }
+
+  async stop(): Promise<void> {
+    await this.boss.stop({ graceful: true, timeout: 10_000 });
+  }
+}
