@@ -52,6 +52,11 @@ export class ChannelsRepo {
       .executeTakeFirst();
   }
 
+  /** By id alone, for provider webhooks: the URL a provider calls names only the channel. */
+  async findById(id: string, db: Db | Tx = this.db): Promise<ChannelRow | undefined> {
+    return db.selectFrom('channels').select(columns).where('id', '=', id).executeTakeFirst();
+  }
+
   /** For channel-key authentication: the stored hash, looked up by the id embedded in the key. */
   async findKey(id: string) {
     return this.db
@@ -78,6 +83,7 @@ export class ChannelsRepo {
     id: string,
     patch: Partial<{
       name: string;
+      provider: ProviderName;
       default_team_id: string;
       queue: string;
       api_enabled: boolean;

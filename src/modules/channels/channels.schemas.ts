@@ -7,11 +7,68 @@ const Queue = Type.String({
   description: 'Queue of new inbound conversations',
 });
 
+export const PROVIDERS = ['sandbox', 'whatsapp-cloud'] as const;
+export type Provider = (typeof PROVIDERS)[number];
+
+/**
+ * A channel's provider settings as input. Every field is optional here: which ones a provider needs
+ * is checked by the service (`checkProviderConfig`), so a wrong field is named once, in the same
+ * wording as schema failures, instead of by every branch of a union.
+ */
+const ProviderConfigInput = Type.Object(
+  {
+    phoneNumberId: Type.Optional(
+      Type.String({
+        pattern: '^[0-9]{1,32}$',
+        description: 'whatsapp-cloud: the WhatsApp phone number id (digits) from Meta',
+      }),
+    ),
+    accessToken: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 2048, description: 'whatsapp-cloud: Graph API access token' }),
+    ),
+    appSecret: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 256,
+        description: "whatsapp-cloud: the Meta app's secret, which signs inbound webhooks",
+      }),
+    ),
+    verifyToken: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 256,
+        description: 'whatsapp-cloud: the verify token typed in Meta when subscribing the webhook',
+      }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'sandbox: empty. whatsapp-cloud: all four fields on create; a change may send only the fields that change.',
+  },
+);
+export type ProviderConfigInputT = Static<typeof ProviderConfigInput>;
+
+/** What the API shows of a channel's provider settings: never a secret, only whether it is set. */
+const PublicProviderConfig = Type.Object(
+  {
+    phoneNumberId: Type.Optional(Type.String()),
+    accessTokenSet: Type.Optional(Type.Boolean()),
+    appSecretSet: Type.Optional(Type.Boolean()),
+    verifyTokenSet: Type.Optional(Type.Boolean()),
+  },
+  {
+    description:
+      'sandbox: `{}`. whatsapp-cloud: `{phoneNumberId, accessTokenSet, appSecretSet, verifyTokenSet}`; secrets are never returned.',
+  },
+);
+export type PublicProviderConfigT = Static<typeof PublicProviderConfig>;
+
 export const ChannelSchema = Type.Object({
   id: Type.String(),
   name: Type.String(),
   provider: Type.String(),
-  providerConfig: Type.Record(Type.String(), Type.Unknown()),
+  providerConfig: PublicProviderConfig,
   apiEnabled: Type.Boolean(),
   hasApiKey: Type.Boolean(),
   defaultTeamId: Type.String(),
@@ -24,11 +81,11 @@ export type ChannelT = Static<typeof ChannelSchema>;
 export const CreateChannelBody = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 200 }),
-    provider: Type.Literal('sandbox'),
+    provider: Type.Union(PROVIDERS.map((p) => Type.Literal(p))),
     defaultTeamId: ObjectIdString(),
     queue: Type.Optional(Queue),
     apiEnabled: Type.Optional(Type.Boolean()),
-    providerConfig: Type.Optional(Type.Object({}, { additionalProperties: false })),
+    providerConfig: Type.Optional(ProviderConfigInput),
   },
   { additionalProperties: false },
 );
@@ -37,10 +94,16 @@ export type CreateChannelInput = Static<typeof CreateChannelBody>;
 export const UpdateChannelBody = Type.Object(
   {
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    provider: Type.Optional(
+      Type.Union(
+        PROVIDERS.map((p) => Type.Literal(p)),
+        { description: 'A new provider takes a complete providerConfig of its own' },
+      ),
+    ),
     defaultTeamId: Type.Optional(ObjectIdString()),
     queue: Type.Optional(Queue),
     apiEnabled: Type.Optional(Type.Boolean()),
-    providerConfig: Type.Optional(Type.Object({}, { additionalProperties: false })),
+    providerConfig: Type.Optional(ProviderConfigInput),
   },
   { additionalProperties: false, minProperties: 1 },
 );

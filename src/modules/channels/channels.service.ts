@@ -6,7 +6,14 @@ import type { UserActor } from '../auth/actors.js';
 import { requirePermission } from '../auth/guards.js';
 import type { TeamsRepo } from '../teams/teams.repo.js';
 import type { ChannelRow, ChannelsRepo } from './channels.repo.js';
-import type { ChannelT, CreateChannelInput, UpdateChannelInput } from './channels.schemas.js';
+import type {
+  ChannelT,
+  CreateChannelInput,
+  Provider,
+  ProviderConfigInputT,
+  PublicProviderConfigT,
+  UpdateChannelInput,
+} from './channels.schemas.js';
 
 export const CHANNEL_KEY_PREFIX = 'ck';
 
@@ -15,7 +22,7 @@ export function toChannel(row: ChannelRow): ChannelT {
     id: row.id,
     name: row.name,
     provider: row.provider,
-    providerConfig: row.provider_config,
+    providerConfig: publicProviderConfig(row.provider, row.provider_config),
     apiEnabled: row.api_enabled,
     hasApiKey: row.has_api_key,
     defaultTeamId: row.default_team_id,
@@ -23,6 +30,45 @@ export function toChannel(row: ChannelRow): ChannelT {
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
+}
+
+const WHATSAPP_FIELDS = ['phoneNumberId', 'accessToken', 'appSecret', 'verifyToken'] as const;
+const WHATSAPP_SECRETS = ['accessToken', 'appSecret', 'verifyToken'] as const;
+
+/** The settings as shown by the API: the phone number id, and only whether each secret is set. */
+export function publicProviderConfig(
+  provider: Provider,
+  config: Record<string, unknown>,
+): PublicProviderConfigT {
+  if (provider !== 'whatsapp-cloud') return {};
+  const phoneNumberId = config.phoneNumberId;
+  const out: PublicProviderConfigT = typeof phoneNumberId === 'string' ? { phoneNumberId } : {};
+  for (const key of WHATSAPP_SECRETS) {
+    const v = config[key];
+    out[`${key}Set`] = typeof v === 'string' && v !== '';
+  }
+  return out;
+}
+
+/**
+ * The provider settings to store: `input` merged over `current` (a change sends only what changes).
+ * A sandbox takes none; WhatsApp needs all four once merged. Problems are named like schema failures.
+ */
+export function checkProviderConfig(
+  provider: Provider,
+  input: ProviderConfigInputT | undefined,
+  current: Record<string, unknown> = {},
+): Record<string, unknown> {
+  const given = input ?? {};
+  if (provider === 'sandbox') {
+    const extra = Object.keys(given);
+    if (extra.length > 0) throw badRequest(extra.map((k) => `property providerConfig.${k} should not exist`));
+    return {};
+  }
+  const merged: Record<string, unknown> = { ...current, ...given };
+  const missing = WHATSAPP_FIELDS.filter((k) => typeof merged[k] !== 'string' || merged[k] === '');
+  if (missing.length > 0) throw badRequest(missing.map((k) => `providerConfig.${k} should not be empty`));
+  return Object.fromEntries(WHATSAPP_FIELDS.map((k) => [k, merged[k]]));
 }
 
 export class ChannelsService {
@@ -48,6 +94,7 @@ export class ChannelsService {
 
   async create(actor: UserActor, input: CreateChannelInput): Promise<ChannelT> {
     requirePermission(actor, 'channels:manage');
+    const providerConfig = checkProviderConfig(input.provider, input.providerConfig);
     await this.checkTeam(actor.accountId, input.defaultTeamId);
     const id = newId();
     await this.repo.insert(this.db, {
@@ -58,21 +105,33 @@ export class ChannelsService {
       default_team_id: input.defaultTeamId,
       ...(input.queue !== undefined ? { queue: input.queue.trim() } : {}),
       ...(input.apiEnabled !== undefined ? { api_enabled: input.apiEnabled } : {}),
-      provider_config: input.providerConfig ?? {},
+      provider_config: providerConfig,
     });
     return this.get(actor, id);
   }
 
   async update(actor: UserActor, id: string, input: UpdateChannelInput): Promise<ChannelT> {
     requirePermission(actor, 'channels:manage');
-    if (!(await this.repo.find(actor.accountId, id))) throw notFound();
+    const current = await this.repo.find(actor.accountId, id);
+    if (!current) throw notFound();
+    const provider = input.provider ?? current.provider;
+    // A new provider starts from empty settings: another provider's secrets are no use to it.
+    const providerConfig =
+      input.providerConfig !== undefined || provider !== current.provider
+        ? checkProviderConfig(
+            provider,
+            input.providerConfig,
+            provider === current.provider ? current.provider_config : {},
+          )
+        : undefined;
     if (input.defaultTeamId !== undefined) await this.checkTeam(actor.accountId, input.defaultTeamId);
     await this.repo.update(this.db, actor.accountId, id, {
       ...(input.name !== undefined ? { name: input.name.trim() } : {}),
       ...(input.defaultTeamId !== undefined ? { default_team_id: input.defaultTeamId } : {}),
       ...(input.queue !== undefined ? { queue: input.queue.trim() } : {}),
       ...(input.apiEnabled !== undefined ? { api_enabled: input.apiEnabled } : {}),
-      ...(input.providerConfig !== undefined ? { provider_config: input.providerConfig } : {}),
+      ...(provider !== current.provider ? { provider } : {}),
+      ...(providerConfig !== undefined ? { provider_config: providerConfig } : {}),
     });
     return this.get(actor, id);
   }
