@@ -19,6 +19,7 @@ import { healthRoutes } from './modules/health/health.routes.js';
 import { sandboxRoutes } from './modules/sandbox/sandbox.routes.js';
 import { teamsRoutes } from './modules/teams/teams.routes.js';
 import { usersRoutes } from './modules/users/users.routes.js';
+import { whatsappWebhookRoutes } from './modules/whatsapp/whatsapp-webhooks.routes.js';
 import type { Services } from './services.js';
 
 export interface AppOptions {
@@ -100,6 +101,7 @@ export async function buildApp({ config, services, logger }: AppOptions): Promis
   apiKeysRoutes(app, services);
   chatsRoutes(app, services);
   sandboxRoutes(app, services);
+  whatsappWebhookRoutes(app, services);
 
   return app;
 }

@@ -1,9 +1,11 @@
 import { Migrator, type Migration, type MigrationProvider, type Kysely } from 'kysely';
 import * as m001 from './migrations/001_foundation.js';
+import * as m003 from './migrations/003_inbound_webhooks.js';
 
 /** Versioned migrations, in order. Names are permanent: never rename or edit one that has shipped. */
 const migrations: Record<string, Migration> = {
   '001_foundation': m001,
+  '003_inbound_webhooks': m003,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -162,6 +162,26 @@ export interface SettingsTable {
   value: string;
 }
 
+export interface InboundWebhookEventsTable {
+  id: string;
+  account_id: string;
+  channel_id: string;
+  provider: ProviderName;
+  body: Json<unknown>;
+  received_at: Timestamp;
+  processed_at: Date | null;
+}
+
+export type ProviderMessageStatus = 'sent' | 'delivered' | 'read' | 'failed';
+export interface MessageStatusEventsTable {
+  channel_id: string;
+  provider_message_id: string;
+  status: ProviderMessageStatus;
+  error: Json<{ code: string; message: string }> | null;
+  occurred_at: Date;
+  received_at: Timestamp;
+}
+
 export interface Database {
   settings: SettingsTable;
   accounts: AccountsTable;
@@ -176,4 +196,6 @@ export interface Database {
   chat_counts: ChatCountsTable;
   messages: MessagesTable;
   chat_transfers: ChatTransfersTable;
+  inbound_webhook_events: InboundWebhookEventsTable;
+  message_status_events: MessageStatusEventsTable;
 }

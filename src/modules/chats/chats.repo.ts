@@ -210,6 +210,20 @@ export class ChatsRepo {
       .execute();
   }
 
+  /** A customer's message on the chat: it becomes the last message and counts as unread. */
+  async recordInbound(tx: Tx, id: string, last: LastMessage): Promise<void> {
+    await tx
+      .updateTable('chats')
+      .set({
+        last_message: JSON.stringify(last),
+        unread_messages: sql`unread_messages + 1`,
+        version: sql`version + 1`,
+        updated_at: sql`now()`,
+      })
+      .where('id', '=', id)
+      .execute();
+  }
+
   async insertTransfer(
     tx: Tx,
     row: {

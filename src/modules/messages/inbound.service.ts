@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import { inTransaction, type Db } from '../../db/index.js';
 import type { LastMessage } from '../../db/types.js';
 import { badRequest, notFound } from '../../http/errors.js';
@@ -21,12 +20,35 @@ export interface InboundText {
   from: string;
   name?: string | null;
   text: string;
+}
+
+/** A customer's message in the platform's terms, whatever provider brought it. */
+export interface InboundMessage {
+  contact: {
+    /** Canonical contact value (normalizeContact): the key that finds the contact. */
+    value: string;
+    name?: string | null;
+    /** Where replies go; WhatsApp's `wa_id`, which may lack the ninth digit the value has. */
+    providerAddress: string;
+  };
+  type: string;
+  content: Record<string, unknown>;
+  /** What the chat list shows as the last message: the text, or a summary such as `[image]`. */
+  summary: string;
+  /** The provider's id; a message already stored under it on the channel is a redelivery. */
   providerMessageId?: string | null;
 }
 
+export type InboundResult =
+  { duplicate: false; chatId: string; messageId: string; chatCreated: boolean } | { duplicate: true };
+
+/** Unwinds the transaction of a redelivered message, so it changes nothing at all. */
+class Redelivery extends Error {}
+
 /**
  * A customer's message: finds or creates the contact, appends to the open conversation (counting it
- * unread) or opens one in the channel's queue for its default team.
+ * unread) or opens one in the channel's queue for its default team. The sandbox route and provider
+ * webhooks both come through `receive`.
  */
 export class InboundService {
   constructor(
@@ -42,63 +64,76 @@ export class InboundService {
     const channel = await this.channels.find(actor.accountId, channelId);
     if (!channel) throw notFound();
     if (channel.provider !== 'sandbox') throw badRequest('O canal não é um canal sandbox');
-    return this.receiveText(channel, input);
-  }
-
-  async receiveText(
-    channel: InboundChannel,
-    input: InboundText,
-  ): Promise<{ chatId: string; messageId: string; chatCreated: boolean }> {
     const normalized = normalizeContact('phone', input.from);
     if (!normalized.ok) throw badRequest([normalized.message.replace('contact.value', 'from')]);
-    return inTransaction(this.db, async (tx) => {
-      const contact = await this.contacts.upsert(tx, {
-        id: newId(),
-        account_id: channel.account_id,
-        channel_id: channel.id,
-        type: 'phone',
-        value: normalized.value,
-        name: input.name?.trim() || null,
-        provider_address: normalized.value,
-      });
-      const chat = await this.chats.openFor(tx, {
-        id: newId(),
-        account_id: channel.account_id,
-        channel_id: channel.id,
-        contact_id: contact.id,
-        team_id: channel.default_team_id,
-        queue: channel.queue,
-      });
-      const id = newId();
-      const stored = await this.messages.insert(tx, {
-        id,
-        account_id: channel.account_id,
-        chat_id: chat.id,
-        channel_id: channel.id,
-        origin: 'contact',
-        type: 'text',
-        content: { text: input.text },
-        status: 'received',
-        provider_message_id: input.providerMessageId ?? null,
-      });
-      const last: LastMessage = {
-        id,
-        origin: 'contact',
-        type: 'text',
-        content: input.text,
-        createdAt: stored.created_at.toISOString(),
-      };
-      await tx
-        .updateTable('chats')
-        .set({
-          last_message: JSON.stringify(last),
-          unread_messages: sql`unread_messages + 1`,
-          version: sql`version + 1`,
-          updated_at: sql`now()`,
-        })
-        .where('id', '=', chat.id)
-        .execute();
-      return { chatId: chat.id, messageId: id, chatCreated: chat.created };
+    const result = await this.receive(channel, {
+      contact: { value: normalized.value, name: input.name, providerAddress: normalized.value },
+      type: 'text',
+      content: { text: input.text },
+      summary: input.text,
     });
+    // Sandbox messages carry no provider id, so they are never redeliveries.
+    if (result.duplicate) throw new Error('unreachable: a sandbox message has no provider id');
+    return result;
+  }
+
+  async receive(channel: InboundChannel, input: InboundMessage): Promise<InboundResult> {
+    const providerMessageId = input.providerMessageId ?? null;
+    try {
+      return await inTransaction(this.db, async (tx) => {
+        // Checked first so that a redelivery does not reopen a conversation closed since.
+        if (
+          providerMessageId &&
+          (await this.messages.existsByProviderId(tx, channel.id, providerMessageId))
+        ) {
+          throw new Redelivery();
+        }
+        const contact = await this.contacts.upsert(tx, {
+          id: newId(),
+          account_id: channel.account_id,
+          channel_id: channel.id,
+          type: 'phone',
+          value: input.contact.value,
+          name: input.contact.name?.trim() || null,
+          provider_address: input.contact.providerAddress,
+        });
+        // Creates the chat (locked until commit) or locks the open one: the "being processed" hold.
+        const chat = await this.chats.openFor(tx, {
+          id: newId(),
+          account_id: channel.account_id,
+          channel_id: channel.id,
+          contact_id: contact.id,
+          team_id: channel.default_team_id,
+          queue: channel.queue,
+        });
+        const id = newId();
+        // A concurrent delivery of the same message may have got past the check above; the unique
+        // index decides, and the loser's transaction (chat opened included) is rolled back.
+        const stored = await this.messages.insertUnlessDuplicate(tx, {
+          id,
+          account_id: channel.account_id,
+          chat_id: chat.id,
+          channel_id: channel.id,
+          origin: 'contact',
+          type: input.type,
+          content: input.content,
+          status: 'received',
+          provider_message_id: providerMessageId,
+        });
+        if (!stored) throw new Redelivery();
+        const last: LastMessage = {
+          id,
+          origin: 'contact',
+          type: input.type,
+          content: input.summary,
+          createdAt: stored.created_at.toISOString(),
+        };
+        await this.chats.recordInbound(tx, chat.id, last);
+        return { duplicate: false as const, chatId: chat.id, messageId: id, chatCreated: chat.created };
+      });
+    } catch (err) {
+      if (err instanceof Redelivery) return { duplicate: true };
+      throw err;
+    }
   }
 }

@@ -16,6 +16,31 @@ export interface NewMessage {
 }
 
 export class MessagesRepo {
+  async existsByProviderId(tx: Tx, channelId: string, providerMessageId: string): Promise<boolean> {
+    const row = await tx
+      .selectFrom('messages')
+      .select('id')
+      .where('channel_id', '=', channelId)
+      .where('provider_message_id', '=', providerMessageId)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /** Inserts unless the channel already has a message with this provider id (then undefined). */
+  async insertUnlessDuplicate(tx: Tx, m: NewMessage): Promise<{ id: string; created_at: Date } | undefined> {
+    return tx
+      .insertInto('messages')
+      .values({ ...m, content: JSON.stringify(m.content) })
+      .onConflict((oc) =>
+        oc
+          .columns(['channel_id', 'provider_message_id'])
+          .where('provider_message_id', 'is not', null)
+          .doNothing(),
+      )
+      .returning(['id', 'created_at'])
+      .executeTakeFirst();
+  }
+
   async insert(tx: Tx, m: NewMessage): Promise<{ id: string; created_at: Date }> {
     return tx
       .insertInto('messages')

@@ -1,0 +1,58 @@
+import { sql } from 'kysely';
+import type { Tx } from '../../db/index.js';
+import type { MessageStatus, ProviderMessageStatus } from '../../db/types.js';
+
+export interface StatusError {
+  code: string;
+  message: string;
+}
+
+export class MessageStatusRepo {
+  /** Keeps the status in the history; false when this (message id, status) was already there. */
+  async record(
+    tx: Tx,
+    row: {
+      channel_id: string;
+      provider_message_id: string;
+      status: ProviderMessageStatus;
+      error: StatusError | null;
+      occurred_at: Date;
+    },
+  ): Promise<boolean> {
+    const inserted = await tx
+      .insertInto('message_status_events')
+      .values({ ...row, error: row.error ? JSON.stringify(row.error) : null })
+      .onConflict((oc) => oc.columns(['channel_id', 'provider_message_id', 'status']).doNothing())
+      .returning('status')
+      .executeTakeFirst();
+    return inserted !== undefined;
+  }
+
+  /** The message a provider id names on a channel, locked so status changes apply one at a time. */
+  async lockByProviderId(
+    tx: Tx,
+    channelId: string,
+    providerMessageId: string,
+  ): Promise<{ id: string; status: MessageStatus } | undefined> {
+    return tx
+      .selectFrom('messages')
+      .select(['id', 'status'])
+      .where('channel_id', '=', channelId)
+      .where('provider_message_id', '=', providerMessageId)
+      .forUpdate()
+      .executeTakeFirst();
+  }
+
+  async setStatus(
+    tx: Tx,
+    id: string,
+    status: ProviderMessageStatus,
+    error: StatusError | null,
+  ): Promise<void> {
+    await tx
+      .updateTable('messages')
+      .set({ status, error: error ? JSON.stringify(error) : null, updated_at: sql`now()` })
+      .where('id', '=', id)
+      .execute();
+  }
+}

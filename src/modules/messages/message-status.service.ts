@@ -1,0 +1,61 @@
+import type { Logger } from 'pino';
+import { inTransaction, type Db } from '../../db/index.js';
+import type { MessageStatus, ProviderMessageStatus } from '../../db/types.js';
+import type { InboundProviderStatus } from '../../providers/types.js';
+import type { MessageStatusRepo } from './message-status.repo.js';
+
+const RANK: Partial<Record<MessageStatus, number>> = { queued: 0, sent: 1, delivered: 2, read: 3 };
+
+/**
+ * The status a message moves to when the provider reports `incoming`, or null to stay. Statuses
+ * arrive out of order and more than once, so they only move forward (sent < delivered < read).
+ * `failed` ends a message not yet delivered, and is final unless a later `read` proves delivery.
+ * Messages the customer sent (`received`) have no delivery status.
+ */
+export function nextStatus(
+  current: MessageStatus,
+  incoming: ProviderMessageStatus,
+): ProviderMessageStatus | null {
+  if (current === incoming || current === 'received') return null;
+  if (current === 'failed') return incoming === 'read' ? 'read' : null;
+  if (incoming === 'failed') return current === 'queued' || current === 'sent' ? 'failed' : null;
+  return (RANK[incoming] ?? -1) > (RANK[current] ?? -1) ? incoming : null;
+}
+
+export type StatusOutcome = 'changed' | 'unchanged' | 'unknown_message';
+
+/** Delivery statuses reported by a provider for messages sent on a channel. */
+export class MessageStatusService {
+  constructor(
+    private readonly db: Db,
+    private readonly repo: MessageStatusRepo,
+    private readonly logger: Logger,
+  ) {}
+
+  async apply(channelId: string, s: InboundProviderStatus): Promise<StatusOutcome> {
+    return inTransaction(this.db, async (tx) => {
+      // Kept even for a message not known (yet): the history says what the provider reported.
+      await this.repo.record(tx, {
+        channel_id: channelId,
+        provider_message_id: s.providerMessageId,
+        status: s.status,
+        error: s.status === 'failed' ? s.error : null,
+        occurred_at: s.timestamp,
+      });
+      const message = await this.repo.lockByProviderId(tx, channelId, s.providerMessageId);
+      if (!message) {
+        this.logger.debug(
+          { channelId, providerMessageId: s.providerMessageId, status: s.status },
+          'status for a message this channel does not know; ignored',
+        );
+        return 'unknown_message';
+      }
+      const next = nextStatus(message.status, s.status);
+      if (!next) return 'unchanged';
+      // A failure keeps the provider's reason; a read after a failure proves delivery and clears it.
+      const error = next === 'failed' ? (s.error ?? { code: 'unknown', message: 'Unknown error' }) : null;
+      await this.repo.setStatus(tx, message.id, next, error);
+      return 'changed';
+    });
+  }
+}

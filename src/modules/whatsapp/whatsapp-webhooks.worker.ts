@@ -1,0 +1,24 @@
+import type { Logger } from 'pino';
+import type { InboundWebhookJob } from '../../jobs/payloads.js';
+import { QUEUES, type JobQueue } from '../../jobs/queue.js';
+import type { WhatsAppWebhooksService } from './whatsapp-webhooks.service.js';
+
+/** Turns stored webhook deliveries into chats, messages and statuses; a failure is retried with backoff. */
+export async function registerInboundWebhookWorker(
+  jobs: JobQueue,
+  service: WhatsAppWebhooksService,
+  logger: Logger,
+): Promise<void> {
+  await jobs.boss.work<InboundWebhookJob>(QUEUES.inboundWebhook, { localConcurrency: 4 }, async ([job]) => {
+    if (!job) return;
+    try {
+      await service.process(job.data.eventId);
+    } catch (err) {
+      logger.warn(
+        { err, eventId: job.data.eventId, attempt: job.retryCount },
+        'inbound webhook failed; will retry',
+      );
+      throw err;
+    }
+  });
+}
