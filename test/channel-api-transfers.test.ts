@@ -434,8 +434,9 @@ describe('Channel API transfers', () => {
       ['team', '', {}, ['teamId should not be empty']],
       ['user', '', {}, ['userId should not be empty']],
       ['team', '', { teamId: 'equipe' }, ['teamId must be a mongodb id']],
-      // Scalars are coerced to strings (Ajv coerceTypes), so only a non-scalar is a type error.
-      ['user', '', { userId: 42 }, ['userId must be a mongodb id']],
+      // JSON bodies are taken as typed: a number is not turned into a string.
+      ['user', '', { userId: 42 }, ['userId must be a string']],
+      ['team', '', { teamId: UNKNOWN_ID, reason: 5 }, ['reason must be a string']],
       ['user', '', { userId: { id: UNKNOWN_ID } }, ['userId must be a string']],
       ['team', '', { teamId: UNKNOWN_ID, foo: 1 }, ['property foo should not exist']],
       ['user', '', { userId: UNKNOWN_ID, foo: 1 }, ['property foo should not exist']],

@@ -309,7 +309,7 @@ describe('HTTP errors', () => {
     const max = Number.MAX_SAFE_INTEGER;
     const cases: [string, Record<string, string>, string[]][] = [
       ['/api/chats?page=99999999999999999999', admin, [`page must not be greater than ${max}`]],
-      ['/api/chats?limit=1e400', admin, [`limit must not be greater than ${max}`]],
+      ['/api/chats?limit=1e400', admin, ['limit must not be greater than 100']],
       ['/api/chats?page=1e400', admin, [`page must not be greater than ${max}`]],
       [
         '/channel-api/chats?page=100000000000000000000',
