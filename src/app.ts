@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { App } from './http/app-type.js';
 import { installErrorHandling } from './http/errors.js';
+import { requestValidators } from './http/validation.js';
 import { installInputGuard } from './http/input-guard.js';
 import { ErrorBodySchema } from './http/schemas.js';
 import { apiKeysRoutes } from './modules/api-keys/api-keys.routes.js';
@@ -28,8 +29,6 @@ export interface AppOptions {
   logger: Logger;
 }
 
-const OBJECT_ID = /^[0-9a-fA-F]{24}$/;
-
 /** The HTTP API: Channel API, agent/admin API, docs and health, with the contract's error body. */
 export async function buildApp({ config, services, logger }: AppOptions): Promise<App> {
   const app = Fastify({
@@ -41,17 +40,8 @@ export async function buildApp({ config, services, logger }: AppOptions): Promis
     },
     requestIdHeader: false,
     trustProxy: config.trustProxy,
-    ajv: {
-      customOptions: {
-        // Unknown fields are refused, not silently dropped; every problem is reported at once.
-        removeAdditional: false,
-        allErrors: true,
-        coerceTypes: 'array',
-        useDefaults: true,
-        formats: { objectid: OBJECT_ID },
-      },
-    },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  app.setValidatorCompiler(requestValidators());
 
   app.decorateRequest('apiKey', null);
   app.decorateRequest('user', null);
