@@ -2,8 +2,16 @@ import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/app-type.js';
 import { userGuard, userOf } from '../../http/auth.js';
 import { badRequest } from '../../http/errors.js';
-import { ChatPageSchema, ChatSchema, errorResponses, IdParams, ObjectIdString } from '../../http/schemas.js';
+import {
+  ChatPageSchema,
+  ChatSchema,
+  errorResponses,
+  IdParams,
+  ObjectIdString,
+  type ChatT,
+} from '../../http/schemas.js';
 import type { Services } from '../../services.js';
+import type { UserActor } from '../auth/actors.js';
 import { ListChatsQuery } from '../channel-api/channel-api.routes.js';
 
 const AgentListChatsQuery = Type.Composite(
@@ -96,5 +104,44 @@ export function chatsRoutes(app: App, services: Services): void {
         ? services.chats.transferToTeam(actor, request.params.id, { teamId, ...reason })
         : services.chats.transferToUser(actor, request.params.id, { userId: userId as string, ...reason });
     },
+  );
+  const change = (
+    path: 'capture' | 'close' | 'read',
+    summary: string,
+    description: string,
+    run: (actor: UserActor, id: string) => Promise<ChatT>,
+  ) =>
+    app.post(
+      `/api/chats/:id/${path}`,
+      {
+        onRequest,
+        schema: {
+          ...common,
+          summary,
+          description,
+          params: IdParams,
+          response: { 200: ChatSchema, ...errorResponses(400, 401, 403, 404, 409) },
+        },
+      },
+      async (request) => run(userOf(request), request.params.id),
+    );
+  change(
+    'capture',
+    'Capture a waiting chat',
+    'A chat in `Espera` of one of your teams moves to `Em Atendimento` with you as attendant (`chats:attend`). ' +
+      'Already captured, closed or in another queue → 409; held by another operation → 409 at once.',
+    (actor, id) => services.chats.capture(actor, id),
+  );
+  change(
+    'close',
+    'Close a chat',
+    'By its attendant, or by a user with `chats:read_all`. An already closed chat → 409.',
+    (actor, id) => services.chats.close(actor, id),
+  );
+  change(
+    'read',
+    'Mark a chat read',
+    'Sets `unreadMessages` to 0; for anyone who may see the chat.',
+    (actor, id) => services.chats.markRead(actor, id),
   );
 }

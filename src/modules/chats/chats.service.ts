@@ -1,5 +1,5 @@
 import { inTransaction, type Db, type Tx } from '../../db/index.js';
-import { badRequest, conflict, notFound } from '../../http/errors.js';
+import { badRequest, conflict, forbidden, notFound } from '../../http/errors.js';
 import { pageInfo, type ChatT } from '../../http/schemas.js';
 import { newId } from '../../lib/ids.js';
 import { actorRef, type Actor, type ApiKeyActor, type UserActor } from '../auth/actors.js';
@@ -15,6 +15,14 @@ export const QUEUE_API = 'API';
 export const CHAT_BUSY = 'O chat ja esta sendo processado.';
 /** How long a transfer to a team waits for a chat another operation holds before answering 409. */
 export const TEAM_TRANSFER_WAIT_MS = 2_000;
+
+export const CHAT_CAPTURED = 'O chat já foi capturado';
+export const CHAT_NOT_WAITING = 'Somente um chat na fila Espera pode ser capturado';
+export const CHAT_CLOSED = 'O chat está encerrado';
+export const CLOSE_FORBIDDEN = 'Somente o atendente do chat ou um supervisor pode encerrá-lo';
+
+/** A chat as held under its row lock (what `ChatsRepo.lock` reads). */
+type HeldChat = NonNullable<Awaited<ReturnType<ChatsRepo['lock']>>>;
 
 export function toChat(row: ChatRow): ChatT {
   return {
@@ -52,7 +60,8 @@ export interface TransferToUserInput {
   reason?: string;
 }
 
-const isLockUnavailable = (err: unknown) => (err as { code?: string }).code === '55P03';
+/** A lock taken with NOWAIT found held, or a wait for it outlasted the transaction's lock_timeout. */
+export const isLockUnavailable = (err: unknown) => (err as { code?: string }).code === '55P03';
 
 export class ChatsService {
   constructor(
@@ -220,6 +229,67 @@ export class ChatsService {
       throw err;
     }
     return this.getForUser(actor, chatId);
+  }
+
+  /**
+   * An agent takes a waiting chat (`Espera`) of a team they belong to: queue `Em Atendimento`, the
+   * caller as attendant. A chat another operation holds answers 409 at once, like a transfer to a user.
+   */
+  async capture(actor: UserActor, chatId: string): Promise<ChatT> {
+    requirePermission(actor, 'chats:attend');
+    return this.change(actor, chatId, true, async (tx, chat) => {
+      if (chat.status !== 'open') throw conflict(CHAT_CLOSED);
+      if (chat.user_id !== null) throw conflict(CHAT_CAPTURED);
+      if (chat.queue !== QUEUE_WAITING) throw conflict(CHAT_NOT_WAITING);
+      await this.repo.update(tx, chat.id, { queue: QUEUE_ATTENDING, user_id: actor.userId });
+    });
+  }
+
+  /** Ends the conversation: by its attendant, or by a user who sees every chat (supervisors, admins). */
+  async close(actor: UserActor, chatId: string): Promise<ChatT> {
+    requirePermission(actor, 'chats:attend');
+    return this.change(actor, chatId, false, async (tx, chat) => {
+      if (chat.status !== 'open') throw conflict(CHAT_CLOSED);
+      if (chat.user_id !== actor.userId && !actor.permissions.has('chats:read_all')) {
+        throw forbidden(CLOSE_FORBIDDEN);
+      }
+      await this.repo.update(tx, chat.id, { status: 'closed', closed_at: new Date() });
+    });
+  }
+
+  /** The customer's messages so far are read: the unread counter starts again from zero. */
+  async markRead(actor: UserActor, chatId: string): Promise<ChatT> {
+    return this.change(actor, chatId, false, async (tx, chat) => {
+      await this.repo.update(tx, chat.id, { unread_messages: 0 });
+    });
+  }
+
+  /**
+   * One change of a chat the user may see, under its row lock ("being processed"); `nowait` answers
+   * 409 at once when another operation holds it, otherwise after TEAM_TRANSFER_WAIT_MS. The answer is
+   * read under the lock, so an operation queued behind this one cannot show in it.
+   */
+  private async change(
+    actor: UserActor,
+    chatId: string,
+    nowait: boolean,
+    apply: (tx: Tx, chat: HeldChat) => Promise<void>,
+  ): Promise<ChatT> {
+    let row: ChatRow | undefined;
+    try {
+      row = await inTransaction(this.db, async (tx) => {
+        if (!nowait) await this.repo.setLockTimeout(tx, TEAM_TRANSFER_WAIT_MS);
+        const chat = await this.repo.lock(tx, actor.accountId, chatId, { nowait });
+        if (!chat || !(await this.canSee(actor, chat))) throw notFound();
+        await apply(tx, chat);
+        return this.repo.find(actor.accountId, chat.id, tx);
+      });
+    } catch (err) {
+      if (isLockUnavailable(err)) throw conflict(CHAT_BUSY);
+      throw err;
+    }
+    if (!row) throw notFound();
+    return toChat(row);
   }
 }
 
