@@ -18,6 +18,7 @@ import { channelsRoutes } from './modules/channels/channels.routes.js';
 import { chatsRoutes } from './modules/chats/chats.routes.js';
 import { healthRoutes } from './modules/health/health.routes.js';
 import { sandboxRoutes } from './modules/sandbox/sandbox.routes.js';
+import { messagesRoutes } from './modules/messages/messages.routes.js';
 import { teamsRoutes } from './modules/teams/teams.routes.js';
 import { usersRoutes } from './modules/users/users.routes.js';
 import { whatsappWebhookRoutes } from './modules/whatsapp/whatsapp-webhooks.routes.js';
@@ -90,6 +91,7 @@ export async function buildApp({ config, services, logger }: AppOptions): Promis
   channelsRoutes(app, services);
   apiKeysRoutes(app, services);
   chatsRoutes(app, services);
+  messagesRoutes(app, services);
   sandboxRoutes(app, services);
   whatsappWebhookRoutes(app, services);
 

@@ -1,0 +1,194 @@
+import { inTransaction, type Db } from '../../db/index.js';
+import type { LastMessage } from '../../db/types.js';
+import { badRequest, conflict, forbidden, notFound } from '../../http/errors.js';
+import { sendOrderingKey, type SendMessageJob } from '../../jobs/payloads.js';
+import { QUEUES, type JobQueue } from '../../jobs/queue.js';
+import { newId } from '../../lib/ids.js';
+import { uuidv7 } from '../../lib/uuid7.js';
+import type { UserActor } from '../auth/actors.js';
+import { requirePermission } from '../auth/guards.js';
+import type { ChatsRepo } from '../chats/chats.repo.js';
+import {
+  CHAT_BUSY,
+  CHAT_CLOSED,
+  isLockUnavailable,
+  TEAM_TRANSFER_WAIT_MS,
+  type ChatsService,
+} from '../chats/chats.service.js';
+import type { AgentMessagesRepo, MessageRow } from './agent-messages.repo.js';
+import type { MessagesRepo } from './messages.repo.js';
+import {
+  DEFAULT_HISTORY_LIMIT,
+  type AgentReplyBodyT,
+  type MessageHistoryQueryT,
+  type MessageT,
+} from './messages.schemas.js';
+import { prepareMessage, type RequestMedia } from './prepare.js';
+import type { SendMessage } from './send.types.js';
+
+export const ONLY_ATTENDANT_REPLIES =
+  'Somente o atendente do chat pode enviar mensagens; capture ou transfira o chat primeiro';
+export const UNKNOWN_CURSOR = 'before must be the id of a message of this chat';
+export const EXACTLY_ONE_CONTENT = 'exactly one of text or media must be given';
+
+/** The media of an agent's reply as stored in `messages.content.media`; `mediaId` once uploaded. */
+export interface StoredMedia {
+  kind: RequestMedia['kind'];
+  mimetype: string;
+  filename?: string;
+  caption?: string;
+  mediaId?: string;
+}
+
+export function toMessage(row: MessageRow): MessageT {
+  return {
+    id: row.id,
+    chatId: row.chat_id,
+    origin: row.origin,
+    type: row.type,
+    content: row.content,
+    status: row.status,
+    providerMessageId: row.provider_message_id,
+    error: row.error ? { code: String(row.error.code), message: row.error.message } : null,
+    requestId: row.request_id,
+    userId: row.user_id,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+/**
+ * The agents' side of a conversation: its history, and replies. A reply is stored at once as
+ * `queued` with its `send-message` job (FIFO per contact, shared with the Channel API's sends) in the
+ * same transaction; `AgentMessageSender` delivers it in the background.
+ */
+export class AgentMessagesService {
+  constructor(
+    private readonly db: Db,
+    private readonly repo: AgentMessagesRepo,
+    private readonly messages: MessagesRepo,
+    private readonly chatsRepo: ChatsRepo,
+    private readonly chats: ChatsService,
+    private readonly jobs: JobQueue,
+  ) {}
+
+  /** A page of the chat's messages, newest first; `nextBefore` continues with older ones. */
+  async history(
+    actor: UserActor,
+    chatId: string,
+    query: MessageHistoryQueryT,
+  ): Promise<{ messages: MessageT[]; nextBefore: string | null }> {
+    const chat = await this.chatsRepo.find(actor.accountId, chatId);
+    if (!chat || !(await this.chats.canSee(actor, chat))) throw notFound();
+    const limit = query.limit ?? DEFAULT_HISTORY_LIMIT;
+    // A cursor from elsewhere would silently give an empty or wrong page; say so instead.
+    if (query.before !== undefined && !(await this.repo.existsInChat(this.db, chat.id, query.before))) {
+      throw badRequest([UNKNOWN_CURSOR]);
+    }
+    const rows = await this.repo.page(this.db, chat.id, query.before, limit + 1);
+    const page = rows.slice(0, limit);
+    return {
+      messages: page.map(toMessage),
+      nextBefore: rows.length > limit ? (page.at(-1)?.id ?? null) : null,
+    };
+  }
+
+  /**
+   * An agent's reply on an open chat they attend (a supervisor captures or is transferred the chat
+   * first, so a conversation always has one voice). Checked with the Channel API's own rules.
+   */
+  async reply(actor: UserActor, chatId: string, body: AgentReplyBodyT): Promise<MessageT> {
+    requirePermission(actor, 'chats:attend');
+    const content = this.prepare(body);
+    const id = newId();
+    try {
+      const row = await inTransaction(this.db, async (tx) => {
+        await this.chatsRepo.setLockTimeout(tx, TEAM_TRANSFER_WAIT_MS);
+        const held = await this.chatsRepo.lock(tx, actor.accountId, chatId, { nowait: false });
+        if (!held || !(await this.chats.canSee(actor, held))) throw notFound();
+        if (held.status !== 'open') throw conflict(CHAT_CLOSED);
+        if (held.user_id !== actor.userId) throw forbidden(ONLY_ATTENDANT_REPLIES);
+        const chat = await this.chatsRepo.find(actor.accountId, held.id, tx);
+        if (!chat) throw notFound();
+
+        // The bytes wait under the message's own id until the worker has uploaded them.
+        if (content.blob)
+          await this.repo.insertMediaBlob(tx, { id, account_id: actor.accountId, ...content.blob });
+        const stored = await this.messages.insert(tx, {
+          id,
+          account_id: actor.accountId,
+          chat_id: chat.id,
+          channel_id: chat.channel_id,
+          origin: 'user',
+          type: content.type,
+          content: content.content,
+          status: 'queued',
+          user_id: actor.userId,
+        });
+        const last: LastMessage = {
+          id,
+          origin: 'user',
+          type: content.type,
+          content: content.summary,
+          createdAt: stored.created_at.toISOString(),
+        };
+        await this.chatsRepo.update(tx, chat.id, { last_message: last });
+        const job: SendMessageJob = { kind: 'agent_message', messageId: id };
+        await this.jobs.insertInTransaction(tx, QUEUES.sendMessage, [
+          // Time-ordered id: the contact's FIFO key orders jobs by creation, then id.
+          { id: uuidv7(), data: job, singletonKey: sendOrderingKey(chat.channel_id, chat.contact_value) },
+        ]);
+        return this.repo.find(tx, id);
+      });
+      if (!row) throw notFound();
+      return toMessage(row);
+    } catch (err) {
+      if (isLockUnavailable(err)) throw conflict(CHAT_BUSY);
+      throw err;
+    }
+  }
+
+  /** The reply as it will be stored, or the Channel API's 400 sentences for it. */
+  private prepare(body: AgentReplyBodyT): {
+    type: string;
+    content: Record<string, unknown>;
+    summary: string;
+    blob: { mimetype: string; filename: string | null; bytes: Buffer } | null;
+  } {
+    if ((body.text === undefined) === (body.media === undefined)) throw badRequest([EXACTLY_ONE_CONTENT]);
+    const message: SendMessage =
+      body.text !== undefined
+        ? { type: 'text', text: { value: body.text } }
+        : { type: 'media', media: body.media };
+    const result = prepareMessage(message);
+    // The Channel API nests the text in `text.value`; here it is `text` itself.
+    if (!result.ok) throw badRequest(result.messages.map((m) => m.replace(/^text\.value /, 'text ')));
+    const prepared = result.prepared;
+    switch (prepared.type) {
+      case 'text':
+        return { type: 'text', content: { text: prepared.text }, summary: prepared.text, blob: null };
+      case 'media': {
+        const { kind, mimetype, filename, caption } = prepared.media;
+        const media: StoredMedia = {
+          kind,
+          mimetype,
+          ...(filename !== undefined ? { filename } : {}),
+          ...(caption !== undefined ? { caption } : {}),
+        };
+        return {
+          type: kind,
+          content: { media },
+          summary: caption ?? `[${kind}]`,
+          // prepareMessage has checked the base64 is strict and within the provider's limit.
+          blob: {
+            mimetype,
+            filename: filename ?? null,
+            bytes: Buffer.from(body.media?.base64 ?? '', 'base64'),
+          },
+        };
+      }
+      case 'template':
+        throw new Error('unreachable: an agent reply is text or media');
+    }
+  }
+}

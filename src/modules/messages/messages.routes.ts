@@ -1,0 +1,57 @@
+import type { App } from '../../http/app-type.js';
+import { userGuard, userOf } from '../../http/auth.js';
+import { errorResponses, IdParams } from '../../http/schemas.js';
+import type { Services } from '../../services.js';
+import {
+  AgentReplyBody,
+  MessageHistoryQuery,
+  MessageHistorySchema,
+  MessageSchema,
+} from './messages.schemas.js';
+import { SEND_BODY_LIMIT_BYTES } from './send.schemas.js';
+
+/** A chat's messages in the agent API: history, and the attendant's replies. */
+export function messagesRoutes(app: App, services: Services): void {
+  const onRequest = userGuard(services);
+  const common = { tags: ['Chats'], security: [{ bearer: [] }] };
+  app.get(
+    '/api/chats/:id/messages',
+    {
+      onRequest,
+      schema: {
+        ...common,
+        summary: "A chat's messages, newest first",
+        description:
+          'For anyone who may see the chat. `before` (a message id of this chat; another id → 400) lists older ' +
+          'messages; `nextBefore` is the cursor of the next page, null at the end.',
+        params: IdParams,
+        querystring: MessageHistoryQuery,
+        response: { 200: MessageHistorySchema, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => services.agentMessages.history(userOf(request), request.params.id, request.query),
+  );
+  app.post(
+    '/api/chats/:id/messages',
+    {
+      onRequest,
+      // Room for the largest media a provider takes, as on the Channel API's send.
+      bodyLimit: SEND_BODY_LIMIT_BYTES,
+      schema: {
+        ...common,
+        summary: 'Reply on a chat (queued)',
+        description:
+          'Exactly one of `text` or `media`, checked with the Channel API send rules. Only the attendant of an open ' +
+          'chat replies (`chats:attend`): others → 403, a closed chat → 409. Answers 201 with the message `queued`; ' +
+          "it is sent through the channel's provider in the background and its `status` follows.",
+        params: IdParams,
+        body: AgentReplyBody,
+        response: { 201: MessageSchema, ...errorResponses(400, 401, 403, 404, 409, 413) },
+      },
+    },
+    async (request, reply) =>
+      reply
+        .status(201)
+        .send(await services.agentMessages.reply(userOf(request), request.params.id, request.body)),
+  );
+}
