@@ -19,6 +19,7 @@ import { chatsRoutes } from './modules/chats/chats.routes.js';
 import { healthRoutes } from './modules/health/health.routes.js';
 import { sandboxRoutes } from './modules/sandbox/sandbox.routes.js';
 import { messagesRoutes } from './modules/messages/messages.routes.js';
+import { sendRoutes } from './modules/messages/send.routes.js';
 import { teamsRoutes } from './modules/teams/teams.routes.js';
 import { usersRoutes } from './modules/users/users.routes.js';
 import { whatsappWebhookRoutes } from './modules/whatsapp/whatsapp-webhooks.routes.js';
@@ -46,6 +47,7 @@ export async function buildApp({ config, services, logger }: AppOptions): Promis
 
   app.decorateRequest('apiKey', null);
   app.decorateRequest('user', null);
+  app.decorateRequest('apiChannel', null);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
@@ -93,6 +95,7 @@ export async function buildApp({ config, services, logger }: AppOptions): Promis
   chatsRoutes(app, services);
   messagesRoutes(app, services);
   sandboxRoutes(app, services);
+  sendRoutes(app, services);
   whatsappWebhookRoutes(app, services);
 
   return app;

@@ -7,6 +7,8 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
 import { createDb, type Db } from './db/index.js';
 import { migrateToLatest } from './db/migrate.js';
 import type { App } from './http/app-type.js';
+import { JobQueue } from './jobs/queue.js';
+import { registerWorkers } from './jobs/workers.js';
 import { createServices, type Services } from './services.js';
 
 export interface RunningServer {
@@ -100,7 +102,22 @@ export async function startCore(config: Config, logger: Logger): Promise<Core> {
       redis = client;
     }
 
-    const services = createServices({ db, config, jwtSecret: await jwtSecret(db, config.jwtSecret), redis });
+    const jobs = new JobQueue({
+      connectionString: databaseUrl,
+      supervise: config.roles.includes('worker'),
+      logger,
+    });
+    await jobs.start();
+    cleanups.push(() => jobs.stop());
+
+    const services = createServices({
+      db,
+      config,
+      jwtSecret: await jwtSecret(db, config.jwtSecret),
+      redis,
+      jobs,
+      logger,
+    });
     if (config.adminEmail && config.adminPassword) {
       const created = await services.accounts.bootstrapFirstAdmin(config.adminEmail, config.adminPassword);
       if (created) logger.info({ email: config.adminEmail }, 'created the first account and its admin');
@@ -122,6 +139,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     const core = await startCore(config, logger);
     cleanups.push(() => core.close());
     const { services, databaseUrl } = core;
+
+    if (config.roles.includes('worker')) await registerWorkers(services, logger);
 
     let app: App | null = null;
     let url: string | null = null;

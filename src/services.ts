@@ -1,4 +1,6 @@
 import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { JobQueue } from './jobs/queue.js';
 import type { Config } from './config.js';
 import type { Db } from './db/index.js';
 import { ApiKeyRateLimiter } from './http/rate-limit.js';
@@ -13,15 +15,34 @@ import { ChannelsService } from './modules/channels/channels.service.js';
 import { ChatsRepo } from './modules/chats/chats.repo.js';
 import { ChatsService } from './modules/chats/chats.service.js';
 import { ContactsRepo } from './modules/contacts/contacts.repo.js';
+import { AgentMessagesRepo } from './modules/messages/agent-messages.repo.js';
+import { AgentMessagesService } from './modules/messages/agent-messages.service.js';
+import { AgentMessageSender } from './modules/messages/agent-messages.worker.js';
 import { InboundService } from './modules/messages/inbound.service.js';
 import { MessagesRepo } from './modules/messages/messages.repo.js';
+import { Deliverer } from './modules/messages/deliver.js';
+import { RequestLogsRepo } from './modules/messages/send.repo.js';
+import { SendService } from './modules/messages/send.service.js';
+import { SendWorker } from './modules/messages/send.worker.js';
+import { ProviderRegistry } from './providers/registry.js';
+import { MessageStatusRepo } from './modules/messages/message-status.repo.js';
+import { MessageStatusService } from './modules/messages/message-status.service.js';
 import { TeamsRepo } from './modules/teams/teams.repo.js';
 import { TeamsService } from './modules/teams/teams.service.js';
 import { UsersRepo } from './modules/users/users.repo.js';
 import { UsersService } from './modules/users/users.service.js';
+import { InboundEventsRepo } from './modules/whatsapp/inbound-events.repo.js';
+import { WhatsAppWebhooksService } from './modules/whatsapp/whatsapp-webhooks.service.js';
 
 /** Every service of the platform, wired explicitly from the database, the config and Redis. */
-export function createServices(deps: { db: Db; config: Config; jwtSecret: string; redis: Redis | null }) {
+export function createServices(deps: {
+  db: Db;
+  config: Config;
+  jwtSecret: string;
+  redis: Redis | null;
+  jobs: JobQueue;
+  logger: Logger;
+}) {
   const { db, config } = deps;
   const repos = {
     users: new UsersRepo(db),
@@ -31,10 +52,37 @@ export function createServices(deps: { db: Db; config: Config; jwtSecret: string
     chats: new ChatsRepo(db),
     contacts: new ContactsRepo(),
     messages: new MessagesRepo(),
+    requestLogs: new RequestLogsRepo(db),
   };
   const tokens = new TokenService(deps.jwtSecret, config.jwtTtlSeconds);
+  // Provider calls of every outbound message (Channel API requests, agents' replies).
+  const deliverer = new Deliverer(new ProviderRegistry(config.whatsapp));
+  const inbound = new InboundService(db, repos.chats, repos.contacts, repos.messages, repos.channels);
+  // Delivery statuses: applied from provider webhooks, and caught up by the send pipeline.
+  const messageStatuses = new MessageStatusService(db, new MessageStatusRepo(), deps.logger);
+  const whatsappWebhooks = new WhatsAppWebhooksService(
+    db,
+    repos.channels,
+    new InboundEventsRepo(db),
+    deps.jobs,
+    inbound,
+    messageStatuses,
+    deps.logger,
+  );
+  const chats = new ChatsService(db, repos.chats, repos.teams, repos.users);
+  // Agents' replies: stored and queued by the service, sent by the sender in SendWorker's jobs.
+  const agentMessagesRepo = new AgentMessagesRepo();
+  const agentMessageSender = new AgentMessageSender(
+    db,
+    agentMessagesRepo,
+    repos.messages,
+    repos.contacts,
+    deliverer,
+    deps.logger,
+  );
   return {
     db,
+    jobs: deps.jobs,
     repos,
     tokens,
     rateLimiter: new ApiKeyRateLimiter(config.rateLimit.points, config.rateLimit.durationSeconds, deps.redis),
@@ -44,8 +92,31 @@ export function createServices(deps: { db: Db; config: Config; jwtSecret: string
     teams: new TeamsService(db, repos.teams, repos.users),
     channels: new ChannelsService(db, repos.channels, repos.teams),
     apiKeys: new ApiKeysService(repos.apiKeys),
-    chats: new ChatsService(db, repos.chats, repos.teams, repos.users),
-    inbound: new InboundService(db, repos.chats, repos.contacts, repos.messages, repos.channels),
+    chats,
+    inbound,
+    whatsappWebhooks,
+    messageStatuses,
+    deliverer,
+    send: new SendService(db, repos.requestLogs, repos.channels, deps.jobs),
+    agentMessages: new AgentMessagesService(
+      db,
+      agentMessagesRepo,
+      repos.messages,
+      repos.chats,
+      chats,
+      deps.jobs,
+    ),
+    sendWorker: new SendWorker({
+      db,
+      requests: repos.requestLogs,
+      channels: repos.channels,
+      contacts: repos.contacts,
+      chats: repos.chats,
+      messages: repos.messages,
+      deliverer,
+      agentMessages: agentMessageSender,
+      logger: deps.logger,
+    }),
   };
 }
 

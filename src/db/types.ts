@@ -157,6 +157,40 @@ export interface ChatTransfersTable {
   created_at: Generated<Date>;
 }
 
+export type RequestStatus = 'queued' | 'processing' | 'sent' | 'failed';
+export interface RequestLogsTable {
+  request_id: string;
+  account_id: string;
+  channel_id: string;
+  status: RequestStatus;
+  idempotency_key: string | null;
+  flow_id: string | null;
+  metadata: Json<Record<string, string>>;
+  contact: Json<{ type: ContactType; value: string; name: string | null }>;
+  message_type: 'text' | 'template' | 'media';
+  template_name: string | null;
+  close_conversation: ColumnType<boolean, boolean | undefined, boolean>;
+  payload: Json<Record<string, unknown>>;
+  media_blob_id: string | null;
+  message_id: string | null;
+  provider_message_id: string | null;
+  error: Json<{ code: string; message: string; details?: string }> | null;
+  attempts: ColumnType<number, number | undefined, number>;
+  /** The chat the request was delivered into (set by its first attempt). */
+  chat_id: ColumnType<string | null, string | null | undefined, string | null>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface MediaBlobsTable {
+  id: string;
+  account_id: string;
+  mimetype: string;
+  filename: string | null;
+  bytes: Buffer;
+  created_at: Timestamp;
+}
+
 export interface SettingsTable {
   key: string;
   value: string;
@@ -196,6 +230,8 @@ export interface Database {
   chat_counts: ChatCountsTable;
   messages: MessagesTable;
   chat_transfers: ChatTransfersTable;
+  request_logs: RequestLogsTable;
+  media_blobs: MediaBlobsTable;
   inbound_webhook_events: InboundWebhookEventsTable;
   message_status_events: MessageStatusEventsTable;
 }

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiKeyActor, UserActor } from '../modules/auth/actors.js';
+import type { ApiChannel } from '../modules/messages/send.service.js';
 import { requireScope } from '../modules/auth/guards.js';
 import type { ApiKeyScope } from '../modules/auth/permissions.js';
 import type { Services } from '../services.js';
@@ -9,6 +10,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     apiKey: ApiKeyActor | null;
     user: UserActor | null;
+    /** The channel opened by `x-channel-api-key` (send-message routes). */
+    apiChannel: ApiChannel | null;
   }
 }
 
@@ -34,6 +37,22 @@ export function userGuard(services: Services) {
     const bearer = header && /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
     request.user = await services.auth.authenticate(bearer || request.cookies?.access_token);
   };
+}
+
+/**
+ * onRequest guard of the send-message routes: the channel key in `x-channel-api-key`, checked against
+ * the database on every request (rotation and disabling apply at once, on every node) and before the
+ * body is read. Missing → 400; unknown, rotated away or API disabled → 404 `Invalid API token`.
+ */
+export function channelKeyGuard(services: Services) {
+  return async (request: FastifyRequest) => {
+    request.apiChannel = await services.send.authenticate(request.headers['x-channel-api-key']);
+  };
+}
+
+export function apiChannelOf(request: FastifyRequest): ApiChannel {
+  if (!request.apiChannel) throw unauthorized();
+  return request.apiChannel;
 }
 
 export function apiKeyOf(request: FastifyRequest): ApiKeyActor {

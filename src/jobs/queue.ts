@@ -64,6 +64,9 @@ export class JobQueue {
       schedule: opts.supervise,
       superviseIntervalSeconds: 2,
       monitorIntervalSeconds: 5,
+      // Workers burst through a backlog while the cached ready count says there is one (see the
+      // send-message worker); pg-boss's default refreshes it only every 60 s.
+      queueCacheIntervalSeconds: 2,
       useListenNotify: true,
     });
     this.boss.on('error', (err: unknown) => opts.logger.error({ err }, 'job queue error'));

@@ -75,6 +75,11 @@ export interface SendResult {
 
 export interface MessagingProvider {
   readonly name: 'whatsapp-cloud' | 'sandbox';
+  /**
+   * Set by a provider that sends no delivery receipts (the sandbox): the pipeline marks a message
+   * `delivered` itself, right after storing it as `sent`.
+   */
+  readonly deliveredOnSend?: boolean;
   uploadMedia(
     ctx: ProviderContext,
     file: { bytes: Buffer; mimetype: string; filename?: string },

@@ -29,4 +29,41 @@ export class ContactsRepo {
       .returning(['id', 'name'])
       .executeTakeFirstOrThrow();
   }
+
+  /**
+   * Finds or creates the contact an outbound message goes to. A name given with the send only fills a
+   * missing one (it is request context, not a correction), and the stored provider address is kept.
+   */
+  async findOrCreate(
+    tx: Tx,
+    row: {
+      id: string;
+      account_id: string;
+      channel_id: string;
+      type: ContactType;
+      value: string;
+      name: string | null;
+    },
+  ): Promise<{ id: string; value: string; provider_address: string | null }> {
+    return tx
+      .insertInto('contacts')
+      .values({ ...row, provider_address: null })
+      .onConflict((oc) =>
+        oc.columns(['channel_id', 'type', 'value']).doUpdateSet({
+          name: sql`coalesce(contacts.name, excluded.name)`,
+        }),
+      )
+      .returning(['id', 'value', 'provider_address'])
+      .executeTakeFirstOrThrow();
+  }
+
+  /** The address the provider last said it delivered to (WhatsApp's `wa_id`), used for later sends. */
+  async setProviderAddress(tx: Tx, id: string, address: string): Promise<void> {
+    await tx
+      .updateTable('contacts')
+      .set({ provider_address: address, updated_at: sql`now()` })
+      .where('id', '=', id)
+      .where('provider_address', 'is distinct from', address)
+      .execute();
+  }
 }

@@ -1,4 +1,5 @@
-import type { Tx } from '../../db/index.js';
+import { sql } from 'kysely';
+import type { Db, Tx } from '../../db/index.js';
 import type { MessageOrigin, MessageStatus } from '../../db/types.js';
 
 export interface NewMessage {
@@ -13,6 +14,8 @@ export interface NewMessage {
   provider_message_id?: string | null;
   request_id?: string | null;
   user_id?: string | null;
+  /** Why the provider refused it, for a message stored as `failed`. */
+  error?: { code: string; message: string; details?: string } | null;
 }
 
 export class MessagesRepo {
@@ -30,7 +33,7 @@ export class MessagesRepo {
   async insertUnlessDuplicate(tx: Tx, m: NewMessage): Promise<{ id: string; created_at: Date } | undefined> {
     return tx
       .insertInto('messages')
-      .values({ ...m, content: JSON.stringify(m.content) })
+      .values({ ...m, content: JSON.stringify(m.content), error: m.error ? JSON.stringify(m.error) : null })
       .onConflict((oc) =>
         oc
           .columns(['channel_id', 'provider_message_id'])
@@ -44,8 +47,16 @@ export class MessagesRepo {
   async insert(tx: Tx, m: NewMessage): Promise<{ id: string; created_at: Date }> {
     return tx
       .insertInto('messages')
-      .values({ ...m, content: JSON.stringify(m.content) })
+      .values({ ...m, content: JSON.stringify(m.content), error: m.error ? JSON.stringify(m.error) : null })
       .returning(['id', 'created_at'])
       .executeTakeFirstOrThrow();
+  }
+
+  async setStatus(db: Db | Tx, id: string, status: MessageStatus): Promise<void> {
+    await db
+      .updateTable('messages')
+      .set({ status, updated_at: sql`now()` })
+      .where('id', '=', id)
+      .execute();
   }
 }

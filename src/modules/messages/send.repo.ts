@@ -1,0 +1,276 @@
+import { sql } from 'kysely';
+import type { Db, Tx } from '../../db/index.js';
+import type { ContactType, RequestStatus } from '../../db/types.js';
+import type { RequestMessage } from './prepare.js';
+
+/** What a request log row keeps of the message: the prepared message (media without its bytes). */
+export interface RequestPayload {
+  message: RequestMessage;
+  /** TextMessage.pushName, kept with the stored message. */
+  pushName?: string;
+}
+
+export interface RequestError {
+  code: string;
+  message: string;
+  details?: string;
+}
+
+export interface RequestContact {
+  type: ContactType;
+  value: string;
+  name: string | null;
+}
+
+export interface NewRequest {
+  request_id: string;
+  account_id: string;
+  channel_id: string;
+  idempotency_key: string | null;
+  flow_id: string | null;
+  metadata: Record<string, string>;
+  contact: RequestContact;
+  message_type: 'text' | 'template' | 'media';
+  template_name: string | null;
+  close_conversation: boolean;
+  payload: RequestPayload;
+  media_blob_id: string | null;
+}
+
+export interface RequestRow {
+  request_id: string;
+  account_id: string;
+  channel_id: string;
+  status: RequestStatus;
+  flow_id: string | null;
+  metadata: Record<string, string>;
+  contact: RequestContact;
+  message_type: 'text' | 'template' | 'media';
+  template_name: string | null;
+  close_conversation: boolean;
+  payload: RequestPayload;
+  media_blob_id: string | null;
+  message_id: string | null;
+  provider_message_id: string | null;
+  error: RequestError | null;
+  attempts: number;
+  chat_id: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface RequestFilter {
+  channelId: string;
+  requestId?: string;
+  status?: RequestStatus;
+  flowId?: string;
+}
+
+const IDEMPOTENCY_WINDOW = sql`interval '24 hours'`;
+
+const columns = [
+  'request_id',
+  'account_id',
+  'channel_id',
+  'status',
+  'flow_id',
+  'metadata',
+  'contact',
+  'message_type',
+  'template_name',
+  'close_conversation',
+  'payload',
+  'media_blob_id',
+  'message_id',
+  'provider_message_id',
+  'error',
+  'attempts',
+  'chat_id',
+  'created_at',
+  'updated_at',
+] as const;
+
+/** The channel request log (`request_logs`) and the media bytes waiting for upload (`media_blobs`). */
+export class RequestLogsRepo {
+  constructor(private readonly db: Db) {}
+
+  /**
+   * Frees idempotency keys older than the window on these channels, so they may be used again: the
+   * unique index then only ever holds keys still in their window.
+   */
+  async clearExpiredKeys(tx: Tx, keys: Array<{ channelId: string; key: string }>): Promise<void> {
+    if (keys.length === 0) return;
+    await sql`
+      UPDATE request_logs SET idempotency_key = NULL
+      WHERE (channel_id, idempotency_key) IN (
+        SELECT * FROM unnest(${keys.map((k) => k.channelId)}::text[], ${keys.map((k) => k.key)}::text[]))
+        AND created_at < now() - ${IDEMPOTENCY_WINDOW}`.execute(tx);
+  }
+
+  /** Inserts the rows whose idempotency key is free; returns the ids actually inserted. */
+  async insertMany(tx: Tx, rows: NewRequest[]): Promise<Set<string>> {
+    const inserted = await tx
+      .insertInto('request_logs')
+      .values(
+        rows.map((r) => ({
+          ...r,
+          status: 'queued' as const,
+          metadata: JSON.stringify(r.metadata),
+          contact: JSON.stringify(r.contact),
+          payload: JSON.stringify(r.payload),
+        })),
+      )
+      .onConflict((oc) =>
+        oc.columns(['channel_id', 'idempotency_key']).where('idempotency_key', 'is not', null).doNothing(),
+      )
+      .returning('request_id')
+      .execute();
+    return new Set(inserted.map((r) => r.request_id));
+  }
+
+  /** `channelId \u0000 key` → request id of the row holding that idempotency key. */
+  async findByKeys(tx: Tx, keys: Array<{ channelId: string; key: string }>): Promise<Map<string, string>> {
+    if (keys.length === 0) return new Map();
+    const { rows } = await sql<{ channel_id: string; idempotency_key: string; request_id: string }>`
+      SELECT channel_id, idempotency_key, request_id FROM request_logs
+      WHERE (channel_id, idempotency_key) IN (
+        SELECT * FROM unnest(${keys.map((k) => k.channelId)}::text[], ${keys.map((k) => k.key)}::text[]))`.execute(
+      tx,
+    );
+    return new Map(rows.map((r) => [keyOf(r.channel_id, r.idempotency_key), r.request_id]));
+  }
+
+  async insertBlobs(
+    tx: Tx,
+    blobs: Array<{
+      id: string;
+      account_id: string;
+      mimetype: string;
+      filename: string | null;
+      bytes: Buffer;
+    }>,
+  ): Promise<void> {
+    if (blobs.length === 0) return;
+    await tx.insertInto('media_blobs').values(blobs).execute();
+  }
+
+  async loadBlob(id: string) {
+    return this.db
+      .selectFrom('media_blobs')
+      .select(['mimetype', 'filename', 'bytes'])
+      .where('id', '=', id)
+      .executeTakeFirst();
+  }
+
+  async deleteBlob(tx: Tx, id: string): Promise<void> {
+    await tx.deleteFrom('media_blobs').where('id', '=', id).execute();
+  }
+
+  async find(channelId: string, requestId: string): Promise<RequestRow | undefined> {
+    const row = await this.db
+      .selectFrom('request_logs')
+      .select(columns)
+      .where('channel_id', '=', channelId)
+      .where('request_id', '=', requestId)
+      .executeTakeFirst();
+    return row && rowOf(row);
+  }
+
+  /** One page, newest first; each filter is served by an index in that order. */
+  async list(f: RequestFilter, page: number, limit: number): Promise<{ total: number; rows: RequestRow[] }> {
+    let q = this.db.selectFrom('request_logs').where('channel_id', '=', f.channelId);
+    if (f.requestId !== undefined) q = q.where('request_id', '=', f.requestId);
+    if (f.status !== undefined) q = q.where('status', '=', f.status);
+    if (f.flowId !== undefined) q = q.where('flow_id', '=', f.flowId);
+    const [rows, count] = await Promise.all([
+      q
+        .select(columns)
+        .orderBy('created_at', 'desc')
+        .orderBy('request_id', 'desc')
+        .limit(limit)
+        .offset((page - 1) * limit)
+        .execute(),
+      q.select(sql<number>`count(*)::int8`.as('n')).executeTakeFirstOrThrow(),
+    ]);
+    return { total: Number(count.n), rows: rows.map(rowOf) };
+  }
+
+  /**
+   * Takes the request for one attempt: `processing`, one more attempt. Null when it is already
+   * settled (`sent` or `failed`: a redelivered job must not send again) or gone. A request left in
+   * `processing` by a killed worker is taken again.
+   */
+  async claim(requestId: string): Promise<RequestRow | null> {
+    const row = await this.db
+      .updateTable('request_logs')
+      .set({ status: 'processing', attempts: sql`attempts + 1`, updated_at: sql`now()` })
+      .where('request_id', '=', requestId)
+      .where('status', 'in', ['queued', 'processing'])
+      .returning(columns)
+      .executeTakeFirst();
+    return row ? rowOf(row) : null;
+  }
+
+  async setChat(tx: Tx, requestId: string, chatId: string): Promise<void> {
+    await tx
+      .updateTable('request_logs')
+      .set({ chat_id: chatId, updated_at: sql`now()` })
+      .where('request_id', '=', requestId)
+      .execute();
+  }
+
+  /** Remembers the provider's id of the uploaded media, so a retried send does not upload again. */
+  async setUploadedMedia(requestId: string, mediaId: string): Promise<void> {
+    await sql`
+      UPDATE request_logs
+      SET payload = jsonb_set(payload, '{message,media,mediaId}', to_jsonb(${mediaId}::text)), updated_at = now()
+      WHERE request_id = ${requestId}`.execute(this.db);
+  }
+
+  /** A temporary failure: back to `queued` with the error, waiting for the job's next attempt. */
+  async requeue(requestId: string, error: RequestError): Promise<void> {
+    await this.db
+      .updateTable('request_logs')
+      .set({ status: 'queued', error: JSON.stringify(error), updated_at: sql`now()` })
+      .where('request_id', '=', requestId)
+      .where('status', '=', 'processing')
+      .execute();
+  }
+
+  async markSent(
+    tx: Tx,
+    requestId: string,
+    result: { messageId: string; providerMessageId: string },
+  ): Promise<void> {
+    await tx
+      .updateTable('request_logs')
+      .set({
+        status: 'sent',
+        message_id: result.messageId,
+        provider_message_id: result.providerMessageId,
+        error: null,
+        updated_at: sql`now()`,
+      })
+      .where('request_id', '=', requestId)
+      .execute();
+  }
+
+  async markFailed(tx: Tx, requestId: string, error: RequestError, messageId: string | null): Promise<void> {
+    await tx
+      .updateTable('request_logs')
+      .set({ status: 'failed', error: JSON.stringify(error), message_id: messageId, updated_at: sql`now()` })
+      .where('request_id', '=', requestId)
+      .execute();
+  }
+}
+
+/** The stored payload is JSON this service wrote itself (`RequestPayload`). */
+function rowOf<R extends { payload: Record<string, unknown> }>(
+  row: R,
+): Omit<R, 'payload'> & { payload: RequestPayload } {
+  return { ...row, payload: row.payload as unknown as RequestPayload };
+}
+
+export function keyOf(channelId: string, key: string): string {
+  return `${channelId}\u0000${key}`;
+}

@@ -1,0 +1,80 @@
+import type { App } from '../../http/app-type.js';
+import { apiChannelOf, channelKeyGuard, userGuard, userOf } from '../../http/auth.js';
+import { errorResponses, IdParams } from '../../http/schemas.js';
+import type { Services } from '../../services.js';
+import {
+  RequestIdParams,
+  RequestLogPage,
+  RequestLogQuery,
+  RequestLogSchema,
+  SEND_BODY_LIMIT_BYTES,
+  SendAccepted,
+  SendHeaders,
+  SendMessageBody,
+} from './send.schemas.js';
+
+/** Channel API send-message (channel key) and the channel's request log (agent JWT). */
+export function sendRoutes(app: App, services: Services): void {
+  const channelKey = channelKeyGuard(services);
+  const security = [{ channelApiKey: [] }];
+
+  app.post(
+    '/channel-api/messages/send',
+    {
+      onRequest: channelKey,
+      // Large enough for the largest media the provider takes (a 100 MB document, in base64).
+      bodyLimit: SEND_BODY_LIMIT_BYTES,
+      schema: {
+        tags: ['Channel API'],
+        summary: 'Send a message (queued)',
+        description:
+          'Checks the request, stores and queues it, and answers 201 `{requestId}`; the provider is called in the background. ' +
+          '`x-channel-api-key` missing → 400; invalid key or API disabled on the channel → 404 `Invalid API token`. ' +
+          '`Idempotency-Key` (≤ 255 characters): the same key on the same channel within 24 h answers the first requestId without queueing again.',
+        security,
+        headers: SendHeaders,
+        body: SendMessageBody,
+        response: { 201: SendAccepted, ...errorResponses(400, 404, 413) },
+      },
+    },
+    async (request, reply) =>
+      reply
+        .status(201)
+        .send(
+          await services.send.accept(apiChannelOf(request), request.body, request.headers['idempotency-key']),
+        ),
+  );
+
+  app.get(
+    '/channel-api/messages/requests/:requestId',
+    {
+      onRequest: channelKey,
+      schema: {
+        tags: ['Channel API'],
+        summary: 'Follow a send request',
+        description: "The request's log entry: status, attempts, message id or the provider's error.",
+        security,
+        params: RequestIdParams,
+        response: { 200: RequestLogSchema, ...errorResponses(400, 404) },
+      },
+    },
+    async (request) => services.send.getRequest(apiChannelOf(request), request.params.requestId),
+  );
+
+  app.get(
+    '/api/channels/:id/request-logs',
+    {
+      onRequest: userGuard(services),
+      schema: {
+        tags: ['Channels'],
+        summary: "The channel's Channel API request log",
+        description: 'Newest first. Filters combine with AND.',
+        security: [{ bearer: [] }],
+        params: IdParams,
+        querystring: RequestLogQuery,
+        response: { 200: RequestLogPage, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => services.send.listRequestLogs(userOf(request), request.params.id, request.query),
+  );
+}

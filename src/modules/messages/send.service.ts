@@ -1,0 +1,226 @@
+import { randomUUID } from 'node:crypto';
+import { inTransaction, type Db } from '../../db/index.js';
+import type { ProviderName } from '../../db/types.js';
+import { AppError, badRequest, notFound } from '../../http/errors.js';
+import { pageInfo } from '../../http/schemas.js';
+import { Batcher } from '../../lib/batcher.js';
+import { newId } from '../../lib/ids.js';
+import { parseToken, safeEqual, sha256 } from '../../lib/secrets.js';
+import { uuidv7 } from '../../lib/uuid7.js';
+import { sendOrderingKey, type SendMessageJob } from '../../jobs/payloads.js';
+import { QUEUES, type JobQueue } from '../../jobs/queue.js';
+import type { UserActor } from '../auth/actors.js';
+import { requirePermission } from '../auth/guards.js';
+import { CHANNEL_KEY_PREFIX } from '../channels/channels.service.js';
+import type { ChannelsRepo } from '../channels/channels.repo.js';
+import { normalizeContact } from '../contacts/normalize.js';
+import { prepareMessage } from './prepare.js';
+import type { RequestLogQueryT, RequestLogT, SendMessageBodyT } from './send.schemas.js';
+import { keyOf, type NewRequest, type RequestLogsRepo, type RequestRow } from './send.repo.js';
+import type { SendMessage } from './send.types.js';
+
+/** The channel a Channel API key opened, as the send routes need it. */
+export interface ApiChannel {
+  id: string;
+  accountId: string;
+  provider: ProviderName;
+}
+
+export const INVALID_API_TOKEN = 'Invalid API token';
+export const MISSING_CHANNEL_KEY = 'x-channel-api-key header is required';
+
+interface Accepted {
+  row: NewRequest;
+  blob: { id: string; account_id: string; mimetype: string; filename: string | null; bytes: Buffer } | null;
+  job: { id: string; data: SendMessageJob; singletonKey: string };
+}
+
+/** Batches above this many media bytes are split; one larger file is written alone. */
+const BATCH_MAX_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Channel API send-message: authentication by channel key, request-time checks (DESIGN §3), and the
+ * durable acceptance — request log row, media bytes and the `send-message` job committed together —
+ * before the 201. The background part is `SendWorker`.
+ */
+export class SendService {
+  private readonly batcher: Batcher<Accepted, string>;
+
+  constructor(
+    private readonly db: Db,
+    private readonly requests: RequestLogsRepo,
+    private readonly channels: ChannelsRepo,
+    private readonly jobs: JobQueue,
+  ) {
+    this.batcher = new Batcher<Accepted, string>({
+      write: (items) => this.write(items),
+      concurrency: 4,
+      maxItems: 200,
+      maxWeight: BATCH_MAX_BYTES,
+      weight: (a) => a.blob?.bytes.length ?? 0,
+    });
+  }
+
+  /**
+   * The channel of an `x-channel-api-key`. Looked up on every request, so a rotated key or a disabled
+   * API stops working at once on every node. Missing → 400; anything else wrong → 404.
+   */
+  async authenticate(header: string | string[] | undefined): Promise<ApiChannel> {
+    const value = Array.isArray(header) ? header[0] : header;
+    if (value === undefined || value.trim() === '') throw badRequest(MISSING_CHANNEL_KEY);
+    const invalid = new AppError(404, INVALID_API_TOKEN);
+    const parsed = parseToken(CHANNEL_KEY_PREFIX, value.trim());
+    if (!parsed) throw invalid;
+    const row = await this.channels.findKey(parsed.id);
+    // The hash is compared even for a disabled channel, so timing tells nothing about the channel.
+    const matches = row?.api_key_hash ? safeEqual(sha256(parsed.secret), row.api_key_hash) : false;
+    if (!row || !matches || !row.api_enabled) throw invalid;
+    return { id: row.id, accountId: row.account_id, provider: row.provider };
+  }
+
+  /** Checks the request, then stores and queues it durably; resolves with its requestId. */
+  async accept(
+    channel: ApiChannel,
+    body: SendMessageBodyT,
+    idempotencyKey: string | undefined,
+  ): Promise<{ requestId: string }> {
+    const issues: string[] = [];
+    const contactType = body.contact.type ?? 'phone';
+    const contact = normalizeContact(contactType, body.contact.value);
+    if (!contact.ok) issues.push(contact.message);
+    else if (contactType === 'email' && channel.provider === 'whatsapp-cloud') {
+      issues.push('contact.type must be phone on a WhatsApp channel');
+    }
+    const prepared = prepareMessage(body.message as SendMessage, { pathPrefix: 'message.' });
+    if (!prepared.ok) issues.push(...prepared.messages);
+    if (issues.length > 0 || !contact.ok || !prepared.ok) throw badRequest(issues);
+
+    const message = prepared.prepared;
+    const requestId = randomUUID();
+    let blob: Accepted['blob'] = null;
+    if (message.type === 'media') {
+      // prepareMessage has checked the base64 is strict and within the limit.
+      const base64 = body.message.media?.base64 ?? '';
+      blob = {
+        id: newId(),
+        account_id: channel.accountId,
+        mimetype: message.media.mimetype,
+        filename: message.media.filename ?? null,
+        bytes: Buffer.from(base64, 'base64'),
+      };
+    }
+    const pushName = body.message.type === 'text' ? body.message.text?.pushName : undefined;
+    const accepted: Accepted = {
+      row: {
+        request_id: requestId,
+        account_id: channel.accountId,
+        channel_id: channel.id,
+        idempotency_key: idempotencyKey ?? null,
+        flow_id: body.flowId ?? null,
+        metadata: body.metadata ?? {},
+        contact: { type: contactType, value: contact.value, name: body.contact.name?.trim() || null },
+        message_type: message.type,
+        template_name: message.type === 'template' ? message.template.name : null,
+        close_conversation: body.closeConversation ?? false,
+        payload: { message, ...(pushName ? { pushName } : {}) },
+        media_blob_id: blob?.id ?? null,
+      },
+      blob,
+      job: {
+        // Time-ordered: pg-boss orders a key's jobs by created_on, then id, and a batch shares one
+        // created_on, so these ids keep a contact's messages in the order they were accepted.
+        id: uuidv7(),
+        data: { kind: 'api_request', requestId },
+        singletonKey: sendOrderingKey(channel.id, contact.value),
+      },
+    };
+    return { requestId: await this.batcher.submit(accepted) };
+  }
+
+  /** One transaction for a batch of accepted requests; the request id each one answers with. */
+  private async write(items: Accepted[]): Promise<string[]> {
+    const keys = items.flatMap((a) =>
+      a.row.idempotency_key === null ? [] : [{ channelId: a.row.channel_id, key: a.row.idempotency_key }],
+    );
+    return inTransaction(this.db, async (tx) => {
+      await this.requests.clearExpiredKeys(tx, keys);
+      const inserted = await this.requests.insertMany(
+        tx,
+        items.map((a) => a.row),
+      );
+      // Repeats of a key still in its window (earlier, concurrent, or in this very batch) are not
+      // stored again: they answer with the request that holds the key.
+      const repeated = items.filter((a) => !inserted.has(a.row.request_id));
+      const holders = await this.requests.findByKeys(
+        tx,
+        repeated.map((a) => ({ channelId: a.row.channel_id, key: a.row.idempotency_key ?? '' })),
+      );
+      const fresh = items.filter((a) => inserted.has(a.row.request_id));
+      await this.requests.insertBlobs(
+        tx,
+        fresh.flatMap((a) => (a.blob ? [a.blob] : [])),
+      );
+      await this.jobs.insertInTransaction(
+        tx,
+        QUEUES.sendMessage,
+        fresh.map((a) => a.job),
+      );
+      return items.map((a) => {
+        if (inserted.has(a.row.request_id)) return a.row.request_id;
+        const holder = holders.get(keyOf(a.row.channel_id, a.row.idempotency_key ?? ''));
+        if (!holder) throw new Error('an idempotency key conflicted but no request holds it');
+        return holder;
+      });
+    });
+  }
+
+  /** A request of this channel, for `GET /channel-api/messages/requests/:requestId`. */
+  async getRequest(channel: ApiChannel, requestId: string): Promise<RequestLogT> {
+    const row = await this.requests.find(channel.id, requestId);
+    if (!row) throw notFound();
+    return toRequestLog(row);
+  }
+
+  /** The channel's API tab: its request log, newest first. */
+  async listRequestLogs(actor: UserActor, channelId: string, query: RequestLogQueryT) {
+    requirePermission(actor, 'channels:manage');
+    if (!(await this.channels.find(actor.accountId, channelId))) throw notFound();
+    const page = query.page ?? 1;
+    const limit = query.limit ?? 20;
+    const { total, rows } = await this.requests.list(
+      {
+        channelId,
+        ...(query.requestId !== undefined ? { requestId: query.requestId } : {}),
+        ...(query.status !== undefined ? { status: query.status } : {}),
+        ...(query.flowId !== undefined ? { flowId: query.flowId } : {}),
+      },
+      page,
+      limit,
+    );
+    return { ...pageInfo(total, page, limit), items: rows.map(toRequestLog) };
+  }
+}
+
+export function toRequestLog(row: RequestRow): RequestLogT {
+  return {
+    requestId: row.request_id,
+    status: row.status,
+    attempts: row.attempts,
+    flowId: row.flow_id,
+    metadata: row.metadata,
+    contact: { type: row.contact.type, value: row.contact.value, name: row.contact.name },
+    messageType: row.message_type,
+    templateName: row.template_name,
+    messageId: row.message_id,
+    providerMessageId: row.provider_message_id,
+    error: row.error
+      ? {
+          code: row.error.code,
+          message: row.error.message,
+          ...(row.error.details !== undefined ? { details: row.error.details } : {}),
+        }
+      : null,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
