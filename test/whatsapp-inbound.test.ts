@@ -733,6 +733,30 @@ describe('WhatsApp Cloud channels and inbound webhooks', () => {
       assert.deepEqual(await messagesOf(ch.id), snapshot);
     });
 
+    it('applies statuses that outran the storing of the message id once the send pipeline catches up', async () => {
+      const services = t.server.services;
+      const providerId = wamid('early');
+      await deliver(ch, webhook(ch.phoneNumberId, status(providerId, 'delivered')));
+      await deliver(ch, webhook(ch.phoneNumberId, status(providerId, 'sent')));
+      const id = newId();
+      const outcome = await services.db.transaction().execute(async (tx) => {
+        await services.repos.messages.insert(tx, {
+          id,
+          account_id: f.accountId,
+          chat_id: chatId,
+          channel_id: ch.id,
+          origin: 'api',
+          type: 'text',
+          content: { text: 'Rápido demais' },
+          status: 'sent',
+          provider_message_id: providerId,
+        });
+        return services.messageStatuses.catchUp(tx, ch.id, providerId);
+      });
+      assert.equal(outcome, 'changed');
+      assert.deepEqual(await stateOf(id), { status: 'delivered', error: null });
+    });
+
     it('changes nothing twice when a delivery is processed again after a crash', async () => {
       const m = await sent();
       const newMessage = wamid();

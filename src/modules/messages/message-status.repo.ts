@@ -43,6 +43,18 @@ export class MessageStatusRepo {
       .executeTakeFirst();
   }
 
+  /** The statuses recorded for a provider message id, in the order they happened. */
+  async recorded(tx: Tx, channelId: string, providerMessageId: string) {
+    return tx
+      .selectFrom('message_status_events')
+      .select(['status', 'error'])
+      .where('channel_id', '=', channelId)
+      .where('provider_message_id', '=', providerMessageId)
+      .orderBy('occurred_at')
+      .orderBy('received_at')
+      .execute();
+  }
+
   async setStatus(
     tx: Tx,
     id: string,

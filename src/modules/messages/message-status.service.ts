@@ -1,9 +1,10 @@
 import type { Logger } from 'pino';
-import { inTransaction, type Db } from '../../db/index.js';
+import { inTransaction, type Db, type Tx } from '../../db/index.js';
 import type { MessageStatus, ProviderMessageStatus } from '../../db/types.js';
 import type { InboundProviderStatus } from '../../providers/types.js';
-import type { MessageStatusRepo } from './message-status.repo.js';
+import type { MessageStatusRepo, StatusError } from './message-status.repo.js';
 
+const UNKNOWN_ERROR: StatusError = { code: 'unknown', message: 'Unknown error' };
 const RANK: Partial<Record<MessageStatus, number>> = { queued: 0, sent: 1, delivered: 2, read: 3 };
 
 /**
@@ -32,6 +33,27 @@ export class MessageStatusService {
     private readonly logger: Logger,
   ) {}
 
+  /**
+   * For the send pipeline, in the transaction that stores a message's provider id: a status webhook
+   * can outrun that commit, and was then recorded for a message not known yet. Applies what was
+   * recorded, by the same forward-only rule.
+   */
+  async catchUp(tx: Tx, channelId: string, providerMessageId: string): Promise<StatusOutcome> {
+    const message = await this.repo.lockByProviderId(tx, channelId, providerMessageId);
+    if (!message) return 'unknown_message';
+    let status: MessageStatus = message.status;
+    let error: StatusError | null = null;
+    for (const r of await this.repo.recorded(tx, channelId, providerMessageId)) {
+      const next = nextStatus(status, r.status);
+      if (!next) continue;
+      status = next;
+      error = next === 'failed' ? (r.error ?? UNKNOWN_ERROR) : null;
+    }
+    if (status === message.status) return 'unchanged';
+    await this.repo.setStatus(tx, message.id, status as ProviderMessageStatus, error);
+    return 'changed';
+  }
+
   async apply(channelId: string, s: InboundProviderStatus): Promise<StatusOutcome> {
     return inTransaction(this.db, async (tx) => {
       // Kept even for a message not known (yet): the history says what the provider reported.
@@ -53,7 +75,7 @@ export class MessageStatusService {
       const next = nextStatus(message.status, s.status);
       if (!next) return 'unchanged';
       // A failure keeps the provider's reason; a read after a failure proves delivery and clears it.
-      const error = next === 'failed' ? (s.error ?? { code: 'unknown', message: 'Unknown error' }) : null;
+      const error = next === 'failed' ? (s.error ?? UNKNOWN_ERROR) : null;
       await this.repo.setStatus(tx, message.id, next, error);
       return 'changed';
     });
