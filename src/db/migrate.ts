@@ -3,6 +3,7 @@ import * as m001 from './migrations/001_foundation.js';
 import * as m002 from './migrations/002_send_pipeline.js';
 import * as m003 from './migrations/003_inbound_webhooks.js';
 import * as m004 from './migrations/004_request_log_chat.js';
+import * as m005 from './migrations/005_events.js';
 
 /** Versioned migrations, in order. Names are permanent: never rename or edit one that has shipped. */
 const migrations: Record<string, Migration> = {
@@ -10,6 +11,7 @@ const migrations: Record<string, Migration> = {
   '002_send_pipeline': m002,
   '003_inbound_webhooks': m003,
   '004_request_log_chat': m004,
+  '005_events': m005,
 };
 
 class StaticProvider implements MigrationProvider {

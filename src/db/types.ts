@@ -7,6 +7,8 @@ export interface AccountsTable {
   id: string;
   name: string;
   created_at: Timestamp;
+  /** Last seq of the account's event log (incremented in the transaction of each change). */
+  event_seq: ColumnType<number, number | undefined, number>;
 }
 
 export interface RolesTable {
@@ -216,6 +218,36 @@ export interface MessageStatusEventsTable {
   received_at: Timestamp;
 }
 
+export interface EventsTable {
+  account_id: string;
+  seq: number;
+  id: string;
+  event: string;
+  schema_version: number;
+  occurred_at: Timestamp;
+  rooms: string[];
+  audience: string[];
+  data: Json<Record<string, unknown>>;
+}
+
+export interface NotificationsTable {
+  id: string;
+  account_id: string;
+  user_id: string;
+  kind: string;
+  data: Json<Record<string, unknown>>;
+  read_at: Date | null;
+  created_at: Timestamp;
+}
+
+export interface DraftsTable {
+  user_id: string;
+  chat_id: string;
+  account_id: string;
+  text: string;
+  updated_at: Timestamp;
+}
+
 export interface Database {
   settings: SettingsTable;
   accounts: AccountsTable;
@@ -234,4 +266,7 @@ export interface Database {
   media_blobs: MediaBlobsTable;
   inbound_webhook_events: InboundWebhookEventsTable;
   message_status_events: MessageStatusEventsTable;
+  events: EventsTable;
+  notifications: NotificationsTable;
+  drafts: DraftsTable;
 }
