@@ -114,6 +114,7 @@ export function createServices(deps: {
       chats: repos.chats,
       messages: repos.messages,
       deliverer,
+      statuses: messageStatuses,
       agentMessages: agentMessageSender,
       logger: deps.logger,
     }),

@@ -40,11 +40,22 @@ describe('send-message across a worker crash', () => {
 
   it('finishes the send after a restart and records it as sent', async () => {
     const f = await seedAccount(t.server.services);
-    const channelId = f.channels[0]!.id;
-    await db.query(`UPDATE channels SET provider = 'whatsapp-cloud', provider_config = $2 WHERE id = $1`, [
-      channelId,
-      JSON.stringify({ phoneNumberId: PHONE_NUMBER_ID, accessToken: 'test-token' }),
-    ]);
+    const created = await t.request('POST', '/api/channels', {
+      headers: { authorization: `Bearer ${f.adminToken}` },
+      body: {
+        name: 'WhatsApp',
+        provider: 'whatsapp-cloud',
+        defaultTeamId: f.teams[0]!.id,
+        providerConfig: {
+          phoneNumberId: PHONE_NUMBER_ID,
+          accessToken: 'test-token',
+          appSecret: 'app-secret',
+          verifyToken: 'verify',
+        },
+      },
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const channelId = created.json.id as string;
     const key = (
       await t.request('POST', `/api/channels/${channelId}/api-key`, {
         headers: { authorization: `Bearer ${f.adminToken}` },

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { sendOrderingKey } from '../src/jobs/payloads.js';
@@ -12,6 +13,7 @@ import { seedAccount, type Fixture } from './helpers/fixtures.js';
 // per-contact order, the sandbox provider, and no second send for a settled request.
 
 const PHONE_NUMBER_ID = '1234567890';
+const APP_SECRET = 'app-secret';
 const MESSAGES_PATH = `/v23.0/${PHONE_NUMBER_ID}/messages`;
 const MEDIA_PATH = `/v23.0/${PHONE_NUMBER_ID}/media`;
 const OBJECT_ID = /^[0-9a-f]{24}$/;
@@ -42,7 +44,8 @@ describe('send-message pipeline', () => {
   let f: Fixture;
   let fake: FakeGraph;
   let db: pg.Pool;
-  let waKey: string; // channel 0, WhatsApp Cloud through the fake
+  let waChannel: string; // WhatsApp Cloud, through the fake
+  let waKey: string;
   let sandboxKey: string; // channel 1, sandbox
 
   const send = (body: Record<string, unknown>, key = waKey) =>
@@ -96,23 +99,29 @@ describe('send-message pipeline', () => {
     t = await startTestApp({ env: { WHATSAPP_GRAPH_BASE_URL: fake.url, WHATSAPP_TIMEOUT_MS: '5000' } });
     f = await seedAccount(t.server.services);
     db = new pg.Pool({ connectionString: t.databaseUrl, max: 2 });
-    // A WhatsApp Cloud channel, written as the channels module stores one.
-    await db.query(`UPDATE channels SET provider = 'whatsapp-cloud', provider_config = $2 WHERE id = $1`, [
-      f.channels[0]!.id,
-      JSON.stringify({
-        phoneNumberId: PHONE_NUMBER_ID,
-        accessToken: 'test-token',
-        appSecret: 's',
-        verifyToken: 'v',
-      }),
-    ]);
+    const created = await t.request('POST', '/api/channels', {
+      headers: { authorization: `Bearer ${f.adminToken}` },
+      body: {
+        name: 'WhatsApp',
+        provider: 'whatsapp-cloud',
+        defaultTeamId: f.teams[0]!.id,
+        providerConfig: {
+          phoneNumberId: PHONE_NUMBER_ID,
+          accessToken: 'test-token',
+          appSecret: APP_SECRET,
+          verifyToken: 'verify',
+        },
+      },
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    waChannel = created.json.id as string;
     const rotate = async (channelId: string) =>
       (
         await t.request('POST', `/api/channels/${channelId}/api-key`, {
           headers: { authorization: `Bearer ${f.adminToken}` },
         })
       ).json.apiKey as string;
-    waKey = await rotate(f.channels[0]!.id);
+    waKey = await rotate(waChannel);
     sandboxKey = await rotate(f.channels[1]!.id);
   });
   after(async () => {
@@ -151,7 +160,7 @@ describe('send-message pipeline', () => {
         { ...message, chat_id: 'x' },
         {
           chat_id: 'x',
-          channel_id: f.channels[0]!.id,
+          channel_id: waChannel,
           origin: 'api',
           type: 'text',
           content: { text: 'Olá, Maria!', pushName: 'Loja' },
@@ -163,7 +172,7 @@ describe('send-message pipeline', () => {
       );
 
       // The conversation, as the Channel API lists it.
-      const chats = await t.request('GET', `/channel-api/chats?channelId=${f.channels[0]!.id}&queue=API`, {
+      const chats = await t.request('GET', `/channel-api/chats?channelId=${waChannel}&queue=API`, {
         headers: f.authHeader(),
       });
       const chat = (chats.json.chats as Array<Record<string, unknown>>).find(
@@ -496,7 +505,7 @@ describe('send-message pipeline', () => {
       await settled(first);
       const contact = await db.query(
         'SELECT value, provider_address FROM contacts WHERE channel_id = $1 AND value = $2',
-        [f.channels[0]!.id, to],
+        [waChannel, to],
       );
       assert.deepEqual(contact.rows, [{ value: to, provider_address: waId }]);
       // Addressed with the 12-digit number, it is the same contact, sent to its wa_id.
@@ -596,6 +605,7 @@ describe('send-message pipeline', () => {
     });
 
     it("fails at once when the channel's WhatsApp settings are incomplete", async () => {
+      // The API refuses such settings; a row can still hold them (e.g. edited by hand).
       const g = await seedAccount(t.server.services);
       await db.query(
         `UPDATE channels SET provider = 'whatsapp-cloud', provider_config = '{}' WHERE id = $1`,
@@ -648,7 +658,7 @@ describe('send-message pipeline', () => {
         t.server.services.jobs.insertInTransaction(tx, QUEUES.sendMessage, [
           {
             data: { kind: 'api_request', requestId },
-            singletonKey: sendOrderingKey(f.channels[0]!.id, to),
+            singletonKey: sendOrderingKey(waChannel, to),
           },
         ]),
       );
@@ -656,6 +666,64 @@ describe('send-message pipeline', () => {
       // FIFO per contact: the redelivered job ran first, and sent nothing.
       assert.deepEqual((await nextMessage()).json, graphText(to, 'seguinte'));
       assert.deepEqual(await requestLog(requestId), before);
+    });
+  });
+
+  describe('delivery statuses', () => {
+    it('applies a status the webhook reported before the send was stored', async () => {
+      const to = phone();
+      const wamid = 'wamid.early-status';
+      const raw = JSON.stringify({
+        object: 'whatsapp_business_account',
+        entry: [
+          {
+            id: '102290129340398',
+            changes: [
+              {
+                field: 'messages',
+                value: {
+                  messaging_product: 'whatsapp',
+                  metadata: { display_phone_number: '15550783881', phone_number_id: PHONE_NUMBER_ID },
+                  statuses: [{ id: wamid, status: 'delivered', timestamp: '1744344500', recipient_id: to }],
+                },
+              },
+            ],
+          },
+        ],
+      });
+      const hook = await t.request('POST', `/webhooks/whatsapp/${waChannel}`, {
+        headers: {
+          'content-type': 'application/json',
+          'x-hub-signature-256': `sha256=${createHmac('sha256', APP_SECRET).update(raw).digest('hex')}`,
+        },
+        raw,
+      });
+      assert.equal(hook.status, 200, JSON.stringify(hook.body));
+      // The webhook's job records the status for a message not known yet.
+      let recorded = 0;
+      for (let i = 0; i < 400 && recorded === 0; i++) {
+        const r = await db.query(
+          'SELECT count(*)::int AS n FROM message_status_events WHERE provider_message_id = $1',
+          [wamid],
+        );
+        recorded = r.rows[0].n as number;
+        if (recorded === 0) await new Promise((r) => setTimeout(r, 25));
+      }
+      assert.equal(recorded, 1);
+
+      fake.respondNext({
+        status: 200,
+        body: {
+          messaging_product: 'whatsapp',
+          contacts: [{ input: `+${to}`, wa_id: to }],
+          messages: [{ id: wamid }],
+        },
+      });
+      const requestId = await accept(to, { type: 'text', text: { value: 'chegou?' } });
+      assert.deepEqual((await nextMessage()).json, graphText(to, 'chegou?'));
+      const log = await settled(requestId);
+      assert.equal(log.providerMessageId, wamid);
+      assert.equal((await messageRow(log.messageId!)).status, 'delivered');
     });
   });
 

@@ -40,6 +40,11 @@ interface Deps {
   chats: ChatsRepo;
   messages: MessagesRepo;
   deliverer: Deliverer;
+  /**
+   * Delivery statuses a provider webhook reported before the message's provider id was stored
+   * (MessageStatusService): applied in the transaction that stores it.
+   */
+  statuses: { catchUp(tx: Tx, channelId: string, providerMessageId: string): Promise<unknown> };
   /** Agents' replies (AgentMessageSender), sent in the same per-contact order as API requests. */
   agentMessages: { process(messageId: string, lastAttempt: boolean): Promise<void> };
   logger: Logger;
@@ -184,7 +189,7 @@ export class SendWorker {
   }
 
   private async recordSent(req: RequestRow, conv: Conversation, result: DeliveryResult): Promise<void> {
-    const { db, requests, contacts, messages } = this.deps;
+    const { db, requests, contacts, messages, statuses } = this.deps;
     const messageId = newId();
     await inTransaction(db, async (tx) => {
       await this.storeMessage(tx, req, conv.chatId, messageId, {
@@ -192,6 +197,7 @@ export class SendWorker {
         providerMessageId: result.providerMessageId,
         ...(result.mediaId !== undefined ? { mediaId: result.mediaId } : {}),
       });
+      await statuses.catchUp(tx, req.channel_id, result.providerMessageId);
       await requests.markSent(tx, req.request_id, {
         messageId,
         providerMessageId: result.providerMessageId,
