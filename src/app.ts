@@ -13,6 +13,7 @@ import { installInputGuard } from './http/input-guard.js';
 import { ErrorBodySchema } from './http/schemas.js';
 import { apiKeysRoutes } from './modules/api-keys/api-keys.routes.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
+import { benchRoutes } from './modules/bench/bench.routes.js';
 import { channelApiRoutes } from './modules/channel-api/channel-api.routes.js';
 import { channelsRoutes } from './modules/channels/channels.routes.js';
 import { chatsRoutes } from './modules/chats/chats.routes.js';
@@ -98,5 +99,7 @@ export async function buildApp({ config, services, logger }: AppOptions): Promis
   sendRoutes(app, services);
   whatsappWebhookRoutes(app, services);
 
+  // Reference routes of `npm run bench` (bench/README.md); off unless the benchmark starts the server.
+  if (process.env.ATENDE_BENCH_ROUTES === '1') benchRoutes(app, services);
   return app;
 }

@@ -93,22 +93,49 @@ export class ChatsRepo {
       .select(chatColumns);
   }
 
-  /** One page, newest first (createdAt, then id, both descending, so paging is stable). */
-  async list(f: ChatFilter, page: number, limit: number): Promise<ChatRow[]> {
-    const q = this.db
+  /**
+   * One page, newest first (createdAt, then id, both descending, so paging is stable), and the exact
+   * total from the counters table, in one statement: one round trip, one plan, and the page and its
+   * total read from the same snapshot. The page is cut from `chats` alone before the join, so the
+   * contacts are looked up for the page's rows only, however deep the page.
+   */
+  async listPage(f: ChatFilter, page: number, limit: number): Promise<{ rows: ChatRow[]; total: number }> {
+    const pageRows = this.db
       .selectFrom('chats')
-      .select(['id'])
+      .select([
+        'id',
+        'account_id',
+        'channel_id',
+        'team_id',
+        'user_id',
+        'status',
+        'queue',
+        'unread_messages',
+        'last_message',
+        'version',
+        'created_at',
+        'updated_at',
+        'contact_id',
+      ])
       .$call((qb) => applyFilter(qb, f))
       .orderBy('created_at', 'desc')
       .orderBy('id', 'desc')
       .limit(limit)
       .offset((page - 1) * limit);
-    // The page's ids come from the filter index alone; the join then touches only those rows.
-    return this.select()
-      .innerJoin(q.as('p'), 'p.id', 'c.id')
+    const total = this.db
+      .selectFrom('chat_counts')
+      .select(sql<number>`coalesce(sum(n), 0)::int8`.as('total'))
+      .$call((qb) => applyFilter(qb, f));
+    const rows = await this.db
+      .selectFrom(pageRows.as('c'))
+      .innerJoin('contacts as ct', 'ct.id', 'c.contact_id')
+      .select([...chatColumns, total.as('total')])
       .orderBy('c.created_at', 'desc')
       .orderBy('c.id', 'desc')
-      .execute() as Promise<ChatRow[]>;
+      .execute();
+    // A page past the end has no row to carry the total.
+    if (rows.length === 0) return { rows: [], total: await this.count(f) };
+    return { rows: rows as ChatRow[], total: Number(rows[0]!.total) };
   }
 
   /** Exact total from the counters table (a few rows per filter combination, never the chats). */

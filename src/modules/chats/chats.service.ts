@@ -73,20 +73,21 @@ export class ChatsService {
 
   /** Channel API list: open chats the key may reach, `Observação` left out, newest first. */
   async listForApiKey(actor: ApiKeyActor, query: ListChatsQuery) {
-    if (query.channelId !== undefined) await this.assertChannelReachable(actor, query.channelId);
+    if (query.channelId !== undefined && !keyAllowsChannel(actor, query.channelId)) throw notFound();
     // The contract leaves Observação out of this list, even when a client names it.
-    if (query.queue === HIDDEN_QUEUE) {
-      return { ...pageInfo(0, query.page ?? 1, query.limit ?? 20), chats: [] };
+    const result =
+      query.queue === HIDDEN_QUEUE
+        ? { ...pageInfo(0, query.page ?? 1, query.limit ?? 20), chats: [] }
+        : await this.page(
+            { accountId: actor.accountId, status: 'open', channelIds: actor.channelIds, ...pick(query) },
+            query,
+          );
+    // Chats matched on the channel prove it is the account's; only an empty answer needs the lookup
+    // (another account's channel is 404), so the common case costs no extra query.
+    if (result.total === 0 && query.channelId !== undefined) {
+      await this.assertChannelReachable(actor, query.channelId);
     }
-    return this.page(
-      {
-        accountId: actor.accountId,
-        status: 'open',
-        channelIds: actor.channelIds,
-        ...pick(query),
-      },
-      query,
-    );
+    return result;
   }
 
   /**
@@ -118,7 +119,7 @@ export class ChatsService {
   private async page(filter: ChatFilter, query: ListChatsQuery) {
     const page = query.page ?? 1;
     const limit = query.limit ?? 20;
-    const [rows, total] = await Promise.all([this.repo.list(filter, page, limit), this.repo.count(filter)]);
+    const { rows, total } = await this.repo.listPage(filter, page, limit);
     return { ...pageInfo(total, page, limit), chats: rows.map(toChat) };
   }
 
