@@ -7,6 +7,7 @@ import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { App } from './http/app-type.js';
+import { eventsRoutes } from './events/events.routes.js';
 import { installErrorHandling } from './http/errors.js';
 import { requestValidators } from './http/validation.js';
 import { installInputGuard } from './http/input-guard.js';
@@ -16,6 +17,8 @@ import { authRoutes } from './modules/auth/auth.routes.js';
 import { benchRoutes } from './modules/bench/bench.routes.js';
 import { channelApiRoutes } from './modules/channel-api/channel-api.routes.js';
 import { channelsRoutes } from './modules/channels/channels.routes.js';
+import { draftsRoutes } from './modules/drafts/drafts.routes.js';
+import { notificationsRoutes } from './modules/notifications/notifications.routes.js';
 import { chatsRoutes } from './modules/chats/chats.routes.js';
 import { healthRoutes } from './modules/health/health.routes.js';
 import { sandboxRoutes } from './modules/sandbox/sandbox.routes.js';
@@ -98,6 +101,9 @@ export async function buildApp({ config, services, logger }: AppOptions): Promis
   sandboxRoutes(app, services);
   sendRoutes(app, services);
   whatsappWebhookRoutes(app, services);
+  eventsRoutes(app, services);
+  draftsRoutes(app, services);
+  notificationsRoutes(app, services);
 
   // Reference routes of `npm run bench` (bench/README.md); off unless the benchmark starts the server.
   if (process.env.ATENDE_BENCH_ROUTES === '1') benchRoutes(app, services);

@@ -23,6 +23,15 @@ export interface Config {
   bodyLimitBytes: number;
   /** WhatsApp Cloud API: Graph base URL (a local fake in tests), version, per-request timeout. */
   whatsapp: { graphBaseUrl: string; graphVersion: string; timeoutMs: number };
+  /** Browser origins the gateway accepts (CORS); null = any origin. */
+  gatewayOrigins: string[] | null;
+  /** Days the event log keeps events for resync (`GET /api/events`). */
+  eventRetentionDays: number;
+  /**
+   * The gateway's session-recovery window: the contract's 2 minutes. Not read from the environment;
+   * only tests shorten it, to see a client come back after it.
+   */
+  gatewayRecoveryMs: number;
 }
 
 export class ConfigError extends Error {
@@ -122,6 +131,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push(`WHATSAPP_GRAPH_VERSION must look like v23.0 (got "${graphVersion}")`);
   }
 
+  const originsRaw = str('ATENDE_GATEWAY_ORIGINS');
+  let gatewayOrigins: string[] | null = null;
+  if (originsRaw !== null && originsRaw !== '*') {
+    gatewayOrigins = originsRaw.split(',').map((o) => o.trim().replace(/\/$/, ''));
+    const bad = gatewayOrigins.filter((o) => !/^https?:\/\/[^/\s]+$/.test(o));
+    if (bad.length > 0) {
+      problems.push(
+        `ATENDE_GATEWAY_ORIGINS must be * or a comma-separated list of origins like https://console.example.com (got "${bad.join('", "')}")`,
+      );
+    }
+  }
+
   const config: Config = {
     host: str('HOST') ?? '0.0.0.0',
     port: int('PORT', 3000, 0, 65535),
@@ -151,6 +172,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       graphVersion,
       timeoutMs: int('WHATSAPP_TIMEOUT_MS', 15_000, 100, 600_000),
     },
+    gatewayOrigins,
+    eventRetentionDays: int('ATENDE_EVENT_RETENTION_DAYS', 7, 1, 3650),
+    gatewayRecoveryMs: 2 * 60 * 1000,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -5,6 +5,9 @@ import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
 import { createDb, type Db } from './db/index.js';
+import { startBroadcaster } from './gateway/adapter.js';
+import { evictStaleWatchers } from './gateway/eviction.js';
+import { startGateway } from './gateway/gateway.js';
 import { migrateToLatest } from './db/migrate.js';
 import type { App } from './http/app-type.js';
 import { JobQueue } from './jobs/queue.js';
@@ -16,6 +19,8 @@ export interface RunningServer {
   services: Services;
   /** Base URL of the HTTP API when the api role runs. */
   url: string | null;
+  /** Base URL of the Socket.IO gateway when the gateway role runs. */
+  gatewayUrl: string | null;
   databaseUrl: string;
   close(): Promise<void>;
 }
@@ -142,6 +147,21 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
 
     if (config.roles.includes('worker')) await registerWorkers(services, logger);
 
+    // Events reach clients through the gateway in this process, else through Redis to the gateway nodes.
+    let gatewayUrl: string | null = null;
+    if (config.roles.includes('gateway')) {
+      const gateway = await startGateway(config, services, logger);
+      cleanups.push(() => gateway.close());
+      gatewayUrl = gateway.url;
+    } else if (config.redisUrl) {
+      const broadcaster = startBroadcaster(config.redisUrl, config.gatewayRecoveryMs, logger);
+      services.events.publisher.attach(
+        broadcaster.io,
+        evictStaleWatchers(broadcaster.io, services.gatewayRepo),
+      );
+      cleanups.push(() => broadcaster.close());
+    }
+
     let app: App | null = null;
     let url: string | null = null;
     if (config.roles.includes('api')) {
@@ -154,7 +174,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
       url = `http://${host}:${port}`;
     }
-    return { app, services, url, databaseUrl, close: cleanups.run };
+    return { app, services, url, gatewayUrl, databaseUrl, close: cleanups.run };
   } catch (err) {
     await cleanups.run();
     throw err;

@@ -3,6 +3,11 @@ import type { Logger } from 'pino';
 import type { JobQueue } from './jobs/queue.js';
 import type { Config } from './config.js';
 import type { Db } from './db/index.js';
+import { EventsRepo } from './events/events.repo.js';
+import { EventsService } from './events/events.service.js';
+import { EventPublisher } from './events/publisher.js';
+import { GatewayAccess } from './gateway/access.js';
+import { GatewayRepo } from './gateway/gateway.repo.js';
 import { ApiKeyRateLimiter } from './http/rate-limit.js';
 import { TokenService } from './lib/jwt.js';
 import { AccountsService } from './modules/accounts/accounts.service.js';
@@ -15,6 +20,10 @@ import { ChannelsService } from './modules/channels/channels.service.js';
 import { ChatsRepo } from './modules/chats/chats.repo.js';
 import { ChatsService } from './modules/chats/chats.service.js';
 import { ContactsRepo } from './modules/contacts/contacts.repo.js';
+import { DraftsRepo } from './modules/drafts/drafts.repo.js';
+import { DraftsService } from './modules/drafts/drafts.service.js';
+import { NotificationsRepo } from './modules/notifications/notifications.repo.js';
+import { NotificationsService } from './modules/notifications/notifications.service.js';
 import { AgentMessagesRepo } from './modules/messages/agent-messages.repo.js';
 import { AgentMessagesService } from './modules/messages/agent-messages.service.js';
 import { AgentMessageSender } from './modules/messages/agent-messages.worker.js';
@@ -55,9 +64,13 @@ export function createServices(deps: {
     requestLogs: new RequestLogsRepo(db),
   };
   const tokens = new TokenService(deps.jwtSecret, config.jwtTtlSeconds);
+  // The event log: written in each change's transaction, published after commit (src/events).
+  const events = new EventsService(db, new EventsRepo(db), repos.teams, new EventPublisher(deps.logger));
+  const notifications = new NotificationsService(new NotificationsRepo(db));
+  const gatewayRepo = new GatewayRepo(db);
   // Provider calls of every outbound message (Channel API requests, agents' replies).
   const deliverer = new Deliverer(new ProviderRegistry(config.whatsapp));
-  const inbound = new InboundService(db, repos.chats, repos.contacts, repos.messages, repos.channels);
+  const inbound = new InboundService(db, repos.chats, repos.contacts, repos.messages, repos.channels, events);
   // Delivery statuses: applied from provider webhooks, and caught up by the send pipeline.
   const messageStatuses = new MessageStatusService(db, new MessageStatusRepo(), deps.logger);
   const whatsappWebhooks = new WhatsAppWebhooksService(
@@ -69,7 +82,7 @@ export function createServices(deps: {
     messageStatuses,
     deps.logger,
   );
-  const chats = new ChatsService(db, repos.chats, repos.teams, repos.users);
+  const chats = new ChatsService(db, repos.chats, repos.teams, repos.users, events, notifications);
   // Agents' replies: stored and queued by the service, sent by the sender in SendWorker's jobs.
   const agentMessagesRepo = new AgentMessagesRepo();
   const agentMessageSender = new AgentMessageSender(
@@ -93,6 +106,11 @@ export function createServices(deps: {
     channels: new ChannelsService(db, repos.channels, repos.teams),
     apiKeys: new ApiKeysService(repos.apiKeys),
     chats,
+    events,
+    notifications,
+    drafts: new DraftsService(new DraftsRepo(db), repos.chats, chats, events),
+    gatewayRepo,
+    gatewayAccess: new GatewayAccess(gatewayRepo, repos.users, repos.teams),
     inbound,
     whatsappWebhooks,
     messageStatuses,

@@ -1,11 +1,13 @@
 import { pino } from 'pino';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig, type Config } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { createTestDatabase } from './db.js';
 
 export interface TestApp {
   server: RunningServer;
   url: string;
+  /** Socket.IO gateway base URL (null when the process runs without the gateway role). */
+  gatewayUrl: string | null;
   databaseUrl: string;
   /** JSON request against the running server over real HTTP. */
   request(
@@ -31,7 +33,12 @@ export const TEST_JWT_SECRET = 'test-secret-test-secret-test-secret-0123456789';
  * configuration, e.g. REDIS_URL or the rate-limit numbers.
  */
 export async function startTestApp(
-  opts: { env?: Record<string, string>; databaseUrl?: string } = {},
+  opts: {
+    env?: Record<string, string>;
+    databaseUrl?: string;
+    /** Settings the environment does not reach (e.g. the gateway's recovery window). */
+    configure?: (config: Config) => void;
+  } = {},
 ): Promise<TestApp> {
   const fresh = opts.databaseUrl ? null : await createTestDatabase();
   const databaseUrl = opts.databaseUrl ?? fresh!.url;
@@ -39,15 +46,18 @@ export async function startTestApp(
     DATABASE_URL: databaseUrl,
     HOST: '127.0.0.1',
     PORT: '0',
+    GATEWAY_PORT: '0',
     LOG_LEVEL: 'silent',
     ATENDE_JWT_SECRET: TEST_JWT_SECRET,
     ...opts.env,
   });
+  opts.configure?.(config);
   const server = await startServer(config, pino({ level: 'silent' }));
   const url = server.url!;
   return {
     server,
     url,
+    gatewayUrl: server.gatewayUrl,
     databaseUrl,
     request: (method, path, o = {}) => httpRequest(url, method, path, o),
     close: async () => {

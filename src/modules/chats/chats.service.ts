@@ -1,10 +1,13 @@
-import { inTransaction, type Db, type Tx } from '../../db/index.js';
+import type { Db, Tx } from '../../db/index.js';
+import type { EventBuffer, EventsService } from '../../events/events.service.js';
+import { targets } from '../../events/rooms.js';
 import { badRequest, conflict, forbidden, notFound } from '../../http/errors.js';
 import { pageInfo, type ChatT } from '../../http/schemas.js';
 import { newId } from '../../lib/ids.js';
 import { actorRef, type Actor, type ApiKeyActor, type UserActor } from '../auth/actors.js';
 import { keyAllowsChannel, requirePermission } from '../auth/guards.js';
 import type { TeamsRepo } from '../teams/teams.repo.js';
+import type { NotificationsService } from '../notifications/notifications.service.js';
 import type { UsersRepo } from '../users/users.repo.js';
 import { HIDDEN_QUEUE, type ChatFilter, type ChatRow, type ChatsRepo } from './chats.repo.js';
 
@@ -69,6 +72,8 @@ export class ChatsService {
     private readonly repo: ChatsRepo,
     private readonly teams: TeamsRepo,
     private readonly users: UsersRepo,
+    private readonly events: EventsService,
+    private readonly notifications: NotificationsService,
   ) {}
 
   /** Channel API list: open chats the key may reach, `Observação` left out, newest first. */
@@ -175,7 +180,7 @@ export class ChatsService {
     const channelIds = actor.kind === 'api_key' ? actor.channelIds : null;
     let row: ChatRow | undefined;
     try {
-      row = await inTransaction(this.db, async (tx) => {
+      row = await this.events.transaction(async (tx, events) => {
         if (!nowait) await this.repo.setLockTimeout(tx, TEAM_TRANSFER_WAIT_MS);
         const chat = await this.repo.lock(tx, actor.accountId, chatId, { nowait, channelIds });
         if (!chat || chat.status !== 'open') throw notFound();
@@ -197,7 +202,31 @@ export class ChatsService {
           actor_id: ref.id,
         });
         // Read under the lock: after commit, a transfer queued behind this one could already show.
-        return this.repo.find(actor.accountId, chat.id, tx);
+        const after = await this.repo.find(actor.accountId, chat.id, tx);
+        if (after) {
+          const c = toChat(after);
+          const from = { teamId: to.from.team_id, userId: to.from.user_id };
+          events.add(
+            actor.accountId,
+            'chat.transfer',
+            {
+              chat: c,
+              from,
+              to: { teamId: c.teamId, userId: c.userId },
+              reasonCode: input.reasonCode ?? null,
+              reason: input.reason ?? null,
+            },
+            targets.chatTransfer(c, from),
+          );
+          // Whoever is handed a chat hears about it, unless they took it themselves.
+          if (c.userId !== null && !(actor.kind === 'user' && actor.userId === c.userId)) {
+            await this.notifications.notify(tx, events, actor.accountId, [c.userId], 'chat.assigned', {
+              chatId: c.id,
+              by: ref,
+            });
+          }
+        }
+        return after;
       });
     } catch (err) {
       if (isLockUnavailable(err)) throw conflict(CHAT_BUSY);
@@ -212,7 +241,7 @@ export class ChatsService {
     requirePermission(actor, 'chats:attend');
     const name = queue.trim();
     try {
-      await inTransaction(this.db, async (tx) => {
+      await this.events.transaction(async (tx, events) => {
         await this.repo.setLockTimeout(tx, TEAM_TRANSFER_WAIT_MS);
         const chat = await this.repo.lock(tx, actor.accountId, chatId, { nowait: false });
         if (!chat || chat.status !== 'open' || !(await this.canSee(actor, chat))) throw notFound();
@@ -224,6 +253,16 @@ export class ChatsService {
         // Waiting in `Espera` means waiting for an attendant, so it has none.
         const patch = name === QUEUE_WAITING ? { queue: name, user_id: null } : { queue: name };
         await this.repo.update(tx, chat.id, patch);
+        const after = await this.repo.find(actor.accountId, chat.id, tx);
+        if (after && (chat.queue !== name || chat.user_id !== after.user_id)) {
+          const c = toChat(after);
+          events.add(
+            actor.accountId,
+            'chat.queue',
+            { chat: c, from: chat.queue, to: name },
+            targets.chatQueue(c, chat.team_id),
+          );
+        }
       });
     } catch (err) {
       if (isLockUnavailable(err)) throw conflict(CHAT_BUSY);
@@ -243,6 +282,7 @@ export class ChatsService {
       if (chat.user_id !== null) throw conflict(CHAT_CAPTURED);
       if (chat.queue !== QUEUE_WAITING) throw conflict(CHAT_NOT_WAITING);
       await this.repo.update(tx, chat.id, { queue: QUEUE_ATTENDING, user_id: actor.userId });
+      return (events, c) => events.add(actor.accountId, 'chat.capture', { chat: c }, targets.chatCapture(c));
     });
   }
 
@@ -255,6 +295,7 @@ export class ChatsService {
         throw forbidden(CLOSE_FORBIDDEN);
       }
       await this.repo.update(tx, chat.id, { status: 'closed', closed_at: new Date() });
+      return (events, c) => events.add(actor.accountId, 'chat.close', { chat: c }, targets.chatClose(c));
     });
   }
 
@@ -262,6 +303,7 @@ export class ChatsService {
   async markRead(actor: UserActor, chatId: string): Promise<ChatT> {
     return this.change(actor, chatId, false, async (tx, chat) => {
       await this.repo.update(tx, chat.id, { unread_messages: 0 });
+      return (events, c) => events.add(actor.accountId, 'chat.update', { chat: c }, targets.chatUpdate(c));
     });
   }
 
@@ -274,16 +316,19 @@ export class ChatsService {
     actor: UserActor,
     chatId: string,
     nowait: boolean,
-    apply: (tx: Tx, chat: HeldChat) => Promise<void>,
+    /** Makes the change; returns how to record its event from the chat after it. */
+    apply: (tx: Tx, chat: HeldChat) => Promise<(events: EventBuffer, chat: ChatT) => void>,
   ): Promise<ChatT> {
     let row: ChatRow | undefined;
     try {
-      row = await inTransaction(this.db, async (tx) => {
+      row = await this.events.transaction(async (tx, events) => {
         if (!nowait) await this.repo.setLockTimeout(tx, TEAM_TRANSFER_WAIT_MS);
         const chat = await this.repo.lock(tx, actor.accountId, chatId, { nowait });
         if (!chat || !(await this.canSee(actor, chat))) throw notFound();
-        await apply(tx, chat);
-        return this.repo.find(actor.accountId, chat.id, tx);
+        const record = await apply(tx, chat);
+        const after = await this.repo.find(actor.accountId, chat.id, tx);
+        if (after) record(events, toChat(after));
+        return after;
       });
     } catch (err) {
       if (isLockUnavailable(err)) throw conflict(CHAT_BUSY);

@@ -1,10 +1,13 @@
-import { inTransaction, type Db } from '../../db/index.js';
+import type { Db } from '../../db/index.js';
+import type { EventsService } from '../../events/events.service.js';
+import { targets } from '../../events/rooms.js';
 import type { LastMessage } from '../../db/types.js';
 import { badRequest, notFound } from '../../http/errors.js';
 import type { UserActor } from '../auth/actors.js';
 import type { ChannelsRepo } from '../channels/channels.repo.js';
 import { newId } from '../../lib/ids.js';
 import type { ChatsRepo } from '../chats/chats.repo.js';
+import { toChat } from '../chats/chats.service.js';
 import type { ContactsRepo } from '../contacts/contacts.repo.js';
 import { normalizeContact } from '../contacts/normalize.js';
 import type { MessagesRepo } from './messages.repo.js';
@@ -57,6 +60,7 @@ export class InboundService {
     private readonly contacts: ContactsRepo,
     private readonly messages: MessagesRepo,
     private readonly channels: ChannelsRepo,
+    private readonly events: EventsService,
   ) {}
 
   /** A tester playing the customer on a sandbox channel of their account. */
@@ -80,7 +84,7 @@ export class InboundService {
   async receive(channel: InboundChannel, input: InboundMessage): Promise<InboundResult> {
     const providerMessageId = input.providerMessageId ?? null;
     try {
-      return await inTransaction(this.db, async (tx) => {
+      return await this.events.transaction(async (tx, events) => {
         // Checked first so that a redelivery does not reopen a conversation closed since.
         if (
           providerMessageId &&
@@ -129,6 +133,30 @@ export class InboundService {
           createdAt: stored.created_at.toISOString(),
         };
         await this.chats.recordInbound(tx, chat.id, last);
+        const row = await this.chats.find(channel.account_id, chat.id, tx);
+        if (row) {
+          const c = toChat(row);
+          const at = stored.created_at.toISOString();
+          const message = {
+            id,
+            chatId: chat.id,
+            origin: 'contact',
+            type: input.type,
+            content: input.content,
+            status: 'received',
+            providerMessageId,
+            error: null,
+            requestId: null,
+            userId: null,
+            createdAt: at,
+            updatedAt: at,
+          };
+          const account = channel.account_id;
+          // A new conversation reaches its team's queue; an existing one updates its list item.
+          if (chat.created) events.add(account, 'chat.new', { chat: c }, targets.chatNew(c));
+          events.add(account, 'message.upsert', { chatId: chat.id, message }, targets.message(c));
+          if (!chat.created) events.add(account, 'chat.update', { chat: c }, targets.chatUpdate(c));
+        }
         return { duplicate: false as const, chatId: chat.id, messageId: id, chatCreated: chat.created };
       });
     } catch (err) {

@@ -1,0 +1,143 @@
+import { randomUUID } from 'node:crypto';
+import { inTransaction, type Db, type Tx } from '../db/index.js';
+import type { UserActor } from '../modules/auth/actors.js';
+import type { TeamsRepo } from '../modules/teams/teams.repo.js';
+import { SCHEMA_VERSION, type Envelope, type EventData, type EventName } from './catalogue.js';
+import type { EventsRepo } from './events.repo.js';
+import type { EventPublisher, Routed } from './publisher.js';
+import { READ_ALL_TAG, room, type Target } from './rooms.js';
+
+interface Pending {
+  accountId: string;
+  event: EventName;
+  data: Record<string, unknown>;
+  target: Target;
+}
+
+/**
+ * The events of one transaction: added while the change is made, written to the log just before
+ * commit (`EventsService.transaction`), published once committed. A rolled-back transaction
+ * publishes nothing.
+ */
+export class EventBuffer {
+  private readonly pending: Pending[] = [];
+  private written: Routed[] = [];
+
+  add<E extends EventName>(accountId: string, event: E, data: EventData<E>, target: Target): void {
+    this.pending.push({ accountId, event, data: data as Record<string, unknown>, target });
+  }
+
+  get size(): number {
+    return this.pending.length;
+  }
+
+  /** Writes what was added; seqs are reserved per account in one statement. */
+  async write(tx: Tx, repo: EventsRepo): Promise<void> {
+    const byAccount = new Map<string, Pending[]>();
+    for (const p of this.pending) byAccount.set(p.accountId, [...(byAccount.get(p.accountId) ?? []), p]);
+    const routed: Routed[] = [];
+    for (const [accountId, list] of byAccount) {
+      const { last, now } = await repo.reserve(tx, accountId, list.length);
+      const rows = list.map((p, i) => ({
+        account_id: accountId,
+        seq: last - list.length + 1 + i,
+        id: randomUUID(),
+        event: p.event,
+        schema_version: SCHEMA_VERSION,
+        occurred_at: now,
+        rooms: p.target.rooms,
+        audience: p.target.audience,
+        data: p.data,
+      }));
+      await repo.insert(tx, rows);
+      for (const r of rows) routed.push({ envelope: toEnvelope(r), rooms: r.rooms });
+    }
+    this.written = routed;
+  }
+
+  get envelopes(): readonly Routed[] {
+    return this.written;
+  }
+}
+
+export function toEnvelope(row: {
+  id: string;
+  event: string;
+  schema_version: number;
+  seq: number;
+  occurred_at: Date;
+  account_id: string;
+  data: Record<string, unknown>;
+}): Envelope {
+  return {
+    id: row.id,
+    event: row.event as EventName,
+    schemaVersion: row.schema_version as typeof SCHEMA_VERSION,
+    seq: row.seq,
+    occurredAt: row.occurred_at.toISOString(),
+    accountId: row.account_id,
+    data: row.data as Envelope['data'],
+  };
+}
+
+/** How many log rows one `GET /api/events` looks at, at most, to fill its page. */
+const SCAN_WINDOW = 5_000;
+
+/** The event log: recording changes' events in their transaction, publishing after commit, resync. */
+export class EventsService {
+  constructor(
+    private readonly db: Db,
+    private readonly repo: EventsRepo,
+    private readonly teams: TeamsRepo,
+    readonly publisher: EventPublisher,
+  ) {}
+
+  /**
+   * `inTransaction` with an event buffer: a fresh buffer per attempt (a retried transaction starts
+   * over), its events written last — so the account's seq row is held only briefly, after the
+   * change's own locks — and published after commit.
+   */
+  async transaction<T>(fn: (tx: Tx, events: EventBuffer) => Promise<T>): Promise<T> {
+    let buffer = new EventBuffer();
+    const result = await inTransaction(this.db, async (tx) => {
+      buffer = new EventBuffer();
+      const out = await fn(tx, buffer);
+      await buffer.write(tx, this.repo);
+      return out;
+    });
+    await this.publisher.publish(buffer.envelopes);
+    return result;
+  }
+
+  /** For a transaction run elsewhere: write `buffer` in it, then `publish` after its commit. */
+  async write(tx: Tx, buffer: EventBuffer): Promise<void> {
+    await buffer.write(tx, this.repo);
+  }
+
+  async publish(buffer: EventBuffer): Promise<void> {
+    await this.publisher.publish(buffer.envelopes);
+  }
+
+  async lastSeq(accountId: string): Promise<number> {
+    return this.repo.lastSeq(accountId);
+  }
+
+  /**
+   * The user's share of the log after `after`: events of their own user room, of their teams (every
+   * team with chats:read_all) and of the chats they could see when the event happened. `nextAfter`
+   * is where to continue; `hasMore` says whether to call again right away.
+   */
+  async page(
+    actor: UserActor,
+    after: number,
+    limit: number,
+  ): Promise<{ events: Envelope[]; nextAfter: number; hasMore: boolean }> {
+    const tags = [room.user(actor.userId)];
+    if (actor.permissions.has('chats:read_all')) tags.push(READ_ALL_TAG);
+    else tags.push(...(await this.teams.teamsOf(actor.userId)).map(room.team));
+    const { rows, scannedTo } = await this.repo.page(actor.accountId, after, tags, limit, SCAN_WINDOW);
+    const nextAfter = scannedTo ?? after;
+    const last = await this.repo.lastSeq(actor.accountId);
+    return { events: rows.map(toEnvelope), nextAfter, hasMore: nextAfter < last };
+  }
+}

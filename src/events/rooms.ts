@@ -1,0 +1,72 @@
+import type { ChatT } from '../http/schemas.js';
+
+/** Socket.IO room names. Ids are ObjectIds, unique across accounts, so rooms need no account prefix. */
+export const room = {
+  user: (id: string) => `user:${id}`,
+  team: (id: string) => `team:${id}`,
+  chat: (id: string) => `chat:${id}`,
+  attendance: (chatId: string) => `attendance:${chatId}`,
+};
+
+/**
+ * Audience tag of every event about a chat: users with `chats:read_all` see all of them on resync
+ * (`GET /api/events`), as they may join every team and chat room live.
+ */
+export const READ_ALL_TAG = '*read_all';
+
+/**
+ * Where an event goes (`rooms`, live) and who may read it back from the log (`audience`, resync).
+ * The audience of a chat's event is everyone who could see the chat then: its team and attendant
+ * (before and after the change), plus read_all users; a personal event's audience is its user.
+ */
+export interface Target {
+  rooms: string[];
+  audience: string[];
+}
+
+const uniq = (xs: (string | null | undefined)[]): string[] => [
+  ...new Set(xs.filter((x): x is string => typeof x === 'string')),
+];
+
+function chatTarget(
+  chat: ChatT,
+  rooms: (string | null | undefined)[],
+  also: { teams?: (string | null)[]; users?: (string | null)[] } = {},
+): Target {
+  const teams = [chat.teamId, ...(also.teams ?? [])].filter((t): t is string => t !== null);
+  const users = [chat.userId, ...(also.users ?? [])].filter((u): u is string => u !== null);
+  return {
+    rooms: uniq(rooms),
+    audience: uniq([...teams.map(room.team), ...users.map(room.user), READ_ALL_TAG]),
+  };
+}
+
+const maybeUser = (id: string | null) => (id === null ? null : room.user(id));
+
+/** The rooms of each event, as DESIGN §3's table gives them. */
+export const targets = {
+  message: (chat: ChatT) => chatTarget(chat, [room.attendance(chat.id)]),
+  chatNew: (chat: ChatT) => chatTarget(chat, [room.team(chat.teamId), maybeUser(chat.userId)]),
+  chatUpdate: (chat: ChatT) => chatTarget(chat, [room.chat(chat.id)]),
+  chatQueue: (chat: ChatT, fromTeamId: string) =>
+    chatTarget(chat, [room.team(fromTeamId), room.team(chat.teamId), room.chat(chat.id)], {
+      teams: [fromTeamId],
+    }),
+  chatCapture: (chat: ChatT) =>
+    chatTarget(chat, [room.team(chat.teamId), room.chat(chat.id), maybeUser(chat.userId)]),
+  chatTransfer: (chat: ChatT, from: { teamId: string; userId: string | null }) =>
+    chatTarget(
+      chat,
+      [
+        room.team(from.teamId),
+        room.team(chat.teamId),
+        maybeUser(from.userId),
+        maybeUser(chat.userId),
+        room.chat(chat.id),
+      ],
+      { teams: [from.teamId], users: [from.userId] },
+    ),
+  chatClose: (chat: ChatT) =>
+    chatTarget(chat, [room.team(chat.teamId), room.chat(chat.id), maybeUser(chat.userId)]),
+  personal: (userId: string): Target => ({ rooms: [room.user(userId)], audience: [room.user(userId)] }),
+};

@@ -1,0 +1,47 @@
+import type { UserActor } from '../modules/auth/actors.js';
+import type { Permission } from '../modules/auth/permissions.js';
+import type { TeamsRepo } from '../modules/teams/teams.repo.js';
+import type { UsersRepo } from '../modules/users/users.repo.js';
+import type { GatewayRepo } from './gateway.repo.js';
+
+/**
+ * Who may join which room. The user is read again for every subscription, so a cancelled user or a
+ * changed role counts at once, not only at the next handshake. Who may see a chat: its attendant,
+ * members of its team, and users with chats:read_all (as `ChatsService.canSee`, but for many chats in
+ * one query).
+ */
+export class GatewayAccess {
+  constructor(
+    private readonly repo: GatewayRepo,
+    private readonly users: UsersRepo,
+    private readonly teams: TeamsRepo,
+  ) {}
+
+  /** The connection's user as it is now; null when cancelled, deleted or moved out of the account. */
+  async actor(identity: { userId: string; accountId: string }): Promise<UserActor | null> {
+    const row = await this.users.findForAuth({ id: identity.userId });
+    if (!row || row.account_id !== identity.accountId || row.status === 'cancelled') return null;
+    return {
+      kind: 'user',
+      accountId: row.account_id,
+      userId: row.id,
+      name: row.name,
+      permissions: new Set(row.permissions as Permission[]),
+    };
+  }
+
+  /** Teams the user may follow: those they belong to, or every team of the account with read_all. */
+  async teamsFor(actor: UserActor, ids: readonly string[]): Promise<Set<string>> {
+    if (actor.permissions.has('chats:read_all')) return new Set(await this.repo.teams(actor.accountId, ids));
+    const mine = new Set(await this.teams.teamsOf(actor.userId));
+    return new Set(ids.filter((id) => mine.has(id)));
+  }
+
+  /** Chats of `ids` the user may see. */
+  async chatsFor(actor: UserActor, ids: readonly string[]): Promise<Set<string>> {
+    const chats = await this.repo.chats(actor.accountId, ids);
+    if (actor.permissions.has('chats:read_all')) return new Set(chats.map((c) => c.id));
+    const mine = new Set(await this.teams.teamsOf(actor.userId));
+    return new Set(chats.filter((c) => c.user_id === actor.userId || mine.has(c.team_id)).map((c) => c.id));
+  }
+}

@@ -1,0 +1,210 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import { Server, type Socket } from 'socket.io';
+import type { Config } from '../config.js';
+import { SESSION_READY, type AckError, type SessionReadyT } from '../events/catalogue.js';
+import { room } from '../events/rooms.js';
+import { isObjectId } from '../lib/ids.js';
+import type { UserActor } from '../modules/auth/actors.js';
+import type { Services } from '../services.js';
+import { recoveryOptions, redisAdapter, type RedisAdapter } from './adapter.js';
+import { evictStaleWatchers } from './eviction.js';
+
+/** What a connection carries (restored with the session on recovery, so plain data only). */
+export interface SocketData {
+  user: { userId: string; accountId: string } | null;
+}
+
+type Ack = (answer: Record<string, unknown>) => void;
+type Events = Record<string, (...args: unknown[]) => void>;
+type GatewaySocket = Socket<Events, Events, Events, SocketData>;
+export type GatewayServer = Server<Events, Events, Events, SocketData>;
+
+/** Most ids one subscription may name; a console shows far fewer. */
+const MAX_IDS = 1_000;
+
+export interface Gateway {
+  io: Server;
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The token of a handshake, from the first source present, in the contract's order: header
+ * `Authorization: Bearer`, then `auth.token`, then the `access_token` cookie. A source that is present
+ * decides, valid or not: a bad header is not saved by a good cookie.
+ */
+export function handshakeToken(handshake: {
+  headers: Record<string, string | string[] | undefined>;
+  auth: Record<string, unknown>;
+}): string | null {
+  const header = handshake.headers.authorization;
+  const bearer = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] : undefined;
+  if (bearer) return bearer;
+  const token = handshake.auth.token;
+  if (typeof token === 'string' && token !== '') return token;
+  const cookie = handshake.headers.cookie;
+  if (typeof cookie === 'string') {
+    for (const part of cookie.split(';')) {
+      const eq = part.indexOf('=');
+      if (eq > 0 && part.slice(0, eq).trim() === 'access_token') {
+        const value = part.slice(eq + 1).trim();
+        try {
+          return decodeURIComponent(value) || null;
+        } catch {
+          return value || null;
+        }
+      }
+    }
+  }
+  return null;
+}
+
+/** Starts the Socket.IO gateway on `config.gatewayPort` and attaches it to the event publisher. */
+export async function startGateway(config: Config, services: Services, logger: Logger): Promise<Gateway> {
+  const redis: RedisAdapter | null = config.redisUrl ? redisAdapter(config.redisUrl, logger) : null;
+  const http = createServer();
+  const io: GatewayServer = new Server(http, {
+    path: '/socket.io',
+    ...recoveryOptions(config.gatewayRecoveryMs),
+    ...(redis ? { adapter: redis.adapter } : {}),
+    cors: { origin: config.gatewayOrigins ?? true, credentials: true },
+  });
+  installGateway(io, services, logger);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      http.once('error', reject);
+      http.listen(config.gatewayPort, config.host, () => {
+        http.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (err) {
+    await io.of('/').adapter.close();
+    await redis?.close();
+    throw err;
+  }
+  const port = (http.address() as AddressInfo).port;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  services.events.publisher.attach(io, evictStaleWatchers(io as unknown as Server, services.gatewayRepo));
+  return {
+    io: io,
+    url: `http://${host}:${port}`,
+    close: async () => {
+      services.events.publisher.detach(io);
+      await io.close();
+      await redis?.close();
+    },
+  };
+}
+
+/** Auth middleware, the four client events and `session.ready`, on any Socket.IO server. */
+export function installGateway(io: GatewayServer, services: Services, logger: Logger): void {
+  const access = services.gatewayAccess;
+
+  io.use((socket, next) => {
+    const token = handshakeToken(socket.handshake);
+    if (token === null) {
+      // Accepted without identity: every subscription is refused, so nothing is ever delivered.
+      socket.data.user = null;
+      return next();
+    }
+    services.auth.authenticate(token).then(
+      (actor) => {
+        socket.data.user = { userId: actor.userId, accountId: actor.accountId };
+        next();
+      },
+      () => next(new Error('unauthorized')),
+    );
+  });
+
+  io.on('connection', (socket: GatewaySocket) => {
+    // One subscription at a time per connection, in the order they were sent.
+    let queue: Promise<void> = Promise.resolve();
+    const on = (
+      event: string,
+      handler: (actor: UserActor, arg: unknown) => Promise<Record<string, unknown> | AckError>,
+    ) => {
+      socket.on(event, (arg: unknown, ack?: unknown) => {
+        const reply: Ack = typeof ack === 'function' ? (ack as Ack) : () => undefined;
+        queue = queue.then(async () => {
+          try {
+            const identity = socket.data.user;
+            const actor = identity ? await access.actor(identity) : null;
+            if (!actor) return reply({ ok: false, error: 'unauthenticated' });
+            const answer = await handler(actor, arg);
+            reply(typeof answer === 'string' ? { ok: false, error: answer } : { ok: true, ...answer });
+          } catch (err) {
+            logger.error({ err, event }, 'gateway subscription failed');
+            reply({ ok: false, error: 'internal_error' });
+          }
+        });
+      });
+    };
+
+    on('user_logged_in', async (actor, userId) => {
+      if (typeof userId !== 'string') return 'invalid_argument';
+      if (userId !== actor.userId) return 'forbidden';
+      await socket.join(room.user(actor.userId));
+      return { userId };
+    });
+
+    on('user_join_team', async (actor, arg) => {
+      const ids = idList(arg);
+      if (!ids) return 'invalid_argument';
+      const allowed = await access.teamsFor(actor, ids.filter(isObjectId));
+      const joined = ids.filter((id) => allowed.has(id));
+      await socket.join(joined.map(room.team));
+      return { joined, refused: ids.filter((id) => !allowed.has(id)) };
+    });
+
+    on('user_start_watch_chats', async (actor, arg) => {
+      const ids = idList(arg);
+      if (!ids) return 'invalid_argument';
+      const visible = await access.chatsFor(actor, ids.filter(isObjectId));
+      const watching = ids.filter((id) => visible.has(id));
+      const next = new Set(watching.map(room.chat));
+      // The new list replaces the old one: items no longer shown stop getting updates.
+      for (const r of [...socket.rooms]) if (r.startsWith('chat:') && !next.has(r)) await socket.leave(r);
+      await socket.join([...next]);
+      return { watching, refused: ids.filter((id) => !visible.has(id)) };
+    });
+
+    on('user_start_attendance', async (actor, chatId) => {
+      if (typeof chatId !== 'string') return 'invalid_argument';
+      if (!isObjectId(chatId) || !(await access.chatsFor(actor, [chatId])).has(chatId)) return 'not_found';
+      // One conversation open at a time.
+      const target = room.attendance(chatId);
+      for (const r of [...socket.rooms])
+        if (r.startsWith('attendance:') && r !== target) await socket.leave(r);
+      await socket.join(target);
+      return { chatId };
+    });
+
+    void sendReady(io, socket, services).catch((err: unknown) =>
+      logger.warn({ err }, 'session.ready not sent'),
+    );
+  });
+}
+
+/**
+ * Socket.IO recovers only a client that has received a packet with an offset, and only packets
+ * emitted to rooms carry one, so the first packet of every connection is emitted to its own room.
+ */
+async function sendReady(io: GatewayServer, socket: GatewaySocket, services: Services): Promise<void> {
+  const user = socket.data.user;
+  const ready: SessionReadyT = {
+    userId: user?.userId ?? null,
+    accountId: user?.accountId ?? null,
+    seq: user ? await services.events.lastSeq(user.accountId) : null,
+    recovered: socket.recovered,
+  };
+  io.to(socket.id).emit(SESSION_READY, ready);
+}
+
+function idList(arg: unknown): string[] | null {
+  if (!Array.isArray(arg) || arg.length > MAX_IDS) return null;
+  if (!arg.every((x): x is string => typeof x === 'string')) return null;
+  return [...new Set(arg)];
+}

@@ -1,0 +1,52 @@
+import { Type } from '@sinclair/typebox';
+import { NotificationSchema } from '../../events/catalogue.js';
+import type { App } from '../../http/app-type.js';
+import { userGuard, userOf } from '../../http/auth.js';
+import { errorResponses, IdParams } from '../../http/schemas.js';
+import type { Services } from '../../services.js';
+
+const ListQuery = Type.Object(
+  {
+    unreadOnly: Type.Optional(Type.Boolean({ default: false })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
+  },
+  { additionalProperties: false },
+);
+
+export function notificationsRoutes(app: App, services: Services): void {
+  const onRequest = userGuard(services);
+  const common = { tags: ['Notifications'], security: [{ bearer: [] }] };
+  app.get(
+    '/api/notifications',
+    {
+      onRequest,
+      schema: {
+        ...common,
+        summary: 'Your notifications, newest first',
+        description: 'Each one was also sent live as `notification.new` to your user room.',
+        querystring: ListQuery,
+        response: {
+          200: Type.Object({
+            notifications: Type.Array(NotificationSchema),
+            unread: Type.Integer({ description: 'How many are unread in all' }),
+          }),
+          ...errorResponses(400, 401),
+        },
+      },
+    },
+    async (request) => services.notifications.list(userOf(request), request.query),
+  );
+  app.post(
+    '/api/notifications/:id/read',
+    {
+      onRequest,
+      schema: {
+        ...common,
+        summary: 'Mark a notification read',
+        params: IdParams,
+        response: { 200: NotificationSchema, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => services.notifications.markRead(userOf(request), request.params.id),
+  );
+}
