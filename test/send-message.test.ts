@@ -221,6 +221,29 @@ describe('POST /channel-api/messages/send', () => {
       assert.equal(updatedAt, createdAt);
     });
 
+    it('stores quotes, backslashes and any Unicode exactly as sent', async () => {
+      const tricky = `'); DROP TABLE request_logs; -- \\ \\' $1 $$ E'\\x00' "aspas" ção 😀`;
+      const res = await send({
+        contact: { value: '5511987654321', name: tricky },
+        message: { type: 'text', text: { value: tricky, pushName: tricky } },
+        flowId: tricky,
+        metadata: { [tricky]: tricky },
+      });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      const row = await db.query(
+        'SELECT flow_id, metadata, contact, payload FROM request_logs WHERE request_id = $1',
+        [res.json.requestId],
+      );
+      assert.deepEqual(row.rows, [
+        {
+          flow_id: tricky,
+          metadata: { [tricky]: tricky },
+          contact: { type: 'phone', value: '5511987654321', name: tricky },
+          payload: { message: { type: 'text', text: tricky }, pushName: tricky },
+        },
+      ]);
+    });
+
     it('normalizes emails and keeps media bytes beside the request', async () => {
       const email = await send({ contact: { value: ' Maria@Example.COM ', type: 'email' }, message: TEXT });
       assert.equal(email.status, 201);

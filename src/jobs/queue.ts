@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { fromKysely, PgBoss, type JobInsert, type Queue } from 'pg-boss';
 import type { Logger } from 'pino';
 import type { Tx } from '../db/index.js';
@@ -92,6 +93,31 @@ export class JobQueue {
   async insertInTransaction<T extends object>(tx: Tx, queue: QueueName, jobs: JobInsert<T>[]): Promise<void> {
     if (jobs.length === 0) return;
     await this.boss.insert(queue, jobs, { db: fromKysely(tx) });
+  }
+
+  /**
+   * The one statement pg-boss runs to insert these jobs, with its JSON parameter written in as a
+   * literal, for a caller that sends several statements in one round trip (a multi-statement query
+   * is one transaction). Null when pg-boss's statement does not have the expected shape; then use
+   * `insertInTransaction`.
+   */
+  async insertStatement<T extends object>(queue: QueueName, jobs: JobInsert<T>[]): Promise<string | null> {
+    let captured: { text: string; values: unknown[] } | null = null;
+    let calls = 0;
+    await this.boss.insert(queue, jobs, {
+      db: {
+        executeSql: async (text: string, values?: unknown[]) => {
+          calls++;
+          captured = { text, values: values ?? [] };
+          return { rows: [] };
+        },
+      },
+    });
+    const c = captured as { text: string; values: unknown[] } | null;
+    if (calls !== 1 || !c || c.values.length !== 1 || typeof c.values[0] !== 'string') return null;
+    const placeholder = '$1::text::json';
+    if ((c.text.match(/\$\d+/g) ?? []).length !== 1 || !c.text.includes(placeholder)) return null;
+    return c.text.replace(placeholder, `${pg.escapeLiteral(c.values[0])}::text::json`);
   }
 
   async stop(): Promise<void> {

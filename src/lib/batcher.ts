@@ -1,12 +1,12 @@
 /**
- * Group commit for concurrent requests: items submitted while every writer is busy are written
- * together by the next free writer, in submission order, so under load one transaction carries many
- * items and when idle an item is written at once (no waiting window).
+ * Group commit for concurrent requests: items submitted while every runner is busy are handled
+ * together by the next free one, in submission order, so under load one query or transaction carries
+ * many items and when idle an item goes at once (no waiting window).
  */
 export interface BatcherOptions<I, O> {
-  /** Writes one batch in one transaction; resolves with one result per item, in the same order. */
-  write(items: I[]): Promise<O[]>;
-  /** Batches written at the same time (each holds one database connection). */
+  /** Handles one batch (one query, one transaction); resolves with one result per item, in order. */
+  run(items: I[]): Promise<O[]>;
+  /** Batches handled at the same time (each holds one database connection). */
   concurrency: number;
   maxItems: number;
   /** Upper bound of the summed `weight` of a batch; an item heavier than it goes alone. */
@@ -54,7 +54,7 @@ export class Batcher<I, O> {
 
   private async run(batch: Pending<I, O>[]): Promise<void> {
     try {
-      const out = await this.opts.write(batch.map((p) => p.item));
+      const out = await this.opts.run(batch.map((p) => p.item));
       batch.forEach((p, i) => p.resolve(out[i] as O));
       return;
     } catch (err) {
@@ -63,11 +63,11 @@ export class Batcher<I, O> {
         return;
       }
     }
-    // One bad item must not fail the others: each is written alone, in order, and only the items
+    // One bad item must not fail the others: each is handled alone, in order, and only the items
     // that fail on their own are refused.
     for (const p of batch) {
       try {
-        const [out] = await this.opts.write([p.item]);
+        const [out] = await this.opts.run([p.item]);
         p.resolve(out as O);
       } catch (err) {
         p.reject(err);

@@ -66,6 +66,16 @@ export class ChannelsRepo {
       .executeTakeFirst();
   }
 
+  /** `findKey` for many channels in one query (concurrent send requests share it). */
+  async findKeys(ids: readonly string[]) {
+    if (ids.length === 0) return [];
+    return this.db
+      .selectFrom('channels')
+      .select(['id', 'account_id', 'api_enabled', 'api_key_hash', 'provider'])
+      .where('id', '=', sql<string>`ANY(${sql.val(ids)}::text[])`)
+      .execute();
+  }
+
   async insert(
     db: Db | Tx,
     row: Pick<ChannelsTable, 'id' | 'account_id' | 'name' | 'provider' | 'default_team_id'> &

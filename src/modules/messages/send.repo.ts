@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import pg from 'pg';
 import type { Db, Tx } from '../../db/index.js';
 import type { ContactType, RequestStatus } from '../../db/types.js';
 import type { RequestMessage } from './prepare.js';
@@ -138,6 +139,40 @@ export class RequestLogsRepo {
       tx,
     );
     return new Map(rows.map((r) => [keyOf(r.channel_id, r.idempotency_key), r.request_id]));
+  }
+
+  /**
+   * `insertMany` as one self-contained statement (values written in as literals), for requests
+   * without an idempotency key, which cannot conflict: sent with the jobs' statement in one round trip.
+   */
+  insertStatement(rows: NewRequest[]): string {
+    const lit = (v: string | null) => (v === null ? 'NULL' : pg.escapeLiteral(v));
+    const json = (v: unknown) => `${pg.escapeLiteral(JSON.stringify(v))}::jsonb`;
+    const values = rows.map((r) =>
+      [
+        `${lit(r.request_id)}::uuid`,
+        lit(r.account_id),
+        lit(r.channel_id),
+        `'queued'`,
+        lit(r.idempotency_key),
+        lit(r.flow_id),
+        json(r.metadata),
+        json(r.contact),
+        lit(r.message_type),
+        lit(r.template_name),
+        r.close_conversation ? 'TRUE' : 'FALSE',
+        json(r.payload),
+        lit(r.media_blob_id),
+      ].join(', '),
+    );
+    return `INSERT INTO request_logs (request_id, account_id, channel_id, status, idempotency_key, flow_id,
+      metadata, contact, message_type, template_name, close_conversation, payload, media_blob_id)
+    VALUES (${values.join('), (')})`;
+  }
+
+  /** Statements separated by `;` in one simple query: PostgreSQL runs them as one transaction. */
+  async runScript(statements: string[]): Promise<void> {
+    await sql.raw(statements.join(';\n')).execute(this.db);
   }
 
   async insertBlobs(
