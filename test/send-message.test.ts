@@ -555,6 +555,24 @@ describe('POST /channel-api/messages/send', () => {
     });
   });
 
+  describe('OpenAPI', () => {
+    it('documents the send and status routes with the channel key', async () => {
+      const res = await t.request('GET', '/docs/json');
+      assert.equal(res.status, 200);
+      const paths = res.json.paths as Record<
+        string,
+        Record<string, { security?: unknown; responses: Record<string, unknown>; requestBody?: unknown }>
+      >;
+      const send = paths['/channel-api/messages/send']?.post;
+      assert.ok(send?.requestBody, 'send documents its body');
+      assert.deepEqual(send.security, [{ channelApiKey: [] }]);
+      assert.deepEqual(Object.keys(send.responses).sort(), ['201', '400', '404', '413']);
+      const status = paths['/channel-api/messages/requests/{requestId}']?.get;
+      assert.deepEqual(status?.security, [{ channelApiKey: [] }]);
+      assert.ok(paths['/api/channels/{id}/request-logs']?.get);
+    });
+  });
+
   describe('GET /channel-api/messages/requests/:requestId', () => {
     it('shows a request only to its own channel key', async () => {
       const sent = await sendMessage(TEXT);

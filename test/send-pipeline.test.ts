@@ -578,6 +578,16 @@ describe('send-message pipeline', () => {
       assert.deepEqual(stored.rows, [{ status: 'sent' }]);
     });
 
+    it('retries an HTTP 5xx without a Graph error body (a proxy answering)', async () => {
+      const to = phone();
+      fake.respondNext({ status: 503, raw: '<html>Service Unavailable</html>' });
+      const requestId = await accept(to, { type: 'text', text: { value: 'outra vez' } });
+      await nextMessage();
+      assert.deepEqual((await nextMessage()).json, graphText(to, 'outra vez'));
+      const log = await settled(requestId);
+      assert.deepEqual([log.status, log.attempts, log.error], ['sent', 2, null]);
+    });
+
     it('records a permanent error (132001) at once, on the request log and the message', async () => {
       const to = phone();
       fake.failNext({
