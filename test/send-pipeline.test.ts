@@ -496,6 +496,18 @@ describe('send-message pipeline', () => {
       }
     });
 
+    it('refuses an email contact on a WhatsApp channel at request time', async () => {
+      const res = await send({
+        contact: { value: 'maria@example.com', type: 'email' },
+        message: { type: 'text', text: { value: 'x' } },
+      });
+      assert.deepEqual(res.body, {
+        statusCode: 400,
+        message: ['contact.type must be phone on a WhatsApp channel'],
+        error: 'Bad Request',
+      });
+    });
+
     it('keeps the wa_id the provider answers and sends there next time', async () => {
       const to = phone();
       const waId = `5511${to.slice(5)}`; // the 12-digit id of an account older than the ninth digit
