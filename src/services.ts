@@ -28,6 +28,7 @@ import { AgentMessagesRepo } from './modules/messages/agent-messages.repo.js';
 import { AgentMessagesService } from './modules/messages/agent-messages.service.js';
 import { AgentMessageSender } from './modules/messages/agent-messages.worker.js';
 import { InboundService } from './modules/messages/inbound.service.js';
+import { MessageEvents } from './modules/messages/message-events.js';
 import { MessagesRepo } from './modules/messages/messages.repo.js';
 import { Deliverer } from './modules/messages/deliver.js';
 import { RequestLogsRepo } from './modules/messages/send.repo.js';
@@ -65,14 +66,29 @@ export function createServices(deps: {
   };
   const tokens = new TokenService(deps.jwtSecret, config.jwtTtlSeconds);
   // The event log: written in each change's transaction, published after commit (src/events).
-  const events = new EventsService(db, new EventsRepo(db), repos.teams, new EventPublisher(deps.logger));
+  const events = new EventsService(
+    db,
+    new EventsRepo(db),
+    repos.teams,
+    new EventPublisher(deps.logger),
+    config.eventRetentionDays,
+  );
   const notifications = new NotificationsService(new NotificationsRepo(db));
   const gatewayRepo = new GatewayRepo(db);
+  // Agents' replies: stored and queued by the service, sent by the sender in SendWorker's jobs.
+  const agentMessagesRepo = new AgentMessagesRepo();
+  const messageEvents = new MessageEvents(repos.chats, agentMessagesRepo);
   // Provider calls of every outbound message (Channel API requests, agents' replies).
   const deliverer = new Deliverer(new ProviderRegistry(config.whatsapp));
   const inbound = new InboundService(db, repos.chats, repos.contacts, repos.messages, repos.channels, events);
   // Delivery statuses: applied from provider webhooks, and caught up by the send pipeline.
-  const messageStatuses = new MessageStatusService(db, new MessageStatusRepo(), deps.logger);
+  const messageStatuses = new MessageStatusService(
+    db,
+    new MessageStatusRepo(),
+    deps.logger,
+    events,
+    messageEvents,
+  );
   const whatsappWebhooks = new WhatsAppWebhooksService(
     db,
     repos.channels,
@@ -83,8 +99,6 @@ export function createServices(deps: {
     deps.logger,
   );
   const chats = new ChatsService(db, repos.chats, repos.teams, repos.users, events, notifications);
-  // Agents' replies: stored and queued by the service, sent by the sender in SendWorker's jobs.
-  const agentMessagesRepo = new AgentMessagesRepo();
   const agentMessageSender = new AgentMessageSender(
     db,
     agentMessagesRepo,
@@ -92,6 +106,8 @@ export function createServices(deps: {
     repos.contacts,
     deliverer,
     deps.logger,
+    events,
+    messageEvents,
   );
   return {
     db,
@@ -123,6 +139,8 @@ export function createServices(deps: {
       repos.chats,
       chats,
       deps.jobs,
+      events,
+      messageEvents,
     ),
     sendWorker: new SendWorker({
       db,
@@ -135,6 +153,8 @@ export function createServices(deps: {
       statuses: messageStatuses,
       agentMessages: agentMessageSender,
       logger: deps.logger,
+      events,
+      messageEvents,
     }),
   };
 }

@@ -80,6 +80,9 @@ export function toEnvelope(row: {
   };
 }
 
+/** Events deleted per statement by the retention clean-up, so no statement runs long. */
+const PURGE_BATCH = 10_000;
+
 /** How many log rows one `GET /api/events` looks at, at most, to fill its page. */
 const SCAN_WINDOW = 5_000;
 
@@ -90,6 +93,7 @@ export class EventsService {
     private readonly repo: EventsRepo,
     private readonly teams: TeamsRepo,
     readonly publisher: EventPublisher,
+    private readonly retentionDays: number,
   ) {}
 
   /**
@@ -116,6 +120,17 @@ export class EventsService {
 
   async publish(buffer: EventBuffer): Promise<void> {
     await this.publisher.publish(buffer.envelopes);
+  }
+
+  /** Deletes events past the retention period, in batches; how many went. */
+  async purgeExpired(now = new Date()): Promise<number> {
+    const cutoff = new Date(now.getTime() - this.retentionDays * 24 * 3600 * 1000);
+    let total = 0;
+    for (;;) {
+      const n = await this.repo.deleteOlderThan(cutoff, PURGE_BATCH);
+      total += n;
+      if (n < PURGE_BATCH) return total;
+    }
   }
 
   async lastSeq(accountId: string): Promise<number> {

@@ -14,6 +14,8 @@ export const QUEUES = {
   sendMessage: 'send-message',
   /** One provider webhook delivery (WhatsApp) to turn into chats, messages and statuses. */
   inboundWebhook: 'inbound-webhook',
+  /** Periodic clean-up (event log retention), on a pg-boss schedule: one run per tick, any worker. */
+  housekeeping: 'housekeeping',
 } as const;
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 
@@ -43,6 +45,13 @@ const QUEUE_DEFINITIONS: Record<QueueName, Omit<Queue, 'name'>> = {
     heartbeatSeconds: HEARTBEAT_SECONDS,
     expireInSeconds: 300,
     notify: true,
+  },
+  [QUEUES.housekeeping]: {
+    policy: 'singleton',
+    retryLimit: 2,
+    retryDelay: 60,
+    heartbeatSeconds: HEARTBEAT_SECONDS,
+    expireInSeconds: 900,
   },
 };
 

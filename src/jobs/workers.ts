@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Services } from '../services.js';
+import { registerEventRetention } from '../events/retention.js';
 import { registerInboundWebhookWorker } from '../modules/whatsapp/whatsapp-webhooks.worker.js';
 
 /**
@@ -9,4 +10,5 @@ import { registerInboundWebhookWorker } from '../modules/whatsapp/whatsapp-webho
 export async function registerWorkers(services: Services, logger: Logger): Promise<void> {
   await registerInboundWebhookWorker(services.jobs, services.whatsappWebhooks, logger);
   await services.sendWorker.register(services.jobs);
+  await registerEventRetention(services.jobs, services.events, logger);
 }

@@ -1,4 +1,5 @@
-import { inTransaction, type Db } from '../../db/index.js';
+import type { Db } from '../../db/index.js';
+import type { EventsService } from '../../events/events.service.js';
 import type { LastMessage } from '../../db/types.js';
 import { badRequest, conflict, forbidden, notFound } from '../../http/errors.js';
 import { sendOrderingKey, type SendMessageJob } from '../../jobs/payloads.js';
@@ -16,6 +17,7 @@ import {
   type ChatsService,
 } from '../chats/chats.service.js';
 import type { AgentMessagesRepo, MessageRow } from './agent-messages.repo.js';
+import type { MessageEvents } from './message-events.js';
 import type { MessagesRepo } from './messages.repo.js';
 import {
   DEFAULT_HISTORY_LIMIT,
@@ -70,6 +72,8 @@ export class AgentMessagesService {
     private readonly chatsRepo: ChatsRepo,
     private readonly chats: ChatsService,
     private readonly jobs: JobQueue,
+    private readonly events: EventsService,
+    private readonly messageEvents: MessageEvents,
   ) {}
 
   /** A page of the chat's messages, newest first; `nextBefore` continues with older ones. */
@@ -102,7 +106,7 @@ export class AgentMessagesService {
     const content = this.prepare(body);
     const id = newId();
     try {
-      const row = await inTransaction(this.db, async (tx) => {
+      const row = await this.events.transaction(async (tx, events) => {
         await this.chatsRepo.setLockTimeout(tx, TEAM_TRANSFER_WAIT_MS);
         const held = await this.chatsRepo.lock(tx, actor.accountId, chatId, { nowait: false });
         if (!held || !(await this.chats.canSee(actor, held))) throw notFound();
@@ -138,6 +142,8 @@ export class AgentMessagesService {
           // Time-ordered id: the contact's FIFO key orders jobs by creation, then id.
           { id: uuidv7(), data: job, singletonKey: sendOrderingKey(chat.channel_id, chat.contact_value) },
         ]);
+        await this.messageEvents.message(tx, events, 'message.upsert', id);
+        await this.messageEvents.chat(tx, events, 'chat.update', actor.accountId, chat.id);
         return this.repo.find(tx, id);
       });
       if (!row) throw notFound();

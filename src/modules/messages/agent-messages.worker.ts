@@ -1,10 +1,12 @@
 import type { Logger } from 'pino';
-import { inTransaction, type Db } from '../../db/index.js';
+import type { Db } from '../../db/index.js';
+import type { EventsService } from '../../events/events.service.js';
 import { ProviderError } from '../../providers/types.js';
 import type { ContactsRepo } from '../contacts/contacts.repo.js';
 import type { AgentMessagesRepo, OutboundMessageRow } from './agent-messages.repo.js';
 import type { StoredMedia } from './agent-messages.service.js';
 import type { Deliverer, MediaSource, OutboundMessage } from './deliver.js';
+import type { MessageEvents } from './message-events.js';
 import type { MessagesRepo } from './messages.repo.js';
 
 /**
@@ -22,6 +24,8 @@ export class AgentMessageSender {
     private readonly contacts: ContactsRepo,
     private readonly deliverer: Deliverer,
     private readonly logger: Logger,
+    private readonly events: EventsService,
+    private readonly messageEvents: MessageEvents,
   ) {}
 
   async process(messageId: string, lastAttempt: boolean): Promise<void> {
@@ -35,14 +39,20 @@ export class AgentMessageSender {
         outboundOf(m),
         this.mediaSource(m.id),
       );
-      await inTransaction(this.db, async (tx) => {
+      await this.events.transaction(async (tx, events) => {
         await this.repo.settle(tx, m.id, { status: 'sent', providerMessageId: result.providerMessageId });
         if (result.recipientAddress)
           await this.contacts.setProviderAddress(tx, m.contact_id, result.recipientAddress);
         await this.repo.deleteMediaBlob(tx, m.id);
+        await this.messageEvents.message(tx, events, 'message.update', m.id);
       });
       // No receipt will come from such a provider: the step it would have reported, done here.
-      if (result.deliveredOnSend) await this.messages.setStatus(this.db, m.id, 'delivered');
+      if (result.deliveredOnSend) {
+        await this.events.transaction(async (tx, events) => {
+          await this.messages.setStatus(tx, m.id, 'delivered');
+          await this.messageEvents.message(tx, events, 'message.update', m.id);
+        });
+      }
     } catch (err) {
       const providerError = err instanceof ProviderError ? err : null;
       // Anything but a provider's verdict (database trouble, say) is worth another attempt.
@@ -55,9 +65,10 @@ export class AgentMessageSender {
         ? { code: providerError.code, message: providerError.message }
         : { code: 'internal_error', message: 'The message could not be sent' };
       this.logger.warn({ err, messageId, code: error.code }, 'agent message failed');
-      await inTransaction(this.db, async (tx) => {
+      await this.events.transaction(async (tx, events) => {
         await this.repo.settle(tx, m.id, { status: 'failed', error });
         await this.repo.deleteMediaBlob(tx, m.id);
+        await this.messageEvents.message(tx, events, 'message.update', m.id);
       });
     }
   }

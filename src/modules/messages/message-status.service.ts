@@ -1,7 +1,9 @@
 import type { Logger } from 'pino';
-import { inTransaction, type Db, type Tx } from '../../db/index.js';
+import type { Db, Tx } from '../../db/index.js';
+import type { EventsService } from '../../events/events.service.js';
 import type { MessageStatus, ProviderMessageStatus } from '../../db/types.js';
 import type { InboundProviderStatus } from '../../providers/types.js';
+import type { MessageEvents } from './message-events.js';
 import type { MessageStatusRepo, StatusError } from './message-status.repo.js';
 
 const UNKNOWN_ERROR: StatusError = { code: 'unknown', message: 'Unknown error' };
@@ -31,6 +33,8 @@ export class MessageStatusService {
     private readonly db: Db,
     private readonly repo: MessageStatusRepo,
     private readonly logger: Logger,
+    private readonly events: EventsService,
+    private readonly messageEvents: MessageEvents,
   ) {}
 
   /**
@@ -55,7 +59,7 @@ export class MessageStatusService {
   }
 
   async apply(channelId: string, s: InboundProviderStatus): Promise<StatusOutcome> {
-    return inTransaction(this.db, async (tx) => {
+    return this.events.transaction(async (tx, events) => {
       // Kept even for a message not known (yet): the history says what the provider reported.
       await this.repo.record(tx, {
         channel_id: channelId,
@@ -77,6 +81,7 @@ export class MessageStatusService {
       // A failure keeps the provider's reason; a read after a failure proves delivery and clears it.
       const error = next === 'failed' ? (s.error ?? UNKNOWN_ERROR) : null;
       await this.repo.setStatus(tx, message.id, next, error);
+      await this.messageEvents.message(tx, events, 'message.update', message.id);
       return 'changed';
     });
   }

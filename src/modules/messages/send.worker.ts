@@ -1,6 +1,7 @@
 import type { JobWithMetadata } from 'pg-boss';
 import type { Logger } from 'pino';
-import { inTransaction, type Db, type Tx } from '../../db/index.js';
+import type { Db, Tx } from '../../db/index.js';
+import type { EventsService } from '../../events/events.service.js';
 import type { LastMessage } from '../../db/types.js';
 import type { SendMessageJob } from '../../jobs/payloads.js';
 import { QUEUES, type JobQueue } from '../../jobs/queue.js';
@@ -10,6 +11,7 @@ import type { ChatsRepo } from '../chats/chats.repo.js';
 import type { ChannelsRepo } from '../channels/channels.repo.js';
 import type { ContactsRepo } from '../contacts/contacts.repo.js';
 import type { DeliveryChannel, Deliverer, DeliveryResult, OutboundMessage } from './deliver.js';
+import type { MessageEvents } from './message-events.js';
 import type { MessagesRepo } from './messages.repo.js';
 import type { RequestError, RequestLogsRepo, RequestRow } from './send.repo.js';
 
@@ -48,6 +50,9 @@ interface Deps {
   /** Agents' replies (AgentMessageSender), sent in the same per-contact order as API requests. */
   agentMessages: { process(messageId: string, lastAttempt: boolean): Promise<void> };
   logger: Logger;
+  /** The event log: each step's events are written in its transaction, published after commit. */
+  events: EventsService;
+  messageEvents: MessageEvents;
 }
 
 /**
@@ -153,8 +158,8 @@ export class SendWorker {
     req: RequestRow,
     channel: DeliveryChannel & { account_id: string; default_team_id: string },
   ): Promise<Conversation> {
-    const { db, contacts, chats, requests } = this.deps;
-    return inTransaction(db, async (tx) => {
+    const { contacts, chats, requests, events, messageEvents } = this.deps;
+    return events.transaction(async (tx, out) => {
       await chats.setLockTimeout(tx, CHAT_LOCK_TIMEOUT_MS);
       const contact = await contacts.findOrCreate(tx, {
         id: newId(),
@@ -181,23 +186,28 @@ export class SendWorker {
       let chat = await open();
       if (req.close_conversation && !req.chat_id && !chat.created) {
         await chats.update(tx, chat.id, { status: 'closed', closed_at: new Date() });
+        await messageEvents.chat(tx, out, 'chat.close', req.account_id, chat.id);
         chat = await open();
       }
+      if (chat.created) await messageEvents.chat(tx, out, 'chat.new', req.account_id, chat.id);
       await requests.setChat(tx, req.request_id, chat.id);
       return { chatId: chat.id, contactId: contact.id, to };
     });
   }
 
   private async recordSent(req: RequestRow, conv: Conversation, result: DeliveryResult): Promise<void> {
-    const { db, requests, contacts, messages, statuses } = this.deps;
+    const { requests, contacts, messages, statuses, events, messageEvents } = this.deps;
     const messageId = newId();
-    await inTransaction(db, async (tx) => {
+    await events.transaction(async (tx, out) => {
       await this.storeMessage(tx, req, conv.chatId, messageId, {
         status: 'sent',
         providerMessageId: result.providerMessageId,
         ...(result.mediaId !== undefined ? { mediaId: result.mediaId } : {}),
       });
       await statuses.catchUp(tx, req.channel_id, result.providerMessageId);
+      // After catchUp, so the event shows the status that commits.
+      await messageEvents.message(tx, out, 'message.upsert', messageId);
+      await messageEvents.chat(tx, out, 'chat.update', req.account_id, conv.chatId);
       await requests.markSent(tx, req.request_id, {
         messageId,
         providerMessageId: result.providerMessageId,
@@ -207,17 +217,24 @@ export class SendWorker {
       if (req.media_blob_id) await requests.deleteBlob(tx, req.media_blob_id);
     });
     // No receipt will come from such a provider: the follow-up step it would have sent, done here.
-    if (result.deliveredOnSend) await messages.setStatus(db, messageId, 'delivered');
+    if (result.deliveredOnSend) {
+      await events.transaction(async (tx, out) => {
+        await messages.setStatus(tx, messageId, 'delivered');
+        await messageEvents.message(tx, out, 'message.update', messageId);
+      });
+    }
   }
 
   private async recordFailed(req: RequestRow, conv: Conversation | undefined, error: RequestError) {
-    const { db, requests, logger } = this.deps;
+    const { requests, logger, events, messageEvents } = this.deps;
     logger.warn({ requestId: req.request_id, code: error.code }, 'send request failed');
-    await inTransaction(db, async (tx) => {
+    await events.transaction(async (tx, out) => {
       let messageId: string | null = null;
       if (conv) {
         messageId = newId();
         await this.storeMessage(tx, req, conv.chatId, messageId, { status: 'failed', error });
+        await messageEvents.message(tx, out, 'message.upsert', messageId);
+        await messageEvents.chat(tx, out, 'chat.update', req.account_id, conv.chatId);
       }
       await requests.markFailed(tx, req.request_id, error, messageId);
       if (req.media_blob_id) await requests.deleteBlob(tx, req.media_blob_id);
