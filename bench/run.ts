@@ -1,0 +1,487 @@
+/**
+ * `npm run bench`: seeds (or reuses) a benchmark database with 1,000,000 chats and measures the Channel
+ * API with autocannon against a server running in a separate process on 127.0.0.1. See bench/README.md.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { Redis } from 'ioredis';
+import * as prettier from 'prettier';
+import { measure, round, type LoadResult, type LoadSpec } from './load.js';
+import { renderReadmeSection, renderTable, type BenchReport, type Row } from './report.js';
+import {
+  backendPids,
+  countsExact,
+  ensureSeeded,
+  exactTotal,
+  restoreTransferPool,
+  saveTransferPool,
+  SEED_VERSION,
+  serverFacts,
+  type Seeded,
+} from './seed.js';
+import { buildServer, killAllServers, startServerProcess, type ServerUnderTest } from './server.js';
+
+const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+const resultsDir = path.join(root, 'bench', 'results');
+
+const { values: args } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '10' },
+    warmup: { type: 'string', default: '2' },
+    connections: { type: 'string', default: '50' },
+    chats: { type: 'string', default: '1000000' },
+    open: { type: 'string', default: '100000' },
+    database: { type: 'string', default: 'atende_bench' },
+    reseed: { type: 'boolean', default: false },
+    only: { type: 'string' },
+    'no-redis': { type: 'boolean', default: false },
+    'no-build': { type: 'boolean', default: false },
+    main: { type: 'string' },
+    'no-write': { type: 'boolean', default: false },
+    help: { type: 'boolean', default: false },
+  },
+});
+
+if (args.help) {
+  process.stdout.write(`npm run bench -- [options]
+  --duration <s>      measured seconds per row (default 10)
+  --warmup <s>        discarded warm-up seconds per row (default 2)
+  --connections <n>   concurrent connections (default 50)
+  --chats <n>         chats to seed (default 1000000)
+  --open <n>          of which open (default 100000)
+  --database <name>   benchmark database on the DATABASE_URL server (default atende_bench)
+  --reseed            drop and seed the database again even if it matches
+  --only <ids>        comma-separated row ids (partial run: a timestamped result file only)
+  --no-redis          skip the Redis rows
+  --no-build          run ./dist/src/main.js (npm run build) instead of compiling the sources privately
+  --main <file>       run this compiled entry point instead (e.g. an experimental build, for A/B runs)
+  --no-write          print only; write no result file and leave the README alone
+Environment: DATABASE_URL (admin connection; default postgres://postgres@127.0.0.1:5432/test),
+             REDIS_URL (default redis://127.0.0.1:6379) for the Redis limiter rows.
+`);
+  process.exit(0);
+}
+
+const num = (name: string, v: string | undefined, min: number, max: number): number => {
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < min || n > max) {
+    process.stderr.write(`--${name} must be a number between ${min} and ${max}\n`);
+    process.exit(2);
+  }
+  return n;
+};
+const duration = num('duration', args.duration, 1, 300);
+const warmup = num('warmup', args.warmup, 0, 60);
+const connections = num('connections', args.connections, 1, 1000);
+const chats = num('chats', args.chats, 1000, 10_000_000);
+const open = num('open', args.open, 100, chats);
+const adminUrl = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+const redisUrl = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+// Bounded in time whatever happens: the servers this process started die with it.
+const rowsUpperBound = 12;
+const hardCapMs = (30 * 60 + rowsUpperBound * (duration + warmup + 20)) * 1000;
+const watchdog = setTimeout(() => {
+  log(`bench: hard time limit of ${Math.round(hardCapMs / 60000)} min reached; stopping`);
+  killAllServers();
+  process.exit(3);
+}, hardCapMs);
+watchdog.unref();
+process.on('exit', killAllServers);
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    killAllServers();
+    process.exit(130);
+  });
+}
+
+interface RowDef {
+  id: string;
+  label: string;
+  server: 'memory' | 'redis';
+  request: string;
+  /** Chat-list rows carry the issue's target (≥ 25 % of the baseline, p99 ≤ 50 ms). */
+  target: boolean;
+  spec: (base: string) => Omit<LoadSpec, 'url' | 'connections' | 'duration'>;
+}
+
+const TARGET = { ratio: 0.25, p99Ms: 50 };
+const TRANSFER_POOL = 20_000;
+
+async function redisReachable(url: string): Promise<boolean> {
+  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 2000 });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    return (await client.ping()) === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    client.disconnect();
+  }
+}
+
+function gitRevision(): string {
+  try {
+    const rev = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root }).toString().trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src'], { cwd: root })
+      .toString()
+      .trim();
+    return dirty ? `${rev} (src modified)` : rev;
+  } catch {
+    return 'unknown';
+  }
+}
+
+function writeAtomic(file: string, text: string): void {
+  const tmp = path.join(resultsDir, `${path.basename(file)}.${process.pid}.tmp`);
+  writeFileSync(tmp, text);
+  renameSync(tmp, file);
+}
+
+function rowDefs(seed: Seeded, pool: string[]): RowDef[] {
+  const auth = { authorization: `ApiKey ${seed.apiKey}` };
+  const chatsGet =
+    (query: string): RowDef['spec'] =>
+    () => ({
+      path: `/channel-api/chats${query}`,
+      headers: auth,
+    });
+  const [channelId, teamId, userId] = [seed.channelIds[0]!, seed.teamIds[0]!, seed.agentIds[0]!];
+  let k = 0;
+  return [
+    {
+      id: 'baseline',
+      label: 'baseline: bare validated GET',
+      server: 'memory',
+      request: 'GET /bench/echo?n=1',
+      target: false,
+      spec: () => ({ path: '/bench/echo?n=1', headers: {} }),
+    },
+    {
+      id: 'limiter-memory',
+      label: 'limiter only, memory store',
+      server: 'memory',
+      request: 'GET /bench/limited?n=1',
+      target: false,
+      spec: () => ({ path: '/bench/limited?n=1', headers: {} }),
+    },
+    {
+      id: 'chats',
+      label: 'list chats, page 1',
+      server: 'memory',
+      request: 'GET /channel-api/chats',
+      target: true,
+      spec: chatsGet(''),
+    },
+    {
+      id: 'chats-channel',
+      label: 'list chats ?channelId',
+      server: 'memory',
+      request: 'GET /channel-api/chats?channelId=<channel 0>',
+      target: true,
+      spec: chatsGet(`?channelId=${channelId}`),
+    },
+    {
+      id: 'chats-queue',
+      label: 'list chats ?queue=Espera',
+      server: 'memory',
+      request: 'GET /channel-api/chats?queue=Espera',
+      target: true,
+      spec: chatsGet('?queue=Espera'),
+    },
+    {
+      id: 'chats-team',
+      label: 'list chats ?teamId',
+      server: 'memory',
+      request: 'GET /channel-api/chats?teamId=<team 0>',
+      target: true,
+      spec: chatsGet(`?teamId=${teamId}`),
+    },
+    {
+      id: 'chats-user',
+      label: 'list chats ?userId',
+      server: 'memory',
+      request: 'GET /channel-api/chats?userId=<agent 0>',
+      target: true,
+      spec: chatsGet(`?userId=${userId}`),
+    },
+    {
+      id: 'users',
+      label: 'list users',
+      server: 'memory',
+      request: 'GET /channel-api/users',
+      target: false,
+      spec: () => ({ path: '/channel-api/users', headers: auth }),
+    },
+    {
+      id: 'transfer',
+      label: 'transfer (team / user alternately)',
+      server: 'memory',
+      request: `POST /channel-api/chats/<${pool.length} chats>/transfer/{team,user}`,
+      target: false,
+      spec: () => ({
+        headers: { ...auth, 'content-type': 'application/json' },
+        // Every request takes the next chat of the pool, so concurrent transfers never queue on one row.
+        next: () => {
+          const i = k++;
+          const chatId = pool[i % pool.length]!;
+          if (i % 2 === 0) {
+            const team = seed.teamIds[Math.floor(i / 2) % seed.teamIds.length]!;
+            return {
+              method: 'POST',
+              path: `/channel-api/chats/${chatId}/transfer/team`,
+              body: JSON.stringify({ teamId: team, reasonCode: 'bench', reason: 'benchmark transfer' }),
+            };
+          }
+          const user = seed.agentIds[Math.floor(i / 2) % seed.agentIds.length]!;
+          return {
+            method: 'POST',
+            path: `/channel-api/chats/${chatId}/transfer/user`,
+            body: JSON.stringify({ userId: user }),
+          };
+        },
+      }),
+    },
+    {
+      id: 'limiter-redis',
+      label: 'limiter only, Redis store',
+      server: 'redis',
+      request: 'GET /bench/limited?n=1',
+      target: false,
+      spec: () => ({ path: '/bench/limited?n=1', headers: {} }),
+    },
+    {
+      id: 'chats-redis',
+      label: 'list chats, page 1, Redis limiter',
+      server: 'redis',
+      request: 'GET /channel-api/chats',
+      target: true,
+      spec: chatsGet(''),
+    },
+  ];
+}
+
+/** The list routes' `total` must equal an exact COUNT(*) of the same filter. */
+async function checkTotals(base: string, url: string, seed: Seeded): Promise<boolean> {
+  const cases: Array<Record<string, string>> = [
+    {},
+    { channelId: seed.channelIds[0]! },
+    { queue: 'Espera' },
+    { queue: 'Observação' },
+    { teamId: seed.teamIds[0]! },
+    { userId: seed.agentIds[0]! },
+    { channelId: seed.channelIds[1]!, teamId: seed.teamIds[1]! },
+  ];
+  let ok = true;
+  for (const q of cases) {
+    const qs = new URLSearchParams(q).toString();
+    const res = await fetch(`${base}/channel-api/chats${qs ? `?${qs}` : ''}`, {
+      headers: { authorization: `ApiKey ${seed.apiKey}` },
+    });
+    const body = (await res.json()) as { total?: number; chats?: unknown[] };
+    const exact = await exactTotal(url, seed.accountId, q);
+    const good =
+      res.status === 200 && body.total === exact && (body.chats?.length ?? 0) === Math.min(20, exact);
+    if (!good) log(`  total mismatch for ?${qs}: status ${res.status}, total ${body.total}, exact ${exact}`);
+    ok &&= good;
+  }
+  return ok;
+}
+
+async function main(): Promise<void> {
+  const startedAt = new Date();
+  const loadBefore = os.loadavg();
+  const only = args.only ? new Set(args.only.split(',').map((s) => s.trim())) : null;
+  const params = { chats, open, channels: 5, teams: 10, agentsPerTeam: 2, version: SEED_VERSION };
+
+  const main = args.main
+    ? path.resolve(args.main)
+    : args['no-build']
+      ? path.join(root, 'dist', 'src', 'main.js')
+      : await buildServer(root, log);
+  const db = await ensureSeeded({ adminUrl, name: args.database, params, reseed: args.reseed, log });
+  log(db.reused ? `reusing the seeded database ${args.database}` : `database ${args.database} seeded`);
+  await restoreTransferPool(db.url); // repairs a run that died during the transfers
+  const seed = db.seed;
+  const pool = await saveTransferPool(db.url, seed.accountId, TRANSFER_POOL);
+
+  let defs = rowDefs(seed, pool);
+  if (only) defs = defs.filter((d) => only.has(d.id) || d.id === 'baseline');
+  const withRedis =
+    !args['no-redis'] && defs.some((d) => d.server === 'redis') && (await redisReachable(redisUrl));
+  if (!withRedis && defs.some((d) => d.server === 'redis')) {
+    log(
+      args['no-redis']
+        ? 'skipping the Redis rows (--no-redis)'
+        : `Redis not reachable at ${redisUrl}: skipping its rows`,
+    );
+    defs = defs.filter((d) => d.server === 'memory');
+  }
+
+  const serverEnv = (redis: boolean) => ({
+    DATABASE_URL: db.url,
+    // "Lifted": the limiter still runs on every Channel API request, it just never refuses one.
+    ATENDE_RATE_LIMIT_POINTS: '100000000',
+    ATENDE_RATE_LIMIT_WINDOW_SECONDS: '60',
+    REDIS_URL: redis ? redisUrl : undefined,
+  });
+
+  const checks = {
+    totalsExact: false,
+    countsExactAfterTransfers: null as boolean | null,
+    countsExactAfterRestore: false,
+  };
+  const results: Array<{ def: RowDef; result: LoadResult }> = [];
+  const runRows = async (server: ServerUnderTest, which: RowDef[]) => {
+    for (const def of which) {
+      log(`→ ${def.id}: ${def.request} (${warmup} s warm-up + ${duration} s, ${connections} connections)`);
+      const result = await measure(
+        { url: server.url, connections, duration, ...def.spec(server.url) },
+        warmup,
+        server.pid,
+        () => backendPids(db.url),
+      );
+      const bad = result.non2xx + result.errors;
+      log(
+        `  ${Math.round(result.rps)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, ` +
+          `server ${result.serverCpu} cores, db ${result.dbCpu} cores, loader ${result.loaderCpu} cores` +
+          (bad
+            ? `, ${result.non2xx} non-2xx ${JSON.stringify(result.statusCodes)}, ${result.errors} errors`
+            : ''),
+      );
+      results.push({ def, result });
+      // Requests autocannon gave up on at the end are still being answered; let them finish so they
+      // neither weigh on the next row nor meet a closing server.
+      await new Promise((r) => setTimeout(r, 1500));
+    }
+  };
+
+  const memoryServer = await startServerProcess({ main, env: serverEnv(false), log, label: 'server' });
+  try {
+    checks.totalsExact = await checkTotals(memoryServer.url, db.url, seed);
+    log(`list totals equal exact counts: ${checks.totalsExact ? 'yes' : 'NO'}`);
+    await runRows(
+      memoryServer,
+      defs.filter((d) => d.server === 'memory'),
+    );
+  } finally {
+    await memoryServer.stop();
+  }
+  if (defs.some((d) => d.id === 'transfer')) {
+    checks.countsExactAfterTransfers = await countsExact(db.url, seed.accountId);
+    log(`chat_counts exact after the transfers: ${checks.countsExactAfterTransfers ? 'yes' : 'NO'}`);
+  }
+  await restoreTransferPool(db.url);
+  checks.countsExactAfterRestore = await countsExact(db.url, seed.accountId);
+
+  const redisRows = defs.filter((d) => d.server === 'redis');
+  if (redisRows.length > 0) {
+    const redisServer = await startServerProcess({ main, env: serverEnv(true), log, label: 'server+redis' });
+    try {
+      await runRows(redisServer, redisRows);
+    } finally {
+      await redisServer.stop();
+    }
+  }
+
+  const baseline = results.find((r) => r.def.id === 'baseline')?.result;
+  const cpuPerReq = (r: LoadResult) =>
+    r.serverCpu !== null && r.rps > 0 ? (r.serverCpu * 1e6) / r.rps : null;
+  const rows: Row[] = results.map(({ def, result }) => {
+    const ratio = baseline && baseline.rps > 0 ? result.rps / baseline.rps : null;
+    const cpu = cpuPerReq(result);
+    const baseCpu = baseline ? cpuPerReq(baseline) : null;
+    return {
+      id: def.id,
+      label: def.label,
+      request: def.request,
+      server: def.server,
+      ...result,
+      rps: Math.round(result.rps),
+      ratio: ratio === null ? null : round(ratio, 3),
+      serverCpuUsPerRequest: cpu === null ? null : Math.round(cpu),
+      dbCpuUsPerRequest:
+        result.dbCpu !== null && result.rps > 0 ? Math.round((result.dbCpu * 1e6) / result.rps) : null,
+      // For the limiter rows: server CPU per request above the baseline's = the limiter's own cost.
+      extraCpuUsOverBaseline:
+        cpu !== null && baseCpu !== null && def.id !== 'baseline' ? Math.round(cpu - baseCpu) : null,
+      valid: result.non2xx === 0 && result.errors === 0,
+      target: def.target
+        ? {
+            ratio: TARGET.ratio,
+            p99Ms: TARGET.p99Ms,
+            met: ratio !== null && ratio >= TARGET.ratio && result.p99 <= TARGET.p99Ms && result.non2xx === 0,
+          }
+        : null,
+    };
+  });
+
+  const report: BenchReport = {
+    startedAt: startedAt.toISOString(),
+    finishedAt: new Date().toISOString(),
+    revision: gitRevision(),
+    settings: { duration, warmup, connections, transferPool: pool.length, rateLimitPoints: 100_000_000 },
+    dataset: {
+      ...params,
+      database: args.database,
+      reused: db.reused,
+      seedSeconds: db.seconds,
+      seededAt: seed.seededAt,
+    },
+    machine: {
+      cpus: os.cpus().length,
+      cpuModel: os.cpus()[0]?.model ?? 'unknown',
+      memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+      node: process.version,
+      loadavgBefore: loadBefore.map((n) => round(n, 2)),
+      loadavgAfter: os.loadavg().map((n) => round(n, 2)),
+      postgres: await serverFacts(db.url),
+    },
+    checks,
+    rows,
+  };
+
+  process.stdout.write(`\n${renderTable(report)}\n`);
+  if (!args['no-write']) {
+    mkdirSync(resultsDir, { recursive: true });
+    const json = `${JSON.stringify(report, null, 2)}\n`;
+    const stamp = report.startedAt.replace(/[:.]/g, '-');
+    writeAtomic(path.join(resultsDir, `${stamp}.json`), json);
+    // A partial run (--only) is kept, but does not stand for the last complete run.
+    if (!only) writeAtomic(path.join(resultsDir, 'latest.json'), json);
+    log(`wrote bench/results/${stamp}.json${only ? '' : ' and bench/results/latest.json'}`);
+    if (!only) {
+      const readme = path.join(root, 'bench', 'README.md');
+      // Formatted as the repository's Prettier would, so `prettier --check` stays green after a run.
+      const options = (await prettier.resolveConfig(readme)) ?? {};
+      const text = renderReadmeSection(readFileSync(readme, 'utf8'), report);
+      writeAtomic(readme, await prettier.format(text, { ...options, filepath: readme }));
+      log('updated bench/README.md');
+    }
+  }
+  const failed =
+    !checks.totalsExact || checks.countsExactAfterTransfers === false || !checks.countsExactAfterRestore;
+  if (failed) {
+    log('bench: a correctness check failed (see above)');
+    process.exitCode = 1;
+  }
+}
+
+main().then(
+  () => {
+    clearTimeout(watchdog);
+    killAllServers();
+  },
+  (err: unknown) => {
+    log(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    killAllServers();
+    process.exit(1);
+  },
+);

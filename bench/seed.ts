@@ -1,0 +1,410 @@
+import pg from 'pg';
+import { pino } from 'pino';
+import { loadConfig } from '../src/config.js';
+import { API_KEY_SCOPES } from '../src/modules/auth/permissions.js';
+import { startServer } from '../src/server.js';
+
+/** What the benchmark database holds; a database seeded with other parameters is seeded again. */
+export interface SeedParams {
+  chats: number;
+  open: number;
+  channels: number;
+  teams: number;
+  agentsPerTeam: number;
+  /** Bumped when the shape of the generated data changes, so an old database is not reused. */
+  version: number;
+}
+
+export interface Seeded {
+  params: SeedParams;
+  accountId: string;
+  apiKey: string;
+  channelIds: string[];
+  teamIds: string[];
+  /** Agents, `agentsPerTeam` per team, in team order (agents 0..k-1 belong to team 0, …). */
+  agentIds: string[];
+  seededAt: string;
+}
+
+export const SEED_VERSION = 1;
+const ADMIN_EMAIL = 'bench-admin@example.com';
+const PASSWORD = 'bench-password';
+
+/**
+ * Queues of the open chats, by share (out of 100). `Em Atendimento` chats have an attendant from their
+ * team; half of the `Observação` ones too. Closed chats are all `Em Atendimento` with an attendant.
+ */
+const OPEN_QUEUES: ReadonlyArray<[queue: string, upTo: number]> = [
+  ['Espera', 35],
+  ['Em Atendimento', 75],
+  ['Automação', 85],
+  ['API', 95],
+  ['Observação', 100],
+];
+
+function withDatabase(url: string, name: string): string {
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** jsonb does not keep key order, so parameters are compared key by key. */
+function sameParams(a: SeedParams, b: SeedParams): boolean {
+  const keys = Object.keys(b) as Array<keyof SeedParams>;
+  return Object.keys(a).length === keys.length && keys.every((k) => a[k] === b[k]);
+}
+
+/** The seed recorded in the benchmark database, if it is complete and has these parameters. */
+async function existingSeed(url: string, params: SeedParams): Promise<Seeded | null> {
+  try {
+    return await withClient(url, async (c) => {
+      const table = await c.query(`SELECT to_regclass('bench_seed') IS NOT NULL AS present`);
+      if (!table.rows[0]?.present) return null;
+      const res = await c.query<{ data: Seeded }>('SELECT data FROM bench_seed WHERE id = 1');
+      const data = res.rows[0]?.data;
+      if (!data || !sameParams(data.params, params)) return null;
+      return data;
+    });
+  } catch (err) {
+    if ((err as { code?: string }).code === '3D000') return null; // the database does not exist yet
+    throw err;
+  }
+}
+
+/**
+ * Makes sure the database `name` on the server of `adminUrl` holds the benchmark data set, seeding it
+ * when it is missing, incomplete, seeded with other parameters, or `reseed` is asked for.
+ */
+export async function ensureSeeded(opts: {
+  adminUrl: string;
+  name: string;
+  params: SeedParams;
+  reseed: boolean;
+  log: (line: string) => void;
+}): Promise<{ url: string; seed: Seeded; reused: boolean; seconds: number }> {
+  const { adminUrl, name, params, log } = opts;
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`invalid database name ${name}`);
+  const url = withDatabase(adminUrl, name);
+  const started = Date.now();
+  if (!opts.reseed) {
+    const seed = await existingSeed(url, params);
+    if (seed) {
+      // Migrations may have been added since the seed; starting the server applies them.
+      await migrate(url);
+      return { url, seed, reused: true, seconds: 0 };
+    }
+  }
+  log(`seeding database ${name} (${params.chats} chats, ${params.open} open); this takes a few minutes`);
+  await withClient(adminUrl, async (c) => {
+    await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await c.query(`CREATE DATABASE ${name}`);
+  });
+  const seed = await seedThroughServices(url, params);
+  log(`  account, users, teams, channels and key created (${secondsSince(started)} s)`);
+  await bulkInsert(url, seed, log);
+  await withClient(url, async (c) => {
+    await c.query('CREATE TABLE bench_seed (id int PRIMARY KEY, data jsonb NOT NULL)');
+    await c.query('INSERT INTO bench_seed (id, data) VALUES (1, $1)', [JSON.stringify(seed)]);
+  });
+  const seconds = secondsSince(started);
+  log(`  seeded in ${seconds} s`);
+  return { url, seed, reused: false, seconds };
+}
+
+const secondsSince = (t: number) => Math.round((Date.now() - t) / 100) / 10;
+
+async function startQuiet(url: string) {
+  const config = loadConfig({
+    DATABASE_URL: url,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+    ATENDE_ROLES: 'api',
+  });
+  return startServer(config, pino({ level: 'silent' }));
+}
+
+async function migrate(url: string): Promise<void> {
+  const server = await startQuiet(url);
+  await server.close();
+}
+
+/** The account and everything small, through the platform's own services (and its migrations). */
+async function seedThroughServices(url: string, params: SeedParams): Promise<Seeded> {
+  const server = await startQuiet(url);
+  try {
+    const { services } = server;
+    const created = await services.accounts.createWithAdmin({
+      accountName: 'Bench',
+      adminName: 'Admin',
+      email: ADMIN_EMAIL,
+      password: PASSWORD,
+    });
+    const admin = await services.auth.authenticate(
+      (await services.auth.login(ADMIN_EMAIL, PASSWORD)).accessToken,
+    );
+
+    const agentIds: string[] = [];
+    for (let i = 0; i < params.teams * params.agentsPerTeam; i++) {
+      const user = await services.users.create(admin, {
+        name: `Agente ${i}`,
+        email: `bench-agent-${i}@example.com`,
+        password: PASSWORD,
+        role: 'agent',
+      });
+      agentIds.push(user.id);
+    }
+    // The users list also holds a supervisor, people being onboarded and cancelled users (not listed).
+    await services.users.create(admin, {
+      name: 'Supervisora',
+      email: 'bench-supervisor@example.com',
+      password: PASSWORD,
+      role: 'supervisor',
+    });
+    for (let i = 0; i < 2; i++) {
+      await services.users.create(admin, {
+        name: `Novato ${i}`,
+        email: `bench-onboarding-${i}@example.com`,
+        password: PASSWORD,
+        role: 'agent',
+        status: 'onboarding',
+      });
+      const gone = await services.users.create(admin, {
+        name: `Ex-agente ${i}`,
+        email: `bench-cancelled-${i}@example.com`,
+        password: PASSWORD,
+        role: 'agent',
+      });
+      await services.users.update(admin, gone.id, { status: 'cancelled' });
+    }
+
+    const teamIds: string[] = [];
+    for (let t = 0; t < params.teams; t++) {
+      const members = agentIds.slice(t * params.agentsPerTeam, (t + 1) * params.agentsPerTeam);
+      teamIds.push((await services.teams.create(admin, { name: `Equipe ${t}`, members })).id);
+    }
+    const channelIds: string[] = [];
+    for (let ch = 0; ch < params.channels; ch++) {
+      const channel = await services.channels.create(admin, {
+        name: `Canal ${ch}`,
+        provider: 'sandbox',
+        defaultTeamId: teamIds[ch % teamIds.length]!,
+      });
+      channelIds.push(channel.id);
+    }
+    const key = await services.apiKeys.create(admin, {
+      name: 'bench',
+      scopes: [...API_KEY_SCOPES],
+      channelIds: null,
+    });
+    return {
+      params,
+      accountId: created.accountId,
+      apiKey: key.token,
+      channelIds,
+      teamIds,
+      agentIds,
+      seededAt: new Date().toISOString(),
+    };
+  } finally {
+    await server.close();
+  }
+}
+
+/**
+ * The contacts and chats, set-based: one contact per chat, `open` of them open and spread evenly over
+ * time, channels, teams and queues (by a hash of the row number, so the spread is the same on every
+ * seed), one created every 30 s ending an hour ago. The counter trigger is off during the insert and
+ * `chat_counts` is rebuilt from the chats with one GROUP BY, all in one transaction.
+ */
+async function bulkInsert(url: string, seed: Seeded, log: (line: string) => void): Promise<void> {
+  const { params } = seed;
+  const queueCase = OPEN_QUEUES.map(([q, upTo]) => `WHEN h3 % 100 < ${upTo} THEN '${q}'`).join(' ');
+  await withClient(url, async (c) => {
+    await c.query(`SET synchronous_commit = off`);
+    await c.query(`SET maintenance_work_mem = '512MB'`);
+    await c.query('BEGIN');
+    await c.query('ALTER TABLE chats DISABLE TRIGGER chats_count_trigger');
+    let t = Date.now();
+    await c.query(
+      `INSERT INTO contacts (id, account_id, channel_id, type, value, name, provider_address, created_at, updated_at)
+       SELECT 'c0' || lpad(to_hex(i), 22, '0'), $1, ($2::text[])[1 + (hashint4(i) & 2147483647) % $3::int],
+              'phone', v, 'Cliente ' || i, v, ts, ts
+         FROM generate_series(1, $4::int) AS i,
+              LATERAL (SELECT (5511900000000 + i)::text AS v,
+                              now() - interval '1 hour' - ($4::int - i) * interval '30 seconds' AS ts) x`,
+      [seed.accountId, seed.channelIds, params.channels, params.chats],
+    );
+    log(`  ${params.chats} contacts inserted (${secondsSince(t)} s)`);
+    t = Date.now();
+    await c.query(
+      `INSERT INTO chats (id, account_id, channel_id, contact_id, team_id, user_id, status, queue,
+                          unread_messages, last_message, version, created_at, updated_at, closed_at)
+       SELECT 'ba' || lpad(to_hex(i), 22, '0'), $1,
+              ($2::text[])[1 + (hashint4(i) & 2147483647) % $3::int],
+              'c0' || lpad(to_hex(i), 22, '0'),
+              ($4::text[])[1 + team],
+              CASE WHEN NOT is_open OR queue = 'Em Atendimento' OR (queue = 'Observação' AND h3 % 2 = 0)
+                   THEN ($5::text[])[1 + team * $6::int + h3 % $6::int] END,
+              CASE WHEN is_open THEN 'open' ELSE 'closed' END,
+              queue,
+              CASE WHEN is_open THEN h3 % 5 ELSE 0 END,
+              jsonb_build_object('id', 'e0' || lpad(to_hex(i), 22, '0'), 'origin', 'contact', 'type', 'text',
+                                 'content', 'Olá, preciso de ajuda com o pedido ' || i,
+                                 'createdAt', to_char(ts AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')),
+              0, ts, ts, CASE WHEN NOT is_open THEN ts + interval '1 hour' END
+         FROM (SELECT i, is_open, h3, (hashint4(i # 1431655765) & 2147483647) % $7::int AS team,
+                      CASE WHEN is_open THEN CASE ${queueCase} END ELSE 'Em Atendimento' END AS queue,
+                      now() - interval '1 hour' - ($8::int - i) * interval '30 seconds' AS ts
+                 FROM generate_series(1, $8::int) AS i,
+                      LATERAL (SELECT (i::int8 * $9::int) % $8::int < $9::int AS is_open,
+                                      (hashint4(i # 715827882) & 2147483647) AS h3) h) g`,
+      [
+        seed.accountId,
+        seed.channelIds,
+        params.channels,
+        seed.teamIds,
+        seed.agentIds,
+        params.agentsPerTeam,
+        params.teams,
+        params.chats,
+        params.open,
+      ],
+    );
+    log(`  ${params.chats} chats inserted (${secondsSince(t)} s)`);
+    t = Date.now();
+    await c.query('DELETE FROM chat_counts WHERE account_id = $1', [seed.accountId]);
+    await c.query(
+      `INSERT INTO chat_counts (account_id, status, channel_id, team_id, queue, user_id, n)
+       SELECT account_id, status, channel_id, team_id, queue, coalesce(user_id, ''), count(*)
+         FROM chats WHERE account_id = $1 GROUP BY 1, 2, 3, 4, 5, 6`,
+      [seed.accountId],
+    );
+    await c.query('ALTER TABLE chats ENABLE TRIGGER chats_count_trigger');
+    await c.query('COMMIT');
+    log(`  chat_counts rebuilt (${secondsSince(t)} s)`);
+    t = Date.now();
+    // VACUUM sets the visibility map, so the list's id lookups can be index-only, as on a settled table.
+    await c.query('VACUUM (ANALYZE) contacts, chats, chat_counts');
+    log(`  vacuumed and analyzed (${secondsSince(t)} s)`);
+  });
+}
+
+/** Every counter row equals the count of its chats (no counter row missing or stale). */
+export async function countsExact(url: string, accountId: string): Promise<boolean> {
+  return withClient(url, async (c) => {
+    const res = await c.query<{ bad: number }>(
+      `SELECT count(*)::int AS bad FROM
+         (SELECT status, channel_id, team_id, queue, coalesce(user_id, '') AS user_id, count(*) AS n
+            FROM chats WHERE account_id = $1 GROUP BY 1, 2, 3, 4, 5) a
+         FULL JOIN (SELECT * FROM chat_counts WHERE account_id = $1 AND n <> 0) b
+           USING (status, channel_id, team_id, queue, user_id)
+        WHERE a.n IS DISTINCT FROM b.n`,
+      [accountId],
+    );
+    return res.rows[0]?.bad === 0;
+  });
+}
+
+/** The exact number of chats a list filter matches, counted the slow way, to check the API's `total`. */
+export async function exactTotal(
+  url: string,
+  accountId: string,
+  f: { channelId?: string; queue?: string; teamId?: string; userId?: string },
+): Promise<number> {
+  // The contract leaves `Observação` out of the Channel API list, even when a client names it.
+  if (f.queue === 'Observação') return 0;
+  return withClient(url, async (c) => {
+    const where = [`account_id = $1`, `status = 'open'`];
+    const args: string[] = [accountId];
+    const add = (col: string, v: string | undefined, op = '=') => {
+      if (v === undefined) return;
+      args.push(v);
+      where.push(`${col} ${op} $${args.length}`);
+    };
+    if (f.queue !== undefined) add('queue', f.queue);
+    else add('queue', 'Observação', '<>');
+    add('channel_id', f.channelId);
+    add('team_id', f.teamId);
+    add('user_id', f.userId);
+    const res = await c.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM chats WHERE ${where.join(' AND ')}`,
+      args,
+    );
+    return res.rows[0]?.n ?? -1;
+  });
+}
+
+/**
+ * Transfers change chats; the benchmark keeps the data set the same from run to run by saving the
+ * transferred chats first and putting them back afterwards (through the counter trigger, so
+ * `chat_counts` follows), then vacuuming. A run that died mid-way is repaired by the next one.
+ */
+export async function saveTransferPool(url: string, accountId: string, size: number): Promise<string[]> {
+  return withClient(url, async (c) => {
+    await restoreTransferPoolWith(c);
+    await c.query(
+      `CREATE TABLE bench_transfer_backup AS
+         SELECT id, team_id, user_id, queue, version, updated_at FROM chats
+          WHERE account_id = $1 AND status = 'open' AND queue <> 'Observação'
+          ORDER BY created_at DESC, id DESC LIMIT $2`,
+      [accountId, size],
+    );
+    const res = await c.query<{ id: string }>('SELECT id FROM bench_transfer_backup ORDER BY id');
+    return res.rows.map((r) => r.id);
+  });
+}
+
+export async function restoreTransferPool(url: string): Promise<void> {
+  await withClient(url, (c) => restoreTransferPoolWith(c));
+}
+
+async function restoreTransferPoolWith(c: pg.Client): Promise<void> {
+  const table = await c.query(`SELECT to_regclass('bench_transfer_backup') IS NOT NULL AS present`);
+  if (!table.rows[0]?.present) return;
+  await c.query('BEGIN');
+  await c.query(
+    `UPDATE chats c SET team_id = b.team_id, user_id = b.user_id, queue = b.queue, version = b.version,
+            updated_at = b.updated_at
+       FROM bench_transfer_backup b
+      WHERE c.id = b.id
+        AND (c.team_id, c.user_id, c.queue, c.version) IS DISTINCT FROM (b.team_id, b.user_id, b.queue, b.version)`,
+  );
+  await c.query('DELETE FROM chat_transfers WHERE chat_id IN (SELECT id FROM bench_transfer_backup)');
+  await c.query('DROP TABLE bench_transfer_backup');
+  await c.query('COMMIT');
+  await c.query('VACUUM (ANALYZE) chats, chat_counts, chat_transfers');
+}
+
+/** The backends connected to the database (the server's pool), but not this query's own. */
+export async function backendPids(url: string): Promise<number[]> {
+  return withClient(url, async (c) => {
+    const res = await c.query<{ pid: number }>(
+      `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
+          AND backend_type = 'client backend'`,
+    );
+    return res.rows.map((r) => r.pid);
+  });
+}
+
+/** Server facts worth recording next to the numbers. */
+export async function serverFacts(url: string): Promise<Record<string, string>> {
+  return withClient(url, async (c) => {
+    const out: Record<string, string> = {};
+    out.version = (await c.query<{ v: string }>('SELECT version() AS v')).rows[0]?.v ?? '';
+    for (const s of ['shared_buffers', 'max_connections', 'work_mem', 'synchronous_commit']) {
+      out[s] = (await c.query<{ v: string }>(`SELECT current_setting('${s}') AS v`)).rows[0]?.v ?? '';
+    }
+    return out;
+  });
+}
