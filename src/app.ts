@@ -104,8 +104,8 @@ export async function buildApp({ config, services, logger }: AppOptions): Promis
   eventsRoutes(app, services);
   draftsRoutes(app, services);
   notificationsRoutes(app, services);
-
   // Reference routes of `npm run bench` (bench/README.md); off unless the benchmark starts the server.
   if (process.env.ATENDE_BENCH_ROUTES === '1') benchRoutes(app, services);
+
   return app;
 }

@@ -7,7 +7,7 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
 import { createDb, type Db } from './db/index.js';
 import { startBroadcaster } from './gateway/adapter.js';
 import { evictStaleWatchers } from './gateway/eviction.js';
-import { startGateway } from './gateway/gateway.js';
+import { startGateway, type Gateway } from './gateway/gateway.js';
 import { migrateToLatest } from './db/migrate.js';
 import type { App } from './http/app-type.js';
 import { JobQueue } from './jobs/queue.js';
@@ -21,6 +21,8 @@ export interface RunningServer {
   url: string | null;
   /** Base URL of the Socket.IO gateway when the gateway role runs. */
   gatewayUrl: string | null;
+  /** The gateway itself (its Socket.IO server), when the gateway role runs. */
+  gateway: Gateway | null;
   databaseUrl: string;
   close(): Promise<void>;
 }
@@ -149,10 +151,12 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
 
     // Events reach clients through the gateway in this process, else through Redis to the gateway nodes.
     let gatewayUrl: string | null = null;
+    let gateway: Gateway | null = null;
     if (config.roles.includes('gateway')) {
-      const gateway = await startGateway(config, services, logger);
-      cleanups.push(() => gateway.close());
-      gatewayUrl = gateway.url;
+      const started = await startGateway(config, services, logger);
+      cleanups.push(() => started.close());
+      gateway = started;
+      gatewayUrl = started.url;
     } else if (config.redisUrl) {
       const broadcaster = startBroadcaster(config.redisUrl, config.gatewayRecoveryMs, logger);
       services.events.publisher.attach(
@@ -174,7 +178,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
       url = `http://${host}:${port}`;
     }
-    return { app, services, url, gatewayUrl, databaseUrl, close: cleanups.run };
+    return { app, services, url, gatewayUrl, gateway, databaseUrl, close: cleanups.run };
   } catch (err) {
     await cleanups.run();
     throw err;

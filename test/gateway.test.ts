@@ -412,4 +412,60 @@ describe('gateway', () => {
       assert.deepEqual(foreign.events(), []);
     });
   });
+
+  describe('connection-state recovery on one node', () => {
+    it('a client back within the window is recovered: rooms kept, missed events in seq order', async () => {
+      const from = phone();
+      const chatId = await f.inbound(0, from);
+      const c = await open(url, { token: f.agents[0]!.token });
+      await c.ack('user_logged_in', f.agents[0]!.id);
+      await c.ack('user_join_team', [f.teams[0]!.id]);
+      await c.ack('user_start_watch_chats', [chatId]);
+      await c.ack('user_start_attendance', chatId);
+      const before = await f.services.events.lastSeq(f.accountId);
+
+      // Drop the transport, and wait until the server has seen it (the session is kept then).
+      const onServer = t.server.gateway!.io.of('/').sockets.get(c.socket.id!)!;
+      const gone = new Promise((resolve) => onServer.once('disconnect', resolve));
+      c.socket.io.engine.close();
+      assert.equal(await gone, 'transport close');
+      const dropped = c.received.length;
+
+      await f.inbound(0, from, 'enquanto você estava fora');
+      const capture = await t.request('POST', `/api/chats/${chatId}/capture`, {
+        headers: bearer(f.agents[0]!.token),
+      });
+      assert.equal(capture.status, 200);
+      await f.inbound(0, from, 'e mais esta');
+
+      const back = new Promise((resolve) => c.socket.once('connect', () => resolve(undefined)));
+      c.socket.connect();
+      await back;
+      assert.equal(c.socket.recovered, true);
+      const ready = await c.next('session.ready');
+      assert.deepEqual(ready, {
+        userId: f.agents[0]!.id,
+        accountId: f.accountId,
+        seq: before + 5,
+        recovered: true,
+      });
+      // The missed events came first, in order, exactly the agent's share of the log.
+      const missed = c.received.slice(dropped, c.received.length - 1).map((r) => r.payload);
+      const log = await t.request('GET', `/api/events?after=${before}`, {
+        headers: bearer(f.agents[0]!.token),
+      });
+      assert.deepEqual(
+        missed.map((e) => (e as { event: string }).event),
+        ['message.upsert', 'chat.update', 'chat.capture', 'message.upsert', 'chat.update'],
+      );
+      assert.deepEqual(
+        missed,
+        (log.json.events as unknown[]).filter((e) => (e as { event: string }).event !== 'chat.new'),
+      );
+      // Rooms came back with the session: a new event arrives without subscribing again.
+      await f.inbound(0, from, 'de volta');
+      const live = await c.next('message.upsert', (e) => e.seq === before + 6);
+      assert.equal((live.data as { chatId: string }).chatId, chatId);
+    });
+  });
 });

@@ -1,8 +1,12 @@
-import type { Server } from 'socket.io';
 import type { Routed } from '../events/publisher.js';
 import { room } from '../events/rooms.js';
 import type { ChatT } from '../http/schemas.js';
 import type { GatewayRepo } from './gateway.repo.js';
+
+/** What eviction needs of a Socket.IO server (the gateway's, or a broadcast-only one). */
+export interface SocketsInRooms {
+  in(rooms: string[]): { fetchSockets(): Promise<{ data: unknown; leave(room: string): void }[]> };
+}
 
 /** Events after which some watchers of a chat may no longer see it. */
 const VISIBILITY_CHANGES = new Set(['chat.transfer', 'chat.queue']);
@@ -13,7 +17,7 @@ const VISIBILITY_CHANGES = new Set(['chat.transfer', 'chat.queue']);
  * connections of users who may no longer see the chat leave its `chat:` and `attendance:` rooms, on
  * every node (fetchSockets goes through the adapter).
  */
-export function evictStaleWatchers(io: Server, repo: GatewayRepo) {
+export function evictStaleWatchers(io: SocketsInRooms, repo: GatewayRepo) {
   return async (events: readonly Routed[]): Promise<void> => {
     for (const { envelope } of events) {
       if (!VISIBILITY_CHANGES.has(envelope.event)) continue;

@@ -5,6 +5,7 @@ import { Server, type Socket } from 'socket.io';
 import type { Config } from '../config.js';
 import { SESSION_READY, type AckError, type SessionReadyT } from '../events/catalogue.js';
 import { room } from '../events/rooms.js';
+import { AppError } from '../http/errors.js';
 import { isObjectId } from '../lib/ids.js';
 import type { UserActor } from '../modules/auth/actors.js';
 import type { Services } from '../services.js';
@@ -81,15 +82,15 @@ export async function startGateway(config: Config, services: Services, logger: L
       });
     });
   } catch (err) {
-    await io.of('/').adapter.close();
+    await io.close();
     await redis?.close();
     throw err;
   }
   const port = (http.address() as AddressInfo).port;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-  services.events.publisher.attach(io, evictStaleWatchers(io as unknown as Server, services.gatewayRepo));
+  services.events.publisher.attach(io, evictStaleWatchers(io, services.gatewayRepo));
   return {
-    io: io,
+    io,
     url: `http://${host}:${port}`,
     close: async () => {
       services.events.publisher.detach(io);
@@ -115,7 +116,11 @@ export function installGateway(io: GatewayServer, services: Services, logger: Lo
         socket.data.user = { userId: actor.userId, accountId: actor.accountId };
         next();
       },
-      () => next(new Error('unauthorized')),
+      (err: unknown) => {
+        // A refused token is the client's problem; anything else (the database away) is logged too.
+        if (!(err instanceof AppError)) logger.error({ err }, 'gateway handshake failed');
+        next(new Error('unauthorized'));
+      },
     );
   });
 

@@ -1,0 +1,51 @@
+import net from 'node:net';
+
+/**
+ * A TCP proxy the test controls, standing in for a load balancer in front of gateway nodes: new
+ * connections go to the current target; `dropAll` cuts every open connection at once, as a network
+ * failure would, and `setTarget` sends the next ones to another node.
+ */
+export interface Proxy {
+  url: string;
+  setTarget(url: string): void;
+  dropAll(): void;
+  close(): Promise<void>;
+}
+
+export async function startProxy(target: string): Promise<Proxy> {
+  let upstream = new URL(target);
+  const open = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    const up = net.connect(Number(upstream.port), upstream.hostname);
+    open.add(client);
+    open.add(up);
+    const end = () => {
+      client.destroy();
+      up.destroy();
+      open.delete(client);
+      open.delete(up);
+    };
+    for (const s of [client, up]) {
+      s.on('error', end);
+      s.on('close', end);
+    }
+    client.pipe(up);
+    up.pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    setTarget: (url) => {
+      upstream = new URL(url);
+    },
+    dropAll: () => {
+      for (const s of open) s.destroy();
+      open.clear();
+    },
+    close: async () => {
+      for (const s of open) s.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
