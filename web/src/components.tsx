@@ -1,0 +1,75 @@
+import { useEffect, useRef, type ReactNode } from 'react';
+import { LANGS, useI18n, type Lang } from './i18n';
+
+/** The language picker: Portuguese by default, English on request (kept in localStorage). */
+export function LangSwitch() {
+  const { t, lang, setLang } = useI18n();
+  return (
+    <label className="lang">
+      <span className="sr-only">{t('lang.label')}</span>
+      <select value={lang} onChange={(e) => setLang(e.target.value as Lang)} aria-label={t('lang.label')}>
+        {LANGS.map((l) => (
+          <option key={l} value={l}>
+            {l === 'pt-BR' ? 'Português' : 'English'}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+/**
+ * A modal dialog on the native <dialog>: focus is trapped and Escape closes it, with no library.
+ * Rendered only while open.
+ */
+export function Dialog(props: { title: string; onClose: () => void; children: ReactNode; labelId?: string }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const onClose = useRef(props.onClose);
+  onClose.current = props.onClose;
+  useEffect(() => {
+    const d = ref.current;
+    if (!d) return;
+    const previous = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    if (!d.open) d.showModal();
+    const cancel = (e: Event) => {
+      e.preventDefault();
+      onClose.current();
+    };
+    d.addEventListener('cancel', cancel);
+    return () => {
+      d.removeEventListener('cancel', cancel);
+      if (d.open) d.close();
+      previous?.focus();
+    };
+  }, []);
+  const id = props.labelId ?? 'dialog-title';
+  return (
+    <dialog ref={ref} className="dialog" aria-labelledby={id}>
+      <h2 id={id}>{props.title}</h2>
+      {props.children}
+    </dialog>
+  );
+}
+
+/** The initials of a name, for avatars. */
+export function initials(name: string): string {
+  const parts = name.trim().split(/\s+/).filter(Boolean);
+  const first = parts[0]?.[0] ?? '?';
+  const last = parts.length > 1 ? (parts.at(-1)?.[0] ?? '') : '';
+  return (first + last).toUpperCase();
+}
+
+export function Avatar(props: { name: string; small?: boolean }) {
+  // A stable hue per name, so the same customer keeps the same colour.
+  let h = 0;
+  for (const ch of props.name) h = (h * 31 + ch.charCodeAt(0)) % 360;
+  return (
+    <span
+      className={props.small ? 'avatar small' : 'avatar'}
+      style={{ background: `hsl(${h} 45% 42%)` }}
+      aria-hidden="true"
+    >
+      {initials(props.name)}
+    </span>
+  );
+}

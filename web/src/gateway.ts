@@ -1,0 +1,153 @@
+import { io, type Socket } from 'socket.io-client';
+import type { Envelope, SessionReady } from './types';
+
+// The console's connection to the Socket.IO gateway, following the contract's connection rules:
+// after every `connect` it re-emits user_logged_in, user_join_team, user_start_watch_chats and, with a
+// conversation open, user_start_attendance; when Socket.IO did not recover the session (a drop longer
+// than the recovery window, a server restart, a server-side disconnect) it tells the console to reload
+// what it shows through REST.
+
+export type ConnState = 'connecting' | 'online' | 'reconnecting';
+
+type EventHandler = (envelope: Envelope) => void;
+
+export class Gateway {
+  private readonly socket: Socket;
+  private state: ConnState = 'connecting';
+  private teamIds: string[] = [];
+  private watched: string[] = [];
+  private attendance: string | null = null;
+  private readonly stateListeners = new Set<(s: ConnState) => void>();
+  private readonly resyncListeners = new Set<() => void>();
+  private readonly handlers = new Map<string, Set<EventHandler>>();
+  private retryTimer: ReturnType<typeof setTimeout> | null = null;
+  private closed = false;
+  /** The account's last event seq the server reported (session.ready). */
+  lastSeq: number | null = null;
+
+  constructor(
+    url: string,
+    path: string,
+    private readonly userId: string,
+    private readonly onUnauthorized: () => void,
+  ) {
+    this.socket = io(url, {
+      path,
+      withCredentials: true,
+      transports: ['websocket', 'polling'],
+      reconnectionDelay: 500,
+      reconnectionDelayMax: 5000,
+    });
+    this.socket.on('connect', () => this.onConnect());
+    this.socket.on('disconnect', (reason) => {
+      this.setState('reconnecting');
+      // A disconnect decided by the server is not retried by Socket.IO itself.
+      if (reason === 'io server disconnect') this.retry(1000);
+    });
+    this.socket.on('connect_error', (err) => {
+      this.setState('reconnecting');
+      if (err.message === 'unauthorized') {
+        this.onUnauthorized();
+        return;
+      }
+      if (!this.socket.active) this.retry(2000);
+    });
+    this.socket.on('session.ready', (ready: SessionReady) => {
+      if (typeof ready?.seq === 'number') this.lastSeq = ready.seq;
+    });
+    this.socket.onAny((event: string, payload: unknown) => {
+      if (event === 'session.ready' || !payload || typeof payload !== 'object') return;
+      const envelope = payload as Envelope;
+      if (typeof envelope.seq === 'number' && (this.lastSeq === null || envelope.seq > this.lastSeq)) {
+        this.lastSeq = envelope.seq;
+      }
+      for (const h of this.handlers.get(event) ?? []) h(envelope);
+      for (const h of this.handlers.get('*') ?? []) h(envelope);
+    });
+  }
+
+  private retry(delayMs: number) {
+    if (this.closed || this.retryTimer) return;
+    this.retryTimer = setTimeout(
+      () => {
+        this.retryTimer = null;
+        if (!this.closed && !this.socket.connected) this.socket.connect();
+      },
+      delayMs + Math.random() * 500,
+    );
+  }
+
+  private onConnect() {
+    const recovered = this.socket.recovered;
+    this.setState('online');
+    void this.resubscribe().then(() => {
+      if (!recovered) for (const fn of this.resyncListeners) fn();
+    });
+  }
+
+  private emit(event: string, arg: unknown): Promise<unknown> {
+    return this.socket
+      .timeout(10_000)
+      .emitWithAck(event, arg)
+      .catch(() => null);
+  }
+
+  private async resubscribe() {
+    await this.emit('user_logged_in', this.userId);
+    await this.emit('user_join_team', this.teamIds);
+    await this.emit('user_start_watch_chats', this.watched);
+    if (this.attendance) await this.emit('user_start_attendance', this.attendance);
+  }
+
+  private setState(s: ConnState) {
+    if (s === this.state) return;
+    this.state = s;
+    for (const fn of this.stateListeners) fn(s);
+  }
+
+  getState(): ConnState {
+    return this.state;
+  }
+
+  joinTeams(ids: string[]) {
+    this.teamIds = [...ids];
+    if (this.socket.connected) void this.emit('user_join_team', this.teamIds);
+  }
+
+  watchChats(ids: string[]) {
+    const next = [...new Set(ids)].sort();
+    if (next.join() === this.watched.join()) return;
+    this.watched = next;
+    if (this.socket.connected) void this.emit('user_start_watch_chats', this.watched);
+  }
+
+  /** Opens a conversation's message stream; resolves once the server acknowledged it. */
+  async attend(chatId: string | null): Promise<void> {
+    this.attendance = chatId;
+    if (chatId && this.socket.connected) await this.emit('user_start_attendance', chatId);
+  }
+
+  on(event: string, handler: EventHandler): () => void {
+    let set = this.handlers.get(event);
+    if (!set) this.handlers.set(event, (set = new Set()));
+    set.add(handler);
+    return () => set.delete(handler);
+  }
+
+  onState(fn: (s: ConnState) => void): () => void {
+    this.stateListeners.add(fn);
+    return () => this.stateListeners.delete(fn);
+  }
+
+  /** Called after a connection whose session was not recovered: reload through REST. */
+  onResync(fn: () => void): () => void {
+    this.resyncListeners.add(fn);
+    return () => this.resyncListeners.delete(fn);
+  }
+
+  close() {
+    this.closed = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.socket.disconnect();
+  }
+}

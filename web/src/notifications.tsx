@@ -1,0 +1,85 @@
+import { useEffect, useRef, useState } from 'react';
+import { useI18n } from './i18n';
+import { navigate } from './router';
+import { useSession } from './session';
+import type { AppNotification } from './types';
+
+/** The bell: unread count, and a panel listing notifications (open one to go to its chat). */
+export function Notifications() {
+  const { t, time } = useI18n();
+  const { notifications, unreadNotifications, markNotificationRead } = useSession();
+  const [open, setOpen] = useState(false);
+  const panel = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    if (!open) return;
+    const onKey = (e: KeyboardEvent) => e.key === 'Escape' && setOpen(false);
+    const onClick = (e: MouseEvent) => {
+      if (panel.current && !panel.current.parentElement?.contains(e.target as Node)) setOpen(false);
+    };
+    document.addEventListener('keydown', onKey);
+    document.addEventListener('mousedown', onClick);
+    return () => {
+      document.removeEventListener('keydown', onKey);
+      document.removeEventListener('mousedown', onClick);
+    };
+  }, [open]);
+
+  const text = (n: AppNotification) => {
+    if (n.kind === 'chat.assigned') return t('notif.assigned');
+    if (n.kind === 'webhook.disabled') return t('notif.webhookDisabled', { url: String(n.data.url ?? '') });
+    return n.kind;
+  };
+  const openOne = (n: AppNotification) => {
+    if (!n.readAt) void markNotificationRead(n.id).catch(() => undefined);
+    const chatId = typeof n.data.chatId === 'string' ? n.data.chatId : null;
+    if (chatId) {
+      setOpen(false);
+      navigate(`/inbox/${chatId}`);
+    }
+  };
+
+  return (
+    <div className="notif">
+      <button
+        type="button"
+        className="btn ghost bell"
+        aria-expanded={open}
+        aria-haspopup="true"
+        aria-label={t('notif.open', { n: unreadNotifications })}
+        onClick={() => setOpen((o) => !o)}
+      >
+        <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true">
+          <path
+            d="M12 22a2.5 2.5 0 0 0 2.45-2h-4.9A2.5 2.5 0 0 0 12 22Zm7-6V11a7 7 0 0 0-5.5-6.84V3a1.5 1.5 0 0 0-3 0v1.16A7 7 0 0 0 5 11v5l-2 2v1h18v-1Z"
+            fill="currentColor"
+          />
+        </svg>
+        {unreadNotifications > 0 && (
+          <span className="badge" aria-hidden="true">
+            {unreadNotifications}
+          </span>
+        )}
+      </button>
+      {open && (
+        <div className="notif-panel card" ref={panel} role="region" aria-label={t('notif.title')}>
+          <h2>{t('notif.title')}</h2>
+          {notifications.length === 0 ? (
+            <p className="muted">{t('notif.empty')}</p>
+          ) : (
+            <ul>
+              {notifications.map((n) => (
+                <li key={n.id} className={n.readAt ? 'read' : 'unread'}>
+                  <button type="button" className="notif-item" onClick={() => openOne(n)}>
+                    <span>{text(n)}</span>
+                    <time dateTime={n.createdAt}>{time(n.createdAt)}</time>
+                  </button>
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,96 @@
+import { useEffect, useState } from 'react';
+import { adminNav, AdminArea } from './admin/index';
+import { LangSwitch } from './components';
+import { useI18n } from './i18n';
+import { Inbox } from './inbox/inbox';
+import { Notifications } from './notifications';
+import { Link, navigate, usePath } from './router';
+import { useSession } from './session';
+import { Simulator } from './simulator';
+
+/** The signed-in console: header with navigation, connection state and notifications; one page below. */
+export function Shell() {
+  const { t, tr } = useI18n();
+  const session = useSession();
+  const path = usePath();
+  const [menuOpen, setMenuOpen] = useState(false);
+
+  useEffect(() => {
+    if (path === '/' || path === '/login') navigate('/inbox', { replace: true });
+  }, [path]);
+  useEffect(() => setMenuOpen(false), [path]);
+
+  const nav = [
+    { path: '/inbox', label: t('nav.inbox') },
+    { path: '/simulator', label: t('nav.simulator') },
+    ...adminNav
+      .filter((n) => session.can(n.permission))
+      .map((n) => ({ path: n.path, label: tr(n.labelKey) })),
+  ];
+  const current = (p: string) => path === p || path.startsWith(`${p}/`);
+
+  let page;
+  if (path.startsWith('/admin')) page = <AdminArea path={path} />;
+  else if (current('/simulator')) page = <Simulator path={path} />;
+  else page = <Inbox path={path} />;
+
+  return (
+    <div className="shell" data-conn={session.conn}>
+      <a className="skip" href="#main">
+        {t('app.skip')}
+      </a>
+      <header className="topbar">
+        <Link href="/inbox" className="brand">
+          <img src="/favicon.svg" alt="" width={28} height={28} />
+          <span>{t('app.name')}</span>
+        </Link>
+        <button
+          type="button"
+          className="btn ghost menu-toggle"
+          aria-expanded={menuOpen}
+          aria-controls="main-nav"
+          onClick={() => setMenuOpen((o) => !o)}
+        >
+          {t('nav.menu')}
+        </button>
+        <nav id="main-nav" className={menuOpen ? 'nav open' : 'nav'} aria-label={t('nav.menu')}>
+          {nav.map((n) => (
+            <Link key={n.path} href={n.path} aria-current={current(n.path) ? 'page' : undefined}>
+              {n.label}
+            </Link>
+          ))}
+        </nav>
+        <div className="topbar-end">
+          <ConnIndicator />
+          <Notifications />
+          <LangSwitch />
+          <span className="me" title={session.me.user.email}>
+            {session.me.user.name}
+          </span>
+          <button type="button" className="btn ghost" onClick={() => void session.logout()}>
+            {t('nav.logout')}
+          </button>
+        </div>
+      </header>
+      {session.conn === 'reconnecting' && (
+        <div className="conn-banner" role="status" data-testid="reconnecting">
+          {t('conn.reconnecting')}
+        </div>
+      )}
+      <main id="main" className="main" tabIndex={-1}>
+        {page}
+      </main>
+    </div>
+  );
+}
+
+function ConnIndicator() {
+  const { t } = useI18n();
+  const { conn } = useSession();
+  const label = conn === 'online' ? t('conn.online') : t('conn.reconnecting');
+  return (
+    <span className={`conn-dot ${conn}`} title={label}>
+      <span className="sr-only">{label}</span>
+    </span>
+  );
+}

@@ -1,0 +1,3 @@
+export function Simulator(props: { path: string }) {
+  return <section className="page" data-path={props.path} />;
+}

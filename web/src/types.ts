@@ -1,0 +1,223 @@
+// Shapes of the REST API and the gateway, as the server documents them at /docs/json and
+// /docs/events.json. The console reads only these public interfaces.
+
+export interface Role {
+  id: string;
+  name: string;
+}
+
+export type UserStatus = 'active' | 'onboarding' | 'cancelled';
+export type RoleName = 'admin' | 'supervisor' | 'agent';
+
+export interface User {
+  id: string;
+  name: string;
+  email: string;
+  status: string;
+  role: Role;
+}
+
+export interface Me {
+  user: User;
+  permissions: string[];
+}
+
+export interface LoginAnswer {
+  accessToken: string;
+  tokenType: 'Bearer';
+  expiresIn: number;
+  user: User;
+}
+
+export interface Team {
+  id: string;
+  name: string;
+  description?: string | null;
+  status: string;
+  members: string[];
+}
+
+export interface Channel {
+  id: string;
+  name: string;
+  provider: string;
+  providerConfig: {
+    phoneNumberId?: string;
+    accessTokenSet?: boolean;
+    appSecretSet?: boolean;
+    verifyTokenSet?: boolean;
+  };
+  apiEnabled: boolean;
+  hasApiKey: boolean;
+  defaultTeamId: string;
+  queue: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface LastMessage {
+  id?: string;
+  origin: string;
+  type?: string;
+  content: string;
+  createdAt?: string;
+}
+
+export interface Chat {
+  id: string;
+  status: string;
+  queue: string;
+  channelId: string;
+  teamId: string;
+  userId: string | null;
+  contact: { id: string; name: string; value: string };
+  unreadMessages: number;
+  lastMessage: LastMessage | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ChatPage {
+  total: number;
+  page: number;
+  limit: number;
+  hasNextPage: boolean;
+  nextPage: number | null;
+  chats: Chat[];
+}
+
+export interface MediaContent {
+  kind?: string;
+  mimetype?: string;
+  filename?: string;
+  caption?: string;
+  id?: string;
+}
+
+export interface Message {
+  id: string;
+  chatId: string;
+  origin: string;
+  type: string;
+  content: { text?: string; media?: MediaContent; [key: string]: unknown };
+  status: string;
+  providerMessageId: string | null;
+  error: { code: string; message: string } | null;
+  requestId: string | null;
+  userId: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface MessageHistory {
+  messages: Message[];
+  nextBefore: string | null;
+}
+
+export interface RequestLog {
+  requestId: string;
+  status: string;
+  attempts: number;
+  flowId: string | null;
+  metadata: Record<string, string> | null;
+  contact: { type: string; value: string; name: string | null };
+  messageType: string;
+  templateName: string | null;
+  messageId: string | null;
+  providerMessageId: string | null;
+  error: { code: string; message: string; details?: string } | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface RequestLogPage {
+  total: number;
+  page: number;
+  limit: number;
+  hasNextPage: boolean;
+  nextPage: number | null;
+  items: RequestLog[];
+}
+
+export interface ApiKey {
+  id: string;
+  name: string;
+  scopes: string[];
+  channelIds: string[] | null;
+  createdBy: string | null;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+  createdAt: string;
+}
+
+export interface CreatedApiKey {
+  id: string;
+  name: string;
+  scopes: string[];
+  channelIds: string[] | null;
+  token: string;
+}
+
+export interface AppNotification {
+  id: string;
+  kind: string;
+  data: Record<string, unknown>;
+  readAt: string | null;
+  createdAt: string;
+}
+
+export interface Draft {
+  chatId: string;
+  text: string;
+  updatedAt: string;
+}
+
+export interface Webhook {
+  id: string;
+  url: string;
+  events: string[];
+  status?: string;
+  enabled?: boolean;
+  secret?: string;
+  createdAt?: string;
+  [key: string]: unknown;
+}
+
+export interface WebhookDelivery {
+  id: string;
+  event?: string;
+  eventId?: string;
+  status: string;
+  attempts?: number;
+  responseStatus?: number | null;
+  error?: string | null;
+  createdAt?: string;
+  updatedAt?: string;
+  [key: string]: unknown;
+}
+
+/** The gateway's envelope: every server event except `session.ready`. */
+export interface Envelope<D = Record<string, unknown>> {
+  id: string;
+  event: string;
+  schemaVersion: number;
+  seq: number;
+  occurredAt: string;
+  accountId: string;
+  data: D;
+}
+
+export interface SessionReady {
+  userId: string | null;
+  accountId: string | null;
+  seq: number | null;
+  recovered: boolean;
+}
+
+export interface ConsoleConfig {
+  gatewayUrl: string | null;
+  gatewayPath: string;
+}
+
+export const QUEUE_WAITING = 'Espera';
+export const QUEUE_ATTENDING = 'Em Atendimento';
