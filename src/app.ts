@@ -20,6 +20,7 @@ import { channelsRoutes } from './modules/channels/channels.routes.js';
 import { draftsRoutes } from './modules/drafts/drafts.routes.js';
 import { notificationsRoutes } from './modules/notifications/notifications.routes.js';
 import { chatsRoutes } from './modules/chats/chats.routes.js';
+import { consoleRoutes } from './modules/console/console.routes.js';
 import { healthRoutes } from './modules/health/health.routes.js';
 import { sandboxRoutes } from './modules/sandbox/sandbox.routes.js';
 import { messagesRoutes } from './modules/messages/messages.routes.js';
@@ -33,10 +34,12 @@ export interface AppOptions {
   config: Config;
   services: Services;
   logger: Logger;
+  /** The port the gateway listens on, for the web console (`/console.json`); default the configured one. */
+  gatewayPort?: number | null;
 }
 
 /** The HTTP API: Channel API, agent/admin API, docs and health, with the contract's error body. */
-export async function buildApp({ config, services, logger }: AppOptions): Promise<App> {
+export async function buildApp({ config, services, logger, gatewayPort }: AppOptions): Promise<App> {
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: config.bodyLimitBytes,
@@ -106,6 +109,8 @@ export async function buildApp({ config, services, logger }: AppOptions): Promis
   notificationsRoutes(app, services);
   // Reference routes of `npm run bench` (bench/README.md); off unless the benchmark starts the server.
   if (process.env.ATENDE_BENCH_ROUTES === '1') benchRoutes(app, services);
+  // The web console at `/` (every GET outside the API paths above).
+  await consoleRoutes(app, config, { port: gatewayPort ?? config.gatewayPort });
 
   return app;
 }

@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 export type Role = 'api' | 'gateway' | 'worker';
 
@@ -32,6 +34,16 @@ export interface Config {
    * only tests shorten it, to see a client come back after it.
    */
   gatewayRecoveryMs: number;
+  /**
+   * The gateway address the web console connects to, when a load balancer or proxy serves it
+   * elsewhere; null = the gateway port on the host the console was loaded from.
+   */
+  publicGatewayUrl: string | null;
+  /**
+   * The built console (`web/dist`, made by `npm run build`). Not read from the environment; tests
+   * point it elsewhere.
+   */
+  consoleDir: string;
 }
 
 export class ConfigError extends Error {
@@ -39,6 +51,17 @@ export class ConfigError extends Error {
     super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
     this.name = 'ConfigError';
   }
+}
+
+/** `web/dist` of this installation: beside the nearest package.json above this file (src/ or dist/src/). */
+function defaultConsoleDir(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(path.join(dir, 'package.json'))) {
+    const up = path.dirname(dir);
+    if (up === dir) break;
+    dir = up;
+  }
+  return path.join(dir, 'web', 'dist');
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -175,6 +198,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     gatewayOrigins,
     eventRetentionDays: int('ATENDE_EVENT_RETENTION_DAYS', 7, 1, 3650),
     gatewayRecoveryMs: 2 * 60 * 1000,
+    publicGatewayUrl: url('ATENDE_PUBLIC_GATEWAY_URL', ['http:', 'https:'])?.replace(/\/$/, '') ?? null,
+    consoleDir: defaultConsoleDir(),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

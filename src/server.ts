@@ -169,7 +169,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     let app: App | null = null;
     let url: string | null = null;
     if (config.roles.includes('api')) {
-      app = await buildApp({ config, services, logger });
+      const gatewayPort = gateway ? Number(new URL(gateway.url).port) : config.gatewayPort;
+      app = await buildApp({ config, services, logger, gatewayPort });
       const server = app;
       cleanups.push(() => server.close());
       await app.listen({ host: config.host, port: config.port });

@@ -43,14 +43,18 @@ export function useSession(): Session {
   return s;
 }
 
-async function loadConfig(): Promise<ConsoleConfig> {
+/** The gateway's address: the configured one, else its port on the host this page came from. */
+async function loadConfig(): Promise<{ gatewayUrl: string; gatewayPath: string }> {
+  let cfg: ConsoleConfig = { gatewayUrl: null, gatewayPort: 3001, gatewayPath: '/socket.io' };
   try {
     const res = await fetch('/console.json', { credentials: 'same-origin' });
-    if (res.ok) return (await res.json()) as ConsoleConfig;
+    if (res.ok) cfg = (await res.json()) as ConsoleConfig;
   } catch {
-    // fall through: derive the default
+    // keep the default: the gateway's default port on this host
   }
-  return { gatewayUrl: `${location.protocol}//${location.hostname}:3001`, gatewayPath: '/socket.io' };
+  const gatewayUrl =
+    cfg.gatewayUrl ?? `${location.protocol}//${location.hostname}:${cfg.gatewayPort ?? 3001}`;
+  return { gatewayUrl, gatewayPath: cfg.gatewayPath };
 }
 
 export function SessionProvider(props: {
@@ -114,7 +118,7 @@ export function SessionProvider(props: {
     let gw: Gateway | null = null;
     let cancelled = false;
     void loadConfig().then((cfg) => {
-      if (cancelled || !cfg.gatewayUrl) return;
+      if (cancelled) return;
       gw = new Gateway(cfg.gatewayUrl, cfg.gatewayPath, me.user.id, () => {
         // The gateway refused the token: check the session through REST, which signs out on 401.
         void get('/api/me').catch(() => undefined);

@@ -214,8 +214,10 @@ export interface SessionReady {
   recovered: boolean;
 }
 
+/** `GET /console.json`: a configured gateway address, else its port on the console's own host. */
 export interface ConsoleConfig {
   gatewayUrl: string | null;
+  gatewayPort: number | null;
   gatewayPath: string;
 }
 
