@@ -1,8 +1,16 @@
-import type { JSX } from 'react';
-import { useI18n } from '../i18n';
+import { useEffect, type JSX } from 'react';
+import { navigate } from '../router';
+import { useSession } from '../session';
+import { ApiKeysPage } from './api-keys';
+import { ChannelPage, ChannelsPage } from './channels';
+import { useAdminText } from './messages';
+import { TeamsPage } from './teams';
+import { UsersPage } from './users';
+import { WebhookDeliveriesPage, WebhooksPage } from './webhooks';
 
-// Placeholder of the admin area: the admin screens replace this file. The console's router renders
-// AdminArea for every path under /admin, and its navigation lists adminNav (entries the user `can`).
+// The admin area: the console's router renders AdminArea for every path under /admin, and its
+// navigation lists adminNav (the entries the user `can`). Each screen checks nothing else: the API
+// answers 403 to whatever the user may not do, and the screens show that answer.
 
 export const adminNav: { path: string; labelKey: string; permission: string }[] = [
   { path: '/admin/users', labelKey: 'nav.users', permission: 'users:manage' },
@@ -13,11 +21,37 @@ export const adminNav: { path: string; labelKey: string; permission: string }[] 
 ];
 
 export function AdminArea(props: { path: string }): JSX.Element {
-  const { t } = useI18n();
+  const m = useAdminText();
+  const session = useSession();
+  const parts = props.path.split('/').filter(Boolean); // ['admin', section, id?, tab?]
+  const section = parts[1];
+  const entry = adminNav.find((n) => n.path === `/admin/${section ?? ''}`);
+  const first = adminNav.find((n) => session.can(n.permission));
+
+  useEffect(() => {
+    // /admin alone: the first screen this user may use.
+    if (!section && first) navigate(first.path, { replace: true });
+  }, [section, first]);
+
+  let page: JSX.Element;
+  if (!entry) page = <p className="muted">{m(section ? 'admin.notFound' : 'admin.forbidden')}</p>;
+  else if (!session.can(entry.permission)) page = <p className="muted">{m('admin.forbidden')}</p>;
+  else if (section === 'users') page = <UsersPage />;
+  else if (section === 'teams') page = <TeamsPage />;
+  else if (section === 'channels')
+    page = parts[2] ? (
+      <ChannelPage id={parts[2]} tab={parts[3] === 'api' ? 'api' : 'general'} />
+    ) : (
+      <ChannelsPage />
+    );
+  else if (section === 'api-keys') page = <ApiKeysPage />;
+  else if (section === 'webhooks')
+    page = parts[2] ? <WebhookDeliveriesPage id={parts[2]} /> : <WebhooksPage />;
+  else page = <p className="muted">{m('admin.notFound')}</p>;
+
   return (
-    <section className="page" data-path={props.path}>
-      <h1>{t('nav.admin')}</h1>
-      <p>{t('common.unavailable')}</p>
+    <section className="page adm-page" data-path={props.path}>
+      {page}
     </section>
   );
 }

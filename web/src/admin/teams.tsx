@@ -1,0 +1,338 @@
+import { useMemo, useState } from 'react';
+import { get, patch, post } from '../api';
+import { Avatar, Dialog } from '../components';
+import { useI18n } from '../i18n';
+import { useSession } from '../session';
+import type { Team, User } from '../types';
+import {
+  Badge,
+  CheckList,
+  DataTable,
+  errorMessages,
+  FormErrors,
+  LoadState,
+  onForm,
+  PageHeader,
+  TextField,
+  useLoad,
+  useSubmit,
+  type Column,
+} from './common';
+import { useAdminText } from './messages';
+
+type DialogState = { kind: 'create' } | { kind: 'edit'; team: Team } | { kind: 'members'; team: Team } | null;
+
+/** Teams: list, create, rename, activate or deactivate, and members (the API takes the whole list). */
+export function TeamsPage() {
+  const { t, tr } = useI18n();
+  const m = useAdminText();
+  const session = useSession();
+  const teams = useLoad(() => get<Team[]>('/api/teams'), 'teams');
+  const users = useLoad(() => get<User[]>('/api/users'), 'users');
+  const [dialog, setDialog] = useState<DialogState>(null);
+  const [toggling, setToggling] = useState<string | null>(null);
+  const [rowErrors, setRowErrors] = useState<{ id: string; messages: string[] } | null>(null);
+
+  const userById = useMemo(() => new Map((users.data ?? []).map((u) => [u.id, u])), [users.data]);
+
+  const saved = (team: Team) => {
+    teams.setData((prev) => {
+      const list = prev ?? [];
+      return list.some((x) => x.id === team.id)
+        ? list.map((x) => (x.id === team.id ? team : x))
+        : [...list, team];
+    });
+    void session.reloadDirectory();
+  };
+
+  const toggle = async (team: Team) => {
+    setToggling(team.id);
+    setRowErrors(null);
+    try {
+      saved(
+        await patch<Team>(`/api/teams/${team.id}`, {
+          status: team.status === 'active' ? 'inactive' : 'active',
+        }),
+      );
+    } catch (err) {
+      setRowErrors({ id: team.id, messages: errorMessages(err, t('common.error')) });
+    } finally {
+      setToggling(null);
+    }
+  };
+
+  const columns: Column<Team>[] = [
+    {
+      key: 'name',
+      label: t('common.name'),
+      render: (team) => (
+        <span>
+          <strong>{team.name}</strong>
+          {team.description && <small className="muted adm-block">{team.description}</small>}
+        </span>
+      ),
+    },
+    {
+      key: 'status',
+      label: t('common.status'),
+      render: (team) => (
+        <Badge tone={team.status === 'active' ? 'ok' : 'neutral'}>{tr(`tstatus.${team.status}`)}</Badge>
+      ),
+    },
+    {
+      key: 'members',
+      label: t('teams.members'),
+      render: (team) =>
+        team.members.length === 0 ? (
+          <span className="muted">{t('teams.noMembers')}</span>
+        ) : (
+          <span
+            className="adm-avatars"
+            title={team.members.map((id) => userById.get(id)?.name ?? id).join(', ')}
+          >
+            {team.members.slice(0, 5).map((id) => (
+              <Avatar key={id} name={userById.get(id)?.name ?? '?'} small />
+            ))}
+            <span>{m('teams.membersCount', { n: team.members.length })}</span>
+          </span>
+        ),
+    },
+    {
+      key: 'actions',
+      label: t('common.actions'),
+      className: 'adm-cell-actions',
+      render: (team) => (
+        <div className="adm-row-actions">
+          <button
+            type="button"
+            className="btn small"
+            onClick={() => setDialog({ kind: 'members', team })}
+            aria-label={t('teams.editMembers', { name: team.name })}
+          >
+            {t('teams.members')}
+          </button>
+          <button
+            type="button"
+            className="btn small"
+            onClick={() => setDialog({ kind: 'edit', team })}
+            aria-label={m('teams.edit', { name: team.name })}
+          >
+            {t('common.edit')}
+          </button>
+          <button
+            type="button"
+            className="btn small"
+            disabled={toggling === team.id}
+            onClick={() => void toggle(team)}
+          >
+            {team.status === 'active' ? m('teams.deactivate') : m('teams.activate')}
+          </button>
+          {rowErrors?.id === team.id && <FormErrors messages={rowErrors.messages} />}
+        </div>
+      ),
+    },
+  ];
+
+  return (
+    <>
+      <PageHeader title={t('teams.title')}>
+        <button type="button" className="btn primary" onClick={() => setDialog({ kind: 'create' })}>
+          {t('teams.new')}
+        </button>
+      </PageHeader>
+      <LoadState
+        loading={teams.loading && !teams.data}
+        error={teams.error}
+        onRetry={() => void teams.reload()}
+      />
+      {teams.data && (
+        <DataTable
+          caption={t('teams.title')}
+          columns={columns}
+          rows={teams.data}
+          rowKey={(team) => team.id}
+          rowClass={(team) => (team.status === 'active' ? undefined : 'adm-dim')}
+          empty={m('teams.empty')}
+          testId="teams-table"
+        />
+      )}
+      {dialog?.kind === 'create' && (
+        <TeamDialog users={users.data ?? []} onClose={() => setDialog(null)} onSaved={saved} />
+      )}
+      {dialog?.kind === 'edit' && (
+        <TeamDialog
+          team={dialog.team}
+          users={users.data ?? []}
+          onClose={() => setDialog(null)}
+          onSaved={saved}
+        />
+      )}
+      {dialog?.kind === 'members' && (
+        <MembersDialog
+          team={dialog.team}
+          users={users.data ?? []}
+          onClose={() => setDialog(null)}
+          onSaved={saved}
+        />
+      )}
+    </>
+  );
+}
+
+/** Create (with members) or rename a team. */
+function TeamDialog(props: {
+  team?: Team;
+  users: User[];
+  onClose: () => void;
+  onSaved: (team: Team) => void;
+}) {
+  const { t } = useI18n();
+  const m = useAdminText();
+  const team = props.team;
+  const [name, setName] = useState(team?.name ?? '');
+  const [description, setDescription] = useState(team?.description ?? '');
+  const [members, setMembers] = useState<string[]>([]);
+  const submit = useSubmit(['name', 'description', 'members']);
+  const { byField, rest } = submit.errors;
+
+  const save = () =>
+    submit.run(async () => {
+      const desc = description.trim() === '' ? null : description.trim();
+      if (team) {
+        const body: Record<string, string | null> = {};
+        if (name.trim() !== team.name) body.name = name.trim();
+        if (desc !== (team.description ?? null)) body.description = desc;
+        if (Object.keys(body).length > 0) props.onSaved(await patch<Team>(`/api/teams/${team.id}`, body));
+      } else {
+        props.onSaved(await post<Team>('/api/teams', { name: name.trim(), description: desc, members }));
+      }
+      props.onClose();
+    });
+
+  return (
+    <Dialog title={team ? m('teams.edit', { name: team.name }) : t('teams.new')} onClose={props.onClose}>
+      <form className="adm-dialog-body" noValidate onSubmit={onForm(save)}>
+        <FormErrors messages={rest} />
+        <TextField
+          label={t('common.name')}
+          name="name"
+          value={name}
+          onChange={setName}
+          autoFocus
+          errors={byField.name}
+        />
+        <TextField
+          label={`${m('teams.description')} (${m('admin.optional')})`}
+          name="description"
+          value={description}
+          onChange={setDescription}
+          errors={byField.description}
+        />
+        {!team && (
+          <MemberPicker
+            users={props.users}
+            selected={members}
+            onChange={setMembers}
+            errors={byField.members}
+          />
+        )}
+        <div className="adm-actions">
+          <button type="button" className="btn" onClick={props.onClose}>
+            {t('common.cancel')}
+          </button>
+          <button type="submit" className="btn primary" disabled={submit.pending}>
+            {team ? t('common.save') : t('common.create')}
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+function MembersDialog(props: {
+  team: Team;
+  users: User[];
+  onClose: () => void;
+  onSaved: (team: Team) => void;
+}) {
+  const { t } = useI18n();
+  const [members, setMembers] = useState<string[]>(props.team.members);
+  const submit = useSubmit(['members']);
+  const { byField, rest } = submit.errors;
+  const save = () =>
+    submit.run(async () => {
+      props.onSaved(await patch<Team>(`/api/teams/${props.team.id}`, { members }));
+      props.onClose();
+    });
+  return (
+    <Dialog title={t('teams.editMembers', { name: props.team.name })} onClose={props.onClose}>
+      <form className="adm-dialog-body" onSubmit={onForm(save)}>
+        <FormErrors messages={rest} />
+        <MemberPicker
+          users={props.users}
+          selected={members}
+          onChange={setMembers}
+          errors={byField.members}
+          keep={props.team.members}
+        />
+        <div className="adm-actions">
+          <button type="button" className="btn" onClick={props.onClose}>
+            {t('common.cancel')}
+          </button>
+          <button type="submit" className="btn primary" disabled={submit.pending}>
+            {t('common.save')}
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+/**
+ * People to check in or out of a team, with a search. Cancelled users are offered only when they are
+ * members already (`keep`), so that they can be taken out.
+ */
+function MemberPicker(props: {
+  users: User[];
+  selected: string[];
+  onChange: (ids: string[]) => void;
+  errors?: string[];
+  keep?: string[];
+}) {
+  const { t, tr } = useI18n();
+  const m = useAdminText();
+  const [q, setQ] = useState('');
+  const keep = new Set(props.keep ?? []);
+  const candidates = props.users.filter((u) => u.status !== 'cancelled' || keep.has(u.id));
+  const needle = q.trim().toLowerCase();
+  const visible = candidates.filter(
+    (u) => !needle || u.name.toLowerCase().includes(needle) || u.email.toLowerCase().includes(needle),
+  );
+  const hidden = props.selected.filter((id) => !visible.some((u) => u.id === id));
+  return (
+    <CheckList
+      legend={t('teams.members')}
+      name="members"
+      hint={m('teams.selected', { n: props.selected.length })}
+      extra={
+        candidates.length > 8 ? (
+          <TextField label={m('teams.searchUsers')} type="search" value={q} onChange={setQ} />
+        ) : undefined
+      }
+      options={visible.map((u) => ({
+        value: u.id,
+        label: (
+          <span className="adm-person">
+            <Avatar name={u.name} small />
+            {u.name}
+          </span>
+        ),
+        hint: `${tr(`role.${u.role.name}`)}${u.status === 'active' ? '' : ` · ${tr(`ustatus.${u.status}`)}`}`,
+      }))}
+      // Members hidden by the search stay selected.
+      selected={props.selected}
+      onChange={(ids) => props.onChange([...hidden, ...ids])}
+      errors={props.errors}
+    />
+  );
+}

@@ -1,0 +1,368 @@
+import { useMemo, useState } from 'react';
+import { get, patch, post } from '../api';
+import { Avatar, Dialog } from '../components';
+import { useI18n } from '../i18n';
+import { Link } from '../router';
+import { useSession } from '../session';
+import type { RoleName, Team, User, UserStatus } from '../types';
+import {
+  Badge,
+  DataTable,
+  FormErrors,
+  LoadState,
+  onForm,
+  PageHeader,
+  SelectField,
+  TextField,
+  useLoad,
+  useSubmit,
+  type Column,
+} from './common';
+import { useAdminText } from './messages';
+
+const ROLES: RoleName[] = ['admin', 'supervisor', 'agent'];
+const STATUSES: UserStatus[] = ['active', 'onboarding', 'cancelled'];
+const STATUS_TONE = { active: 'ok', onboarding: 'info', cancelled: 'neutral' } as const;
+
+function statusTone(status: string) {
+  return (STATUS_TONE as Record<string, 'ok' | 'info' | 'neutral'>)[status] ?? 'neutral';
+}
+
+/** Users: list with filters, create, and a dialog to change name, role, status or password. */
+export function UsersPage() {
+  const { t, tr } = useI18n();
+  const m = useAdminText();
+  const session = useSession();
+  const users = useLoad(() => get<User[]>('/api/users'), 'users');
+  const teams = useLoad(() => get<Team[]>('/api/teams'), 'teams');
+  const [status, setStatus] = useState('');
+  const [text, setText] = useState('');
+  const [dialog, setDialog] = useState<{ kind: 'create' } | { kind: 'edit'; user: User } | null>(null);
+
+  const teamsOf = useMemo(() => {
+    const map = new Map<string, Team[]>();
+    for (const team of teams.data ?? [])
+      for (const id of team.members) map.set(id, [...(map.get(id) ?? []), team]);
+    return map;
+  }, [teams.data]);
+
+  const shown = useMemo(() => {
+    const q = text.trim().toLowerCase();
+    return (users.data ?? []).filter(
+      (u) =>
+        (!status || u.status === status) &&
+        (!q || u.name.toLowerCase().includes(q) || u.email.toLowerCase().includes(q)),
+    );
+  }, [users.data, status, text]);
+
+  const saved = (user: User) => {
+    users.setData((prev) => {
+      const list = prev ?? [];
+      return list.some((u) => u.id === user.id)
+        ? list.map((u) => (u.id === user.id ? user : u))
+        : [...list, user];
+    });
+    void session.reloadDirectory();
+  };
+
+  const columns: Column<User>[] = [
+    {
+      key: 'name',
+      label: t('common.name'),
+      render: (u) => (
+        <span className="adm-person">
+          <Avatar name={u.name} small />
+          <span>
+            {u.name}
+            {u.id === session.me.user.id && <span className="muted"> ({m('admin.you')})</span>}
+          </span>
+        </span>
+      ),
+    },
+    { key: 'email', label: t('common.email'), render: (u) => <span className="adm-break">{u.email}</span> },
+    { key: 'role', label: t('users.role'), render: (u) => tr(`role.${u.role.name}`) },
+    {
+      key: 'status',
+      label: t('common.status'),
+      render: (u) => <Badge tone={statusTone(u.status)}>{tr(`ustatus.${u.status}`)}</Badge>,
+    },
+    {
+      key: 'teams',
+      label: m('users.teams'),
+      render: (u) => {
+        const list = teamsOf.get(u.id) ?? [];
+        return list.length ? list.map((team) => team.name).join(', ') : <span className="muted">—</span>;
+      },
+    },
+    {
+      key: 'actions',
+      label: t('common.actions'),
+      className: 'adm-cell-actions',
+      render: (u) => (
+        <button
+          type="button"
+          className="btn small"
+          onClick={() => setDialog({ kind: 'edit', user: u })}
+          aria-label={m('users.edit', { name: u.name })}
+        >
+          {t('common.edit')}
+        </button>
+      ),
+    },
+  ];
+
+  return (
+    <>
+      <PageHeader title={t('users.title')}>
+        <button type="button" className="btn primary" onClick={() => setDialog({ kind: 'create' })}>
+          {t('users.new')}
+        </button>
+      </PageHeader>
+      <form className="adm-filters" role="search" onSubmit={onForm(() => undefined)}>
+        <TextField
+          label={m('admin.filterText')}
+          type="search"
+          placeholder={m('admin.filterTextHint')}
+          value={text}
+          onChange={setText}
+        />
+        <SelectField
+          label={m('users.statusFilter')}
+          value={status}
+          onChange={setStatus}
+          options={[
+            { value: '', label: t('common.all') },
+            ...STATUSES.map((s) => ({ value: s, label: t(`ustatus.${s}`) })),
+          ]}
+        />
+      </form>
+      <LoadState
+        loading={users.loading && !users.data}
+        error={users.error}
+        onRetry={() => void users.reload()}
+      />
+      {users.data && (
+        <>
+          <p className="muted adm-count">{m('users.count', { n: shown.length })}</p>
+          <DataTable
+            caption={t('users.title')}
+            columns={columns}
+            rows={shown}
+            rowKey={(u) => u.id}
+            rowClass={(u) => (u.status === 'cancelled' ? 'adm-dim' : undefined)}
+            empty={m('admin.noResults')}
+            testId="users-table"
+          />
+        </>
+      )}
+      {dialog?.kind === 'create' && <CreateUserDialog onClose={() => setDialog(null)} onSaved={saved} />}
+      {dialog?.kind === 'edit' && (
+        <EditUserDialog
+          user={dialog.user}
+          teams={teamsOf.get(dialog.user.id) ?? []}
+          onClose={() => setDialog(null)}
+          onSaved={saved}
+        />
+      )}
+    </>
+  );
+}
+
+function roleOptions(t: ReturnType<typeof useI18n>['t']) {
+  return ROLES.map((r) => ({ value: r, label: t(`role.${r}`) }));
+}
+function statusOptions(t: ReturnType<typeof useI18n>['t']) {
+  return STATUSES.map((s) => ({ value: s, label: t(`ustatus.${s}`) }));
+}
+
+function CreateUserDialog(props: { onClose: () => void; onSaved: (u: User) => void }) {
+  const { t } = useI18n();
+  const m = useAdminText();
+  const [name, setName] = useState('');
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [role, setRole] = useState<string>('agent');
+  const [status, setStatus] = useState<string>('active');
+  const submit = useSubmit(['name', 'email', 'password', 'role', 'status']);
+  const { byField, rest } = submit.errors;
+
+  return (
+    <Dialog title={t('users.new')} onClose={props.onClose}>
+      <form
+        className="adm-dialog-body"
+        noValidate
+        onSubmit={onForm(() =>
+          submit.run(async () => {
+            const user = await post<User>('/api/users', {
+              name: name.trim(),
+              email: email.trim(),
+              password,
+              role,
+              status,
+            });
+            props.onSaved(user);
+            props.onClose();
+          }),
+        )}
+      >
+        <FormErrors messages={rest} />
+        <TextField
+          label={t('common.name')}
+          name="name"
+          value={name}
+          onChange={setName}
+          autoFocus
+          autoComplete="off"
+          errors={byField.name}
+        />
+        <TextField
+          label={t('common.email')}
+          name="email"
+          type="email"
+          value={email}
+          onChange={setEmail}
+          autoComplete="off"
+          errors={byField.email}
+        />
+        <TextField
+          label={t('users.password')}
+          name="password"
+          type="password"
+          value={password}
+          onChange={setPassword}
+          autoComplete="new-password"
+          hint={m('users.passwordHint')}
+          errors={byField.password}
+        />
+        <div className="adm-row">
+          <SelectField
+            label={t('users.role')}
+            name="role"
+            value={role}
+            onChange={setRole}
+            options={roleOptions(t)}
+            errors={byField.role}
+          />
+          <SelectField
+            label={t('common.status')}
+            name="status"
+            value={status}
+            onChange={setStatus}
+            options={statusOptions(t)}
+            errors={byField.status}
+          />
+        </div>
+        <div className="adm-actions">
+          <button type="button" className="btn" onClick={props.onClose}>
+            {t('common.cancel')}
+          </button>
+          <button type="submit" className="btn primary" disabled={submit.pending}>
+            {t('common.create')}
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+function EditUserDialog(props: {
+  user: User;
+  teams: Team[];
+  onClose: () => void;
+  onSaved: (u: User) => void;
+}) {
+  const { t } = useI18n();
+  const m = useAdminText();
+  const session = useSession();
+  const u = props.user;
+  const [name, setName] = useState(u.name);
+  const [role, setRole] = useState(u.role.name);
+  const [status, setStatus] = useState(u.status);
+  const [password, setPassword] = useState('');
+  const submit = useSubmit(['name', 'role', 'status', 'password']);
+  const { byField, rest } = submit.errors;
+
+  const save = () =>
+    submit.run(async () => {
+      // Only what changed: a PATCH of the same values would still count as a change elsewhere.
+      const body: Record<string, string> = {};
+      if (name.trim() !== u.name) body.name = name.trim();
+      if (role !== u.role.name) body.role = role;
+      if (status !== u.status) body.status = status;
+      if (password) body.password = password;
+      if (Object.keys(body).length > 0) props.onSaved(await patch<User>(`/api/users/${u.id}`, body));
+      props.onClose();
+    });
+
+  return (
+    <Dialog title={m('users.edit', { name: u.name })} onClose={props.onClose}>
+      <form className="adm-dialog-body" noValidate onSubmit={onForm(save)}>
+        <FormErrors messages={rest} />
+        <p className="muted adm-break">{u.email}</p>
+        <TextField
+          label={t('common.name')}
+          name="name"
+          value={name}
+          onChange={setName}
+          autoFocus
+          errors={byField.name}
+        />
+        <div className="adm-row">
+          <SelectField
+            label={t('users.role')}
+            name="role"
+            value={role}
+            onChange={setRole}
+            options={roleOptions(t)}
+            errors={byField.role}
+          />
+          <SelectField
+            label={t('common.status')}
+            name="status"
+            value={status}
+            onChange={setStatus}
+            options={statusOptions(t)}
+            errors={byField.status}
+          />
+        </div>
+        <TextField
+          label={m('users.newPassword')}
+          name="password"
+          type="password"
+          value={password}
+          onChange={setPassword}
+          autoComplete="new-password"
+          hint={m('users.newPasswordHint')}
+          errors={byField.password}
+        />
+        <section className="adm-subsection" aria-label={m('users.teams')}>
+          <h3>{m('users.teams')}</h3>
+          {props.teams.length === 0 ? (
+            <p className="muted">{m('users.noTeams')}</p>
+          ) : (
+            <ul className="adm-chips">
+              {props.teams.map((team) => (
+                <li key={team.id} className={team.status === 'active' ? 'adm-chip' : 'adm-chip adm-dim'}>
+                  {team.name}
+                </li>
+              ))}
+            </ul>
+          )}
+          {session.can('teams:manage') && (
+            <Link href="/admin/teams" className="adm-link">
+              {m('users.manageTeams')}
+            </Link>
+          )}
+        </section>
+        <div className="adm-actions">
+          <button type="button" className="btn" onClick={props.onClose}>
+            {t('common.cancel')}
+          </button>
+          <button type="submit" className="btn primary" disabled={submit.pending}>
+            {t('common.save')}
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
