@@ -30,6 +30,11 @@ export interface Config {
   /** Days the event log keeps events for resync (`GET /api/events`). */
   eventRetentionDays: number;
   /**
+   * Outgoing webhooks: per-attempt timeout, first retry delay (doubling, with jitter) and how long a
+   * delivery is retried — also how long an endpoint may fail before it is disabled.
+   */
+  webhooks: { timeoutMs: number; retryBaseMs: number; retryWindowSeconds: number };
+  /**
    * The gateway's session-recovery window: the contract's 2 minutes. Not read from the environment;
    * only tests shorten it, to see a client come back after it.
    */
@@ -197,10 +202,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     gatewayOrigins,
     eventRetentionDays: int('ATENDE_EVENT_RETENTION_DAYS', 7, 1, 3650),
+    webhooks: {
+      timeoutMs: int('ATENDE_WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+      retryBaseMs: int('ATENDE_WEBHOOK_RETRY_BASE_MS', 10_000, 10, 3_600_000),
+      retryWindowSeconds: int('ATENDE_WEBHOOK_RETRY_WINDOW_SECONDS', 24 * 3600, 1, 7 * 24 * 3600),
+    },
     gatewayRecoveryMs: 2 * 60 * 1000,
     publicGatewayUrl: url('ATENDE_PUBLIC_GATEWAY_URL', ['http:', 'https:'])?.replace(/\/$/, '') ?? null,
     consoleDir: defaultConsoleDir(),
   };
+  // A delivery is removed with its event, so it must be settled before the event log lets it go.
+  if (config.webhooks.retryWindowSeconds > config.eventRetentionDays * 24 * 3600) {
+    problems.push('ATENDE_WEBHOOK_RETRY_WINDOW_SECONDS must not exceed ATENDE_EVENT_RETENTION_DAYS');
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }

@@ -43,6 +43,9 @@ import { UsersRepo } from './modules/users/users.repo.js';
 import { UsersService } from './modules/users/users.service.js';
 import { InboundEventsRepo } from './modules/whatsapp/inbound-events.repo.js';
 import { WhatsAppWebhooksService } from './modules/whatsapp/whatsapp-webhooks.service.js';
+import { WebhooksRepo } from './modules/webhooks/webhooks.repo.js';
+import { WebhooksService } from './modules/webhooks/webhooks.service.js';
+import { WebhookDeliverer, WebhookJobs } from './modules/webhooks/webhooks.worker.js';
 
 /** Every service of the platform, wired explicitly from the database, the config and Redis. */
 export function createServices(deps: {
@@ -65,6 +68,10 @@ export function createServices(deps: {
     requestLogs: new RequestLogsRepo(db),
   };
   const tokens = new TokenService(deps.jwtSecret, config.jwtTtlSeconds);
+  // Outgoing webhooks: deliveries are created with the events and their jobs queued in the same
+  // transaction (webhookJobs), then sent by the worker role (webhookDeliverer).
+  const webhooksRepo = new WebhooksRepo(db);
+  const webhookJobs = new WebhookJobs(deps.jobs);
   // The event log: written in each change's transaction, published after commit (src/events).
   const events = new EventsService(
     db,
@@ -72,6 +79,7 @@ export function createServices(deps: {
     repos.teams,
     new EventPublisher(deps.logger),
     config.eventRetentionDays,
+    webhookJobs,
   );
   const notifications = new NotificationsService(new NotificationsRepo(db));
   const gatewayRepo = new GatewayRepo(db);
@@ -124,6 +132,15 @@ export function createServices(deps: {
     chats,
     events,
     notifications,
+    webhooks: new WebhooksService(db, webhooksRepo, webhookJobs),
+    webhookDeliverer: new WebhookDeliverer(
+      webhooksRepo,
+      webhookJobs,
+      events,
+      notifications,
+      config.webhooks,
+      deps.logger,
+    ),
     drafts: new DraftsService(new DraftsRepo(db), repos.chats, chats, events),
     gatewayRepo,
     gatewayAccess: new GatewayAccess(gatewayRepo, repos.users, repos.teams),

@@ -248,6 +248,41 @@ export interface DraftsTable {
   updated_at: Timestamp;
 }
 
+export interface WebhookSubscriptionsTable {
+  id: string;
+  account_id: string;
+  url: string;
+  events: string[];
+  secret: string;
+  enabled: ColumnType<boolean, boolean | undefined, boolean>;
+  failing_since: Date | null;
+  last_success_at: Date | null;
+  disabled_at: Date | null;
+  disabled_reason: 'failing' | 'manual' | null;
+  created_by: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed';
+export interface WebhookDeliveriesTable {
+  id: string;
+  account_id: string;
+  webhook_id: string;
+  event_seq: number;
+  status: ColumnType<WebhookDeliveryStatus, WebhookDeliveryStatus | undefined, WebhookDeliveryStatus>;
+  attempts: ColumnType<number, number | undefined, number>;
+  generation: ColumnType<number, number | undefined, number>;
+  window_started_at: Date | null;
+  last_attempt_at: Date | null;
+  last_response_status: number | null;
+  last_error: string | null;
+  next_attempt_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  delivered_at: Date | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 export interface Database {
   settings: SettingsTable;
   accounts: AccountsTable;
@@ -269,4 +304,6 @@ export interface Database {
   events: EventsTable;
   notifications: NotificationsTable;
   drafts: DraftsTable;
+  webhook_subscriptions: WebhookSubscriptionsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }

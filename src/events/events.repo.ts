@@ -30,6 +30,10 @@ export class EventsRepo {
     return row;
   }
 
+  /**
+   * Writes events, and the webhook deliveries they are owed; answers the deliveries' ids, whose jobs
+   * the caller queues in the same transaction.
+   */
   async insert(
     tx: Tx,
     rows: {
@@ -43,12 +47,30 @@ export class EventsRepo {
       audience: string[];
       data: Record<string, unknown>;
     }[],
-  ): Promise<void> {
-    if (rows.length === 0) return;
-    await tx
-      .insertInto('events')
-      .values(rows.map((r) => ({ ...r, data: JSON.stringify(r.data) })))
+  ): Promise<string[]> {
+    if (rows.length === 0) return [];
+    // One statement for the events and the webhook deliveries of the account's enabled
+    // subscriptions that take them: an account without subscriptions pays no extra round trip.
+    const deliveries = await tx
+      .with('ev', (db) =>
+        db
+          .insertInto('events')
+          .values(rows.map((r) => ({ ...r, data: JSON.stringify(r.data) })))
+          .returning(['account_id', 'seq', 'event']),
+      )
+      .insertInto('webhook_deliveries')
+      .columns(['id', 'account_id', 'webhook_id', 'event_seq'])
+      .expression((eb) =>
+        eb
+          .selectFrom('ev')
+          .innerJoin('webhook_subscriptions as s', 's.account_id', 'ev.account_id')
+          .select([sql<string>`gen_random_uuid()`.as('id'), 'ev.account_id', 's.id', 'ev.seq'])
+          .where('s.enabled', '=', true)
+          .where(sql<boolean>`(ev.event = ANY(s.events) OR '*' = ANY(s.events))`),
+      )
+      .returning('id')
       .execute();
+    return deliveries.map((d) => d.id);
   }
 
   async lastSeq(accountId: string): Promise<number> {

@@ -7,6 +7,14 @@ import type { EventsRepo } from './events.repo.js';
 import type { EventPublisher, Routed } from './publisher.js';
 import { READ_ALL_TAG, room, type Target } from './rooms.js';
 
+/**
+ * Queues the jobs of the webhook deliveries an event write created, in the same transaction, so a
+ * committed event always has its deliveries scheduled (src/modules/webhooks).
+ */
+export interface DeliveryQueue {
+  enqueue(tx: Tx, deliveryIds: readonly string[]): Promise<void>;
+}
+
 interface Pending {
   accountId: string;
   event: EventName;
@@ -31,11 +39,15 @@ export class EventBuffer {
     return this.pending.length;
   }
 
-  /** Writes what was added; seqs are reserved per account in one statement. */
-  async write(tx: Tx, repo: EventsRepo): Promise<void> {
+  /**
+   * Writes what was added; seqs are reserved per account in one statement, and the webhook
+   * deliveries owed are created with the events and queued.
+   */
+  async write(tx: Tx, repo: EventsRepo, deliveries: DeliveryQueue): Promise<void> {
     const byAccount = new Map<string, Pending[]>();
     for (const p of this.pending) byAccount.set(p.accountId, [...(byAccount.get(p.accountId) ?? []), p]);
     const routed: Routed[] = [];
+    const deliveryIds: string[] = [];
     for (const [accountId, list] of byAccount) {
       const { last, now } = await repo.reserve(tx, accountId, list.length);
       const rows = list.map((p, i) => ({
@@ -49,9 +61,10 @@ export class EventBuffer {
         audience: p.target.audience,
         data: p.data,
       }));
-      await repo.insert(tx, rows);
+      deliveryIds.push(...(await repo.insert(tx, rows)));
       for (const r of rows) routed.push({ envelope: toEnvelope(r), rooms: r.rooms });
     }
+    if (deliveryIds.length > 0) await deliveries.enqueue(tx, deliveryIds);
     this.written = routed;
   }
 
@@ -94,6 +107,7 @@ export class EventsService {
     private readonly teams: TeamsRepo,
     readonly publisher: EventPublisher,
     private readonly retentionDays: number,
+    private readonly deliveries: DeliveryQueue,
   ) {}
 
   /**
@@ -106,7 +120,7 @@ export class EventsService {
     const result = await inTransaction(this.db, async (tx) => {
       buffer = new EventBuffer();
       const out = await fn(tx, buffer);
-      await buffer.write(tx, this.repo);
+      await buffer.write(tx, this.repo, this.deliveries);
       return out;
     });
     await this.publisher.publish(buffer.envelopes);
@@ -115,7 +129,7 @@ export class EventsService {
 
   /** For a transaction run elsewhere: write `buffer` in it, then `publish` after its commit. */
   async write(tx: Tx, buffer: EventBuffer): Promise<void> {
-    await buffer.write(tx, this.repo);
+    await buffer.write(tx, this.repo, this.deliveries);
   }
 
   async publish(buffer: EventBuffer): Promise<void> {

@@ -19,3 +19,10 @@ export function sendOrderingKey(channelId: string, contactValue: string): string
 export interface InboundWebhookJob {
   eventId: string;
 }
+
+/** `webhook-delivery` queue: one attempt of a delivery (row in webhook_deliveries). */
+export interface WebhookDeliveryJob {
+  deliveryId: string;
+  /** The delivery's generation when scheduled: a replay bumps it, retiring older scheduled attempts. */
+  generation: number;
+}

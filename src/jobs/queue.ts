@@ -14,6 +14,11 @@ export const QUEUES = {
   sendMessage: 'send-message',
   /** One provider webhook delivery (WhatsApp) to turn into chats, messages and statuses. */
   inboundWebhook: 'inbound-webhook',
+  /**
+   * One attempt of one outgoing webhook delivery. Each retry is a new job scheduled by the handler
+   * (`startAfter`, backoff with jitter, Retry-After), so the schedule survives restarts.
+   */
+  webhookDelivery: 'webhook-delivery',
   /** Periodic clean-up (event log retention), on a pg-boss schedule: one run per tick, any worker. */
   housekeeping: 'housekeeping',
 } as const;
@@ -44,6 +49,20 @@ const QUEUE_DEFINITIONS: Record<QueueName, Omit<Queue, 'name'>> = {
     retryDelayMax: 600,
     heartbeatSeconds: HEARTBEAT_SECONDS,
     expireInSeconds: 300,
+    notify: true,
+  },
+  [QUEUES.webhookDelivery]: {
+    policy: 'standard',
+    // pg-boss's own retries only cover a crashed or failing handler (database down); the receiver's
+    // answers are retried by the handler itself.
+    retryLimit: 10,
+    retryDelay: 5,
+    retryBackoff: true,
+    retryDelayMax: 300,
+    heartbeatSeconds: HEARTBEAT_SECONDS,
+    expireInSeconds: 300,
+    // One job per attempt: finished ones are of no use after a day.
+    deleteAfterSeconds: 24 * 3600,
     notify: true,
   },
   [QUEUES.housekeeping]: {

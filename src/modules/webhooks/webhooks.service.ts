@@ -1,0 +1,180 @@
+import { randomBytes } from 'node:crypto';
+import { inTransaction, type Db } from '../../db/index.js';
+import { AppError, badRequest, notFound } from '../../http/errors.js';
+import { pageInfo } from '../../http/schemas.js';
+import { newId } from '../../lib/ids.js';
+import type { UserActor } from '../auth/actors.js';
+import { requirePermission } from '../auth/guards.js';
+import type { DeliveryRow, WebhookRow, WebhooksRepo } from './webhooks.repo.js';
+import type {
+  CreateWebhookInput,
+  DeliveryQueryT,
+  DeliveryT,
+  UpdateWebhookInput,
+  WebhookT,
+} from './webhooks.schemas.js';
+import type { WebhookJobs } from './webhooks.worker.js';
+
+/** Subscriptions per account: each one is a delivery per event, so the fan-out stays bounded. */
+export const MAX_WEBHOOKS_PER_ACCOUNT = 20;
+
+/** Generated secrets: 32 random bytes, prefixed so they are recognisable in a receiver's settings. */
+function newSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64url')}`;
+}
+
+/** The URL as given, once it is an absolute http(s) URL fetch can call. */
+function checkUrl(raw: string): string {
+  const url = raw.trim();
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw badRequest(['url must be an absolute http or https URL']);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw badRequest(['url must be an absolute http or https URL']);
+  }
+  // fetch refuses URLs with credentials; the signature is how receivers authenticate us.
+  if (parsed.username !== '' || parsed.password !== '') {
+    throw badRequest(['url must not contain a user name or password']);
+  }
+  return url;
+}
+
+export function toWebhook(row: WebhookRow): WebhookT {
+  return {
+    id: row.id,
+    url: row.url,
+    events: row.events,
+    enabled: row.enabled,
+    secretHint: `…${row.secret.slice(-4)}`,
+    failingSince: row.failing_since?.toISOString() ?? null,
+    lastSuccessAt: row.last_success_at?.toISOString() ?? null,
+    disabledAt: row.disabled_at?.toISOString() ?? null,
+    disabledReason: row.disabled_reason,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+export function toDelivery(row: DeliveryRow): DeliveryT {
+  return {
+    id: row.id,
+    webhookId: row.webhook_id,
+    eventId: row.event_id,
+    event: row.event,
+    seq: row.seq,
+    status: row.status,
+    attempts: row.attempts,
+    lastAttemptAt: row.last_attempt_at?.toISOString() ?? null,
+    lastResponseStatus: row.last_response_status,
+    lastError: row.last_error,
+    nextAttemptAt: row.next_attempt_at?.toISOString() ?? null,
+    deliveredAt: row.delivered_at?.toISOString() ?? null,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+/** Outgoing webhook subscriptions of an account and their delivery log (admin, `webhooks:manage`). */
+export class WebhooksService {
+  constructor(
+    private readonly db: Db,
+    private readonly repo: WebhooksRepo,
+    private readonly jobs: WebhookJobs,
+  ) {}
+
+  async list(actor: UserActor): Promise<WebhookT[]> {
+    requirePermission(actor, 'webhooks:manage');
+    return (await this.repo.list(actor.accountId)).map(toWebhook);
+  }
+
+  async get(actor: UserActor, id: string): Promise<WebhookT> {
+    requirePermission(actor, 'webhooks:manage');
+    return toWebhook(await this.find(actor, id));
+  }
+
+  async create(actor: UserActor, input: CreateWebhookInput): Promise<WebhookT & { secret: string }> {
+    requirePermission(actor, 'webhooks:manage');
+    const url = checkUrl(input.url);
+    if ((await this.repo.count(actor.accountId)) >= MAX_WEBHOOKS_PER_ACCOUNT) {
+      throw new AppError(409, `Limite de ${MAX_WEBHOOKS_PER_ACCOUNT} webhooks por conta atingido`);
+    }
+    const secret = input.secret ?? newSecret();
+    const row = await this.repo.insert({
+      id: newId(),
+      account_id: actor.accountId,
+      url,
+      events: input.events,
+      secret,
+      created_by: actor.userId,
+    });
+    return { ...toWebhook(row), secret };
+  }
+
+  async update(
+    actor: UserActor,
+    id: string,
+    input: UpdateWebhookInput,
+  ): Promise<WebhookT & { secret?: string }> {
+    requirePermission(actor, 'webhooks:manage');
+    if (input.secret !== undefined && input.rotateSecret === true) {
+      throw badRequest(['secret and rotateSecret cannot be used together']);
+    }
+    const url = input.url === undefined ? undefined : checkUrl(input.url);
+    const secret = input.rotateSecret === true ? newSecret() : input.secret;
+    const row = await inTransaction(this.db, async (tx) => {
+      const updated = await this.repo.update(tx, actor.accountId, id, {
+        ...(url !== undefined ? { url } : {}),
+        ...(input.events !== undefined ? { events: input.events } : {}),
+        ...(secret !== undefined ? { secret } : {}),
+        ...(input.enabled !== undefined ? { enabled: input.enabled } : {}),
+      });
+      if (!updated) throw notFound();
+      // Paused: what was still being retried stops (replay it once the endpoint is back on).
+      if (input.enabled === false) await this.repo.failPending(tx, id, new Date());
+      return updated;
+    });
+    return { ...toWebhook(row), ...(secret !== undefined ? { secret } : {}) };
+  }
+
+  async delete(actor: UserActor, id: string): Promise<void> {
+    requirePermission(actor, 'webhooks:manage');
+    if (!(await this.repo.delete(actor.accountId, id))) throw notFound();
+  }
+
+  async deliveries(actor: UserActor, id: string, query: DeliveryQueryT) {
+    requirePermission(actor, 'webhooks:manage');
+    await this.find(actor, id);
+    const page = query.page ?? 1;
+    const limit = query.limit ?? 20;
+    const { total, rows } = await this.repo.deliveries(id, query.status, page, limit);
+    return { ...pageInfo(total, page, limit), items: rows.map(toDelivery) };
+  }
+
+  /**
+   * Sends a delivery again: a new attempt of the same delivery (same `Atende-Delivery`, same
+   * envelope) with a fresh retry window, whatever its status; a pending one is attempted now.
+   */
+  async replay(actor: UserActor, id: string, deliveryId: string): Promise<DeliveryT> {
+    requirePermission(actor, 'webhooks:manage');
+    const webhook = await this.find(actor, id);
+    if (!webhook.enabled) throw new AppError(409, 'O webhook está desativado');
+    await inTransaction(this.db, async (tx) => {
+      const now = new Date();
+      const generation = await this.repo.replay(tx, id, deliveryId, now);
+      if (generation === undefined) throw notFound();
+      await this.jobs.schedule(tx, [{ deliveryId, generation }], now);
+    });
+    const row = await this.repo.findDelivery(id, deliveryId);
+    if (!row) throw notFound();
+    return toDelivery(row);
+  }
+
+  private async find(actor: UserActor, id: string): Promise<WebhookRow> {
+    const row = await this.repo.find(actor.accountId, id);
+    if (!row) throw notFound();
+    return row;
+  }
+}
