@@ -6,6 +6,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
+import type { Gateway } from './gateway/gateway.js';
 import type { App } from './http/app-type.js';
 import { eventsRoutes } from './events/events.routes.js';
 import { installErrorHandling } from './http/errors.js';
@@ -21,6 +22,7 @@ import { draftsRoutes } from './modules/drafts/drafts.routes.js';
 import { notificationsRoutes } from './modules/notifications/notifications.routes.js';
 import { chatsRoutes } from './modules/chats/chats.routes.js';
 import { consoleRoutes } from './modules/console/console.routes.js';
+import { testRoutes } from './modules/console/test-routes.js';
 import { healthRoutes } from './modules/health/health.routes.js';
 import { sandboxRoutes } from './modules/sandbox/sandbox.routes.js';
 import { messagesRoutes } from './modules/messages/messages.routes.js';
@@ -34,12 +36,12 @@ export interface AppOptions {
   config: Config;
   services: Services;
   logger: Logger;
-  /** The port the gateway listens on, for the web console (`/console.json`); default the configured one. */
-  gatewayPort?: number | null;
+  /** The gateway of this process, if it runs one: its port for the web console (`/console.json`). */
+  gateway?: Gateway | null;
 }
 
 /** The HTTP API: Channel API, agent/admin API, docs and health, with the contract's error body. */
-export async function buildApp({ config, services, logger, gatewayPort }: AppOptions): Promise<App> {
+export async function buildApp({ config, services, logger, gateway }: AppOptions): Promise<App> {
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: config.bodyLimitBytes,
@@ -110,7 +112,10 @@ export async function buildApp({ config, services, logger, gatewayPort }: AppOpt
   // Reference routes of `npm run bench` (bench/README.md); off unless the benchmark starts the server.
   if (process.env.ATENDE_BENCH_ROUTES === '1') benchRoutes(app, services);
   // The web console at `/` (every GET outside the API paths above).
-  await consoleRoutes(app, config, { port: gatewayPort ?? config.gatewayPort });
+  const gatewayPort = gateway ? Number(new URL(gateway.url).port) : config.gatewayPort;
+  await consoleRoutes(app, config, { port: gatewayPort });
+  // Test-only routes of the browser tests (test/e2e); off unless their server starts with the flag.
+  if (process.env.ATENDE_TEST_ROUTES === '1') testRoutes(app, services, gateway?.io ?? null);
 
   return app;
 }

@@ -169,8 +169,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     let app: App | null = null;
     let url: string | null = null;
     if (config.roles.includes('api')) {
-      const gatewayPort = gateway ? Number(new URL(gateway.url).port) : config.gatewayPort;
-      app = await buildApp({ config, services, logger, gatewayPort });
+      app = await buildApp({ config, services, logger, gateway });
       const server = app;
       cleanups.push(() => server.close());
       await app.listen({ host: config.host, port: config.port });

@@ -1,0 +1,46 @@
+import { Type } from '@sinclair/typebox';
+import type { Server } from 'socket.io';
+import type { App } from '../../http/app-type.js';
+import { userGuard, userOf } from '../../http/auth.js';
+import { errorResponses } from '../../http/schemas.js';
+import type { Services } from '../../services.js';
+import { requirePermission } from '../auth/guards.js';
+
+const DisconnectBody = Type.Object(
+  { userId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) },
+  { additionalProperties: false },
+);
+
+/**
+ * Test-only routes, registered only with `ATENDE_TEST_ROUTES=1` (the browser tests' server): the
+ * server ends the gateway connections of the caller's account, as a gateway node going away would,
+ * so a test sees the console reconnect and reload what it missed.
+ */
+export function testRoutes(app: App, services: Services, io: Server | null): void {
+  app.post(
+    '/api/test/gateway/disconnect',
+    {
+      onRequest: userGuard(services),
+      schema: {
+        hide: true,
+        body: DisconnectBody,
+        response: { 200: Type.Object({ disconnected: Type.Integer() }), ...errorResponses(400, 401, 403) },
+      },
+    },
+    async (request) => {
+      const actor = userOf(request);
+      requirePermission(actor, 'users:manage');
+      if (!io) return { disconnected: 0 };
+      const { userId } = request.body;
+      let disconnected = 0;
+      for (const socket of await io.local.fetchSockets()) {
+        const user = (socket.data as { user?: { userId: string; accountId: string } | null }).user;
+        if (!user || user.accountId !== actor.accountId) continue;
+        if (userId !== undefined && user.userId !== userId) continue;
+        socket.disconnect(true);
+        disconnected++;
+      }
+      return { disconnected };
+    },
+  );
+}
