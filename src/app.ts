@@ -29,6 +29,7 @@ import { messagesRoutes } from './modules/messages/messages.routes.js';
 import { sendRoutes } from './modules/messages/send.routes.js';
 import { teamsRoutes } from './modules/teams/teams.routes.js';
 import { usersRoutes } from './modules/users/users.routes.js';
+import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js';
 import { whatsappWebhookRoutes } from './modules/whatsapp/whatsapp-webhooks.routes.js';
 import type { Services } from './services.js';
 
@@ -109,6 +110,7 @@ export async function buildApp({ config, services, logger, gateway }: AppOptions
   eventsRoutes(app, services);
   draftsRoutes(app, services);
   notificationsRoutes(app, services);
+  webhooksRoutes(app, services);
   // Reference routes of `npm run bench` (bench/README.md); off unless the benchmark starts the server.
   if (process.env.ATENDE_BENCH_ROUTES === '1') benchRoutes(app, services);
   // The web console at `/` (every GET outside the API paths above).

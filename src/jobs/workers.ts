@@ -10,5 +10,6 @@ import { registerInboundWebhookWorker } from '../modules/whatsapp/whatsapp-webho
 export async function registerWorkers(services: Services, logger: Logger): Promise<void> {
   await registerInboundWebhookWorker(services.jobs, services.whatsappWebhooks, logger);
   await services.sendWorker.register(services.jobs);
+  await services.webhookDeliverer.register(services.jobs);
   await registerEventRetention(services.jobs, services.events, logger);
 }
