@@ -149,7 +149,9 @@ function CreateChannelDialog(props: { teams: Team[]; onClose: () => void; onSave
   const options = teamOptions(props.teams);
   const [name, setName] = useState('');
   const [provider, setProvider] = useState<string>('sandbox');
-  const [defaultTeamId, setTeam] = useState(options[0]?.value ?? '');
+  const [team, setTeam] = useState('');
+  // The teams may arrive after the dialog opened: the first one until another is picked.
+  const defaultTeamId = team || (options[0]?.value ?? '');
   const [queue, setQueue] = useState(DEFAULT_QUEUE);
   const [apiEnabled, setApiEnabled] = useState(false);
   const [phoneNumberId, setPhone] = useState('');

@@ -401,7 +401,7 @@ export function CopyField(props: { label: string; value: string; multiline?: boo
       <label htmlFor={id}>{props.label}</label>
       <div className="adm-copy-row">
         {props.multiline ? (
-          <textarea {...common} rows={Math.min(12, props.value.split('\n').length)} />
+          <textarea {...common} rows={Math.min(10, props.value.split('\n').length + 2)} />
         ) : (
           <input {...common} />
         )}
