@@ -85,7 +85,10 @@ export function asyncApiDocument(): Record<string, unknown> {
         'client events. Token: header `Authorization: Bearer`, else `auth.token`, else cookie `access_token`; ' +
         'without one the connection is accepted but every subscription is refused; an invalid one gets ' +
         '`connect_error` `unauthorized`. Recovery window: 2 minutes; after every `connect`, re-emit the ' +
-        'subscriptions; when `recovered` is false, resync with `GET /api/events?after=<last seq>`.',
+        'subscriptions; when `recovered` is false, resync with `GET /api/events?after=<last seq>`. The same ' +
+        'envelopes are POSTed to outgoing webhooks (`/api/webhooks`), signed: `Atende-Signature: t=<unix>,' +
+        'v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`, with `Atende-Delivery` (stable across retries) and ' +
+        '`Atende-Event`.',
     },
     defaultContentType: 'application/json',
     servers: {
