@@ -172,28 +172,48 @@ export interface Draft {
   updatedAt: string;
 }
 
+/** An outgoing webhook subscription (GET /api/webhooks); `secret` only in the answer that set it. */
 export interface Webhook {
   id: string;
   url: string;
   events: string[];
-  status?: string;
-  enabled?: boolean;
+  enabled: boolean;
+  secretHint: string;
+  failingSince: string | null;
+  lastSuccessAt: string | null;
+  disabledAt: string | null;
+  /** `failing` (disabled by the platform) or `manual`. */
+  disabledReason: string | null;
+  createdAt: string;
+  updatedAt: string;
   secret?: string;
-  createdAt?: string;
-  [key: string]: unknown;
 }
 
 export interface WebhookDelivery {
   id: string;
-  event?: string;
-  eventId?: string;
+  webhookId: string;
+  eventId: string;
+  event: string;
+  seq: number;
+  /** `pending`, `delivered` or `failed`. */
   status: string;
-  attempts?: number;
-  responseStatus?: number | null;
-  error?: string | null;
-  createdAt?: string;
-  updatedAt?: string;
-  [key: string]: unknown;
+  attempts: number;
+  lastAttemptAt: string | null;
+  lastResponseStatus: number | null;
+  lastError: string | null;
+  nextAttemptAt: string | null;
+  deliveredAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface WebhookDeliveryPage {
+  total: number;
+  page: number;
+  limit: number;
+  hasNextPage: boolean;
+  nextPage: number | null;
+  items: WebhookDelivery[];
 }
 
 /** The gateway's envelope: every server event except `session.ready`. */

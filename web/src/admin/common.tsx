@@ -240,6 +240,7 @@ export function CheckList(props: {
   hint?: ReactNode;
   name: string;
   extra?: ReactNode;
+  disabled?: boolean;
 }) {
   const id = useId();
   const set = new Set(props.selected);
@@ -264,6 +265,7 @@ export function CheckList(props: {
               name={props.name}
               value={o.value}
               checked={set.has(o.value)}
+              disabled={props.disabled}
               onChange={(e) => toggle(o.value, e.target.checked)}
             />
             <span>

@@ -3,7 +3,7 @@ import { del, get, patch, post, qs } from '../api';
 import { Dialog } from '../components';
 import { useI18n } from '../i18n';
 import { Link } from '../router';
-import type { Webhook, WebhookDelivery } from '../types';
+import type { Webhook, WebhookDelivery, WebhookDeliveryPage } from '../types';
 import {
   Badge,
   CheckList,
@@ -23,10 +23,12 @@ import {
   useSubmit,
   type Column,
 } from './common';
-import { textOr, useAdminText } from './messages';
+import { textOr, useAdminText, type AdminText } from './messages';
 
-/** The events a webhook can subscribe to: the server's event catalogue (/docs/events.json). */
-const EVENTS = [
+/** `*` subscribes to every event, including ones added to the catalogue later. */
+const ALL = '*';
+/** Used when the catalogue cannot be read; the server checks the names in any case. */
+const KNOWN_EVENTS = [
   'message.upsert',
   'message.update',
   'chat.new',
@@ -35,26 +37,65 @@ const EVENTS = [
   'chat.capture',
   'chat.transfer',
   'chat.close',
-] as const;
+  'notification.new',
+  'draft.update',
+];
 const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
 const PAGE_SIZE = 20;
 
-const enabledOf = (w: Webhook) => w.enabled !== false && w.status !== 'disabled';
-
-interface DeliveryPage {
-  total: number;
-  page: number;
-  limit: number;
-  items: WebhookDelivery[];
+interface CatalogueEvent {
+  name: string;
+  summary: string;
 }
 
-/** Outgoing webhooks: list, create (secret shown once), change events, enable or disable, delete. */
+/**
+ * The server events of the catalogue (/docs/events.json, AsyncAPI): the channels of its `receive`
+ * operations, without `session.ready`, which is a connection's first packet and not an event.
+ */
+async function loadCatalogue(): Promise<CatalogueEvent[]> {
+  interface AsyncApi {
+    operations?: Record<string, { action?: string; channel?: { $ref?: string } }>;
+    channels?: Record<string, { address?: string }>;
+    components?: { messages?: Record<string, { summary?: string }> };
+  }
+  try {
+    const doc = await get<AsyncApi>('/docs/events.json');
+    const events: CatalogueEvent[] = [];
+    for (const op of Object.values(doc.operations ?? {})) {
+      const key = op.action === 'receive' ? op.channel?.$ref?.split('/').pop() : undefined;
+      const name = key ? doc.channels?.[key]?.address : undefined;
+      if (!key || !name || name === 'session.ready') continue;
+      events.push({ name, summary: doc.components?.messages?.[key]?.summary ?? '' });
+    }
+    if (events.length > 0) return events;
+  } catch {
+    // fall through to the known names
+  }
+  return KNOWN_EVENTS.map((name) => ({ name, summary: '' }));
+}
+
+function StatusBadge(props: { hook: Webhook; m: AdminText }) {
+  const { t, time } = useI18n();
+  const { hook, m } = props;
+  if (!hook.enabled)
+    return (
+      <Badge tone={hook.disabledReason === 'failing' ? 'bad' : 'neutral'}>
+        {hook.disabledReason === 'failing' ? m('hooks.disabledFailing') : m('hooks.paused')}
+      </Badge>
+    );
+  if (hook.failingSince)
+    return <Badge tone="warn">{m('hooks.failingSince', { time: time(hook.failingSince) })}</Badge>;
+  return <Badge tone="ok">{t('hooks.enabled')}</Badge>;
+}
+
+/** Outgoing webhooks: list, create (secret shown once), change events, pause or resume, delete. */
 export function WebhooksPage() {
   const { t, time } = useI18n();
   const m = useAdminText();
   const hooks = useLoad(() => get<Webhook[]>('/api/webhooks'), 'webhooks');
+  const catalogue = useLoad(loadCatalogue, 'catalogue');
   const [dialog, setDialog] = useState<{ kind: 'create' } | { kind: 'edit'; hook: Webhook } | null>(null);
-  const [created, setCreated] = useState<Webhook | null>(null);
+  const [secret, setSecret] = useState<{ value: string; rotated: boolean } | null>(null);
   const [deleting, setDeleting] = useState<Webhook | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
   const [rowErrors, setRowErrors] = useState<{ id: string; messages: string[] } | null>(null);
@@ -71,7 +112,7 @@ export function WebhooksPage() {
     setBusy(hook.id);
     setRowErrors(null);
     try {
-      saved(await patch<Webhook>(`/api/webhooks/${hook.id}`, { enabled: !enabledOf(hook) }));
+      saved(await patch<Webhook>(`/api/webhooks/${hook.id}`, { enabled: !hook.enabled }));
     } catch (err) {
       setRowErrors({ id: hook.id, messages: errorMessages(err, t('common.error')) });
     } finally {
@@ -84,9 +125,12 @@ export function WebhooksPage() {
       key: 'url',
       label: t('hooks.url'),
       render: (h) => (
-        <Link href={`/admin/webhooks/${h.id}`} className="adm-link adm-break">
-          {h.url}
-        </Link>
+        <span>
+          <Link href={`/admin/webhooks/${h.id}`} className="adm-link adm-break">
+            {h.url}
+          </Link>
+          <small className="muted adm-block">{m('hooks.secretEnds', { hint: h.secretHint })}</small>
+        </span>
       ),
     },
     {
@@ -96,7 +140,7 @@ export function WebhooksPage() {
         <ul className="adm-chips">
           {h.events.map((e) => (
             <li key={e} className="adm-chip">
-              <code>{e}</code>
+              {e === ALL ? m('hooks.allEvents') : <code>{e}</code>}
             </li>
           ))}
         </ul>
@@ -105,34 +149,54 @@ export function WebhooksPage() {
     {
       key: 'status',
       label: t('common.status'),
-      render: (h) =>
-        enabledOf(h) ? (
-          <Badge tone="ok">{t('hooks.enabled')}</Badge>
-        ) : (
-          <Badge tone="warn">{m('hooks.disabled')}</Badge>
-        ),
+      render: (h) => (
+        <span>
+          <StatusBadge hook={h} m={m} />
+          {h.lastSuccessAt && (
+            <small className="muted adm-block">
+              {m('hooks.lastSuccess', { time: time(h.lastSuccessAt) })}
+            </small>
+          )}
+        </span>
+      ),
     },
-    {
-      key: 'created',
-      label: t('common.createdAt'),
-      render: (h) => time(typeof h.createdAt === 'string' ? h.createdAt : null),
-    },
+    { key: 'created', label: t('common.createdAt'), render: (h) => time(h.createdAt) },
     {
       key: 'actions',
       label: t('common.actions'),
       className: 'adm-cell-actions',
       render: (h) => (
         <div className="adm-row-actions">
-          <Link href={`/admin/webhooks/${h.id}`} className="btn small">
+          <Link
+            href={`/admin/webhooks/${h.id}`}
+            className="btn small"
+            aria-label={`${t('hooks.deliveries')}: ${h.url}`}
+          >
             {t('hooks.deliveries')}
           </Link>
-          <button type="button" className="btn small" onClick={() => setDialog({ kind: 'edit', hook: h })}>
+          <button
+            type="button"
+            className="btn small"
+            onClick={() => setDialog({ kind: 'edit', hook: h })}
+            aria-label={`${t('common.edit')}: ${h.url}`}
+          >
             {t('common.edit')}
           </button>
-          <button type="button" className="btn small" disabled={busy === h.id} onClick={() => void toggle(h)}>
-            {enabledOf(h) ? t('hooks.disable') : t('hooks.enable')}
+          <button
+            type="button"
+            className="btn small"
+            disabled={busy === h.id}
+            onClick={() => void toggle(h)}
+            aria-label={`${h.enabled ? t('hooks.disable') : t('hooks.enable')}: ${h.url}`}
+          >
+            {h.enabled ? t('hooks.disable') : t('hooks.enable')}
           </button>
-          <button type="button" className="btn small danger" onClick={() => setDeleting(h)}>
+          <button
+            type="button"
+            className="btn small danger"
+            onClick={() => setDeleting(h)}
+            aria-label={`${t('common.delete')}: ${h.url}`}
+          >
             {t('common.delete')}
           </button>
           {rowErrors?.id === h.id && <FormErrors messages={rowErrors.messages} />}
@@ -141,6 +205,7 @@ export function WebhooksPage() {
     },
   ];
 
+  const events = catalogue.data ?? [];
   return (
     <>
       <PageHeader title={t('hooks.title')}>
@@ -159,38 +224,41 @@ export function WebhooksPage() {
           columns={columns}
           rows={hooks.data}
           rowKey={(h) => h.id}
-          rowClass={(h) => (enabledOf(h) ? undefined : 'adm-dim')}
+          rowClass={(h) => (h.enabled ? undefined : 'adm-dim')}
           empty={m('hooks.empty')}
           testId="webhooks-table"
         />
       )}
       {dialog?.kind === 'create' && (
         <WebhookDialog
+          events={events}
           onClose={() => setDialog(null)}
           onSaved={(h) => {
             setDialog(null);
-            if (typeof h.secret === 'string') setCreated(h);
-            void hooks.reload();
+            saved(h);
+            if (h.secret) setSecret({ value: h.secret, rotated: false });
           }}
         />
       )}
       {dialog?.kind === 'edit' && (
         <WebhookDialog
           hook={dialog.hook}
+          events={events}
           onClose={() => setDialog(null)}
           onSaved={(h) => {
             setDialog(null);
             saved(h);
+            if (h.secret) setSecret({ value: h.secret, rotated: true });
           }}
         />
       )}
-      {created && (
+      {secret && (
         <SecretDialog
-          title={m('hooks.secretTitle')}
+          title={secret.rotated ? m('hooks.secretRotated') : m('hooks.secretTitle')}
           label={t('hooks.secretShown')}
-          value={String(created.secret)}
+          value={secret.value}
           notes={[m('hooks.secretWarning')]}
-          onClose={() => setCreated(null)}
+          onClose={() => setSecret(null)}
           testId="webhook-secret"
         />
       )}
@@ -211,31 +279,44 @@ export function WebhooksPage() {
   );
 }
 
-function WebhookDialog(props: { hook?: Webhook; onClose: () => void; onSaved: (h: Webhook) => void }) {
+function WebhookDialog(props: {
+  hook?: Webhook;
+  events: CatalogueEvent[];
+  onClose: () => void;
+  onSaved: (h: Webhook) => void;
+}) {
   const { t } = useI18n();
   const m = useAdminText();
   const hook = props.hook;
   const [url, setUrl] = useState(hook?.url ?? '');
-  const [events, setEvents] = useState<string[]>(hook?.events ?? []);
+  const [all, setAll] = useState(hook?.events.includes(ALL) ?? false);
+  const [events, setEvents] = useState<string[]>(hook?.events.filter((e) => e !== ALL) ?? []);
   const [secret, setSecret] = useState('');
-  const [enabled, setEnabled] = useState(hook ? enabledOf(hook) : true);
-  const submit = useSubmit(['url', 'events', 'secret', 'enabled']);
+  const [enabled, setEnabled] = useState(hook?.enabled ?? true);
+  const [rotate, setRotate] = useState(false);
+  const submit = useSubmit(['url', 'events', 'secret', 'enabled', 'rotateSecret']);
   const { byField, rest } = submit.errors;
-  const allSelected = EVENTS.every((e) => events.includes(e));
+  // Names the hook has that the catalogue no longer lists stay visible, so they can be unchecked.
+  const names = [
+    ...props.events.map((e) => e.name),
+    ...events.filter((e) => !props.events.some((x) => x.name === e)),
+  ];
 
   const save = () => {
-    if (events.length === 0) return submit.fail({ events: [m('hooks.pickEvent')] });
+    const chosen = all ? [ALL] : events;
+    if (chosen.length === 0) return submit.fail({ events: [m('hooks.pickEvent')] });
     return submit.run(async () => {
       if (hook) {
         const body: Record<string, unknown> = {};
         if (url.trim() !== hook.url) body.url = url.trim();
-        if (events.join() !== hook.events.join()) body.events = events;
-        if (enabled !== enabledOf(hook)) body.enabled = enabled;
+        if ([...chosen].sort().join() !== [...hook.events].sort().join()) body.events = chosen;
+        if (enabled !== hook.enabled) body.enabled = enabled;
+        if (rotate) body.rotateSecret = true;
         props.onSaved(
           Object.keys(body).length > 0 ? await patch<Webhook>(`/api/webhooks/${hook.id}`, body) : hook,
         );
       } else {
-        const body: Record<string, unknown> = { url: url.trim(), events };
+        const body: Record<string, unknown> = { url: url.trim(), events: chosen };
         if (secret !== '') body.secret = secret;
         props.onSaved(await post<Webhook>('/api/webhooks', body));
       }
@@ -261,30 +342,53 @@ function WebhookDialog(props: { hook?: Webhook; onClose: () => void; onSaved: (h
         <CheckList
           legend={t('hooks.events')}
           name="events"
-          options={EVENTS.map((e) => ({ value: e, label: <code>{e}</code> }))}
-          selected={events}
+          options={names.map((name) => ({
+            value: name,
+            label: <code>{name}</code>,
+            hint: props.events.find((e) => e.name === name)?.summary,
+          }))}
+          selected={all ? names : events}
           onChange={setEvents}
+          disabled={all}
           errors={byField.events}
           extra={
-            <button
-              type="button"
-              className="btn small adm-select-all"
-              onClick={() => setEvents(allSelected ? [] : [...EVENTS])}
-            >
-              {allSelected ? t('common.clear') : m('hooks.selectAll')}
-            </button>
+            <label className="adm-check adm-check-all">
+              <input
+                type="checkbox"
+                name="allEvents"
+                checked={all}
+                onChange={(e) => setAll(e.target.checked)}
+              />
+              <span>
+                {m('hooks.allEvents')} <small className="adm-hint">{m('hooks.allEventsHint')}</small>
+              </span>
+            </label>
           }
         />
         {hook ? (
-          <label className="adm-check">
-            <input
-              type="checkbox"
-              name="enabled"
-              checked={enabled}
-              onChange={(e) => setEnabled(e.target.checked)}
-            />
-            <span>{t('hooks.enabled')}</span>
-          </label>
+          <>
+            <label className="adm-check">
+              <input
+                type="checkbox"
+                name="enabled"
+                checked={enabled}
+                onChange={(e) => setEnabled(e.target.checked)}
+              />
+              <span>{t('hooks.enabled')}</span>
+            </label>
+            <label className="adm-check">
+              <input
+                type="checkbox"
+                name="rotateSecret"
+                checked={rotate}
+                onChange={(e) => setRotate(e.target.checked)}
+              />
+              <span>
+                {m('hooks.rotate')} <small className="adm-hint">{m('hooks.rotateHint')}</small>
+              </span>
+            </label>
+            {byField.rotateSecret && <FormErrors messages={byField.rotateSecret} />}
+          </>
         ) : (
           <TextField
             label={t('hooks.secret')}
@@ -310,7 +414,7 @@ function WebhookDialog(props: { hook?: Webhook; onClose: () => void; onSaved: (h
   );
 }
 
-/** One webhook's deliveries: status, attempts, the receiver's answer, and replay. */
+/** One webhook's deliveries: status, attempts, the receiver's last answer, and replay. */
 export function WebhookDeliveriesPage(props: { id: string }) {
   const { t, time } = useI18n();
   const m = useAdminText();
@@ -319,7 +423,7 @@ export function WebhookDeliveriesPage(props: { id: string }) {
   const [page, setPage] = useState(1);
   const deliveries = useLoad(
     () =>
-      get<DeliveryPage | WebhookDelivery[]>(
+      get<WebhookDeliveryPage>(
         `/api/webhooks/${props.id}/deliveries${qs({ status, page, limit: PAGE_SIZE })}`,
       ),
     `${props.id}\u0000${status}\u0000${page}`,
@@ -327,12 +431,6 @@ export function WebhookDeliveriesPage(props: { id: string }) {
   const [replaying, setReplaying] = useState<string | null>(null);
   const [notice, setNotice] = useState<{ id: string; text: string; error: boolean } | null>(null);
 
-  const list = deliveries.data
-    ? Array.isArray(deliveries.data)
-      ? deliveries.data
-      : deliveries.data.items
-    : [];
-  const paged = deliveries.data && !Array.isArray(deliveries.data) ? deliveries.data : null;
   const statusText = (s: string) => textOr(m, `hooks.dstatus.${s}`, s);
   const tone = (s: string) => (s === 'failed' ? 'bad' : s === 'pending' ? 'info' : 'ok');
 
@@ -340,9 +438,11 @@ export function WebhookDeliveriesPage(props: { id: string }) {
     setReplaying(d.id);
     setNotice(null);
     try {
-      await post(`/api/webhooks/${props.id}/deliveries/${d.id}/replay`);
+      const updated = await post<WebhookDelivery>(`/api/webhooks/${props.id}/deliveries/${d.id}/replay`);
+      deliveries.setData((prev) =>
+        prev ? { ...prev, items: prev.items.map((x) => (x.id === updated.id ? updated : x)) } : prev,
+      );
       setNotice({ id: d.id, text: t('hooks.replayed'), error: false });
-      await deliveries.reload();
     } catch (err) {
       setNotice({ id: d.id, text: errorMessages(err, t('common.error')).join('; '), error: true });
     } finally {
@@ -350,34 +450,37 @@ export function WebhookDeliveriesPage(props: { id: string }) {
     }
   };
 
-  const str = (v: unknown) => (typeof v === 'string' ? v : null);
   const columns: Column<WebhookDelivery>[] = [
-    {
-      key: 'created',
-      label: t('common.createdAt'),
-      render: (d) => time(str(d.createdAt)),
-    },
-    { key: 'event', label: m('hooks.event'), render: (d) => <code>{str(d.event) ?? '—'}</code> },
+    { key: 'created', label: t('common.createdAt'), render: (d) => time(d.createdAt) },
+    { key: 'event', label: m('hooks.event'), render: (d) => <code>{d.event}</code> },
     {
       key: 'status',
       label: t('common.status'),
-      render: (d) => <Badge tone={tone(d.status)}>{statusText(d.status)}</Badge>,
+      render: (d) => (
+        <span>
+          <Badge tone={tone(d.status)}>{statusText(d.status)}</Badge>
+          {d.status === 'pending' && d.nextAttemptAt && (
+            <small className="muted adm-block">
+              {m('hooks.nextAttempt', { time: time(d.nextAttemptAt) })}
+            </small>
+          )}
+          {d.deliveredAt && (
+            <small className="muted adm-block">{m('hooks.deliveredAt', { time: time(d.deliveredAt) })}</small>
+          )}
+        </span>
+      ),
     },
-    { key: 'attempts', label: m('hooks.attempts'), render: (d) => String(d.attempts ?? 0) },
+    { key: 'attempts', label: m('hooks.attempts'), render: (d) => String(d.attempts) },
     {
       key: 'response',
       label: t('hooks.response'),
-      render: (d) => {
-        const code = d.responseStatus ?? d.lastResponseStatus;
-        const error = str(d.error) ?? str(d.lastError);
-        return (
-          <span className="adm-break">
-            {typeof code === 'number' ? <code>HTTP {code}</code> : null}
-            {error && <small className="muted adm-block">{error}</small>}
-            {typeof code !== 'number' && !error && <span className="muted">—</span>}
-          </span>
-        );
-      },
+      render: (d) => (
+        <span className="adm-break">
+          {d.lastResponseStatus !== null && <code>HTTP {d.lastResponseStatus}</code>}
+          {d.lastError && <small className="muted adm-block">{d.lastError}</small>}
+          {d.lastResponseStatus === null && !d.lastError && <span className="muted">—</span>}
+        </span>
+      ),
     },
     { key: 'id', label: m('admin.id'), render: (d) => <ShortId id={d.id} /> },
     {
@@ -389,8 +492,9 @@ export function WebhookDeliveriesPage(props: { id: string }) {
           <button
             type="button"
             className="btn small"
-            disabled={replaying === d.id || d.status === 'pending'}
+            disabled={replaying === d.id}
             onClick={() => void replay(d)}
+            aria-label={`${t('hooks.replay')}: ${d.event} ${d.id}`}
           >
             {t('hooks.replay')}
           </button>
@@ -423,10 +527,16 @@ export function WebhookDeliveriesPage(props: { id: string }) {
           {t('channels.api.refresh')}
         </button>
       </PageHeader>
+      {hook.data && (
+        <p className="adm-note">
+          <StatusBadge hook={hook.data} m={m} />
+        </p>
+      )}
       <LoadState loading={false} error={hook.error} onRetry={() => void hook.reload()} />
       <form className="adm-filters" role="search" onSubmit={onForm(() => undefined)}>
         <SelectField
           label={t('common.status')}
+          name="status"
           value={status}
           onChange={(v) => {
             setStatus(v);
@@ -448,12 +558,17 @@ export function WebhookDeliveriesPage(props: { id: string }) {
           <DataTable
             caption={t('hooks.deliveries')}
             columns={columns}
-            rows={list}
+            rows={deliveries.data.items}
             rowKey={(d) => d.id}
             empty={t('hooks.noDeliveries')}
             testId="deliveries-table"
           />
-          {paged && <Pager page={paged.page} limit={paged.limit} total={paged.total} onPage={setPage} />}
+          <Pager
+            page={deliveries.data.page}
+            limit={deliveries.data.limit}
+            total={deliveries.data.total}
+            onPage={setPage}
+          />
         </>
       )}
     </>
