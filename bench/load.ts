@@ -32,7 +32,7 @@ export interface LoadResult {
 }
 
 /** User + system CPU seconds a process has used so far, from /proc (Linux); null elsewhere. */
-function cpuSeconds(pid: number): number | null {
+export function cpuSeconds(pid: number): number | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Fields after the command name, which is in parentheses and may contain spaces.
@@ -71,7 +71,7 @@ function run(spec: LoadSpec): Promise<autocannon.Result> {
 }
 
 /** CPU seconds used so far by each of these processes (those that cannot be read are left out). */
-function cpuOf(pids: number[]): Map<number, number> {
+export function cpuOf(pids: number[]): Map<number, number> {
   const out = new Map<number, number>();
   for (const pid of pids) {
     const s = cpuSeconds(pid);
@@ -90,14 +90,18 @@ export async function measure(
   warmup: number,
   serverPid: number,
   dbPids: () => Promise<number[]>,
+  /** Called right before and right after the measured run (not the warm-up). */
+  hooks: { start?(): void; end?(): void } = {},
 ): Promise<LoadResult> {
   if (warmup > 0) await run({ ...spec, duration: warmup });
+  hooks.start?.();
   const db0 = cpuOf(await dbPids());
   const cpu0 = cpuSeconds(serverPid);
   const own0 = process.cpuUsage();
   const t0 = process.hrtime.bigint();
   const r = await run(spec);
   const wall = Number(process.hrtime.bigint() - t0) / 1e9;
+  hooks.end?.();
   const cpu1 = cpuSeconds(serverPid);
   const own = process.cpuUsage(own0);
   // Backends started during the run count from zero; one that ended during it is missed (none should).

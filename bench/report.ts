@@ -15,6 +15,35 @@ export interface Row extends LoadResult {
   target: { ratio: number; p99Ms: number; met: boolean } | null;
 }
 
+/**
+ * A row of the send pipeline or the gateway: each measures something of its own (accepted requests,
+ * delivered messages, latency to the provider or to a socket, memory per socket), so its main result
+ * carries its unit, and `notes` the facts needed to read it.
+ */
+export interface LiveRow {
+  id: string;
+  label: string;
+  request: string;
+  /** `ATENDE_ROLES` of the server process measured. */
+  roles: string;
+  value: number | null;
+  unit: string;
+  p50: number | null;
+  p99: number | null;
+  /** × the reference row named in `ratioOf` (e.g. the one-INSERT baseline). */
+  ratio: number | null;
+  ratioOf: string | null;
+  /** Server process CPU per request or message (µs), and the database's. */
+  serverCpuUs: number | null;
+  dbCpuUs: number | null;
+  target: { text: string; met: boolean } | null;
+  notes: string[];
+  /** No errors or lost messages: the numbers describe what they claim to. */
+  valid: boolean;
+  /** The raw measurements, for the JSON result file. */
+  details: Record<string, unknown>;
+}
+
 export interface BenchReport {
   startedAt: string;
   finishedAt: string;
@@ -37,11 +66,13 @@ export interface BenchReport {
     postgres: Record<string, string>;
   };
   checks: {
-    totalsExact: boolean;
+    totalsExact: boolean | null;
     countsExactAfterTransfers: boolean | null;
     countsExactAfterRestore: boolean;
   };
   rows: Row[];
+  /** Send pipeline and gateway rows (absent in result files of earlier revisions). */
+  liveRows?: LiveRow[];
 }
 
 const fmt = (n: number | null, digits = 0) => (n === null ? '–' : n.toFixed(digits));
@@ -63,6 +94,26 @@ export function renderTable(report: BenchReport): string {
     return (
       `| ${r.label}${bad} | \`${r.request}\` | ${r.server} | ${r.rps} | ${fmt(r.p50)} | ${fmt(r.p99)} | ` +
       `${fmt(r.ratio, 2)} | ${fmt(r.serverCpuUsPerRequest)}${extra} | ${fmt(r.dbCpuUsPerRequest)} | ${target} |`
+    );
+  });
+  const live = report.liveRows ?? [];
+  if (live.length === 0) return [head, ...lines].join('\n');
+  return [head, ...lines].join('\n') + '\n\n' + renderLiveTable(live);
+}
+
+/** The send pipeline and gateway rows, in a table of their own (their results have their own units). */
+export function renderLiveTable(rows: LiveRow[]): string {
+  const head =
+    '| row | measures | server roles | result | p50 ms | p99 ms | ratio | server CPU µs | DB CPU µs | target | notes |\n' +
+    '|---|---|---|---:|---:|---:|---:|---:|---:|---|---|';
+  const lines = rows.map((r) => {
+    const bad = r.valid ? '' : ' ⚠';
+    const target = r.target ? `${r.target.met ? 'met' : '**missed**'} (${r.target.text})` : '';
+    const ratio = r.ratio === null ? '–' : `${fmt(r.ratio, 2)} × ${r.ratioOf ?? ''}`;
+    const value = r.value === null ? '–' : `${fmt(r.value, r.value < 100 ? 1 : 0)} ${r.unit}`;
+    return (
+      `| ${r.label}${bad} | ${r.request} | ${r.roles} | ${value} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ` +
+      `${ratio} | ${fmt(r.serverCpuUs)} | ${fmt(r.dbCpuUs)} | ${target} | ${r.notes.join('; ')} |`
     );
   });
   return [head, ...lines].join('\n');

@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import * as prettier from 'prettier';
 import { measure, round, type LoadResult, type LoadSpec } from './load.js';
-import { renderReadmeSection, renderTable, type BenchReport, type Row } from './report.js';
+import { renderReadmeSection, renderTable, type BenchReport, type LiveRow, type Row } from './report.js';
 import {
   backendPids,
   countsExact,
@@ -21,9 +21,13 @@ import {
   saveTransferPool,
   SEED_VERSION,
   serverFacts,
+  withClient,
   type Seeded,
 } from './seed.js';
 import { buildServer, killAllServers, startServerProcess, type ServerUnderTest } from './server.js';
+import { BenchGraph } from './fake-graph.js';
+import { createLiveAccount, dropLiveAccount, GRAPH_TOKEN, type LiveAccount } from './live.js';
+import { runSendPhase, SEND_ROWS } from './send.js';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const resultsDir = path.join(root, 'bench', 'results');
@@ -41,6 +45,7 @@ const { values: args } = parseArgs({
     'no-redis': { type: 'boolean', default: false },
     'no-build': { type: 'boolean', default: false },
     main: { type: 'string' },
+    'graph-delay': { type: 'string', default: '0' },
     'no-write': { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
@@ -59,6 +64,7 @@ if (args.help) {
   --no-redis          skip the Redis rows
   --no-build          run ./dist/src/main.js (npm run build) instead of compiling the sources privately
   --main <file>       run this compiled entry point instead (e.g. an experimental build, for A/B runs)
+  --graph-delay <ms>  the fake Graph API holds each answer this long (default 0: answers at once)
   --no-write          print only; write no result file and leave the README alone
 Environment: DATABASE_URL (admin connection; default postgres://postgres@127.0.0.1:5432/test),
              REDIS_URL (default redis://127.0.0.1:6379) for the Redis limiter rows.
@@ -77,6 +83,7 @@ const num = (name: string, v: string | undefined, min: number, max: number): num
 const duration = num('duration', args.duration, 1, 300);
 const warmup = num('warmup', args.warmup, 0, 60);
 const connections = num('connections', args.connections, 1, 1000);
+const graphDelay = num('graph-delay', args['graph-delay'], 0, 10_000);
 const chats = num('chats', args.chats, 1000, 10_000_000);
 const open = num('open', args.open, 100, chats);
 const adminUrl = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
@@ -84,9 +91,10 @@ const redisUrl = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
-// Bounded in time whatever happens: the servers this process started die with it.
-const rowsUpperBound = 12;
-const hardCapMs = (30 * 60 + rowsUpperBound * (duration + warmup + 20)) * 1000;
+// Bounded in time whatever happens: the servers this process started die with it. Allowance: seeding,
+// every row, and the send pipeline's wait for its backlog to drain (at most 5 min).
+const rowsUpperBound = 20;
+const hardCapMs = (40 * 60 + rowsUpperBound * (duration + warmup + 20)) * 1000;
 const watchdog = setTimeout(() => {
   log(`bench: hard time limit of ${Math.round(hardCapMs / 60000)} min reached; stopping`);
   killAllServers();
@@ -313,7 +321,15 @@ async function main(): Promise<void> {
   const pool = await saveTransferPool(db.url, seed.accountId, TRANSFER_POOL);
 
   let defs = rowDefs(seed, pool);
-  if (only) defs = defs.filter((d) => only.has(d.id) || d.id === 'baseline');
+  // The bare baseline goes with any row of the list server; `send` needs its own baseline.
+  if (only) {
+    const listRows = defs.some((d) => d.id !== 'baseline' && only.has(d.id));
+    defs = defs.filter((d) => only.has(d.id) || (d.id === 'baseline' && listRows));
+  }
+  const sendIds = SEND_ROWS.filter(
+    (id) => !only || only.has(id) || (id === 'insert-baseline' && only.has('send')),
+  );
+  const sendWanted = new Set<string>(sendIds);
   const withRedis =
     !args['no-redis'] && defs.some((d) => d.server === 'redis') && (await redisReachable(redisUrl));
   if (!withRedis && defs.some((d) => d.server === 'redis')) {
@@ -334,7 +350,7 @@ async function main(): Promise<void> {
   });
 
   const checks = {
-    totalsExact: false,
+    totalsExact: null as boolean | null,
     countsExactAfterTransfers: null as boolean | null,
     countsExactAfterRestore: false,
   };
@@ -363,23 +379,68 @@ async function main(): Promise<void> {
     }
   };
 
-  const memoryServer = await startServerProcess({ main, env: serverEnv(false), log, label: 'server' });
-  try {
-    checks.totalsExact = await checkTotals(memoryServer.url, db.url, seed);
-    log(`list totals equal exact counts: ${checks.totalsExact ? 'yes' : 'NO'}`);
-    await runRows(
-      memoryServer,
-      defs.filter((d) => d.server === 'memory'),
-    );
-  } finally {
-    await memoryServer.stop();
+  const memoryDefs = defs.filter((d) => d.server === 'memory');
+  if (memoryDefs.length > 0) {
+    const memoryServer = await startServerProcess({ main, env: serverEnv(false), log, label: 'server' });
+    try {
+      checks.totalsExact = await checkTotals(memoryServer.url, db.url, seed);
+      log(`list totals equal exact counts: ${checks.totalsExact ? 'yes' : 'NO'}`);
+      await runRows(memoryServer, memoryDefs);
+    } finally {
+      await memoryServer.stop();
+    }
   }
+  const liveRows: LiveRow[] = [];
+  // The rows that add data work on an account of their own, dropped at the end (bench/live.ts).
+  let live: LiveAccount | null = null;
+  const liveAccount = async () => (live ??= await createLiveAccount(db.url));
   if (defs.some((d) => d.id === 'transfer')) {
     checks.countsExactAfterTransfers = await countsExact(db.url, seed.accountId);
     log(`chat_counts exact after the transfers: ${checks.countsExactAfterTransfers ? 'yes' : 'NO'}`);
   }
   await restoreTransferPool(db.url);
   checks.countsExactAfterRestore = await countsExact(db.url, seed.accountId);
+
+  if (sendIds.length > 0) {
+    await withClient(db.url, (c) =>
+      c.query(
+        `CREATE TABLE IF NOT EXISTS bench_insert (id uuid PRIMARY KEY, body jsonb NOT NULL,
+                                                  created_at timestamptz NOT NULL DEFAULT now())`,
+      ),
+    );
+    const account = await liveAccount();
+    const graph = await BenchGraph.start(GRAPH_TOKEN, graphDelay);
+    const roles = 'api,worker';
+    const server = await startServerProcess({
+      main,
+      env: { ...serverEnv(false), WHATSAPP_GRAPH_BASE_URL: graph.url },
+      roles,
+      log,
+      label: 'server api+worker',
+    });
+    try {
+      liveRows.push(
+        ...(await runSendPhase({
+          dbUrl: db.url,
+          server,
+          roles,
+          graph,
+          live: account,
+          connections,
+          duration,
+          warmup,
+          only: (id) => sendWanted.has(id),
+          log,
+        })),
+      );
+      if (graphDelay > 0) for (const r of liveRows) r.notes.push(`fake Graph answers after ${graphDelay} ms`);
+    } finally {
+      await server.stop();
+      await graph.close();
+      await withClient(db.url, (c) => c.query('TRUNCATE bench_insert'));
+    }
+  }
+  if (live) await dropLiveAccount(db.url);
 
   const redisRows = defs.filter((d) => d.server === 'redis');
   if (redisRows.length > 0) {
@@ -446,6 +507,7 @@ async function main(): Promise<void> {
     },
     checks,
     rows,
+    liveRows,
   };
 
   process.stdout.write(`\n${renderTable(report)}\n`);
@@ -467,7 +529,9 @@ async function main(): Promise<void> {
     }
   }
   const failed =
-    !checks.totalsExact || checks.countsExactAfterTransfers === false || !checks.countsExactAfterRestore;
+    checks.totalsExact === false ||
+    checks.countsExactAfterTransfers === false ||
+    !checks.countsExactAfterRestore;
   if (failed) {
     log('bench: a correctness check failed (see above)');
     process.exitCode = 1;

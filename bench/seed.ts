@@ -27,8 +27,8 @@ export interface Seeded {
 }
 
 export const SEED_VERSION = 1;
-const ADMIN_EMAIL = 'bench-admin@example.com';
-const PASSWORD = 'bench-password';
+export const ADMIN_EMAIL = 'bench-admin@example.com';
+export const PASSWORD = 'bench-password';
 
 /**
  * Queues of the open chats, by share (out of 100). `Em Atendimento` chats have an attendant from their
@@ -48,7 +48,7 @@ function withDatabase(url: string, name: string): string {
   return u.toString();
 }
 
-async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+export async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
@@ -123,7 +123,7 @@ export async function ensureSeeded(opts: {
 
 const secondsSince = (t: number) => Math.round((Date.now() - t) / 100) / 10;
 
-async function startQuiet(url: string) {
+export async function startQuiet(url: string) {
   const config = loadConfig({
     DATABASE_URL: url,
     HOST: '127.0.0.1',

@@ -5,6 +5,8 @@ import path from 'node:path';
 
 export interface ServerUnderTest {
   url: string;
+  /** The Socket.IO gateway's base URL, when the server runs the gateway role. */
+  gatewayUrl: string | null;
   pid: number;
   stop(): Promise<void>;
 }
@@ -63,8 +65,14 @@ export async function startServerProcess(opts: {
   env: Record<string, string | undefined>;
   log: (line: string) => void;
   label: string;
+  /** `ATENDE_ROLES`; default `api`. */
+  roles?: string;
+  /** Node options of the server process, e.g. `--expose-gc`. */
+  execArgv?: string[];
 }): Promise<ServerUnderTest> {
   const port = await freePort();
+  const roles = opts.roles ?? 'api';
+  const gatewayPort = roles.includes('gateway') ? await freePort() : null;
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries({ ...process.env, ...opts.env })) {
     if (v !== undefined) env[k] = v;
@@ -74,15 +82,19 @@ export async function startServerProcess(opts: {
     PORT: String(port),
     LOG_LEVEL: 'warn',
     NODE_ENV: 'production',
-    ATENDE_ROLES: 'api',
+    ATENDE_ROLES: roles,
     ATENDE_BENCH_ROUTES: '1',
+    ...(gatewayPort !== null ? { GATEWAY_PORT: String(gatewayPort) } : {}),
   });
   // Nothing of the caller's own installation leaks in: first-run admin, a Redis the caller did not ask for.
   delete env.ATENDE_ADMIN_EMAIL;
   delete env.ATENDE_ADMIN_PASSWORD;
   if (opts.env.REDIS_URL === undefined) delete env.REDIS_URL;
 
-  const child = spawn(process.execPath, [opts.main], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...(opts.execArgv ?? []), opts.main], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   live.add(child);
   const relay = (chunk: Buffer) => {
     for (const line of chunk.toString().split('\n')) if (line.trim()) opts.log(`[${opts.label}] ${line}`);
@@ -117,6 +129,7 @@ export async function startServerProcess(opts: {
 
   return {
     url,
+    gatewayUrl: gatewayPort !== null ? `http://127.0.0.1:${gatewayPort}` : null,
     pid: child.pid ?? -1,
     stop: async () => {
       if (exited !== null) return;

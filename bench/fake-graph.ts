@@ -1,0 +1,84 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+
+/**
+ * The benchmark's stand-in for Meta's Graph API, on 127.0.0.1 in the benchmark process: every
+ * `POST /<version>/<phone number id>/messages` with the channel's token is answered 200 with a new
+ * `wamid`, as Graph answers an accepted message, so the send pipeline measured is the real one
+ * (WhatsApp provider, HTTP call, stored provider id). It counts what it receives and, for texts the
+ * latency row marks, when each arrived. `delayMs` holds every answer that long (a real Graph call
+ * takes 100–300 ms), to see what provider latency does to the drain rate.
+ */
+export class BenchGraph {
+  /** Messages answered 200 so far. */
+  delivered = 0;
+  /** Requests refused (wrong token, path or body): a broken benchmark, reported as such. */
+  refused = 0;
+  /** Called with the text of every message received, and when (performance.now()). */
+  onText: ((text: string, at: number) => void) | null = null;
+  private seq = 0;
+  private readonly server = createServer((req, res) => {
+    this.handle(req, res).catch(() => res.destroy());
+  });
+
+  private constructor(
+    private readonly token: string,
+    private readonly delayMs: number,
+  ) {
+    this.server.keepAliveTimeout = 60_000;
+  }
+
+  static async start(token: string, delayMs = 0): Promise<BenchGraph> {
+    const graph = new BenchGraph(token, delayMs);
+    await new Promise<void>((resolve) => graph.server.listen(0, '127.0.0.1', resolve));
+    return graph;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const at = performance.now();
+    let body: { to?: unknown; type?: unknown; text?: { body?: unknown } } = {};
+    try {
+      body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as typeof body;
+    } catch {
+      // answered as a bad request below
+    }
+    const ok =
+      req.method === 'POST' &&
+      /^\/v\d+\.\d+\/\d+\/messages$/.test(req.url ?? '') &&
+      req.headers.authorization === `Bearer ${this.token}` &&
+      typeof body.to === 'string' &&
+      typeof body.type === 'string';
+    if (!ok) {
+      this.refused++;
+      return answer(res, 400, { error: { message: 'Invalid parameter', type: 'OAuthException', code: 100 } });
+    }
+    const to = body.to as string;
+    const text = body.text?.body;
+    if (typeof text === 'string') this.onText?.(text, at);
+    if (this.delayMs > 0) await new Promise((r) => setTimeout(r, this.delayMs));
+    this.delivered++;
+    answer(res, 200, {
+      messaging_product: 'whatsapp',
+      contacts: [{ input: to, wa_id: to }],
+      messages: [{ id: `wamid.bench.${++this.seq}` }],
+    });
+  }
+}
+
+function answer(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}

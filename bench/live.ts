@@ -1,0 +1,105 @@
+import { PASSWORD, startQuiet, withClient } from './seed.js';
+
+/**
+ * A second, small account for the rows that add data: the send pipeline's rows (requests, messages,
+ * chats, events, jobs) and the gateway's fan-out (a new conversation per event). Created through the
+ * platform's services at the start of a run and deleted (with everything it accumulated) at the end,
+ * so the seeded 1,000,000-chat account the list rows read stays exactly as seeded and every run
+ * starts from the same state.
+ */
+export interface LiveAccount {
+  accountId: string;
+  adminEmail: string;
+  teamId: string;
+  /** Members of the team, the users of the fan-out row's sockets. */
+  agentEmails: string[];
+  sandboxChannelId: string;
+  whatsappChannelId: string;
+  /** The WhatsApp channel's key (`x-channel-api-key`). */
+  channelKey: string;
+}
+
+const ADMIN_EMAIL = 'bench-live-admin@example.com';
+const AGENTS = 2;
+/** The Graph access token of the benchmark's WhatsApp channel; the fake Graph API checks it. */
+export const GRAPH_TOKEN = 'bench-graph-token';
+export const PHONE_NUMBER_ID = '100000000000001';
+
+/**
+ * Deletes the live account of an earlier run (one that died before its clean-up) and the jobs its
+ * requests left, then creates a fresh one.
+ */
+export async function createLiveAccount(url: string): Promise<LiveAccount> {
+  await dropLiveAccount(url);
+  const server = await startQuiet(url);
+  try {
+    const { services } = server;
+    const created = await services.accounts.createWithAdmin({
+      accountName: 'Bench live',
+      adminName: 'Admin',
+      email: ADMIN_EMAIL,
+      password: PASSWORD,
+    });
+    const admin = await services.auth.authenticate(
+      (await services.auth.login(ADMIN_EMAIL, PASSWORD)).accessToken,
+    );
+    const agentEmails: string[] = [];
+    const agentIds: string[] = [];
+    for (let i = 0; i < AGENTS; i++) {
+      const email = `bench-live-agent-${i}@example.com`;
+      const user = await services.users.create(admin, {
+        name: `Agente ao vivo ${i}`,
+        email,
+        password: PASSWORD,
+        role: 'agent',
+      });
+      agentEmails.push(email);
+      agentIds.push(user.id);
+    }
+    const team = await services.teams.create(admin, { name: 'Equipe ao vivo', members: agentIds });
+    const sandbox = await services.channels.create(admin, {
+      name: 'Sandbox ao vivo',
+      provider: 'sandbox',
+      defaultTeamId: team.id,
+    });
+    const whatsapp = await services.channels.create(admin, {
+      name: 'WhatsApp ao vivo',
+      provider: 'whatsapp-cloud',
+      defaultTeamId: team.id,
+      apiEnabled: true,
+      providerConfig: {
+        phoneNumberId: PHONE_NUMBER_ID,
+        accessToken: GRAPH_TOKEN,
+        appSecret: 'bench-app-secret',
+        verifyToken: 'bench-verify-token',
+      },
+    });
+    const { apiKey } = await services.channels.rotateApiKey(admin, whatsapp.id);
+    return {
+      accountId: created.accountId,
+      adminEmail: ADMIN_EMAIL,
+      teamId: team.id,
+      agentEmails,
+      sandboxChannelId: sandbox.id,
+      whatsappChannelId: whatsapp.id,
+      channelKey: apiKey,
+    };
+  } finally {
+    await server.close();
+  }
+}
+
+/**
+ * The live account and everything in it (its rows cascade from the account), and the send-message
+ * jobs: only the live account's requests queue jobs in the benchmark database.
+ */
+export async function dropLiveAccount(url: string): Promise<void> {
+  await withClient(url, async (c) => {
+    await c.query(
+      `DELETE FROM accounts WHERE id IN (SELECT account_id FROM users WHERE email = $1 OR email LIKE 'bench-live-agent-%')`,
+      [ADMIN_EMAIL],
+    );
+    const boss = await c.query(`SELECT to_regclass('pgboss.job') IS NOT NULL AS present`);
+    if (boss.rows[0]?.present) await c.query(`DELETE FROM pgboss.job WHERE name = 'send-message'`);
+  });
+}
