@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { loadConfig } from '../src/config.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
+import { createTestDatabase } from './helpers/db.js';
 import { seedAccount, type Fixture } from './helpers/fixtures.js';
 import { connect, type GatewayClient } from './helpers/gateway.js';
 import { closedPort, startReceiver, type WebhookReceiver } from './helpers/webhook-receiver.js';
@@ -625,5 +627,99 @@ describe('outgoing webhooks: an endpoint failing for the retry window', () => {
     } finally {
       await rr.close();
     }
+  });
+});
+
+describe('outgoing webhooks: attempts across processes and time limits', () => {
+  const env = { ATENDE_WEBHOOK_RETRY_BASE_MS: '50', ATENDE_WEBHOOK_TIMEOUT_MS: '300' };
+
+  it('a retry scheduled by one server process is sent by the next one', async () => {
+    const database = await createTestDatabase();
+    let first: TestApp | null = await startTestApp({ databaseUrl: database.url, env });
+    let second: TestApp | null = null;
+    let r: WebhookReceiver | null = null;
+    try {
+      const f = await seedAccount(first.server.services);
+      const port = await closedPort();
+      const created = await first.request('POST', '/api/webhooks', {
+        headers: bearer(f.adminToken),
+        body: { url: `http://127.0.0.1:${port}/hook`, events: ['chat.new'] },
+      });
+      const id = String(created.json.id);
+      await f.inbound(0, phone());
+      const app = first;
+      const down = await waitFor('a failed attempt', async () => {
+        const log = await app.request('GET', `/api/webhooks/${id}/deliveries`, {
+          headers: bearer(f.adminToken),
+        });
+        return (log.json.items as Delivery[]).find((d) => d.attempts >= 1 && d.lastError !== null);
+      });
+      await first.close();
+      first = null;
+
+      r = await startReceiver({ port });
+      second = await startTestApp({ databaseUrl: database.url, env });
+      const req = await r.next();
+      assert.equal(req.headers['atende-delivery'], down.id);
+      const next = second;
+      const done = await waitFor('the delivery', async () => {
+        const log = await next.request('GET', `/api/webhooks/${id}/deliveries`, {
+          headers: bearer(f.adminToken),
+        });
+        return (log.json.items as Delivery[]).find((d) => d.status === 'delivered');
+      });
+      assert.equal(done.id, down.id);
+    } finally {
+      await first?.close();
+      await second?.close();
+      await r?.close();
+      await database.drop();
+    }
+  });
+
+  it('a receiver that does not answer in time is retried', async () => {
+    const t = await startTestApp({ env });
+    const r = await startReceiver({
+      script: (n) => (n === 0 ? { status: 200, hang: true } : { status: 200 }),
+    });
+    try {
+      const f = await seedAccount(t.server.services);
+      const created = await t.request('POST', '/api/webhooks', {
+        headers: bearer(f.adminToken),
+        body: { url: r.url, events: ['chat.new'] },
+      });
+      await f.inbound(0, phone());
+      const [a, b] = [await r.next(), await r.next()];
+      assert.equal(a.headers['atende-delivery'], b.headers['atende-delivery']);
+      const d = await waitFor('the delivery', async () => {
+        const log = await t.request('GET', `/api/webhooks/${String(created.json.id)}/deliveries`, {
+          headers: bearer(f.adminToken),
+        });
+        return (log.json.items as Delivery[]).find((x) => x.status === 'delivered');
+      });
+      assert.equal(d.attempts, 2);
+    } finally {
+      await r.close();
+      await t.close();
+    }
+  });
+
+  it('refuses bad settings at start', () => {
+    assert.throws(
+      () => loadConfig({ ATENDE_WEBHOOK_RETRY_BASE_MS: 'soon', ATENDE_WEBHOOK_TIMEOUT_MS: '10' }),
+      (err: Error) =>
+        err.message.includes(
+          'ATENDE_WEBHOOK_RETRY_BASE_MS must be an integer between 10 and 3600000 (got "soon")',
+        ) &&
+        err.message.includes(
+          'ATENDE_WEBHOOK_TIMEOUT_MS must be an integer between 100 and 120000 (got "10")',
+        ),
+    );
+    assert.throws(
+      () => loadConfig({ ATENDE_EVENT_RETENTION_DAYS: '1', ATENDE_WEBHOOK_RETRY_WINDOW_SECONDS: '90000' }),
+      /ATENDE_WEBHOOK_RETRY_WINDOW_SECONDS must not exceed ATENDE_EVENT_RETENTION_DAYS/,
+    );
+    const config = loadConfig({});
+    assert.deepEqual(config.webhooks, { timeoutMs: 10_000, retryBaseMs: 10_000, retryWindowSeconds: 86_400 });
   });
 });

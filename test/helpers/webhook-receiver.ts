@@ -10,11 +10,11 @@ export interface ReceivedRequest {
   at: number;
 }
 
-/** What the receiver answers to its n-th request (0-based). */
+/** What the receiver answers to its n-th request (0-based); `hang` never answers. */
 export type Script = (
   n: number,
   req: ReceivedRequest,
-) => { status: number; body?: string; headers?: Record<string, string> };
+) => { status: number; body?: string; headers?: Record<string, string>; hang?: boolean };
 
 export interface WebhookReceiver {
   url: string;
@@ -47,7 +47,7 @@ export async function startReceiver(opts: { port?: number; script?: Script } = {
       };
       const answer = script(requests.length, r);
       requests.push(r);
-      res.writeHead(answer.status, answer.headers ?? {}).end(answer.body ?? '');
+      if (!answer.hang) res.writeHead(answer.status, answer.headers ?? {}).end(answer.body ?? '');
       for (const w of waiters.splice(0)) w();
     });
   });
