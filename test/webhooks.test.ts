@@ -420,6 +420,12 @@ describe('outgoing webhooks', () => {
       const hook = await t.request('GET', `/api/webhooks/${w.id}`, { headers: bearer(f.adminToken) });
       assert.ok(hook.json.failingSince);
       assert.equal(hook.json.enabled, true);
+      // Enabling an endpoint that is on does not reset its failure streak.
+      const same = await t.request('PATCH', `/api/webhooks/${w.id}`, {
+        headers: bearer(f.adminToken),
+        body: { enabled: true },
+      });
+      assert.equal(same.json.failingSince, hook.json.failingSince);
     });
 
     it('a receiver that is down gets the event when it comes back', async () => {

@@ -142,10 +142,11 @@ export class WebhooksRepo {
     if (set.events !== undefined) q = q.set({ events: set.events });
     if (set.secret !== undefined) q = q.set({ secret: set.secret });
     if (set.enabled === true) {
-      // Back on: a fresh start, the failures before the pause no longer count.
+      // Back on: a fresh start, the failures before the pause no longer count. An endpoint that was
+      // not off keeps its streak (saying "enabled" again must not postpone its disabling).
       q = q.set({
         enabled: true,
-        failing_since: null,
+        failing_since: sql`CASE WHEN enabled THEN failing_since END`,
         disabled_at: null,
         disabled_reason: null,
       });
