@@ -2,7 +2,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { makeDataDir, ROOT, spawnNode, MAIN, type Child } from '../helpers/processes.js';
 
 // Browser tests of the web console: the built server (`node dist/src/main.js`, as `npm start` runs
@@ -108,6 +108,17 @@ export interface E2E {
   /** Throws when any page reported an error not matched by `allow`. */
   assertNoBrowserErrors(allow?: RegExp[]): void;
   close(): Promise<void>;
+}
+
+/**
+ * Waits until a form control shows `value` (e.g. a draft arriving from another tab). The predicate
+ * runs in the page; it is typed without DOM types, which the tests' TypeScript settings do not have.
+ */
+export async function waitForValue(locator: Locator, value: string): Promise<void> {
+  const handle = await locator.elementHandle();
+  await locator
+    .page()
+    .waitForFunction(([el, v]) => (el as { value?: string } | null)?.value === v, [handle, value] as const);
 }
 
 let unique = 0;

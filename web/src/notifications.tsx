@@ -83,3 +83,61 @@ export function Notifications() {
     </div>
   );
 }
+
+/** A short-lived note for each notification that arrives while the console is open. */
+export function NotificationToasts() {
+  const { t } = useI18n();
+  const { gateway, markNotificationRead } = useSession();
+  const [toasts, setToasts] = useState<AppNotification[]>([]);
+
+  useEffect(() => {
+    if (!gateway) return;
+    return gateway.on('notification.new', (e) => {
+      const n = (e.data as { notification?: AppNotification }).notification;
+      if (!n) return;
+      setToasts((prev) => (prev.some((x) => x.id === n.id) ? prev : [...prev, n].slice(-3)));
+      setTimeout(() => setToasts((prev) => prev.filter((x) => x.id !== n.id)), 8000);
+    });
+  }, [gateway]);
+
+  const dismiss = (id: string) => setToasts((prev) => prev.filter((x) => x.id !== id));
+  return (
+    <div className="toasts" role="status" aria-live="polite">
+      {toasts.map((n) => {
+        const chatId = typeof n.data.chatId === 'string' ? n.data.chatId : null;
+        return (
+          <div key={n.id} className="toast">
+            <span>
+              {n.kind === 'chat.assigned'
+                ? t('notif.assigned')
+                : n.kind === 'webhook.disabled'
+                  ? t('notif.webhookDisabled', { url: String(n.data.url ?? '') })
+                  : n.kind}
+            </span>
+            {chatId && (
+              <button
+                type="button"
+                className="btn small"
+                onClick={() => {
+                  dismiss(n.id);
+                  void markNotificationRead(n.id).catch(() => undefined);
+                  navigate(`/inbox/${chatId}`);
+                }}
+              >
+                {t('notif.openChat')}
+              </button>
+            )}
+            <button
+              type="button"
+              className="btn small ghost"
+              aria-label={t('common.close')}
+              onClick={() => dismiss(n.id)}
+            >
+              ✕
+            </button>
+          </div>
+        );
+      })}
+    </div>
+  );
+}

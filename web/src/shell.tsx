@@ -3,7 +3,7 @@ import { adminNav, AdminArea } from './admin/index';
 import { LangSwitch } from './components';
 import { useI18n } from './i18n';
 import { Inbox } from './inbox/inbox';
-import { Notifications } from './notifications';
+import { Notifications, NotificationToasts } from './notifications';
 import { Link, navigate, usePath } from './router';
 import { useSession } from './session';
 import { Simulator } from './simulator';
@@ -80,6 +80,7 @@ export function Shell() {
       <main id="main" className="main" tabIndex={-1}>
         {page}
       </main>
+      <NotificationToasts />
     </div>
   );
 }

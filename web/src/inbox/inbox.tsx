@@ -1,3 +1,163 @@
+import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
+import { Avatar } from '../components';
+import { useI18n } from '../i18n';
+import { Link } from '../router';
+import { useSession } from '../session';
+import type { Chat } from '../types';
+import { activityOf, type ListName } from './chat-state';
+import { Conversation } from './conversation';
+import { useShortTime } from './format';
+import { useInboxLists } from './use-inbox';
+
+/** `/inbox` and `/inbox/<chat id>`: the agent's lists beside the open conversation. */
 export function Inbox(props: { path: string }) {
-  return <section className="page" data-path={props.path} />;
+  const { t } = useI18n();
+  const openId = /^\/inbox\/([0-9a-f]{24})\/?$/i.exec(props.path)?.[1] ?? null;
+  const lists = useInboxLists(openId);
+  const [tab, setTab] = useState<ListName>('waiting');
+
+  // A captured (or transferred-to-me) conversation moves to "my chats": the list follows it.
+  const openListBefore = useRef<ListName | null>(null);
+  const openList: ListName | null = openId
+    ? lists.mine.some((c) => c.id === openId)
+      ? 'mine'
+      : lists.waiting.some((c) => c.id === openId)
+        ? 'waiting'
+        : null
+    : null;
+  useEffect(() => {
+    if (openList === 'mine' && openListBefore.current === 'waiting') setTab('mine');
+    openListBefore.current = openList;
+  }, [openList, openId]);
+
+  const tabs: { id: ListName; label: string; chats: Chat[]; empty: string }[] = [
+    { id: 'waiting', label: t('inbox.waiting'), chats: lists.waiting, empty: t('inbox.empty.waiting') },
+    { id: 'mine', label: t('inbox.mine'), chats: lists.mine, empty: t('inbox.empty.mine') },
+  ];
+  const onTabKey = (e: KeyboardEvent<HTMLButtonElement>) => {
+    if (e.key !== 'ArrowLeft' && e.key !== 'ArrowRight') return;
+    e.preventDefault();
+    const next = tab === 'waiting' ? 'mine' : 'waiting';
+    setTab(next);
+    document.getElementById(`tab-${next}`)?.focus();
+  };
+  const active = tabs.find((x) => x.id === tab) ?? tabs[0]!;
+
+  return (
+    <div className={openId ? 'inbox has-chat' : 'inbox'}>
+      <aside className="inbox-side" aria-label={t('inbox.lists')}>
+        <div className="tabs" role="tablist" aria-label={t('inbox.lists')}>
+          {tabs.map((x) => (
+            <button
+              key={x.id}
+              id={`tab-${x.id}`}
+              type="button"
+              role="tab"
+              className="tab"
+              aria-selected={tab === x.id}
+              aria-controls={`list-${x.id}`}
+              tabIndex={tab === x.id ? 0 : -1}
+              onClick={() => setTab(x.id)}
+              onKeyDown={onTabKey}
+            >
+              {x.label}
+              <span className="count" data-testid={`count-${x.id}`}>
+                {x.chats.length}
+              </span>
+            </button>
+          ))}
+        </div>
+        <div
+          id={`list-${active.id}`}
+          role="tabpanel"
+          aria-labelledby={`tab-${active.id}`}
+          className="chat-list-panel"
+        >
+          {lists.error && (
+            <p className="error" role="alert">
+              {t('common.error')}{' '}
+              <button type="button" className="btn small" onClick={() => void lists.reload()}>
+                {t('common.retry')}
+              </button>
+            </p>
+          )}
+          {lists.loading ? (
+            <p className="list-empty" role="status">
+              {t('common.loading')}
+            </p>
+          ) : active.chats.length === 0 ? (
+            <p className="list-empty">{active.empty}</p>
+          ) : (
+            <ul className="chat-list" data-list={active.id}>
+              {active.chats.map((c) => (
+                <ChatItem key={c.id} chat={c} current={c.id === openId} list={active.id} />
+              ))}
+            </ul>
+          )}
+        </div>
+      </aside>
+      <div className="inbox-pane">
+        {openId ? (
+          <Conversation key={openId} chatId={openId} lists={lists} />
+        ) : (
+          <div className="inbox-placeholder">
+            <p>{t('inbox.pick')}</p>
+          </div>
+        )}
+      </div>
+    </div>
+  );
+}
+
+function ChatItem(props: { chat: Chat; current: boolean; list: ListName }) {
+  const { t, time } = useI18n();
+  const short = useShortTime();
+  const { teams, drafts } = useSession();
+  const { chat } = props;
+  const name = chat.contact.name || chat.contact.value;
+  const last = chat.lastMessage;
+  const draft = drafts.get(chat.id);
+  // In "my chats" the agent's side of the conversation is the user's own.
+  const fromMe = props.list === 'mine' && last?.origin === 'user';
+  const team = props.list === 'waiting' ? teams.find((x) => x.id === chat.teamId) : undefined;
+  const unread = chat.unreadMessages;
+  return (
+    <li className={unread > 0 ? 'chat-item unread' : 'chat-item'} data-chat-id={chat.id}>
+      <Link
+        href={`/inbox/${chat.id}`}
+        aria-current={props.current ? 'page' : undefined}
+        aria-label={unread > 0 ? `${name}, ${t('inbox.unread', { n: unread })}` : name}
+      >
+        <Avatar name={name} />
+        <div className="chat-item-body">
+          <div className="chat-item-top">
+            <span className="chat-item-name">{name}</span>
+            <time className="chat-item-time" dateTime={activityOf(chat)} title={time(activityOf(chat))}>
+              {short(activityOf(chat))}
+            </time>
+          </div>
+          <div className="chat-item-bottom">
+            <span className="chat-item-last">
+              {draft && !props.current ? (
+                <>
+                  <em className="chat-item-draft">{t('chat.draft')}:</em> {draft}
+                </>
+              ) : (
+                <>
+                  {fromMe && `${t('chat.you')}: `}
+                  {last?.content ?? ''}
+                </>
+              )}
+            </span>
+            {unread > 0 && (
+              <span className="badge" aria-hidden="true" data-testid="unread">
+                {unread}
+              </span>
+            )}
+          </div>
+          {team && <div className="chat-item-meta">{team.name}</div>}
+        </div>
+      </Link>
+    </li>
+  );
 }

@@ -1,0 +1,148 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
+import { PHONE, startE2E, waitForValue, type E2E, type Person, type TestPage } from './harness.js';
+
+// The agent's screens in a real browser: live waiting queue, capture, reply with delivery ticks,
+// drafts across tabs, transfer between two agents, and the connection dropped by the server.
+
+const chatItem = (page: Page, chatId: string) => page.locator(`.chat-item[data-chat-id="${chatId}"]`);
+const bubble = (page: Page, text: string) => page.locator('.messages .msg', { hasText: text });
+
+describe('agent screens', () => {
+  let e2e: E2E;
+  let ana: Person;
+  let bruno: Person;
+  let support: { id: string; name: string };
+  let billing: { id: string; name: string };
+  let channel: { id: string; name: string };
+  let anaTab: TestPage;
+
+  before(async () => {
+    e2e = await startE2E();
+    ana = await e2e.createUser({ name: 'Ana Souza' });
+    bruno = await e2e.createUser({ name: 'Bruno Lima' });
+    support = await e2e.createTeam('Suporte', [ana.id]);
+    billing = await e2e.createTeam('Financeiro', [bruno.id]);
+    channel = await e2e.createChannel({ name: 'Loja (sandbox)', defaultTeamId: support.id });
+  });
+  after(async () => {
+    await e2e?.close();
+  });
+
+  it('shows a new customer message in the waiting queue live, captures it and replies with ticks', async () => {
+    anaTab = await e2e.newPage('ana');
+    const { page } = anaTab;
+    await e2e.loginUi(page, ana);
+    await page.locator('.shell[data-conn="online"]').waitFor();
+    await page.getByText('Nenhuma conversa na fila').waitFor();
+
+    const chatId = await e2e.inbound(
+      channel.id,
+      '5511987650001',
+      'Olá, meu pedido não chegou',
+      'Maria Clara',
+    );
+    await chatItem(page, chatId).waitFor();
+    assert.match(await chatItem(page, chatId).innerText(), /Maria Clara[\s\S]*meu pedido não chegou/);
+    assert.equal(await page.getByTestId('count-waiting').innerText(), '1');
+
+    await chatItem(page, chatId).getByRole('link').click();
+    await bubble(page, 'meu pedido não chegou').waitFor();
+    await page.getByText('Capture a conversa para responder').waitFor();
+    await e2e.screenshot(page, 'inbox-waiting');
+
+    await page.getByRole('button', { name: 'Capturar' }).click();
+    await page.locator('.convo[data-queue="Em Atendimento"]').waitFor();
+    // The conversation moved to "my chats", and the list shows it there.
+    await page.locator('.tab[aria-selected="true"]', { hasText: 'Em Atendimento' }).waitFor();
+    await chatItem(page, chatId).waitFor();
+
+    await page.getByLabel('Mensagem').fill('Oi Maria! Vou verificar agora mesmo.');
+    await page.keyboard.press('Enter');
+    const reply = bubble(page, 'Vou verificar agora mesmo');
+    await reply.waitFor();
+    await reply.locator('.tick[data-status="delivered"]').waitFor();
+    assert.equal(await page.getByLabel('Mensagem').inputValue(), '');
+    await e2e.screenshot(page, 'conversation');
+    e2e.assertNoBrowserErrors();
+  });
+
+  it('keeps a draft per chat and shows it in the agent’s other tab', async () => {
+    const other = await e2e.newPage('ana-2');
+    await e2e.loginUi(other.page, ana);
+    const chatId = await e2e.inbound(channel.id, '5511987650002', 'Preciso de ajuda', 'João');
+    await ana.api.ok('POST', `/api/chats/${chatId}/capture`);
+    await anaTab.page.goto(`${e2e.url}/inbox/${chatId}`);
+    await other.page.goto(`${e2e.url}/inbox/${chatId}`);
+    await anaTab.page.getByLabel('Mensagem').fill('Rascunho que continua na outra aba');
+    await waitForValue(other.page.getByLabel('Mensagem'), 'Rascunho que continua na outra aba');
+    await other.context.close();
+    e2e.assertNoBrowserErrors();
+  });
+
+  it('a transfer by one agent appears live in the other agent’s list', async () => {
+    const brunoTab = await e2e.newPage('bruno');
+    await e2e.loginUi(brunoTab.page, bruno);
+    await brunoTab.page.locator('.shell[data-conn="online"]').waitFor();
+
+    const chatId = await e2e.inbound(channel.id, '5511987650003', 'Quero a segunda via do boleto', 'Carla');
+    const page = anaTab.page;
+    await page.goto(`${e2e.url}/inbox/${chatId}`);
+    await page.getByRole('button', { name: 'Capturar' }).click();
+    await page.locator('.convo[data-queue="Em Atendimento"]').waitFor();
+    await page.getByRole('button', { name: 'Transferir' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Transferir conversa' });
+    await dialog.locator('select').selectOption({ label: billing.name });
+    await dialog.getByLabel('Código do motivo', { exact: true }).fill('financeiro');
+    await dialog.getByLabel('Motivo', { exact: true }).fill('Segunda via de boleto');
+    await e2e.screenshot(page, 'transfer-dialog');
+    await dialog.getByRole('button', { name: 'Transferir' }).click();
+    await page.waitForURL(`${e2e.url}/inbox`);
+
+    await chatItem(brunoTab.page, chatId).waitFor();
+    assert.match(await chatItem(brunoTab.page, chatId).innerText(), /Carla[\s\S]*segunda via/);
+    // Gone from Ana's lists, who is not in that team.
+    await chatItem(page, chatId).waitFor({ state: 'detached' });
+    e2e.assertNoBrowserErrors();
+  });
+
+  it('shows the reconnecting state when the server drops the connection, and loses no message', async () => {
+    const page = anaTab.page;
+    const chatId = await e2e.inbound(channel.id, '5511987650004', 'Primeira mensagem', 'Davi');
+    await ana.api.ok('POST', `/api/chats/${chatId}/capture`);
+    await page.goto(`${e2e.url}/inbox/${chatId}`);
+    await bubble(page, 'Primeira mensagem').waitFor();
+    await page.locator('.shell[data-conn="online"]').waitFor();
+
+    const dropped = await e2e.disconnectSockets(ana.id);
+    assert.ok(dropped >= 1);
+    // The server's disconnect ends the session (nothing to recover): the console shows it, comes
+    // back, and reloads the conversation through REST.
+    await e2e.inbound(channel.id, '5511987650004', 'Mensagem durante a queda', 'Davi');
+    await page.getByTestId('reconnecting').waitFor();
+    await e2e.screenshot(page, 'reconnecting');
+    await page.locator('.shell[data-conn="online"]').waitFor();
+    await page.getByTestId('reconnecting').waitFor({ state: 'detached' });
+    await bubble(page, 'Mensagem durante a queda').waitFor();
+    // And it is live again.
+    await e2e.inbound(channel.id, '5511987650004', 'Depois da volta', 'Davi');
+    await bubble(page, 'Depois da volta').waitFor();
+    e2e.assertNoBrowserErrors();
+  });
+
+  it('works on a phone-sized screen', async () => {
+    const phone = await e2e.newPage('ana-phone', { viewport: PHONE });
+    await e2e.loginUi(phone.page, ana);
+    await phone.page.locator('.shell[data-conn="online"]').waitFor();
+    await phone.page.getByRole('tab', { name: /Em Atendimento/ }).click();
+    await phone.page.locator('.chat-item').first().waitFor();
+    await e2e.screenshot(phone.page, 'inbox-phone');
+    await phone.page.locator('.chat-item a').first().click();
+    await phone.page.locator('.convo .messages .msg').first().waitFor();
+    await e2e.screenshot(phone.page, 'conversation-phone');
+    await phone.page.getByRole('link', { name: 'Voltar' }).click();
+    await phone.page.locator('.chat-list').waitFor();
+    e2e.assertNoBrowserErrors();
+  });
+});

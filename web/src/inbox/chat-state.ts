@@ -1,0 +1,71 @@
+import { QUEUE_ATTENDING, QUEUE_WAITING, type Chat, type Message } from '../types';
+
+// Pure rules of the agent screens: which list a chat belongs to, list order, and how messages from
+// REST pages and gateway events merge without going backwards.
+
+export type ListName = 'waiting' | 'mine';
+
+/** The list a chat belongs in for this user, after any change; null = in neither. */
+export function listOf(chat: Chat, me: string, myTeamIds: readonly string[]): ListName | null {
+  if (chat.status !== 'open') return null;
+  if (chat.queue === QUEUE_ATTENDING && chat.userId === me) return 'mine';
+  if (chat.queue === QUEUE_WAITING && chat.userId === null && myTeamIds.includes(chat.teamId))
+    return 'waiting';
+  return null;
+}
+
+/** When the chat last moved: its last message, else its last change. */
+export const activityOf = (c: Chat) => c.lastMessage?.createdAt ?? c.updatedAt;
+
+/** Most recent activity first; ties by id so the order is stable. */
+export function sortChats(chats: Chat[]): Chat[] {
+  return [...chats].sort((a, b) => {
+    const d = activityOf(b).localeCompare(activityOf(a));
+    return d !== 0 ? d : b.id.localeCompare(a.id);
+  });
+}
+
+/** The newer of two copies of a chat (events may overtake a REST answer, or come twice). */
+export function newerChat(current: Chat | undefined, incoming: Chat): Chat {
+  if (!current) return incoming;
+  return incoming.updatedAt >= current.updatedAt ? incoming : current;
+}
+
+const RANK: Record<string, number> = { queued: 0, sent: 1, delivered: 2, read: 3 };
+
+/**
+ * The copy of a message to keep. Statuses only move forward (queued → sent → delivered → read);
+ * `failed` replaces queued or sent, and only `read` comes after it — the server's own rule, applied
+ * again here because a REST answer may arrive after a newer event.
+ */
+export function newerMessage(current: Message | undefined, incoming: Message): Message {
+  if (!current) return incoming;
+  if (current.status === incoming.status) return incoming.updatedAt >= current.updatedAt ? incoming : current;
+  if (current.status === 'failed') return incoming.status === 'read' ? incoming : current;
+  if (incoming.status === 'failed') return (RANK[current.status] ?? 0) <= 1 ? incoming : current;
+  return (RANK[incoming.status] ?? -1) >= (RANK[current.status] ?? -1) ? incoming : current;
+}
+
+/** Oldest first, as a conversation reads. */
+export function sortMessages(messages: Iterable<Message>): Message[] {
+  return [...messages].sort((a, b) => {
+    const d = a.createdAt.localeCompare(b.createdAt);
+    return d !== 0 ? d : a.id.localeCompare(b.id);
+  });
+}
+
+export function mergeMessages(current: Message[], incoming: Message[]): Message[] {
+  const byId = new Map(current.map((m) => [m.id, m]));
+  for (const m of incoming) byId.set(m.id, newerMessage(byId.get(m.id), m));
+  return sortMessages(byId.values());
+}
+
+/** A message's text for a bubble: its text, or its media caption. */
+export function messageText(m: Message): string {
+  if (typeof m.content.text === 'string') return m.content.text;
+  if (m.content.media?.caption) return m.content.media.caption;
+  return '';
+}
+
+/** Messages the customer did not write: agents', the API's, the system's. */
+export const isOutgoing = (m: Message) => m.origin !== 'contact';

@@ -1,0 +1,129 @@
+import { useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
+import { ApiError, fileToBase64, post } from '../api';
+import { useI18n } from '../i18n';
+import { useSession } from '../session';
+import type { Message } from '../types';
+
+/**
+ * The reply box of a conversation: text kept as the chat's draft (saved on the server, followed by
+ * the agent's other tabs), an optional attachment sent as base64 media, Enter to send.
+ */
+export function Composer(props: { chatId: string; onSent: (m: Message) => void }) {
+  const { t } = useI18n();
+  const { drafts, setDraft } = useSession();
+  const { chatId, onSent } = props;
+  const text = drafts.get(chatId) ?? '';
+  const [file, setFile] = useState<File | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const fileInput = useRef<HTMLInputElement>(null);
+  const textarea = useRef<HTMLTextAreaElement>(null);
+
+  const send = async (e?: FormEvent) => {
+    e?.preventDefault();
+    if (busy) return;
+    const body = text.trim();
+    if (!body && !file) return;
+    setBusy(true);
+    setError(null);
+    try {
+      const payload = file
+        ? {
+            media: {
+              mimetype: file.type || 'application/octet-stream',
+              base64: await fileToBase64(file),
+              filename: file.name,
+              ...(body ? { caption: body } : {}),
+            },
+          }
+        : { text: body };
+      const message = await post<Message>(`/api/chats/${chatId}/messages`, payload);
+      onSent(message);
+      setDraft(chatId, '', { now: true });
+      setFile(null);
+      if (fileInput.current) fileInput.current.value = '';
+      textarea.current?.focus();
+    } catch (err) {
+      setError(err instanceof ApiError && err.status !== 0 ? err.message : t('common.error'));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
+      e.preventDefault();
+      void send();
+    }
+  };
+
+  return (
+    <form className="composer" onSubmit={(e) => void send(e)}>
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
+      {file && (
+        <div className="composer-attachment">
+          <span>📎 {file.name}</span>
+          <button
+            type="button"
+            className="btn small ghost"
+            aria-label={t('chat.removeAttachment')}
+            title={t('chat.removeAttachment')}
+            onClick={() => {
+              setFile(null);
+              if (fileInput.current) fileInput.current.value = '';
+            }}
+          >
+            ✕
+          </button>
+        </div>
+      )}
+      <p id="composer-hint" className="sr-only">
+        {t('chat.composerHint')}
+      </p>
+      <div className="composer-row">
+        <input
+          ref={fileInput}
+          type="file"
+          hidden
+          data-testid="attach-input"
+          onChange={(e) => setFile(e.target.files?.[0] ?? null)}
+        />
+        <button
+          type="button"
+          className="btn icon"
+          aria-label={t('chat.attach')}
+          title={t('chat.attach')}
+          onClick={() => fileInput.current?.click()}
+        >
+          <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true">
+            <path
+              d="M16.5 6.5 8.6 14.4a1.5 1.5 0 0 0 2.1 2.1l7.9-7.9a3 3 0 0 0-4.2-4.2l-8 8a4.5 4.5 0 0 0 6.4 6.4l7.2-7.2"
+              fill="none"
+              stroke="currentColor"
+              strokeWidth="1.8"
+              strokeLinecap="round"
+            />
+          </svg>
+        </button>
+        <textarea
+          ref={textarea}
+          rows={1}
+          value={text}
+          aria-label={t('chat.composer')}
+          aria-describedby="composer-hint"
+          placeholder={t('chat.composerPlaceholder')}
+          onChange={(e) => setDraft(chatId, e.target.value)}
+          onKeyDown={onKeyDown}
+          maxLength={4096}
+        />
+        <button type="submit" className="btn primary" disabled={busy || (!text.trim() && !file)}>
+          {t('chat.send')}
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,317 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { ApiError, get, post, qs } from '../api';
+import { Avatar, Dialog } from '../components';
+import { useI18n } from '../i18n';
+import { Link, navigate } from '../router';
+import { useSession } from '../session';
+import { QUEUE_WAITING, type Chat, type Envelope, type Message, type MessageHistory } from '../types';
+import { Composer } from './composer';
+import { mergeMessages, newerChat } from './chat-state';
+import { MessageList, type MessageListHandle } from './messages';
+import { TransferDialog } from './transfer';
+import type { InboxLists } from './use-inbox';
+
+const HISTORY_PAGE = 30;
+const CHAT_EVENTS = ['chat.new', 'chat.update', 'chat.queue', 'chat.capture', 'chat.transfer', 'chat.close'];
+
+type Load = { state: 'loading' } | { state: 'ready' } | { state: 'gone' } | { state: 'error' };
+
+/**
+ * One conversation: the chat's history (older pages as the agent scrolls up), its live messages and
+ * their delivery ticks through the gateway's attendance room, and the agent's actions — capture,
+ * reply, transfer, close. Messages the agent reads while attending are marked read.
+ */
+export function Conversation(props: { chatId: string; lists: InboxLists }) {
+  const { t, time } = useI18n();
+  const session = useSession();
+  const { gateway, me, can, teams, users, channels } = session;
+  const { chatId } = props;
+  const { known, apply: applyToLists } = props.lists;
+  const [chat, setChat] = useState<Chat | null>(() => known(chatId) ?? null);
+  const [messages, setMessages] = useState<Message[]>([]);
+  const [nextBefore, setNextBefore] = useState<string | null>(null);
+  const [loadingOlder, setLoadingOlder] = useState(false);
+  const [load, setLoad] = useState<Load>({ state: 'loading' });
+  const [busy, setBusy] = useState(false);
+  const [actionError, setActionError] = useState<string | null>(null);
+  const [dialog, setDialog] = useState<'transfer' | 'close' | null>(null);
+  const list = useRef<MessageListHandle>(null);
+  const current = useRef(chatId);
+  current.current = chatId;
+
+  const applyChat = useCallback(
+    (c: Chat) => {
+      if (c.id !== current.current) return;
+      setChat((prev) => newerChat(prev ?? undefined, c));
+      applyToLists(c);
+    },
+    [applyToLists],
+  );
+
+  /** The chat and its newest messages; merged into what is shown (a reload keeps older pages). */
+  const loadLatest = useCallback(
+    async (first: boolean) => {
+      try {
+        const [c, history] = await Promise.all([
+          get<Chat>(`/api/chats/${chatId}`),
+          get<MessageHistory>(`/api/chats/${chatId}/messages${qs({ limit: HISTORY_PAGE })}`),
+        ]);
+        if (current.current !== chatId) return;
+        applyChat(c);
+        setMessages((prev) => mergeMessages(prev, history.messages));
+        if (first) setNextBefore(history.nextBefore);
+        setLoad({ state: 'ready' });
+      } catch (err) {
+        if (current.current !== chatId) return;
+        setLoad(err instanceof ApiError && err.status === 404 ? { state: 'gone' } : { state: 'error' });
+      }
+    },
+    [chatId, applyChat],
+  );
+
+  useEffect(() => {
+    setChat(known(chatId) ?? null);
+    setMessages([]);
+    setNextBefore(null);
+    setLoad({ state: 'loading' });
+    setActionError(null);
+    setDialog(null);
+  }, [chatId, known]);
+
+  useEffect(() => {
+    // Join the conversation's room first, so nothing falls between the history and the live events;
+    // whatever comes twice is merged by id.
+    let stale = false;
+    void (gateway ? gateway.attend(chatId) : Promise.resolve()).then(() => {
+      if (!stale) void loadLatest(true);
+    });
+    return () => {
+      stale = true;
+    };
+  }, [chatId, gateway, loadLatest]);
+
+  useEffect(() => () => void gateway?.attend(null), [gateway]);
+
+  useEffect(() => {
+    if (!gateway) return;
+    const onMessage = (e: Envelope) => {
+      const data = e.data as { chatId?: string; message?: Message };
+      if (data.chatId !== current.current || !data.message) return;
+      const m = data.message;
+      setMessages((prev) => mergeMessages(prev, [m]));
+    };
+    const onChat = (e: Envelope) => {
+      const c = (e.data as { chat?: Chat }).chat;
+      if (c) applyChat(c);
+    };
+    const offs = [
+      gateway.on('message.upsert', onMessage),
+      gateway.on('message.update', onMessage),
+      ...CHAT_EVENTS.map((n) => gateway.on(n, onChat)),
+      // Back after a drop the server could not bridge: what arrived meanwhile comes through REST.
+      gateway.onResync(() => void loadLatest(false)),
+    ];
+    return () => offs.forEach((off) => off());
+  }, [gateway, applyChat, loadLatest]);
+
+  const loadOlder = useCallback(async () => {
+    if (!nextBefore || loadingOlder) return;
+    setLoadingOlder(true);
+    try {
+      const page = await get<MessageHistory>(
+        `/api/chats/${chatId}/messages${qs({ before: nextBefore, limit: HISTORY_PAGE })}`,
+      );
+      if (current.current !== chatId) return;
+      setMessages((prev) => mergeMessages(prev, page.messages));
+      setNextBefore(page.nextBefore);
+    } catch {
+      // the button stays, to try again
+    } finally {
+      setLoadingOlder(false);
+    }
+  }, [chatId, nextBefore, loadingOlder]);
+
+  const attending = chat?.status === 'open' && chat.userId === me.user.id;
+
+  // What arrives while the agent attends and looks at it counts as read.
+  const reading = useRef(false);
+  useEffect(() => {
+    if (!attending || !chat || chat.unreadMessages === 0 || reading.current) return;
+    const markRead = () => {
+      if (document.visibilityState !== 'visible' || reading.current) return;
+      reading.current = true;
+      post<Chat>(`/api/chats/${chat.id}/read`)
+        .then(applyChat)
+        .catch(() => undefined)
+        .finally(() => (reading.current = false));
+    };
+    markRead();
+    document.addEventListener('visibilitychange', markRead);
+    return () => document.removeEventListener('visibilitychange', markRead);
+  }, [attending, chat, applyChat]);
+
+  const act = async (path: 'capture' | 'close') => {
+    if (!chat) return;
+    setBusy(true);
+    setActionError(null);
+    try {
+      applyChat(await post<Chat>(`/api/chats/${chat.id}/${path}`));
+      setDialog(null);
+    } catch (err) {
+      setActionError(err instanceof ApiError && err.status !== 0 ? err.message : t('common.error'));
+      setDialog(null);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  if (load.state === 'gone') {
+    return (
+      <div className="inbox-placeholder" role="status">
+        <div>
+          <p>{t('chat.gone')}</p>
+          <Link href="/inbox" className="btn">
+            {t('chat.back')}
+          </Link>
+        </div>
+      </div>
+    );
+  }
+  if (load.state === 'error' && !chat) {
+    return (
+      <div className="inbox-placeholder" role="alert">
+        <div>
+          <p>{t('common.error')}</p>
+          <button type="button" className="btn" onClick={() => void loadLatest(true)}>
+            {t('common.retry')}
+          </button>
+        </div>
+      </div>
+    );
+  }
+  if (!chat) {
+    return (
+      <div className="inbox-placeholder" role="status">
+        {t('common.loading')}
+      </div>
+    );
+  }
+
+  const open = chat.status === 'open';
+  const team = teams.find((x) => x.id === chat.teamId);
+  const attendant = chat.userId ? users.find((u) => u.id === chat.userId) : null;
+  const channel = channels.find((c) => c.id === chat.channelId);
+  const canCapture = open && chat.queue === QUEUE_WAITING && chat.userId === null && can('chats:attend');
+  const canTransfer = open && can('chats:transfer');
+  const canClose = open && (attending || can('chats:read_all')) && can('chats:attend');
+  const authorOf = (m: Message) => {
+    if (m.origin === 'api') return t('chat.api');
+    if (m.origin === 'system') return t('chat.system');
+    if (m.origin === 'user' && m.userId && m.userId !== me.user.id)
+      return users.find((u) => u.id === m.userId)?.name;
+    return undefined;
+  };
+
+  return (
+    <section className="convo" aria-labelledby="convo-title" data-chat-id={chat.id} data-queue={chat.queue}>
+      <header className="convo-head">
+        <Link href="/inbox" className="btn ghost icon convo-back" aria-label={t('chat.back')}>
+          ←
+        </Link>
+        <Avatar name={chat.contact.name || chat.contact.value} />
+        <div className="convo-title">
+          <h1 id="convo-title">{chat.contact.name || chat.contact.value}</h1>
+          <div className="convo-meta">
+            <span>{chat.contact.value}</span>
+            <span>
+              {t('chat.queue')}: <strong>{chat.queue}</strong>
+            </span>
+            {team && (
+              <span className="meta-extra">
+                {t('chat.team')}: {team.name}
+              </span>
+            )}
+            <span className="meta-extra">
+              {t('chat.attendant')}:{' '}
+              {chat.userId === me.user.id ? t('chat.you') : (attendant?.name ?? t('chat.nobody'))}
+            </span>
+            {channel && <span className="meta-extra">{channel.name}</span>}
+          </div>
+        </div>
+        <div className="convo-actions">
+          {canCapture && (
+            <button type="button" className="btn primary" disabled={busy} onClick={() => void act('capture')}>
+              {t('chat.capture')}
+            </button>
+          )}
+          {canTransfer && (
+            <button type="button" className="btn" disabled={busy} onClick={() => setDialog('transfer')}>
+              {t('chat.transfer')}
+            </button>
+          )}
+          {canClose && (
+            <button type="button" className="btn danger" disabled={busy} onClick={() => setDialog('close')}>
+              {t('chat.close')}
+            </button>
+          )}
+        </div>
+      </header>
+      {actionError && (
+        <p className="error convo-error" role="alert">
+          {actionError}
+        </p>
+      )}
+      <MessageList
+        ref={list}
+        messages={messages}
+        side="agent"
+        hasOlder={nextBefore !== null}
+        loadingOlder={loadingOlder}
+        onLoadOlder={() => void loadOlder()}
+        authorOf={authorOf}
+        label={t('chat.history', { name: chat.contact.name || chat.contact.value })}
+      />
+      {!open ? (
+        <div className="composer-note" role="status">
+          {t('chat.closed')}
+          {chat.updatedAt && <span className="muted">{time(chat.updatedAt)}</span>}
+        </div>
+      ) : attending && can('chats:attend') ? (
+        <Composer
+          chatId={chat.id}
+          onSent={(m) => {
+            setMessages((prev) => mergeMessages(prev, [m]));
+            list.current?.scrollToBottom();
+          }}
+        />
+      ) : (
+        <div className="composer-note">{canCapture ? t('chat.captureToReply') : t('chat.notYours')}</div>
+      )}
+      {dialog === 'transfer' && (
+        <TransferDialog
+          chat={chat}
+          onClose={() => setDialog(null)}
+          onDone={(c) => {
+            applyChat(c);
+            setDialog(null);
+            // The conversation left the agent's hands: back to the lists, unless it came to them.
+            if (c.userId !== me.user.id) navigate('/inbox');
+          }}
+        />
+      )}
+      {dialog === 'close' && (
+        <Dialog title={t('chat.closeConfirm')} onClose={() => setDialog(null)} labelId="close-title">
+          <p className="muted">{chat.contact.name || chat.contact.value}</p>
+          <div className="dialog-actions">
+            <button type="button" className="btn" onClick={() => setDialog(null)}>
+              {t('common.cancel')}
+            </button>
+            <button type="button" className="btn danger" disabled={busy} onClick={() => void act('close')}>
+              {t('chat.close')}
+            </button>
+          </div>
+        </Dialog>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,225 @@
+import {
+  forwardRef,
+  useCallback,
+  useEffect,
+  useImperativeHandle,
+  useLayoutEffect,
+  useRef,
+  type ReactNode,
+} from 'react';
+import { useI18n, type MessageKey } from '../i18n';
+import type { Message } from '../types';
+import { isOutgoing, messageText } from './chat-state';
+import { useShortTime } from './format';
+
+// A conversation's messages, for the agent's conversation view and the customer simulator: bubbles
+// with delivery ticks, older pages loaded when scrolled to the top (keeping the reading position),
+// and the view kept at the bottom while new messages arrive.
+
+const STATUS_KEY: Record<string, MessageKey> = {
+  queued: 'status.queued',
+  sent: 'status.sent',
+  delivered: 'status.delivered',
+  read: 'status.read',
+  failed: 'status.failed',
+  received: 'status.received',
+};
+
+/** ✓ sent, ✓✓ delivered, blue ✓✓ read, a clock while queued, ! when it failed. */
+export function Tick(props: { status: string }) {
+  const { t, tr } = useI18n();
+  const { status } = props;
+  const label = STATUS_KEY[status] ? t(STATUS_KEY[status]) : tr(status);
+  let icon: ReactNode;
+  if (status === 'queued') {
+    icon = (
+      <svg viewBox="0 0 16 16" width="14" height="14" aria-hidden="true">
+        <circle cx="8" cy="8" r="6" fill="none" stroke="currentColor" strokeWidth="1.5" />
+        <path
+          d="M8 4.5V8l2.5 1.5"
+          fill="none"
+          stroke="currentColor"
+          strokeWidth="1.5"
+          strokeLinecap="round"
+        />
+      </svg>
+    );
+  } else if (status === 'sent') {
+    icon = (
+      <svg viewBox="0 0 16 16" width="16" height="14" aria-hidden="true">
+        <path d="M3 8.5l3 3 7-7" fill="none" stroke="currentColor" strokeWidth="1.7" strokeLinecap="round" />
+      </svg>
+    );
+  } else if (status === 'delivered' || status === 'read') {
+    icon = (
+      <svg viewBox="0 0 20 16" width="20" height="14" aria-hidden="true">
+        <path
+          d="M1.5 8.5l3 3 7-7"
+          fill="none"
+          stroke="currentColor"
+          strokeWidth="1.7"
+          strokeLinecap="round"
+        />
+        <path d="M8 11.5l7-7" fill="none" stroke="currentColor" strokeWidth="1.7" strokeLinecap="round" />
+        <path
+          d="M6.5 9.6l1.5 1.9"
+          fill="none"
+          stroke="currentColor"
+          strokeWidth="1.7"
+          strokeLinecap="round"
+        />
+      </svg>
+    );
+  } else if (status === 'failed') {
+    icon = (
+      <svg viewBox="0 0 16 16" width="14" height="14" aria-hidden="true">
+        <circle cx="8" cy="8" r="6.5" fill="currentColor" />
+        <path d="M8 4.5v4.5M8 11v.5" stroke="#fff" strokeWidth="1.8" strokeLinecap="round" />
+      </svg>
+    );
+  } else return null;
+  return (
+    <span className="tick" data-status={status} title={label} role="img" aria-label={label}>
+      {icon}
+    </span>
+  );
+}
+
+function MediaChip(props: { m: Message }) {
+  const media = props.m.content.media;
+  if (!media) return null;
+  const name =
+    media.filename ?? `${media.kind ?? props.m.type}${media.mimetype ? ` · ${media.mimetype}` : ''}`;
+  return (
+    <div className="msg-media">
+      <svg viewBox="0 0 24 24" width="18" height="18" aria-hidden="true">
+        <path
+          d="M14 2H6a2 2 0 0 0-2 2v16a2 2 0 0 0 2 2h12a2 2 0 0 0 2-2V8zm0 2.5L17.5 8H14z"
+          fill="currentColor"
+          opacity="0.7"
+        />
+      </svg>
+      <span>{name}</span>
+    </div>
+  );
+}
+
+/** One message. `side` says whose view it is: the agent's (customer on the left) or the customer's. */
+export function Bubble(props: { m: Message; side: 'agent' | 'customer'; author?: string }) {
+  const { t, time } = useI18n();
+  const short = useShortTime();
+  const { m } = props;
+  const outgoing = isOutgoing(m);
+  const mine = props.side === 'agent' ? outgoing : !outgoing;
+  const text = messageText(m);
+  const cls = m.origin === 'system' ? 'msg system' : mine ? 'msg out' : 'msg in';
+  return (
+    <li className={cls} data-message-id={m.id} data-origin={m.origin} data-status={m.status}>
+      {props.author && <span className="msg-author">{props.author}</span>}
+      <MediaChip m={m} />
+      {text && <span className="msg-text">{text}</span>}
+      {m.type === 'template' && !text && <span className="msg-text">[template]</span>}
+      <span className="msg-foot">
+        <time dateTime={m.createdAt} title={time(m.createdAt)}>
+          {short(m.createdAt)}
+        </time>
+        {outgoing && <Tick status={m.status} />}
+      </span>
+      {m.status === 'failed' && (
+        <span className="msg-error" role="note">
+          {t('status.failed')}: {m.error ? `${m.error.message} (${m.error.code})` : t('common.error')}
+        </span>
+      )}
+    </li>
+  );
+}
+
+export interface MessageListHandle {
+  scrollToBottom(): void;
+}
+
+/**
+ * The scrolling list. Reaching the top asks for older messages (`onLoadOlder`), and the list keeps
+ * what the reader was looking at in place when they arrive; while the reader is at the bottom, new
+ * messages keep it there.
+ */
+export const MessageList = forwardRef<
+  MessageListHandle,
+  {
+    messages: Message[];
+    side: 'agent' | 'customer';
+    hasOlder: boolean;
+    loadingOlder: boolean;
+    onLoadOlder: () => void;
+    authorOf?: (m: Message) => string | undefined;
+    label: string;
+  }
+>(function MessageList(props, ref) {
+  const { t } = useI18n();
+  const box = useRef<HTMLOListElement>(null);
+  const atBottom = useRef(true);
+  const firstId = useRef<string | null>(null);
+  const lastId = useRef<string | null>(null);
+  const heightBefore = useRef(0);
+  const { messages, hasOlder, loadingOlder, onLoadOlder } = props;
+
+  const scrollToBottom = useCallback(() => {
+    const el = box.current;
+    if (el) el.scrollTop = el.scrollHeight;
+    atBottom.current = true;
+  }, []);
+  useImperativeHandle(ref, () => ({ scrollToBottom }), [scrollToBottom]);
+
+  // Before the DOM changes we cannot hook in; so remember the height on every render's commit and
+  // compare on the next one.
+  useLayoutEffect(() => {
+    const el = box.current;
+    if (!el) return;
+    const first = messages[0]?.id ?? null;
+    const last = messages.at(-1)?.id ?? null;
+    if (firstId.current !== null && first !== firstId.current && last === lastId.current) {
+      // Older messages were put above: keep the same message under the reader's eyes.
+      el.scrollTop += el.scrollHeight - heightBefore.current;
+    } else if (atBottom.current || firstId.current === null) {
+      el.scrollTop = el.scrollHeight;
+    }
+    firstId.current = first;
+    lastId.current = last;
+    heightBefore.current = el.scrollHeight;
+  }, [messages]);
+
+  const onScroll = () => {
+    const el = box.current;
+    if (!el) return;
+    atBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
+    heightBefore.current = el.scrollHeight;
+    if (el.scrollTop < 80 && hasOlder && !loadingOlder) onLoadOlder();
+  };
+
+  // A short first page may not fill the view, so no scroll would ever ask for more.
+  useEffect(() => {
+    const el = box.current;
+    if (el && hasOlder && !loadingOlder && el.scrollHeight <= el.clientHeight) onLoadOlder();
+  }, [messages, hasOlder, loadingOlder, onLoadOlder]);
+
+  return (
+    <ol className="messages" ref={box} onScroll={onScroll} aria-label={props.label} tabIndex={0}>
+      {hasOlder ? (
+        <li className="messages-edge">
+          {loadingOlder ? (
+            t('chat.loadingOlder')
+          ) : (
+            <button type="button" className="btn small ghost" onClick={onLoadOlder}>
+              {t('chat.loadOlder')}
+            </button>
+          )}
+        </li>
+      ) : (
+        messages.length > 0 && <li className="messages-edge">{t('chat.start')}</li>
+      )}
+      {messages.map((m) => (
+        <Bubble key={m.id} m={m} side={props.side} author={props.authorOf?.(m)} />
+      ))}
+    </ol>
+  );
+});

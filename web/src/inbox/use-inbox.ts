@@ -1,0 +1,108 @@
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { get, qs } from '../api';
+import { useSession } from '../session';
+import { QUEUE_ATTENDING, QUEUE_WAITING, type Chat, type ChatPage, type Envelope } from '../types';
+import { listOf, newerChat, sortChats, type ListName } from './chat-state';
+
+// The agent's two lists — the waiting queues of their teams (`Espera`) and their own conversations
+// (`Em Atendimento`) — loaded through REST and kept live by the gateway: chat.new and chat.queue /
+// capture / transfer / close reach the team rooms, chat.update the watched items. Every chat event
+// carries the chat after the change, so each one is placed by the same rule (listOf).
+
+const CHAT_EVENTS = ['chat.new', 'chat.update', 'chat.queue', 'chat.capture', 'chat.transfer', 'chat.close'];
+const PAGE = 100;
+
+export interface InboxLists {
+  waiting: Chat[];
+  mine: Chat[];
+  loading: boolean;
+  error: boolean;
+  /** A chat as the lists last saw it (also one that just left them), for the open conversation. */
+  known(id: string): Chat | undefined;
+  /** Puts a chat the user changed (capture, transfer, close) in place before its event arrives. */
+  apply(chat: Chat): void;
+  reload(): Promise<void>;
+}
+
+export function useInboxLists(openChatId: string | null): InboxLists {
+  const { me, myTeamIds, gateway } = useSession();
+  const userId = me.user.id;
+  const [chats, setChats] = useState<Map<string, Chat>>(new Map());
+  const [loading, setLoading] = useState(true);
+  const [error, setError] = useState(false);
+  const teamsRef = useRef(myTeamIds);
+  teamsRef.current = myTeamIds;
+  const generation = useRef(0);
+
+  const apply = useCallback((chat: Chat) => {
+    setChats((prev) => {
+      const next = new Map(prev);
+      next.set(chat.id, newerChat(prev.get(chat.id), chat));
+      return next;
+    });
+  }, []);
+
+  const reload = useCallback(async () => {
+    const run = ++generation.current;
+    try {
+      const [waiting, mine] = await Promise.all([
+        get<ChatPage>(`/api/chats${qs({ queue: QUEUE_WAITING, limit: PAGE })}`),
+        get<ChatPage>(`/api/chats${qs({ queue: QUEUE_ATTENDING, userId, limit: PAGE })}`),
+      ]);
+      if (run !== generation.current) return;
+      setChats((prev) => {
+        // The answer is the truth for what it lists; chats it does not list left the lists, unless
+        // an event newer than the request put them back meanwhile.
+        const next = new Map<string, Chat>();
+        for (const c of [...waiting.chats, ...mine.chats]) next.set(c.id, newerChat(prev.get(c.id), c));
+        for (const [id, c] of prev) if (!next.has(id) && listOf(c, userId, teamsRef.current)) next.set(id, c);
+        return next;
+      });
+      setError(false);
+    } catch {
+      if (run === generation.current) setError(true);
+    } finally {
+      if (run === generation.current) setLoading(false);
+    }
+  }, [userId]);
+
+  useEffect(() => {
+    void reload();
+  }, [reload]);
+
+  useEffect(() => {
+    if (!gateway) return;
+    const onChat = (e: Envelope) => {
+      const chat = (e.data as { chat?: Chat }).chat;
+      if (chat) apply(chat);
+    };
+    const offs = CHAT_EVENTS.map((name) => gateway.on(name, onChat));
+    // A connection that did not get its session back missed events: the lists come again.
+    offs.push(gateway.onResync(() => void reload()));
+    return () => offs.forEach((off) => off());
+  }, [gateway, apply, reload]);
+
+  const { waiting, mine } = useMemo(() => {
+    const lists: Record<ListName, Chat[]> = { waiting: [], mine: [] };
+    for (const c of chats.values()) {
+      const l = listOf(c, userId, myTeamIds);
+      if (l) lists[l].push(c);
+    }
+    return { waiting: sortChats(lists.waiting), mine: sortChats(lists.mine) };
+  }, [chats, userId, myTeamIds]);
+
+  // Watch what is listed and the open conversation, so their changes (last message, unread count,
+  // a transfer by someone else) reach this tab.
+  const watchKey = [...new Set([...waiting, ...mine].map((c) => c.id).concat(openChatId ?? []))]
+    .sort()
+    .join(',');
+  useEffect(() => {
+    gateway?.watchChats(watchKey ? watchKey.split(',') : []);
+  }, [gateway, watchKey]);
+
+  const chatsRef = useRef(chats);
+  chatsRef.current = chats;
+  const known = useCallback((id: string) => chatsRef.current.get(id), []);
+
+  return { waiting, mine, loading, error, known, apply, reload };
+}
