@@ -93,7 +93,11 @@ export function TeamsPage() {
             {team.members.slice(0, 5).map((id) => (
               <Avatar key={id} name={userById.get(id)?.name ?? '?'} small />
             ))}
-            <span>{m('teams.membersCount', { n: team.members.length })}</span>
+            <span>
+              {team.members.length === 1
+                ? m('teams.membersOne')
+                : m('teams.membersCount', { n: team.members.length })}
+            </span>
           </span>
         ),
     },

@@ -143,7 +143,9 @@ export function UsersPage() {
       />
       {users.data && (
         <>
-          <p className="muted adm-count">{m('users.count', { n: shown.length })}</p>
+          <p className="muted adm-count">
+            {shown.length === 1 ? m('users.countOne') : m('users.count', { n: shown.length })}
+          </p>
           <DataTable
             caption={t('users.title')}
             columns={columns}
