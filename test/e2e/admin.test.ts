@@ -415,6 +415,7 @@ describe('admin screens', () => {
       // Nothing wider than the screen (the console scrolls inside <main>).
       const overflow = await page.locator('main').evaluate((main) => main.scrollWidth - main.clientWidth);
       assert.ok(overflow === 0, `${path} overflows by ${overflow}px`);
+      await table.scrollIntoViewIfNeeded();
       await e2e.screenshot(page, name);
     }
     await page.goto(`${e2e.url}/admin/channels/${channelId}`);

@@ -132,7 +132,7 @@ export function ChannelApiTab(props: { channel: Channel; onChanged: (c: Channel)
       <section className="card adm-card" aria-labelledby="api-example-title">
         <h2 id="api-example-title">{m('api.example')}</h2>
         <p className="adm-note">{t('channels.api.howto')}</p>
-        <CopyField label={m('api.example')} value={example} multiline />
+        <CopyField label={m('api.example')} value={example} rows={7} />
         <small className="adm-hint">{m('api.exampleHint')}</small>
         <small className="adm-hint adm-block">{m('api.followHint')}</small>
       </section>

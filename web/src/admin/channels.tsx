@@ -414,7 +414,7 @@ function GeneralTab(props: { channel: Channel; teams: Team[]; onSaved: (c: Chann
         />
         <div className="field adm-field">
           <span className="adm-label">{t('channels.provider')}</span>
-          <span className="adm-static">{providerLabel(m, c.provider)}</span>
+          <div className="adm-static">{providerLabel(m, c.provider)}</div>
         </div>
       </div>
       <div className="adm-row">

@@ -372,7 +372,13 @@ export function Badge(props: { tone: 'ok' | 'warn' | 'bad' | 'neutral' | 'info';
  * A value the user copies: the copy button uses the Clipboard API, and where that is unavailable
  * (an insecure origin, a refused permission) selects the text for Ctrl+C instead.
  */
-export function CopyField(props: { label: string; value: string; multiline?: boolean; testId?: string }) {
+export function CopyField(props: {
+  label: string;
+  value: string;
+  /** Lines of a textarea, for long values that should be seen whole; an input otherwise. */
+  rows?: number;
+  testId?: string;
+}) {
   const { t } = useI18n();
   const m = useAdminText();
   const id = useId();
@@ -402,11 +408,7 @@ export function CopyField(props: { label: string; value: string; multiline?: boo
     <div className="field adm-field adm-copy">
       <label htmlFor={id}>{props.label}</label>
       <div className="adm-copy-row">
-        {props.multiline ? (
-          <textarea {...common} rows={Math.min(10, props.value.split('\n').length + 2)} />
-        ) : (
-          <input {...common} />
-        )}
+        {props.rows ? <textarea {...common} rows={props.rows} /> : <input {...common} />}
         <button type="button" className="btn" onClick={() => void copy()}>
           {t('common.copy')}
         </button>
@@ -432,7 +434,7 @@ export function SecretDialog(props: {
   return (
     <Dialog title={props.title} onClose={props.onClose}>
       <div className="adm-dialog-body" data-testid={props.testId}>
-        <p className="notice adm-once" role="note">
+        <p className="warning adm-once" role="note">
           {t('common.shownOnce')}
         </p>
         {props.notes.map((n) => (
@@ -443,6 +445,7 @@ export function SecretDialog(props: {
         <CopyField
           label={props.label}
           value={props.value}
+          rows={2}
           testId={props.testId ? `${props.testId}-value` : undefined}
         />
         <div className="adm-actions">
