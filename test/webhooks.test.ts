@@ -519,6 +519,27 @@ describe('outgoing webhooks', () => {
       assert.equal((await deliveries(b, wb.id)).total, 2);
     });
 
+    it('a slow endpoint holds at most 2 attempts at once; other endpoints go on', async () => {
+      const a = await account();
+      const b = await account();
+      const slow = await receiver({ script: () => ({ status: 200, hang: true }) });
+      const fast = await receiver();
+      const w = await subscribe(a, { url: slow.url, events: ['*'] });
+      await subscribe(b, { url: fast.url, events: ['chat.new'] });
+      // Ten deliveries to the slow endpoint, more than a node's eight attempt slots.
+      for (let i = 0; i < 5; i++) await a.inbound(0, phone());
+      await slow.next();
+      await slow.next();
+      await b.inbound(0, phone());
+      await fast.next();
+      assert.equal(slow.maxOpen(), 2);
+      // Stop its retries for the rest of the file.
+      await t.request('PATCH', `/api/webhooks/${w.id}`, {
+        headers: bearer(a.adminToken),
+        body: { enabled: false },
+      });
+    });
+
     it('a paused endpoint is owed nothing', async () => {
       const f = await account();
       const r = await receiver();

@@ -31,8 +31,8 @@ export class EventsRepo {
   }
 
   /**
-   * Writes events, and the webhook deliveries they are owed; answers the deliveries' ids, whose jobs
-   * the caller queues in the same transaction.
+   * Writes events, and the webhook deliveries they are owed; answers the deliveries, whose jobs the
+   * caller queues in the same transaction.
    */
   async insert(
     tx: Tx,
@@ -47,7 +47,7 @@ export class EventsRepo {
       audience: string[];
       data: Record<string, unknown>;
     }[],
-  ): Promise<string[]> {
+  ): Promise<{ id: string; webhookId: string }[]> {
     if (rows.length === 0) return [];
     // One statement for the events and the webhook deliveries of the account's enabled
     // subscriptions that take them: an account without subscriptions pays no extra round trip.
@@ -68,9 +68,9 @@ export class EventsRepo {
           .where('s.enabled', '=', true)
           .where(sql<boolean>`(ev.event = ANY(s.events) OR '*' = ANY(s.events))`),
       )
-      .returning('id')
+      .returning(['id', 'webhook_id'])
       .execute();
-    return deliveries.map((d) => d.id);
+    return deliveries.map((d) => ({ id: d.id, webhookId: d.webhook_id }));
   }
 
   async lastSeq(accountId: string): Promise<number> {

@@ -12,7 +12,7 @@ import { READ_ALL_TAG, room, type Target } from './rooms.js';
  * committed event always has its deliveries scheduled (src/modules/webhooks).
  */
 export interface DeliveryQueue {
-  enqueue(tx: Tx, deliveryIds: readonly string[]): Promise<void>;
+  enqueue(tx: Tx, deliveries: readonly { id: string; webhookId: string }[]): Promise<void>;
 }
 
 interface Pending {
@@ -47,7 +47,7 @@ export class EventBuffer {
     const byAccount = new Map<string, Pending[]>();
     for (const p of this.pending) byAccount.set(p.accountId, [...(byAccount.get(p.accountId) ?? []), p]);
     const routed: Routed[] = [];
-    const deliveryIds: string[] = [];
+    const created: { id: string; webhookId: string }[] = [];
     for (const [accountId, list] of byAccount) {
       const { last, now } = await repo.reserve(tx, accountId, list.length);
       const rows = list.map((p, i) => ({
@@ -61,10 +61,10 @@ export class EventBuffer {
         audience: p.target.audience,
         data: p.data,
       }));
-      deliveryIds.push(...(await repo.insert(tx, rows)));
+      created.push(...(await repo.insert(tx, rows)));
       for (const r of rows) routed.push({ envelope: toEnvelope(r), rooms: r.rooms });
     }
-    if (deliveryIds.length > 0) await deliveries.enqueue(tx, deliveryIds);
+    if (created.length > 0) await deliveries.enqueue(tx, created);
     this.written = routed;
   }
 

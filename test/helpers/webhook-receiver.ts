@@ -20,6 +20,8 @@ export interface WebhookReceiver {
   url: string;
   port: number;
   requests: ReceivedRequest[];
+  /** Most requests open (received, not yet answered or dropped by the sender) at one time. */
+  maxOpen(): number;
   /** Resolves with the next request (matching `pred`) not taken yet, past or future. */
   next(pred?: (r: ReceivedRequest) => boolean): Promise<ReceivedRequest>;
   close(): Promise<void>;
@@ -33,8 +35,13 @@ export async function startReceiver(opts: { port?: number; script?: Script } = {
   const requests: ReceivedRequest[] = [];
   const taken = new Set<number>();
   const waiters: (() => void)[] = [];
+  let open = 0;
+  let maxOpen = 0;
   const script: Script = opts.script ?? (() => ({ status: 200, body: 'ok' }));
   const server = http.createServer((req, res) => {
+    open++;
+    maxOpen = Math.max(maxOpen, open);
+    res.on('close', () => open--);
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -60,6 +67,7 @@ export async function startReceiver(opts: { port?: number; script?: Script } = {
     url: `http://127.0.0.1:${port}/hook`,
     port,
     requests,
+    maxOpen: () => maxOpen,
     next: (pred = () => true) =>
       new Promise((resolve) => {
         const look = () => {

@@ -165,7 +165,7 @@ export class WebhooksService {
       const now = new Date();
       const generation = await this.repo.replay(tx, id, deliveryId, now);
       if (generation === undefined) throw notFound();
-      await this.jobs.schedule(tx, [{ deliveryId, generation }], now);
+      await this.jobs.schedule(tx, [{ deliveryId, generation, webhookId: id }], now);
     });
     const row = await this.repo.findDelivery(id, deliveryId);
     if (!row) throw notFound();

@@ -16,6 +16,12 @@ export const MAX_RETRY_DELAY_MS = 3600_000;
 /** Attempts running at once per worker node; each waits at most the timeout on its receiver. */
 const CONCURRENCY = 8;
 
+/**
+ * Attempts to one endpoint running at once per node (pg-boss groups, by webhook id): a slow or dead
+ * endpoint holds at most this many of the node's slots, never every account's deliveries.
+ */
+const PER_ENDPOINT = 2;
+
 /** How much of a receiver's answer is read and kept (`lastError`), so a large body costs nothing. */
 const KEPT_BODY_CHARS = 300;
 
@@ -87,24 +93,33 @@ function describe(err: unknown, timeoutMs: number): string {
   return excerpt(message) || 'Network error';
 }
 
+/** An attempt to queue: the job's payload and the endpoint it goes to (its pg-boss group). */
+export interface ScheduledAttempt extends WebhookDeliveryJob {
+  webhookId: string;
+}
+
 /** Queues delivery attempts as pg-boss jobs inside the caller's transaction. */
 export class WebhookJobs implements DeliveryQueue {
   constructor(private readonly jobs: JobQueue) {}
 
   /** The first attempt of deliveries an event write just created. */
-  async enqueue(tx: Tx, deliveryIds: readonly string[]): Promise<void> {
+  async enqueue(tx: Tx, deliveries: readonly { id: string; webhookId: string }[]): Promise<void> {
     await this.schedule(
       tx,
-      deliveryIds.map((deliveryId) => ({ deliveryId, generation: 0 })),
+      deliveries.map((d) => ({ deliveryId: d.id, generation: 0, webhookId: d.webhookId })),
       null,
     );
   }
 
-  async schedule(tx: Tx, attempts: WebhookDeliveryJob[], startAfter: Date | null): Promise<void> {
+  async schedule(tx: Tx, attempts: readonly ScheduledAttempt[], startAfter: Date | null): Promise<void> {
     await this.jobs.insertInTransaction<WebhookDeliveryJob>(
       tx,
       QUEUES.webhookDelivery,
-      attempts.map((data) => (startAfter ? { data, startAfter } : { data })),
+      attempts.map(({ deliveryId, generation, webhookId }) => ({
+        data: { deliveryId, generation },
+        group: { id: webhookId },
+        ...(startAfter ? { startAfter } : {}),
+      })),
     );
   }
 }
@@ -137,6 +152,7 @@ export class WebhookDeliverer {
       {
         batchSize: 1,
         localConcurrency: CONCURRENCY,
+        localGroupConcurrency: PER_ENDPOINT,
         // Retries come due without a NOTIFY: a short poll finds them.
         pollingIntervalSeconds: 1,
         notifyPollingIntervalSeconds: 1,
@@ -251,7 +267,11 @@ export class WebhookDeliverer {
         nextAttemptAt: next,
       });
       if (owned) {
-        await this.jobs.schedule(tx, [{ deliveryId: delivery.id, generation: delivery.generation }], next);
+        await this.jobs.schedule(
+          tx,
+          [{ deliveryId: delivery.id, generation: delivery.generation, webhookId: delivery.webhook_id }],
+          next,
+        );
       }
       this.logger.debug({ ...log, error: result.error, next }, 'webhook delivery will be retried');
     });
