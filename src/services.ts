@@ -37,6 +37,8 @@ import { SendWorker } from './modules/messages/send.worker.js';
 import { ProviderRegistry } from './providers/registry.js';
 import { MessageStatusRepo } from './modules/messages/message-status.repo.js';
 import { MessageStatusService } from './modules/messages/message-status.service.js';
+import { SandboxRepo } from './modules/sandbox/sandbox.repo.js';
+import { SandboxService } from './modules/sandbox/sandbox.service.js';
 import { TeamsRepo } from './modules/teams/teams.repo.js';
 import { TeamsService } from './modules/teams/teams.service.js';
 import { UsersRepo } from './modules/users/users.repo.js';
@@ -147,6 +149,7 @@ export function createServices(deps: {
     inbound,
     whatsappWebhooks,
     messageStatuses,
+    sandbox: new SandboxService(repos.channels, repos.chats, new SandboxRepo(db), messageStatuses),
     deliverer,
     send: new SendService(db, repos.requestLogs, repos.channels, deps.jobs),
     agentMessages: new AgentMessagesService(

@@ -30,24 +30,35 @@ describe('agent screens', () => {
     await e2e?.close();
   });
 
-  it('shows a new customer message in the waiting queue live, captures it and replies with ticks', async () => {
+  it('customer simulator → waiting queue live → capture → reply → the simulator shows it, ticks advancing', async () => {
+    // The tester plays the customer in the simulator (as the admin); Ana attends in her own browser.
+    const tester = await e2e.newPage('simulator');
+    const sim = tester.page;
+    await e2e.loginUi(sim, e2e.admin);
+    await sim.getByRole('link', { name: 'Simulador' }).click();
+    await sim.getByRole('heading', { name: 'Simulador de cliente' }).waitFor();
+    await sim.getByLabel('Canal sandbox').selectOption({ label: channel.name });
+    await sim.getByLabel('Telefone do cliente').fill('5511987650001');
+    await sim.getByLabel('Nome do cliente').fill('Maria Clara');
+
     anaTab = await e2e.newPage('ana');
     const { page } = anaTab;
     await e2e.loginUi(page, ana);
     await page.locator('.shell[data-conn="online"]').waitFor();
     await page.getByText('Nenhuma conversa na fila').waitFor();
 
-    const chatId = await e2e.inbound(
-      channel.id,
-      '5511987650001',
-      'Olá, meu pedido não chegou',
-      'Maria Clara',
-    );
-    await chatItem(page, chatId).waitFor();
-    assert.match(await chatItem(page, chatId).innerText(), /Maria Clara[\s\S]*meu pedido não chegou/);
+    await sim.getByLabel('Mensagem do cliente').fill('Olá, meu pedido não chegou');
+    await sim.keyboard.press('Enter');
+    await bubble(sim, 'meu pedido não chegou').waitFor();
+
+    // In Ana's queue without a reload.
+    const item = page.locator('.chat-item', { hasText: 'Maria Clara' });
+    await item.waitFor();
+    const chatId = (await item.getAttribute('data-chat-id'))!;
+    assert.match(await item.innerText(), /meu pedido não chegou/);
     assert.equal(await page.getByTestId('count-waiting').innerText(), '1');
 
-    await chatItem(page, chatId).getByRole('link').click();
+    await item.getByRole('link').click();
     await bubble(page, 'meu pedido não chegou').waitFor();
     await page.getByText('Capture a conversa para responder').waitFor();
     await e2e.screenshot(page, 'inbox-waiting');
@@ -58,13 +69,35 @@ describe('agent screens', () => {
     await page.locator('.tab[aria-selected="true"]', { hasText: 'Em Atendimento' }).waitFor();
     await chatItem(page, chatId).waitFor();
 
+    // Every status the reply shows in the simulator, in order (written as a string: it runs in the page).
+    await sim.evaluate(`(() => {
+      window.__ticks = [];
+      const seen = () => {
+        const li = document.querySelector('.sim-phone .msg[data-origin="user"]');
+        const status = li && li.getAttribute('data-status');
+        if (status && window.__ticks[window.__ticks.length - 1] !== status) window.__ticks.push(status);
+      };
+      new MutationObserver(seen).observe(document.body, { subtree: true, childList: true, attributes: true });
+    })()`);
+
     await page.getByLabel('Mensagem').fill('Oi Maria! Vou verificar agora mesmo.');
     await page.keyboard.press('Enter');
     const reply = bubble(page, 'Vou verificar agora mesmo');
     await reply.waitFor();
-    await reply.locator('.tick[data-status="delivered"]').waitFor();
     assert.equal(await page.getByLabel('Mensagem').inputValue(), '');
+
+    // The customer sees it, and reads it: delivered, then read, on both sides.
+    const simReply = bubble(sim, 'Vou verificar agora mesmo');
+    await simReply.locator('.tick[data-status="read"]').waitFor();
+    await reply.locator('.tick[data-status="read"]').waitFor();
+    const ticks = (await sim.evaluate('window.__ticks')) as string[];
+    const rank = ['queued', 'sent', 'delivered', 'read'];
+    assert.ok(ticks.includes('delivered') && ticks.at(-1) === 'read', `ticks seen: ${ticks.join(' → ')}`);
+    for (let i = 1; i < ticks.length; i++) {
+      assert.ok(rank.indexOf(ticks[i]!) > rank.indexOf(ticks[i - 1]!), `ticks seen: ${ticks.join(' → ')}`);
+    }
     await e2e.screenshot(page, 'conversation');
+    await e2e.screenshot(sim, 'simulator');
     e2e.assertNoBrowserErrors();
   });
 

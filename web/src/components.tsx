@@ -53,7 +53,12 @@ export function Dialog(props: { title: string; onClose: () => void; children: Re
 
 /** The initials of a name, for avatars. */
 export function initials(name: string): string {
-  const parts = name.trim().split(/\s+/).filter(Boolean);
+  // Words that start with a letter or digit: "Loja (sandbox)" is "LS", not "L(".
+  const parts = name
+    .trim()
+    .split(/\s+/)
+    .map((p) => p.replace(/^[^\p{L}\p{N}]+/u, ''))
+    .filter(Boolean);
   const first = parts[0]?.[0] ?? '?';
   const last = parts.length > 1 ? (parts.at(-1)?.[0] ?? '') : '';
   return (first + last).toUpperCase();

@@ -204,6 +204,13 @@ const pt = {
   'sim.openConsole': 'Abrir no atendimento',
   'sim.newChat': 'Nova conversa',
   'sim.agent': 'Atendente',
+  'sim.as': 'Você é {name}',
+  'sim.autoRead': 'O cliente lê as respostas (confirmação de leitura)',
+  'sim.phoneLabel': 'Celular do cliente {name}',
+  'sim.messages': 'Conversa do cliente',
+  'sim.message': 'Mensagem do cliente',
+  'sim.closed': 'O atendente encerrou a conversa. Uma nova mensagem abre outra.',
+  'sim.hidden': 'A conversa foi para uma equipe que você não vê; suas mensagens continuam chegando a ela.',
   'time.now': 'agora',
 } as const;
 
@@ -410,6 +417,13 @@ const en: Record<MessageKey, string> = {
   'sim.openConsole': 'Open in the inbox',
   'sim.newChat': 'New conversation',
   'sim.agent': 'Agent',
+  'sim.as': 'You are {name}',
+  'sim.autoRead': 'The customer reads the replies (read receipt)',
+  'sim.phoneLabel': "{name}'s phone",
+  'sim.messages': "The customer's conversation",
+  'sim.message': "Customer's message",
+  'sim.closed': 'The agent closed the conversation. A new message opens another one.',
+  'sim.hidden': 'The conversation went to a team you do not see; your messages still reach it.',
   'time.now': 'now',
 };
 

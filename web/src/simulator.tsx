@@ -1,3 +1,338 @@
+import { useCallback, useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
+import { ApiError, get, post, qs } from './api';
+import { Avatar } from './components';
+import { useI18n } from './i18n';
+import { isOutgoing, mergeMessages, newerChat } from './inbox/chat-state';
+import { MessageList, type MessageListHandle } from './inbox/messages';
+import { Link } from './router';
+import { useSession } from './session';
+import type { Chat, Envelope, Message, MessageHistory } from './types';
+
+// The customer simulator (`/simulator`): the tester plays a customer writing on a sandbox channel.
+// Their messages go through the sandbox's inbound route, exactly as a customer's would arrive; the
+// conversation is read back through the agent API (the tester is a user of the account) and kept
+// live through the gateway's attendance room, so the agent's replies and their ticks show at once.
+
+const STORE = 'atende.simulator';
+const HISTORY_PAGE = 30;
+
+interface Saved {
+  channelId: string;
+  phone: string;
+  name: string;
+  /** Whether the customer reads what arrives (a read receipt, the blue ticks on the agent's side). */
+  autoRead: boolean;
+  /** The conversation of each channel and phone, to find it again after a reload. */
+  chats: Record<string, string>;
+}
+
+/** A Brazilian mobile number nobody is likely to have used yet in this installation. */
+function randomPhone(): string {
+  let n = '551199';
+  for (let i = 0; i < 7; i++) n += String(Math.floor(Math.random() * 10));
+  return n;
+}
+
+function loadSaved(): Saved {
+  try {
+    const raw = JSON.parse(localStorage.getItem(STORE) ?? 'null') as Partial<Saved> | null;
+    if (raw && typeof raw === 'object') {
+      return {
+        channelId: typeof raw.channelId === 'string' ? raw.channelId : '',
+        phone: typeof raw.phone === 'string' && raw.phone ? raw.phone : randomPhone(),
+        name: typeof raw.name === 'string' ? raw.name : '',
+        autoRead: raw.autoRead !== false,
+        chats: raw.chats && typeof raw.chats === 'object' ? raw.chats : {},
+      };
+    }
+  } catch {
+    // a damaged entry: start over
+  }
+  return { channelId: '', phone: randomPhone(), name: '', autoRead: true, chats: {} };
+}
+
 export function Simulator(props: { path: string }) {
-  return <section className="page" data-path={props.path} />;
+  const { t } = useI18n();
+  const { channels, gateway, users } = useSession();
+  const sandboxes = channels.filter((c) => c.provider === 'sandbox');
+  const [saved, setSaved] = useState<Saved>(loadSaved);
+  const channelId = sandboxes.some((c) => c.id === saved.channelId)
+    ? saved.channelId
+    : (sandboxes[0]?.id ?? '');
+  const channel = sandboxes.find((c) => c.id === channelId);
+  const key = `${channelId}:${saved.phone}`;
+  const chatId = saved.chats[key] ?? null;
+
+  const [chat, setChat] = useState<Chat | null>(null);
+  const [messages, setMessages] = useState<Message[]>([]);
+  const [nextBefore, setNextBefore] = useState<string | null>(null);
+  const [loadingOlder, setLoadingOlder] = useState(false);
+  const [hidden, setHidden] = useState(false);
+  const [text, setText] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const list = useRef<MessageListHandle>(null);
+  const current = useRef(chatId);
+  current.current = chatId;
+
+  useEffect(() => localStorage.setItem(STORE, JSON.stringify(saved)), [saved]);
+
+  const update = (patch: Partial<Saved>) => setSaved((s) => ({ ...s, ...patch }));
+
+  const loadLatest = useCallback(async (id: string, first: boolean) => {
+    try {
+      const [c, history] = await Promise.all([
+        get<Chat>(`/api/chats/${id}`),
+        get<MessageHistory>(`/api/chats/${id}/messages${qs({ limit: HISTORY_PAGE })}`),
+      ]);
+      if (current.current !== id) return;
+      setChat((prev) => newerChat(prev?.id === id ? prev : undefined, c));
+      setMessages((prev) => mergeMessages(prev, history.messages));
+      if (first) setNextBefore(history.nextBefore);
+      setHidden(false);
+    } catch (err) {
+      // Transferred to a team this tester does not see: the customer's side still works.
+      if (current.current === id && err instanceof ApiError && err.status === 404) setHidden(true);
+    }
+  }, []);
+
+  // Open the conversation: follow it live, then read what it has.
+  useEffect(() => {
+    setChat(null);
+    setMessages([]);
+    setNextBefore(null);
+    setHidden(false);
+    if (!chatId) return;
+    let stale = false;
+    gateway?.watchChats([chatId]);
+    void (gateway ? gateway.attend(chatId) : Promise.resolve()).then(() => {
+      if (!stale) void loadLatest(chatId, true);
+    });
+    return () => {
+      stale = true;
+    };
+  }, [chatId, gateway, loadLatest]);
+
+  useEffect(() => () => void gateway?.attend(null), [gateway]);
+
+  useEffect(() => {
+    if (!gateway) return;
+    const onMessage = (e: Envelope) => {
+      const data = e.data as { chatId?: string; message?: Message };
+      if (!data.message || data.chatId !== current.current) return;
+      const m = data.message;
+      setMessages((prev) => mergeMessages(prev, [m]));
+    };
+    const onChat = (e: Envelope) => {
+      const c = (e.data as { chat?: Chat }).chat;
+      if (c && c.id === current.current) setChat((prev) => newerChat(prev ?? undefined, c));
+    };
+    const offs = [
+      gateway.on('message.upsert', onMessage),
+      gateway.on('message.update', onMessage),
+      ...['chat.update', 'chat.queue', 'chat.capture', 'chat.transfer', 'chat.close'].map((n) =>
+        gateway.on(n, onChat),
+      ),
+      gateway.onResync(() => {
+        if (current.current) void loadLatest(current.current, false);
+      }),
+    ];
+    return () => offs.forEach((off) => off());
+  }, [gateway, loadLatest]);
+
+  const loadOlder = useCallback(async () => {
+    if (!chatId || !nextBefore || loadingOlder) return;
+    setLoadingOlder(true);
+    try {
+      const page = await get<MessageHistory>(
+        `/api/chats/${chatId}/messages${qs({ before: nextBefore, limit: HISTORY_PAGE })}`,
+      );
+      if (current.current !== chatId) return;
+      setMessages((prev) => mergeMessages(prev, page.messages));
+      setNextBefore(page.nextBefore);
+    } catch {
+      // the button stays, to try again
+    } finally {
+      setLoadingOlder(false);
+    }
+  }, [chatId, nextBefore, loadingOlder]);
+
+  // The customer reads what the agent sent, shortly after it arrives while this page is in view: the
+  // sandbox's read receipt, which turns the agent's ticks blue.
+  const unread = messages.some((m) => isOutgoing(m) && (m.status === 'sent' || m.status === 'delivered'));
+  const reading = useRef(false);
+  useEffect(() => {
+    if (!saved.autoRead || !unread || !chatId || !channelId) return;
+    const readNow = () => {
+      if (document.visibilityState !== 'visible' || reading.current) return;
+      reading.current = true;
+      post(`/api/sandbox/channels/${channelId}/read`, { chatId })
+        .catch(() => undefined)
+        .finally(() => (reading.current = false));
+    };
+    const timer = setTimeout(readNow, 800);
+    document.addEventListener('visibilitychange', readNow);
+    return () => {
+      clearTimeout(timer);
+      document.removeEventListener('visibilitychange', readNow);
+    };
+  }, [saved.autoRead, unread, messages, chatId, channelId]);
+
+  const send = async (e?: FormEvent) => {
+    e?.preventDefault();
+    const body = text.trim();
+    if (!body || !channelId || busy) return;
+    setBusy(true);
+    setError(null);
+    try {
+      const res = await post<{ chatId: string; messageId: string }>(
+        `/api/sandbox/channels/${channelId}/inbound`,
+        { from: saved.phone, text: body, ...(saved.name.trim() ? { name: saved.name.trim() } : {}) },
+      );
+      setText('');
+      // A closed conversation is not reopened: the message starts a new one.
+      if (res.chatId !== chatId) setSaved((s) => ({ ...s, chats: { ...s.chats, [key]: res.chatId } }));
+      else list.current?.scrollToBottom();
+    } catch (err) {
+      setError(err instanceof ApiError && err.status !== 0 ? err.message : t('common.error'));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
+      e.preventDefault();
+      void send();
+    }
+  };
+
+  const customer = saved.name.trim() || saved.phone;
+  const authorOf = (m: Message) =>
+    m.origin === 'user'
+      ? (users.find((u) => u.id === m.userId)?.name ?? t('sim.agent'))
+      : m.origin === 'api'
+        ? t('chat.api')
+        : undefined;
+
+  return (
+    <div className="sim" data-path={props.path}>
+      <section className="sim-setup" aria-labelledby="sim-title">
+        <h1 id="sim-title">{t('sim.title')}</h1>
+        <p className="muted">{t('sim.intro')}</p>
+        <div className="card">
+          {sandboxes.length === 0 ? (
+            <p className="notice">{t('sim.noChannels')}</p>
+          ) : (
+            <label className="field">
+              <span>{t('sim.channel')}</span>
+              <select value={channelId} onChange={(e) => update({ channelId: e.target.value })}>
+                {sandboxes.map((c) => (
+                  <option key={c.id} value={c.id}>
+                    {c.name}
+                  </option>
+                ))}
+              </select>
+            </label>
+          )}
+          <label className="field">
+            <span>{t('sim.phone')}</span>
+            <input
+              type="tel"
+              inputMode="numeric"
+              value={saved.phone}
+              maxLength={32}
+              onChange={(e) => update({ phone: e.target.value.replace(/[^\d+]/g, '') })}
+            />
+          </label>
+          <label className="field">
+            <span>{t('sim.name')}</span>
+            <input
+              type="text"
+              value={saved.name}
+              maxLength={200}
+              placeholder="Maria"
+              onChange={(e) => update({ name: e.target.value })}
+            />
+          </label>
+          <label className="check">
+            <input
+              type="checkbox"
+              checked={saved.autoRead}
+              onChange={(e) => update({ autoRead: e.target.checked })}
+            />
+            {t('sim.autoRead')}
+          </label>
+          <div className="sim-actions">
+            <button type="button" className="btn" onClick={() => update({ phone: randomPhone(), name: '' })}>
+              {t('sim.newChat')}
+            </button>
+            {chatId && !hidden && (
+              <Link href={`/inbox/${chatId}`} className="btn">
+                {t('sim.openConsole')}
+              </Link>
+            )}
+          </div>
+        </div>
+      </section>
+
+      <section className="sim-phone" aria-label={t('sim.phoneLabel', { name: customer })}>
+        <header className="sim-phone-head">
+          <Avatar name={channel?.name ?? 'Atende'} small />
+          <div>
+            <strong>{channel?.name ?? t('sim.channel')}</strong>
+            <small>{t('sim.as', { name: customer })}</small>
+          </div>
+        </header>
+        {hidden && (
+          <p className="warning sim-note" role="status">
+            {t('sim.hidden')}
+          </p>
+        )}
+        {chatId ? (
+          <MessageList
+            ref={list}
+            messages={messages}
+            side="customer"
+            hasOlder={nextBefore !== null}
+            loadingOlder={loadingOlder}
+            onLoadOlder={() => void loadOlder()}
+            authorOf={authorOf}
+            label={t('sim.messages')}
+          />
+        ) : (
+          <div className="messages sim-empty">
+            <p className="messages-edge">{t('sim.empty')}</p>
+          </div>
+        )}
+        {chat?.status === 'closed' && (
+          <p className="sim-note muted" role="status">
+            {t('sim.closed')}
+          </p>
+        )}
+        <form className="composer" onSubmit={(e) => void send(e)}>
+          {error && (
+            <p className="error" role="alert">
+              {error}
+            </p>
+          )}
+          <div className="composer-row">
+            <textarea
+              rows={1}
+              value={text}
+              aria-label={t('sim.message')}
+              placeholder={t('sim.placeholder')}
+              maxLength={4096}
+              disabled={!channelId}
+              onChange={(e) => setText(e.target.value)}
+              onKeyDown={onKeyDown}
+            />
+            <button type="submit" className="btn primary" disabled={busy || !channelId || !text.trim()}>
+              {t('chat.send')}
+            </button>
+          </div>
+        </form>
+      </section>
+    </div>
+  );
 }

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/app-type.js';
 import { userGuard, userOf } from '../../http/auth.js';
-import { errorResponses, IdParams } from '../../http/schemas.js';
+import { errorResponses, IdParams, ObjectIdString } from '../../http/schemas.js';
 import type { Services } from '../../services.js';
 
 const InboundBody = Type.Object(
@@ -14,6 +14,11 @@ const InboundBody = Type.Object(
     name: Type.Optional(Type.String({ maxLength: 200 })),
     text: Type.String({ minLength: 1, maxLength: 4096 }),
   },
+  { additionalProperties: false },
+);
+
+const ReadBody = Type.Object(
+  { chatId: ObjectIdString({ description: "The customer's conversation on this channel" }) },
   { additionalProperties: false },
 );
 
@@ -44,5 +49,26 @@ export function sandboxRoutes(app: App, services: Services): void {
       );
       return reply.status(201).send({ chatId, messageId });
     },
+  );
+  app.post(
+    '/api/sandbox/channels/:id/read',
+    {
+      onRequest: userGuard(services),
+      schema: {
+        tags: ['Sandbox'],
+        summary: 'Play the customer: they read the messages sent to them',
+        description:
+          "The conversation's sent and delivered messages (agents', the Channel API's) become `read`, each a " +
+          '`message.update`, as a WhatsApp read receipt would make them. Answers how many changed.',
+        security: [{ bearer: [] }],
+        params: IdParams,
+        body: ReadBody,
+        response: {
+          200: Type.Object({ read: Type.Integer() }),
+          ...errorResponses(400, 401, 404),
+        },
+      },
+    },
+    async (request) => services.sandbox.customerRead(userOf(request), request.params.id, request.body.chatId),
   );
 }

@@ -1,0 +1,42 @@
+import { badRequest, notFound } from '../../http/errors.js';
+import type { UserActor } from '../auth/actors.js';
+import type { ChannelsRepo } from '../channels/channels.repo.js';
+import type { ChatsRepo } from '../chats/chats.repo.js';
+import type { MessageStatusService } from '../messages/message-status.service.js';
+import type { SandboxRepo } from './sandbox.repo.js';
+
+/**
+ * The customer's side of a sandbox channel beyond writing (which is the inbound path): reading.
+ * A real provider reports `read` when the customer opens the messages; the sandbox has no customer
+ * device, so the simulator reports it, through the same status path as a WhatsApp receipt.
+ */
+export class SandboxService {
+  constructor(
+    private readonly channels: ChannelsRepo,
+    private readonly chats: ChatsRepo,
+    private readonly repo: SandboxRepo,
+    private readonly statuses: MessageStatusService,
+  ) {}
+
+  /** The customer of `chatId` read everything sent to them; answers how many messages moved to read. */
+  async customerRead(actor: UserActor, channelId: string, chatId: string): Promise<{ read: number }> {
+    const channel = await this.channels.find(actor.accountId, channelId);
+    if (!channel) throw notFound();
+    if (channel.provider !== 'sandbox') throw badRequest('O canal não é um canal sandbox');
+    const chat = await this.chats.find(actor.accountId, chatId);
+    if (!chat || chat.channel_id !== channelId) throw notFound();
+    let read = 0;
+    const timestamp = new Date();
+    for (const providerMessageId of await this.repo.unreadOutgoing(actor.accountId, chatId)) {
+      const outcome = await this.statuses.apply(channelId, {
+        providerMessageId,
+        status: 'read',
+        timestamp,
+        recipient: null,
+        error: null,
+      });
+      if (outcome === 'changed') read++;
+    }
+    return { read };
+  }
+}
