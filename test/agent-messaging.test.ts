@@ -113,11 +113,14 @@ describe('Agent messaging', () => {
       updatedAt: r.updated_at.toISOString(),
     };
   };
-  /** The worker runs in the background and nothing announces its outcome: bounded polling of the row. */
-  const settled = async (id: string): Promise<Message> => {
+  /**
+   * Bounded polling of the row until the worker's outcome is stored. The sandbox records `sent` and
+   * then `delivered` in two steps, so its tests wait for the final one (`final`).
+   */
+  const settled = async (id: string, final = false): Promise<Message> => {
     for (let i = 0; i < 300; i++) {
       const m = await shown(id);
-      if (m.status !== 'queued') return m;
+      if (final ? m.status === 'delivered' || m.status === 'failed' : m.status !== 'queued') return m;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     assert.fail(`message ${id} is still queued`);
@@ -385,7 +388,7 @@ describe('Agent messaging', () => {
         createdAt: body.createdAt,
       });
 
-      const done = await settled(body.id);
+      const done = await settled(body.id, true);
       assert.match(done.providerMessageId ?? '', /^sandbox\./);
       assert.deepEqual(done, {
         ...queued,
@@ -422,7 +425,7 @@ describe('Agent messaging', () => {
       assert.deepEqual(blob.rows[0]?.bytes, Buffer.from(PNG_BASE64, 'base64'));
       assert.equal((await stored(chatId)).lastMessage?.content, 'Segue a imagem');
 
-      const done = await settled(body.id);
+      const done = await settled(body.id, true);
       assert.equal(done.status, 'delivered');
       const { mediaId, ...rest } = done.content.media as Record<string, unknown>;
       assert.deepEqual(rest, media);
