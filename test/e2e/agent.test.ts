@@ -17,6 +17,7 @@ describe('agent screens', () => {
   let billing: { id: string; name: string };
   let channel: { id: string; name: string };
   let anaTab: TestPage;
+  let brunoTab: TestPage;
 
   before(async () => {
     e2e = await startE2E();
@@ -34,6 +35,10 @@ describe('agent screens', () => {
     // The tester plays the customer in the simulator (as the admin); Ana attends in her own browser.
     const tester = await e2e.newPage('simulator');
     const sim = tester.page;
+    await sim.goto(`${e2e.url}/`);
+    await sim.getByRole('heading', { name: 'Entrar no Atende' }).waitFor();
+    assert.equal(await sim.locator('html').getAttribute('lang'), 'pt-BR');
+    await e2e.screenshot(sim, 'login');
     await e2e.loginUi(sim, e2e.admin);
     await sim.getByRole('link', { name: 'Simulador' }).click();
     await sim.getByRole('heading', { name: 'Simulador de cliente' }).waitFor();
@@ -115,7 +120,7 @@ describe('agent screens', () => {
   });
 
   it('a transfer by one agent appears live in the other agent’s list', async () => {
-    const brunoTab = await e2e.newPage('bruno');
+    brunoTab = await e2e.newPage('bruno');
     await e2e.loginUi(brunoTab.page, bruno);
     await brunoTab.page.locator('.shell[data-conn="online"]').waitFor();
 
@@ -140,6 +145,92 @@ describe('agent screens', () => {
     e2e.assertNoBrowserErrors();
   });
 
+  it('a transfer to an agent reaches their own list and notifies them', async () => {
+    const chatId = await e2e.inbound(channel.id, '5511987650005', 'Pode me ligar?', 'Elisa');
+    await ana.api.ok('POST', `/api/chats/${chatId}/capture`);
+    const page = anaTab.page;
+    await page.goto(`${e2e.url}/inbox/${chatId}`);
+    await page.getByRole('button', { name: 'Transferir' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Transferir conversa' });
+    await dialog.getByRole('radio', { name: 'Para um atendente' }).check();
+    await dialog.locator('select').selectOption({ label: bruno.name });
+    await dialog.getByRole('button', { name: 'Transferir' }).click();
+    await page.waitForURL(`${e2e.url}/inbox`);
+
+    const b = brunoTab.page;
+    await b.getByRole('tab', { name: /Em Atendimento/ }).click();
+    await chatItem(b, chatId).waitFor();
+    const toast = b.locator('.toast', { hasText: 'Uma conversa foi atribuída a você' });
+    await toast.waitFor();
+    await b.getByRole('button', { name: 'Abrir notificações (1 não lidas)' }).waitFor();
+    await toast.getByRole('button', { name: 'Abrir conversa' }).click();
+    await b.waitForURL(`${e2e.url}/inbox/${chatId}`);
+    await bubble(b, 'Pode me ligar?').waitFor();
+    await b.getByRole('button', { name: 'Abrir notificações (0 não lidas)' }).waitFor();
+    e2e.assertNoBrowserErrors();
+  });
+
+  it('pages older messages in as the agent scrolls up', async () => {
+    const phone = '5511987650006';
+    let chatId = '';
+    for (let i = 1; i <= 45; i++) {
+      chatId = await e2e.inbound(channel.id, phone, `Mensagem ${String(i).padStart(2, '0')}`, 'Fábio');
+    }
+    await ana.api.ok('POST', `/api/chats/${chatId}/capture`);
+    const page = anaTab.page;
+    await page.goto(`${e2e.url}/inbox/${chatId}`);
+    await bubble(page, 'Mensagem 45').waitFor();
+    assert.equal(await bubble(page, 'Mensagem 01').count(), 0);
+    // Keyboard: the history is focusable and Home scrolls it to the top, which asks for more.
+    await page.getByRole('list', { name: 'Mensagens com Fábio' }).focus();
+    await page.keyboard.press('Home');
+    await bubble(page, 'Mensagem 01').waitFor();
+    await page.getByText('Início da conversa').waitFor();
+    assert.equal(await page.locator('.messages .msg').count(), 45);
+    e2e.assertNoBrowserErrors();
+  });
+
+  it('replies with an attachment, and closes the conversation', async () => {
+    const chatId = await e2e.inbound(channel.id, '5511987650007', 'Manda o recibo?', 'Gabi');
+    await ana.api.ok('POST', `/api/chats/${chatId}/capture`);
+    const page = anaTab.page;
+    await page.goto(`${e2e.url}/inbox/${chatId}`);
+    await bubble(page, 'Manda o recibo?').waitFor();
+    await page.getByTestId('attach-input').setInputFiles({
+      name: 'recibo.pdf',
+      mimeType: 'application/pdf',
+      buffer: Buffer.from('%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n'),
+    });
+    await page.locator('.composer-attachment', { hasText: 'recibo.pdf' }).waitFor();
+    await page.getByLabel('Mensagem').fill('Segue o recibo');
+    await page.getByRole('button', { name: 'Enviar' }).click();
+    const sent = page.locator('.messages .msg.out', { hasText: 'recibo.pdf' });
+    await sent.waitFor();
+    assert.match(await sent.innerText(), /Segue o recibo/);
+    await sent.locator('.tick[data-status="delivered"]').waitFor();
+    await page.locator('.composer-attachment').waitFor({ state: 'detached' });
+
+    await page.getByRole('button', { name: 'Encerrar' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Encerrar esta conversa?' });
+    await confirm.getByRole('button', { name: 'Encerrar' }).click();
+    await page.locator('.composer-note', { hasText: 'Conversa encerrada' }).waitFor();
+    await chatItem(page, chatId).waitFor({ state: 'detached' });
+    e2e.assertNoBrowserErrors();
+  });
+
+  it('speaks English when asked', async () => {
+    const page = anaTab.page;
+    await page.goto(`${e2e.url}/inbox`);
+    await page.getByRole('combobox', { name: 'Idioma' }).selectOption('en');
+    await page.getByRole('tab', { name: /Waiting/ }).waitFor();
+    await page.getByRole('tab', { name: /My chats/ }).waitFor();
+    assert.equal(await page.locator('html').getAttribute('lang'), 'en');
+    await e2e.screenshot(page, 'inbox-english');
+    await page.getByRole('combobox', { name: 'Language' }).selectOption('pt-BR');
+    await page.getByRole('tab', { name: /Espera/ }).waitFor();
+    e2e.assertNoBrowserErrors();
+  });
+
   it('shows the reconnecting state when the server drops the connection, and loses no message', async () => {
     const page = anaTab.page;
     const chatId = await e2e.inbound(channel.id, '5511987650004', 'Primeira mensagem', 'Davi');
@@ -148,6 +239,11 @@ describe('agent screens', () => {
     await bubble(page, 'Primeira mensagem').waitFor();
     await page.locator('.shell[data-conn="online"]').waitFor();
 
+    const historyReads: string[] = [];
+    page.on('request', (r) => {
+      if (r.url().includes(`/api/chats/${chatId}/messages`) && r.method() === 'GET')
+        historyReads.push(r.url());
+    });
     const dropped = await e2e.disconnectSockets(ana.id);
     assert.ok(dropped >= 1);
     // The server's disconnect ends the session (nothing to recover): the console shows it, comes
@@ -158,9 +254,41 @@ describe('agent screens', () => {
     await page.locator('.shell[data-conn="online"]').waitFor();
     await page.getByTestId('reconnecting').waitFor({ state: 'detached' });
     await bubble(page, 'Mensagem durante a queda').waitFor();
+    assert.ok(historyReads.length >= 1, 'the conversation was read again through REST');
     // And it is live again.
     await e2e.inbound(channel.id, '5511987650004', 'Depois da volta', 'Davi');
     await bubble(page, 'Depois da volta').waitFor();
+    e2e.assertNoBrowserErrors();
+  });
+
+  it('comes back from a dropped connection within the recovery window with what it missed', async () => {
+    const page = anaTab.page;
+    const chatId = await e2e.inbound(channel.id, '5511987650008', 'Oi de novo', 'Helena');
+    await ana.api.ok('POST', `/api/chats/${chatId}/capture`);
+    await page.goto(`${e2e.url}/inbox/${chatId}`);
+    await bubble(page, 'Oi de novo').waitFor();
+    await page.locator('.shell[data-conn="online"]').waitFor();
+    // Every connection state the shell goes through, and every history read from now on.
+    await page.evaluate(`(() => {
+      window.__conn = [];
+      const shell = document.querySelector('.shell');
+      new MutationObserver(() => window.__conn.push(shell.getAttribute('data-conn')))
+        .observe(shell, { attributes: true, attributeFilter: ['data-conn'] });
+    })()`);
+    const historyReads: string[] = [];
+    page.on('request', (r) => {
+      if (r.url().includes(`/api/chats/${chatId}/messages`) && r.method() === 'GET')
+        historyReads.push(r.url());
+    });
+
+    assert.ok((await e2e.disconnectSockets(ana.id, 'transport')) >= 1);
+    await e2e.inbound(channel.id, '5511987650008', 'Enquanto a rede caiu', 'Helena');
+    await bubble(page, 'Enquanto a rede caiu').waitFor();
+    await page.locator('.shell[data-conn="online"]').waitFor();
+    const states = (await page.evaluate('window.__conn')) as string[];
+    assert.deepEqual(states, ['reconnecting', 'online']);
+    // The session was recovered: the missed message came through the gateway, not a reload.
+    assert.deepEqual(historyReads, []);
     e2e.assertNoBrowserErrors();
   });
 

@@ -94,8 +94,11 @@ export interface E2E {
   }): Promise<{ id: string; name: string }>;
   /** A customer message on a sandbox channel, as the simulator sends it; returns the chat id. */
   inbound(channelId: string, from: string, text: string, name?: string): Promise<string>;
-  /** Ends the gateway connections of the account's users (all, or one user's). */
-  disconnectSockets(userId?: string): Promise<number>;
+  /**
+   * Ends the gateway connections of the account's users (all, or one user's): with the session
+   * (`disconnect`, nothing to recover), or only the connection (`transport`, recoverable).
+   */
+  disconnectSockets(userId?: string, mode?: 'disconnect' | 'transport'): Promise<number>;
   /**
    * A new browser context (its own cookies: one signed-in user) with one page; console errors and
    * uncaught exceptions are collected, and `close` fails when there are any not `allow`ed.
@@ -254,12 +257,11 @@ export async function startE2E(opts: { env?: Record<string, string> } = {}): Pro
       );
       return res.chatId;
     },
-    async disconnectSockets(userId) {
-      const res = await adminApi.ok<{ disconnected: number }>(
-        'POST',
-        '/api/test/gateway/disconnect',
-        userId ? { userId } : {},
-      );
+    async disconnectSockets(userId, mode) {
+      const res = await adminApi.ok<{ disconnected: number }>('POST', '/api/test/gateway/disconnect', {
+        ...(userId ? { userId } : {}),
+        ...(mode ? { mode } : {}),
+      });
       return res.disconnected;
     },
     async newPage(name, o = {}) {

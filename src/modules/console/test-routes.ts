@@ -7,14 +7,24 @@ import type { Services } from '../../services.js';
 import { requirePermission } from '../auth/guards.js';
 
 const DisconnectBody = Type.Object(
-  { userId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) },
+  {
+    userId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    mode: Type.Optional(
+      Type.Union([Type.Literal('disconnect'), Type.Literal('transport')], {
+        description:
+          '`disconnect` (default): the server ends the session, nothing to recover. `transport`: the connection ' +
+          'drops as on a network failure, and the session waits for the client within the recovery window.',
+      }),
+    ),
+  },
   { additionalProperties: false },
 );
 
 /**
  * Test-only routes, registered only with `ATENDE_TEST_ROUTES=1` (the browser tests' server): the
- * server ends the gateway connections of the caller's account, as a gateway node going away would,
- * so a test sees the console reconnect and reload what it missed.
+ * server ends the gateway connections of the caller's account — the session with them, as a node
+ * going away would, or only the transport, as a network failure would — so a test sees the console
+ * reconnect and catch up.
  */
 export function testRoutes(app: App, services: Services, io: Server | null): void {
   app.post(
@@ -31,13 +41,15 @@ export function testRoutes(app: App, services: Services, io: Server | null): voi
       const actor = userOf(request);
       requirePermission(actor, 'users:manage');
       if (!io) return { disconnected: 0 };
-      const { userId } = request.body;
+      const { userId, mode = 'disconnect' } = request.body;
       let disconnected = 0;
-      for (const socket of await io.local.fetchSockets()) {
+      // This node's own connections: the browser tests run one node.
+      for (const socket of io.of('/').sockets.values()) {
         const user = (socket.data as { user?: { userId: string; accountId: string } | null }).user;
         if (!user || user.accountId !== actor.accountId) continue;
         if (userId !== undefined && user.userId !== userId) continue;
-        socket.disconnect(true);
+        if (mode === 'transport') socket.conn.close();
+        else socket.disconnect(true);
         disconnected++;
       }
       return { disconnected };
