@@ -23,9 +23,9 @@ describe('agent screens', () => {
     e2e = await startE2E();
     ana = await e2e.createUser({ name: 'Ana Souza' });
     bruno = await e2e.createUser({ name: 'Bruno Lima' });
-    support = await e2e.createTeam('Suporte', [ana.id]);
+    // The admin is in Ana's team: the simulator's one-click setup answers with the admin's own team.
+    support = await e2e.createTeam('Suporte', [ana.id, e2e.admin.id]);
     billing = await e2e.createTeam('Financeiro', [bruno.id]);
-    channel = await e2e.createChannel({ name: 'Loja (sandbox)', defaultTeamId: support.id });
   });
   after(async () => {
     await e2e?.close();
@@ -42,7 +42,17 @@ describe('agent screens', () => {
     await e2e.loginUi(sim, e2e.admin);
     await sim.getByRole('link', { name: 'Simulador' }).click();
     await sim.getByRole('heading', { name: 'Simulador de cliente' }).waitFor();
-    await sim.getByLabel('Canal sandbox').selectOption({ label: channel.name });
+    // A new installation has no channel: the simulator makes a sandbox channel in one click.
+    await sim.getByText('Nenhum canal sandbox').waitFor();
+    await sim.getByRole('button', { name: 'Criar um canal sandbox' }).click();
+    await sim.getByLabel('Canal sandbox').waitFor();
+    const channels = await e2e.admin.api.ok<
+      { id: string; name: string; provider: string; defaultTeamId: string }[]
+    >('GET', '/api/channels');
+    assert.equal(channels.length, 1);
+    assert.deepEqual([channels[0]!.provider, channels[0]!.defaultTeamId], ['sandbox', support.id]);
+    channel = { id: channels[0]!.id, name: channels[0]!.name };
+    assert.equal(await sim.getByLabel('Canal sandbox').inputValue(), channel.id);
     await sim.getByLabel('Telefone do cliente').fill('5511987650001');
     await sim.getByLabel('Nome do cliente').fill('Maria Clara');
 
@@ -268,6 +278,8 @@ describe('agent screens', () => {
     await page.goto(`${e2e.url}/inbox/${chatId}`);
     await bubble(page, 'Oi de novo').waitFor();
     await page.locator('.shell[data-conn="online"]').waitFor();
+    // The first connection's own catch-up (it is never a recovered one) is over before we look.
+    await page.waitForLoadState('networkidle');
     // Every connection state the shell goes through, and every history read from now on.
     await page.evaluate(`(() => {
       window.__conn = [];

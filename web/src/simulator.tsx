@@ -6,7 +6,7 @@ import { isOutgoing, mergeMessages, newerChat } from './inbox/chat-state';
 import { MessageList, type MessageListHandle } from './inbox/messages';
 import { Link } from './router';
 import { useSession } from './session';
-import type { Chat, Envelope, Message, MessageHistory } from './types';
+import type { Channel, Chat, Envelope, Message, MessageHistory, Team } from './types';
 
 // The customer simulator (`/simulator`): the tester plays a customer writing on a sandbox channel.
 // Their messages go through the sandbox's inbound route, exactly as a customer's would arrive; the
@@ -53,7 +53,7 @@ function loadSaved(): Saved {
 
 export function Simulator(props: { path: string }) {
   const { t } = useI18n();
-  const { channels, gateway, users } = useSession();
+  const { channels, gateway, users, teams, me, can, reloadDirectory } = useSession();
   const sandboxes = channels.filter((c) => c.provider === 'sandbox');
   const [saved, setSaved] = useState<Saved>(loadSaved);
   const channelId = sandboxes.some((c) => c.id === saved.channelId)
@@ -178,6 +178,33 @@ export function Simulator(props: { path: string }) {
     };
   }, [saved.autoRead, unread, messages, chatId, channelId]);
 
+  // A first run has no channel yet: one click makes a sandbox channel (and a team, if there is none
+  // to answer it), so the tour needs no admin screens.
+  const canSetUp = can('channels:manage') && can('teams:manage');
+  const [settingUp, setSettingUp] = useState(false);
+  const setUp = async () => {
+    setSettingUp(true);
+    setError(null);
+    try {
+      const active = teams.filter((x) => x.status === 'active');
+      const team =
+        active.find((x) => x.members.includes(me.user.id)) ??
+        active[0] ??
+        (await post<Team>('/api/teams', { name: t('sim.setupTeam'), members: [me.user.id] }));
+      const created = await post<Channel>('/api/channels', {
+        name: t('sim.setupChannel'),
+        provider: 'sandbox',
+        defaultTeamId: team.id,
+      });
+      await reloadDirectory();
+      update({ channelId: created.id });
+    } catch (err) {
+      setError(err instanceof ApiError && err.status !== 0 ? err.message : t('common.error'));
+    } finally {
+      setSettingUp(false);
+    }
+  };
+
   const send = async (e?: FormEvent) => {
     e?.preventDefault();
     const body = text.trim();
@@ -222,7 +249,19 @@ export function Simulator(props: { path: string }) {
         <p className="muted">{t('sim.intro')}</p>
         <div className="card">
           {sandboxes.length === 0 ? (
-            <p className="notice">{t('sim.noChannels')}</p>
+            <div className="sim-setup-empty">
+              <p className="notice">{t('sim.noChannels')}</p>
+              {canSetUp && (
+                <button
+                  type="button"
+                  className="btn primary wide"
+                  disabled={settingUp}
+                  onClick={() => void setUp()}
+                >
+                  {t('sim.setup')}
+                </button>
+              )}
+            </div>
           ) : (
             <label className="field">
               <span>{t('sim.channel')}</span>

@@ -40,7 +40,7 @@ const RANK: Record<string, number> = { queued: 0, sent: 1, delivered: 2, read: 3
  */
 export function newerMessage(current: Message | undefined, incoming: Message): Message {
   if (!current) return incoming;
-  if (current.status === incoming.status) return incoming.updatedAt >= current.updatedAt ? incoming : current;
+  if (current.status === incoming.status) return incoming.updatedAt > current.updatedAt ? incoming : current;
   if (current.status === 'failed') return incoming.status === 'read' ? incoming : current;
   if (incoming.status === 'failed') return (RANK[current.status] ?? 0) <= 1 ? incoming : current;
   return (RANK[incoming.status] ?? -1) >= (RANK[current.status] ?? -1) ? incoming : current;
@@ -54,10 +54,19 @@ export function sortMessages(messages: Iterable<Message>): Message[] {
   });
 }
 
+/** `current` itself when nothing changes, so a reload of what is shown renders nothing. */
 export function mergeMessages(current: Message[], incoming: Message[]): Message[] {
   const byId = new Map(current.map((m) => [m.id, m]));
-  for (const m of incoming) byId.set(m.id, newerMessage(byId.get(m.id), m));
-  return sortMessages(byId.values());
+  let changed = false;
+  for (const m of incoming) {
+    const before = byId.get(m.id);
+    const kept = newerMessage(before, m);
+    if (kept !== before) {
+      byId.set(m.id, kept);
+      changed = true;
+    }
+  }
+  return changed ? sortMessages(byId.values()) : current;
 }
 
 /** A message's text for a bubble: its text, or its media caption. */

@@ -170,17 +170,20 @@ export const MessageList = forwardRef<
   }, []);
   useImperativeHandle(ref, () => ({ scrollToBottom }), [scrollToBottom]);
 
-  // Before the DOM changes we cannot hook in; so remember the height on every render's commit and
-  // compare on the next one.
+  // Runs after each change of the list, before the browser paints it.
   useLayoutEffect(() => {
     const el = box.current;
     if (!el) return;
     const first = messages[0]?.id ?? null;
     const last = messages.at(-1)?.id ?? null;
-    if (firstId.current !== null && first !== firstId.current && last === lastId.current) {
+    if (firstId.current === null) {
+      // First fill: start at the newest message.
+      el.scrollTop = el.scrollHeight;
+    } else if (first !== firstId.current && last === lastId.current) {
       // Older messages were put above: keep the same message under the reader's eyes.
       el.scrollTop += el.scrollHeight - heightBefore.current;
-    } else if (atBottom.current || firstId.current === null) {
+    } else if (last !== lastId.current && atBottom.current) {
+      // A new message while the reader was at the bottom: follow it. Otherwise leave them reading.
       el.scrollTop = el.scrollHeight;
     }
     firstId.current = first;
