@@ -200,6 +200,30 @@ describe('agent screens', () => {
     e2e.assertNoBrowserErrors();
   });
 
+  it('keeps unread counts and the last message of my chats live, and reading clears them', async () => {
+    const chatId = await e2e.inbound(channel.id, '5511987650009', 'Bom dia', 'Igor');
+    await ana.api.ok('POST', `/api/chats/${chatId}/capture`);
+    const page = anaTab.page;
+    await page.goto(`${e2e.url}/inbox`);
+    await page.getByRole('tab', { name: /Em Atendimento/ }).click();
+    const item = chatItem(page, chatId);
+    await item.getByTestId('unread').filter({ hasText: '1' }).waitFor();
+
+    await e2e.inbound(channel.id, '5511987650009', 'Tem alguém aí?', 'Igor');
+    await item.getByTestId('unread').filter({ hasText: '2' }).waitFor();
+    assert.match(await item.locator('.chat-item-last').innerText(), /Tem alguém aí\?/);
+
+    await item.getByRole('link').click();
+    await bubble(page, 'Tem alguém aí?').waitFor();
+    await item.getByTestId('unread').waitFor({ state: 'detached' });
+    // While the conversation is open, what arrives is read at once.
+    await e2e.inbound(channel.id, '5511987650009', 'Obrigado!', 'Igor');
+    await bubble(page, 'Obrigado!').waitFor();
+    await page.waitForLoadState('networkidle');
+    assert.equal(await item.getByTestId('unread').count(), 0);
+    e2e.assertNoBrowserErrors();
+  });
+
   it('replies with an attachment, and closes the conversation', async () => {
     const chatId = await e2e.inbound(channel.id, '5511987650007', 'Manda o recibo?', 'Gabi');
     await ana.api.ok('POST', `/api/chats/${chatId}/capture`);

@@ -30,6 +30,15 @@ export function Inbox(props: { path: string }) {
     openListBefore.current = openList;
   }, [openList, openId]);
 
+  // The tab's title counts the waiting conversations, for an agent working in another tab.
+  const waitingCount = lists.waiting.length;
+  useEffect(() => {
+    document.title = waitingCount > 0 ? `(${waitingCount}) ${t('app.name')}` : t('app.name');
+    return () => {
+      document.title = t('app.name');
+    };
+  }, [waitingCount, t]);
+
   const tabs: { id: ListName; label: string; chats: Chat[]; empty: string }[] = [
     { id: 'waiting', label: t('inbox.waiting'), chats: lists.waiting, empty: t('inbox.empty.waiting') },
     { id: 'mine', label: t('inbox.mine'), chats: lists.mine, empty: t('inbox.empty.mine') },
@@ -123,11 +132,7 @@ function ChatItem(props: { chat: Chat; current: boolean; list: ListName }) {
   const unread = chat.unreadMessages;
   return (
     <li className={unread > 0 ? 'chat-item unread' : 'chat-item'} data-chat-id={chat.id}>
-      <Link
-        href={`/inbox/${chat.id}`}
-        aria-current={props.current ? 'page' : undefined}
-        aria-label={unread > 0 ? `${name}, ${t('inbox.unread', { n: unread })}` : name}
-      >
+      <Link href={`/inbox/${chat.id}`} aria-current={props.current ? 'page' : undefined}>
         <Avatar name={name} />
         <div className="chat-item-body">
           <div className="chat-item-top">
@@ -150,9 +155,12 @@ function ChatItem(props: { chat: Chat; current: boolean; list: ListName }) {
               )}
             </span>
             {unread > 0 && (
-              <span className="badge" aria-hidden="true" data-testid="unread">
-                {unread}
-              </span>
+              <>
+                <span className="badge" aria-hidden="true" data-testid="unread">
+                  {unread}
+                </span>
+                <span className="sr-only">{t('inbox.unread', { n: unread })}</span>
+              </>
             )}
           </div>
           {team && <div className="chat-item-meta">{team.name}</div>}
