@@ -18,6 +18,8 @@ export class BenchGraph {
   /** Called with the text of every message received, and when (performance.now()). */
   onText: ((text: string, at: number) => void) | null = null;
   private seq = 0;
+  /** Ids stay unique across fake servers of different runs against the same database. */
+  private readonly prefix = `${Date.now().toString(36)}${process.pid.toString(36)}`;
   private readonly server = createServer((req, res) => {
     this.handle(req, res).catch(() => res.destroy());
   });
@@ -72,7 +74,7 @@ export class BenchGraph {
     answer(res, 200, {
       messaging_product: 'whatsapp',
       contacts: [{ input: to, wa_id: to }],
-      messages: [{ id: `wamid.bench.${++this.seq}` }],
+      messages: [{ id: `wamid.bench.${this.prefix}.${++this.seq}` }],
     });
   }
 }

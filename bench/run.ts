@@ -27,6 +27,7 @@ import {
 import { buildServer, killAllServers, startServerProcess, type ServerUnderTest } from './server.js';
 import { BenchGraph } from './fake-graph.js';
 import { createLiveAccount, dropLiveAccount, GRAPH_TOKEN, type LiveAccount } from './live.js';
+import { GATEWAY_ROWS, runGatewayPhase } from './gateway.js';
 import { runSendPhase, SEND_ROWS } from './send.js';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
@@ -330,6 +331,7 @@ async function main(): Promise<void> {
     (id) => !only || only.has(id) || (id === 'insert-baseline' && only.has('send')),
   );
   const sendWanted = new Set<string>(sendIds);
+  const gatewayIds = GATEWAY_ROWS.filter((id) => !only || only.has(id));
   const withRedis =
     !args['no-redis'] && defs.some((d) => d.server === 'redis') && (await redisReachable(redisUrl));
   if (!withRedis && defs.some((d) => d.server === 'redis')) {
@@ -394,7 +396,41 @@ async function main(): Promise<void> {
   // The rows that add data work on an account of their own, dropped at the end (bench/live.ts).
   let live: LiveAccount | null = null;
   const liveAccount = async () => (live ??= await createLiveAccount(db.url));
-  if (defs.some((d) => d.id === 'transfer')) {
+
+  // The gateway rows: one node with the api and gateway roles; the latency row transfers chats of
+  // the pool, which is put back below with the transfer row's.
+  if (gatewayIds.length > 0) {
+    const account = gatewayIds.includes('gw-fanout') ? await liveAccount() : null;
+    const roles = 'api,gateway';
+    const server = await startServerProcess({
+      main,
+      env: serverEnv(false),
+      roles,
+      // The memory row reads the server's heap after a full collection (POST /bench/memory).
+      execArgv: ['--expose-gc'],
+      log,
+      label: 'server api+gateway',
+    });
+    try {
+      liveRows.push(
+        ...(await runGatewayPhase({
+          dbUrl: db.url,
+          server,
+          roles,
+          seed,
+          pool,
+          live: account,
+          duration,
+          warmup,
+          only: (id) => gatewayIds.includes(id as (typeof GATEWAY_ROWS)[number]),
+          log,
+        })),
+      );
+    } finally {
+      await server.stop();
+    }
+  }
+  if (defs.some((d) => d.id === 'transfer') || gatewayIds.includes('gw-latency')) {
     checks.countsExactAfterTransfers = await countsExact(db.url, seed.accountId);
     log(`chat_counts exact after the transfers: ${checks.countsExactAfterTransfers ? 'yes' : 'NO'}`);
   }

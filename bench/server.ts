@@ -13,6 +13,12 @@ export interface ServerUnderTest {
 
 const live = new Set<ChildProcess>();
 
+/** Another child process of the benchmark (e.g. socket clients), killed with the servers. */
+export function track(child: ChildProcess): void {
+  live.add(child);
+  child.once('exit', () => live.delete(child));
+}
+
 /** Kills whatever server this process started and did not stop yet (on error paths and exit). */
 export function killAllServers(): void {
   for (const child of live) child.kill('SIGKILL');
