@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
+import { FakeGraph } from '../helpers/fake-graph.js';
 import { PHONE, startE2E, waitForValue, type E2E, type Person, type TestPage } from './harness.js';
 
 // The agent's screens in a real browser: live waiting queue, capture, reply with delivery ticks,
@@ -19,8 +21,12 @@ describe('agent screens', () => {
   let anaTab: TestPage;
   let brunoTab: TestPage;
 
+  let graph: FakeGraph;
+
   before(async () => {
-    e2e = await startE2E();
+    // The one fake allowed: Meta's Graph API, for the WhatsApp channel whose send fails for good.
+    graph = await FakeGraph.start();
+    e2e = await startE2E({ env: { WHATSAPP_GRAPH_BASE_URL: graph.url } });
     ana = await e2e.createUser({ name: 'Ana Souza' });
     bruno = await e2e.createUser({ name: 'Bruno Lima' });
     // The admin is in Ana's team: the simulator's one-click setup answers with the admin's own team.
@@ -29,6 +35,7 @@ describe('agent screens', () => {
   });
   after(async () => {
     await e2e?.close();
+    await graph?.close();
   });
 
   it('customer simulator → waiting queue live → capture → reply → the simulator shows it, ticks advancing', async () => {
@@ -252,6 +259,75 @@ describe('agent screens', () => {
     e2e.assertNoBrowserErrors();
   });
 
+  it('shows a reply the provider refused, with its reason', async () => {
+    const config = {
+      phoneNumberId: '106540352242922',
+      accessToken: 'test-token',
+      appSecret: 'e2e-app-secret',
+      verifyToken: 'e2e-verify',
+    };
+    const wa = await e2e.admin.api.ok<{ id: string }>('POST', '/api/channels', {
+      name: 'WhatsApp Vendas',
+      provider: 'whatsapp-cloud',
+      defaultTeamId: support.id,
+      providerConfig: config,
+    });
+    // A customer writes on WhatsApp: Meta's signed webhook.
+    const raw = JSON.stringify({
+      object: 'whatsapp_business_account',
+      entry: [
+        {
+          id: '102290129340398',
+          changes: [
+            {
+              field: 'messages',
+              value: {
+                messaging_product: 'whatsapp',
+                metadata: { display_phone_number: '15550783881', phone_number_id: config.phoneNumberId },
+                contacts: [{ profile: { name: 'Júlia' }, wa_id: '5511987650011' }],
+                messages: [
+                  {
+                    from: '5511987650011',
+                    id: 'wamid.e2e.1',
+                    timestamp: String(Math.floor(Date.now() / 1000)),
+                    type: 'text',
+                    text: { body: 'Oi, vocês entregam hoje?' },
+                  },
+                ],
+              },
+            },
+          ],
+        },
+      ],
+    });
+    const res = await fetch(`${e2e.url}/webhooks/whatsapp/${wa.id}`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-hub-signature-256': `sha256=${createHmac('sha256', config.appSecret).update(raw).digest('hex')}`,
+      },
+      body: raw,
+    });
+    assert.equal(res.status, 200);
+
+    const page = anaTab.page;
+    await page.goto(`${e2e.url}/inbox`);
+    const item = page.locator('.chat-item', { hasText: 'Júlia' });
+    await item.waitFor();
+    await item.getByRole('link').click();
+    await page.getByRole('button', { name: 'Capturar' }).click();
+    await page.locator('.convo[data-queue="Em Atendimento"]').waitFor();
+
+    graph.failNext({ code: 131026, message: 'Message undeliverable' });
+    await page.getByLabel('Mensagem').fill('Entregamos sim!');
+    await page.keyboard.press('Enter');
+    const reply = bubble(page, 'Entregamos sim!');
+    await reply.locator('.tick[data-status="failed"]').waitFor();
+    assert.match(await reply.locator('.msg-error').innerText(), /Falhou: Message undeliverable \(131026\)/);
+    await e2e.screenshot(page, 'conversation-failed');
+    e2e.assertNoBrowserErrors();
+  });
+
   it('speaks English when asked', async () => {
     const page = anaTab.page;
     await page.goto(`${e2e.url}/inbox`);
@@ -340,6 +416,11 @@ describe('agent screens', () => {
     await e2e.screenshot(phone.page, 'conversation-phone');
     await phone.page.getByRole('link', { name: 'Voltar' }).click();
     await phone.page.locator('.chat-list').waitFor();
+    // The menu holds the navigation on a phone.
+    await phone.page.getByRole('button', { name: 'Menu' }).click();
+    await phone.page.getByRole('link', { name: 'Simulador' }).click();
+    await phone.page.getByRole('heading', { name: 'Simulador de cliente' }).waitFor();
+    await e2e.screenshot(phone.page, 'simulator-phone');
     e2e.assertNoBrowserErrors();
   });
 });
