@@ -78,6 +78,13 @@ describe('web console serving', () => {
       assert.equal(res.status, 404, p);
       assert.deepEqual(res.json, { statusCode: 404, message: `Cannot GET ${p}`, error: 'Not Found' }, p);
     }
+    // The browser tests' disconnect route exists only on their server (ATENDE_TEST_ROUTES=1).
+    const testRoute = await t.request('POST', '/api/test/gateway/disconnect', { body: {} });
+    assert.deepEqual(testRoute.json, {
+      statusCode: 404,
+      message: 'Cannot POST /api/test/gateway/disconnect',
+      error: 'Not Found',
+    });
     const post = await t.request('POST', '/inbox/1', { body: {} });
     assert.equal(post.status, 404);
     assert.equal(post.json.error, 'Not Found');
