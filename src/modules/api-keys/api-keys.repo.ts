@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/index.js';
+import { Statement } from '../../db/prepared.js';
 
 export interface ApiKeyRow {
   id: string;
@@ -25,6 +26,20 @@ const columns = [
   'created_at',
 ] as const;
 
+export interface ApiKeyAuthRow {
+  id: string;
+  account_id: string;
+  token_hash: Buffer;
+  scopes: string[];
+  channel_ids: string[] | null;
+  last_used_at: Date | null;
+}
+
+// Read on every Channel API request: prepared, so PostgreSQL neither parses nor plans it again.
+const activeKeyById = Statement.prepared<ApiKeyAuthRow>(
+  'SELECT id, account_id, token_hash, scopes, channel_ids, last_used_at FROM account_api_keys WHERE id = $1 AND revoked_at IS NULL',
+);
+
 export class ApiKeysRepo {
   constructor(private readonly db: Db) {}
 
@@ -48,13 +63,8 @@ export class ApiKeysRepo {
   }
 
   /** For authentication: only keys that are not revoked. */
-  async findActiveWithHash(id: string) {
-    return this.db
-      .selectFrom('account_api_keys')
-      .select(['id', 'account_id', 'token_hash', 'scopes', 'channel_ids', 'last_used_at'])
-      .where('id', '=', id)
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst();
+  async findActiveWithHash(id: string): Promise<ApiKeyAuthRow | undefined> {
+    return (await activeKeyById.execute(this.db, [id]))[0];
   }
 
   async insert(row: {

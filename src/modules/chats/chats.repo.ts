@@ -1,10 +1,11 @@
-import { sql, type SelectQueryBuilder } from 'kysely';
+import { sql } from 'kysely';
 import type { Db, Tx } from '../../db/index.js';
-import type { ChatStatus, Database, LastMessage } from '../../db/types.js';
+import { Statement } from '../../db/prepared.js';
+import type { ChatStatus, LastMessage } from '../../db/types.js';
 
-export interface ChatRow {
+/** A chat as the lists read it. */
+export interface ChatListRow {
   id: string;
-  account_id: string;
   channel_id: string;
   team_id: string;
   user_id: string | null;
@@ -12,12 +13,16 @@ export interface ChatRow {
   queue: string;
   unread_messages: number;
   last_message: LastMessage | null;
-  version: number;
   created_at: Date;
   updated_at: Date;
   contact_id: string;
   contact_name: string | null;
   contact_value: string;
+}
+
+export interface ChatRow extends ChatListRow {
+  account_id: string;
+  version: number;
 }
 
 /** Filters of the chat lists; every one is backed by an index in list order. */
@@ -54,31 +59,31 @@ const chatColumns = [
   'ct.value as contact_value',
 ] as const;
 
-type Filterable<T extends 'chats' | 'chat_counts', O> = SelectQueryBuilder<Database, T, O>;
+const STATUSES: ReadonlySet<string> = new Set<ChatStatus>(['open', 'closed']);
 
-function applyFilter<T extends 'chats' | 'chat_counts', O>(
-  q: Filterable<T, O>,
-  f: ChatFilter,
-): Filterable<T, O> {
-  // Both tables name the filter columns alike, so one function filters the rows and their counters.
-  const col = (name: 'account_id' | 'status' | 'channel_id' | 'queue' | 'team_id' | 'user_id') =>
-    sql.ref(name);
-  let out = q.where(col('account_id'), '=', f.accountId).where(col('status'), '=', f.status);
-  if (f.queue !== undefined) out = out.where(col('queue'), '=', f.queue);
-  else out = out.where(col('queue'), '<>', HIDDEN_QUEUE);
-  if (f.channelId !== undefined) out = out.where(col('channel_id'), '=', f.channelId);
-  if (f.channelIds)
-    out = out.where(col('channel_id'), '=', sql<string>`ANY(${sql.val(f.channelIds)}::text[])`);
-  if (f.teamId !== undefined) out = out.where(col('team_id'), '=', f.teamId);
-  if (f.userId !== undefined) out = out.where(col('user_id'), '=', f.userId);
+/** A validated integer written into the text (LIMIT, OFFSET): see src/db/prepared.ts. */
+function int(n: number): string {
+  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`not a row count: ${n}`);
+  return String(n);
+}
+
+/**
+ * The WHERE clause of a chat filter, its values appended to `values`. `chats` and `chat_counts` name
+ * the filter columns alike, so one clause filters the rows and their counters. The status (a closed
+ * set) and the hidden queue are written into the text, so a prepared statement's generic plan is
+ * costed with them; client values are always parameters.
+ */
+function filterSql(f: ChatFilter, values: unknown[]): string {
+  const p = (v: unknown) => `$${values.push(v)}`;
+  if (!STATUSES.has(f.status)) throw new Error(`unknown chat status ${f.status}`);
+  let out = `account_id = ${p(f.accountId)} AND status = '${f.status}'`;
+  out += f.queue !== undefined ? ` AND queue = ${p(f.queue)}` : ` AND queue <> '${HIDDEN_QUEUE}'`;
+  if (f.channelId !== undefined) out += ` AND channel_id = ${p(f.channelId)}`;
+  if (f.channelIds) out += ` AND channel_id = ANY(${p(f.channelIds)}::text[])`;
+  if (f.teamId !== undefined) out += ` AND team_id = ${p(f.teamId)}`;
+  if (f.userId !== undefined) out += ` AND user_id = ${p(f.userId)}`;
   if (f.visibleTo) {
-    const v = f.visibleTo;
-    out = out.where((eb) =>
-      eb.or([
-        eb(col('team_id'), '=', sql<string>`ANY(${sql.val(v.teamIds)}::text[])`),
-        eb(col('user_id'), '=', v.userId),
-      ]),
-    );
+    out += ` AND (team_id = ANY(${p(f.visibleTo.teamIds)}::text[]) OR user_id = ${p(f.visibleTo.userId)})`;
   }
   return out;
 }
@@ -97,55 +102,43 @@ export class ChatsRepo {
    * One page, newest first (createdAt, then id, both descending, so paging is stable), and the exact
    * total from the counters table, in one statement: one round trip, one plan, and the page and its
    * total read from the same snapshot. The page is cut from `chats` alone before the join, so the
-   * contacts are looked up for the page's rows only, however deep the page.
+   * contacts are looked up for the page's rows only, however deep the page. Written as SQL text per
+   * filter shape so that first pages run as prepared statements (src/db/prepared.ts).
    */
-  async listPage(f: ChatFilter, page: number, limit: number): Promise<{ rows: ChatRow[]; total: number }> {
-    const pageRows = this.db
-      .selectFrom('chats')
-      .select([
-        'id',
-        'account_id',
-        'channel_id',
-        'team_id',
-        'user_id',
-        'status',
-        'queue',
-        'unread_messages',
-        'last_message',
-        'version',
-        'created_at',
-        'updated_at',
-        'contact_id',
-      ])
-      .$call((qb) => applyFilter(qb, f))
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(limit)
-      .offset((page - 1) * limit);
-    const total = this.db
-      .selectFrom('chat_counts')
-      .select(sql<number>`coalesce(sum(n), 0)::int8`.as('total'))
-      .$call((qb) => applyFilter(qb, f));
-    const rows = await this.db
-      .selectFrom(pageRows.as('c'))
-      .innerJoin('contacts as ct', 'ct.id', 'c.contact_id')
-      .select([...chatColumns, total.as('total')])
-      .orderBy('c.created_at', 'desc')
-      .orderBy('c.id', 'desc')
-      .execute();
+  async listPage(
+    f: ChatFilter,
+    page: number,
+    limit: number,
+  ): Promise<{ rows: ChatListRow[]; total: number }> {
+    const offset = (page - 1) * limit;
+    // Past 2^53 no page can hold a row; the literal would not even print as an integer.
+    if (!Number.isSafeInteger(offset)) return { rows: [], total: await this.count(f) };
+    const values: unknown[] = [];
+    const where = filterSql(f, values);
+    const text = `SELECT c.id, c.channel_id, c.team_id, c.user_id, c.status, c.queue, c.unread_messages,
+ c.last_message, c.created_at, c.updated_at, c.contact_id, ct.name AS contact_name, ct.value AS contact_value,
+ (SELECT coalesce(sum(n), 0)::int8 FROM chat_counts WHERE ${where}) AS total
+FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message, created_at,
+   updated_at, contact_id
+ FROM chats WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ${int(limit)} OFFSET ${int(offset)}) AS c
+JOIN contacts ct ON ct.id = c.contact_id
+ORDER BY c.created_at DESC, c.id DESC`;
+    // First pages are what clients poll; deeper pages stay unnamed, so offsets cannot fill the bound.
+    const rows = await Statement.shaped<ChatListRow & { total: number }>(text, offset === 0).execute(
+      this.db,
+      values,
+    );
     // A page past the end has no row to carry the total.
     if (rows.length === 0) return { rows: [], total: await this.count(f) };
-    return { rows: rows as ChatRow[], total: Number(rows[0]!.total) };
+    return { rows, total: rows[0]!.total };
   }
 
   /** Exact total from the counters table (a few rows per filter combination, never the chats). */
   async count(f: ChatFilter): Promise<number> {
-    const row = await this.db
-      .selectFrom('chat_counts')
-      .select(sql<number>`coalesce(sum(n), 0)::int8`.as('total'))
-      .$call((qb) => applyFilter(qb, f))
-      .executeTakeFirstOrThrow();
-    return Number(row.total);
+    const values: unknown[] = [];
+    const text = `SELECT coalesce(sum(n), 0)::int8 AS total FROM chat_counts WHERE ${filterSql(f, values)}`;
+    const rows = await Statement.shaped<{ total: number }>(text, true).execute(this.db, values);
+    return rows[0]?.total ?? 0;
   }
 
   async channelExists(accountId: string, channelId: string): Promise<boolean> {

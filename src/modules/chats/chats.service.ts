@@ -9,7 +9,13 @@ import { keyAllowsChannel, requirePermission } from '../auth/guards.js';
 import type { TeamsRepo } from '../teams/teams.repo.js';
 import type { NotificationsService } from '../notifications/notifications.service.js';
 import type { UsersRepo } from '../users/users.repo.js';
-import { HIDDEN_QUEUE, type ChatFilter, type ChatRow, type ChatsRepo } from './chats.repo.js';
+import {
+  HIDDEN_QUEUE,
+  type ChatFilter,
+  type ChatListRow,
+  type ChatRow,
+  type ChatsRepo,
+} from './chats.repo.js';
 
 export const QUEUE_WAITING = 'Espera';
 export const QUEUE_ATTENDING = 'Em Atendimento';
@@ -27,7 +33,7 @@ export const CLOSE_FORBIDDEN = 'Somente o atendente do chat ou um supervisor pod
 /** A chat as held under its row lock (what `ChatsRepo.lock` reads). */
 type HeldChat = NonNullable<Awaited<ReturnType<ChatsRepo['lock']>>>;
 
-export function toChat(row: ChatRow): ChatT {
+export function toChat(row: ChatListRow): ChatT {
   return {
     id: row.id,
     status: row.status,
