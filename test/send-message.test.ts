@@ -152,7 +152,10 @@ describe('POST /channel-api/messages/send', () => {
         [channelId],
       );
       assert.equal(stored.rows[0]!.api_key_hash.length, 32);
-      assert.ok(!stored.rows[0]!.api_key_hash.toString('latin1').includes(next.split('_')[2]!));
+      // The secret may itself contain `_`: cut it after the known prefix, never split on `_`.
+      const secret = next.slice(`ck_${channelId}_`.length);
+      assert.equal(secret.length, 43);
+      assert.ok(!stored.rows[0]!.api_key_hash.toString('latin1').includes(secret));
     });
 
     it('answers 404 while the channel API is disabled, and works again once enabled', async () => {
