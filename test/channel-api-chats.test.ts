@@ -625,6 +625,12 @@ describe('GET /channel-api/chats', () => {
           assert.deepEqual(res.body, NOT_FOUND);
         }
       }
+      // Also before the rest of the query is refused by validation or the input guard.
+      for (const rest of ['limit=0', 'foo=1', 'queue=a%00b', 'page=1e300']) {
+        const res = await list(fx.apiKey, `channelId=${foreign[0]}&${rest}`);
+        assert.equal(res.status, 404, rest);
+        assert.deepEqual(res.body, NOT_FOUND);
+      }
       // Team and attendant filters are filters: another account's ids simply match nothing.
       for (const query of [`teamId=${fy.teams[0]!.id}`, `userId=${fy.agents[0]!.id}`]) {
         assertPage(await list(fx.apiKey, query), { total: 0, page: 1, limit: 20, nextPage: null, ids: [] });

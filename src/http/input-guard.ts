@@ -10,12 +10,16 @@ import { AppError, MAX_VALIDATION_MESSAGES } from './errors.js';
  */
 export function installInputGuard(app: FastifyInstance): void {
   app.addHook('preHandler', async (request) => {
-    const problems: string[] = [];
-    inspect(request.params, problems);
-    inspect(request.query, problems);
-    inspect(request.body, problems);
+    const problems = inputProblems(request.params, request.query, request.body);
     if (problems.length > 0) throw new AppError(400, problems);
   });
+}
+
+/** What the guard refuses in these values; empty when they pass. */
+export function inputProblems(...values: unknown[]): string[] {
+  const problems: string[] = [];
+  for (const value of values) inspect(value, problems);
+  return problems;
 }
 
 /** Walks plain objects and arrays without recursion, so nesting depth cannot overflow the stack. */

@@ -2,6 +2,8 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { App } from '../../http/app-type.js';
 import { accountKeyGuard, apiKeyOf } from '../../http/auth.js';
+import { notFound } from '../../http/errors.js';
+import { inputProblems } from '../../http/input-guard.js';
 import {
   ChatPageSchema,
   ChatSchema,
@@ -13,6 +15,7 @@ import {
   UserSchema,
 } from '../../http/schemas.js';
 import { isObjectId } from '../../lib/ids.js';
+import { keyAllowsChannel } from '../auth/guards.js';
 import type { Services } from '../../services.js';
 
 const security = [{ accountApiKey: [] }];
@@ -57,10 +60,22 @@ export const TransferToUserBody = Type.Object(
  */
 const channelReach = (services: Services) => async (request: FastifyRequest) => {
   const { channelId } = request.query as Record<string, unknown>;
-  if (typeof channelId === 'string' && isObjectId(channelId)) {
-    await services.chats.assertChannelReachable(apiKeyOf(request), channelId);
-  }
+  if (typeof channelId !== 'string' || !isObjectId(channelId)) return;
+  const actor = apiKeyOf(request);
+  if (!keyAllowsChannel(actor, channelId)) throw notFound();
+  // Whether the channel is the account's shows in the page itself (the service looks it up only for
+  // an empty page), so a valid request costs no lookup here; one that validation will refuse gets
+  // no page, and its 404 must come before the 400.
+  if (!querystringPasses(request)) await services.chats.assertChannelReachable(actor, channelId);
 };
+
+/** Whether the route's query validation and the input guard will let the query string through. */
+function querystringPasses(request: FastifyRequest): boolean {
+  const validate = request.getValidationFunction('querystring');
+  // The validator coerces and fills defaults in place: it checks a copy.
+  const copy = { ...(request.query as Record<string, unknown>) };
+  return validate !== undefined && validate(copy) === true && inputProblems(copy).length === 0;
+}
 const chatReach = (services: Services) => async (request: FastifyRequest) => {
   const { id } = request.params as Record<string, unknown>;
   if (typeof id === 'string' && isObjectId(id)) {
