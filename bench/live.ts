@@ -91,7 +91,7 @@ export async function createLiveAccount(url: string): Promise<LiveAccount> {
 
 /**
  * The live account and everything in it (its rows cascade from the account), and the send-message
- * jobs: only the live account's requests queue jobs in the benchmark database.
+ * and webhook-delivery jobs: only the live account queues such jobs in the benchmark database.
  */
 export async function dropLiveAccount(url: string): Promise<void> {
   await withClient(url, async (c) => {
@@ -100,6 +100,22 @@ export async function dropLiveAccount(url: string): Promise<void> {
       [ADMIN_EMAIL],
     );
     const boss = await c.query(`SELECT to_regclass('pgboss.job') IS NOT NULL AS present`);
-    if (boss.rows[0]?.present) await c.query(`DELETE FROM pgboss.job WHERE name = 'send-message'`);
+    if (boss.rows[0]?.present) {
+      await c.query(`DELETE FROM pgboss.job WHERE name IN ('send-message', 'webhook-delivery')`);
+    }
   });
+}
+
+/**
+ * Statistics for the tables the live rows fill. Autovacuum is off on the benchmark machine's
+ * PostgreSQL, so without this the planner keeps believing the job table is empty and picks
+ * nested-loop plans whose cost grows with the square of the backlog; an installation's autovacuum
+ * analyzes them within about a minute of a burst. Run where that minute would have passed.
+ */
+export async function analyzeLiveTables(url: string): Promise<void> {
+  await withClient(url, (c) =>
+    c.query(
+      'ANALYZE pgboss.job_common, request_logs, messages, contacts, events, webhook_deliveries, message_status_events',
+    ),
+  );
 }

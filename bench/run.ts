@@ -29,6 +29,7 @@ import { BenchGraph } from './fake-graph.js';
 import { createLiveAccount, dropLiveAccount, GRAPH_TOKEN, type LiveAccount } from './live.js';
 import { GATEWAY_ROWS, runGatewayPhase } from './gateway.js';
 import { runSendPhase, SEND_ROWS } from './send.js';
+import { runWebhooksRow } from './webhooks.js';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const resultsDir = path.join(root, 'bench', 'results');
@@ -332,6 +333,7 @@ async function main(): Promise<void> {
   );
   const sendWanted = new Set<string>(sendIds);
   const gatewayIds = GATEWAY_ROWS.filter((id) => !only || only.has(id));
+  const webhooksRow = !only || only.has('webhooks');
   const withRedis =
     !args['no-redis'] && defs.some((d) => d.server === 'redis') && (await redisReachable(redisUrl));
   if (!withRedis && defs.some((d) => d.server === 'redis')) {
@@ -475,6 +477,20 @@ async function main(): Promise<void> {
       await graph.close();
       await withClient(db.url, (c) => c.query('TRUNCATE bench_insert'));
     }
+  }
+  // After the send rows, so that their events create no deliveries.
+  if (webhooksRow) {
+    const account = await liveAccount();
+    liveRows.push(
+      await runWebhooksRow({
+        dbUrl: db.url,
+        live: account,
+        duration,
+        warmup,
+        start: (roles, label) => startServerProcess({ main, env: serverEnv(false), roles, log, label }),
+        log,
+      }),
+    );
   }
   if (live) await dropLiveAccount(db.url);
 

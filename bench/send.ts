@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { BenchGraph } from './fake-graph.js';
-import type { LiveAccount } from './live.js';
+import { analyzeLiveTables, type LiveAccount } from './live.js';
 import { cpuOf, cpuSeconds, measure, round, type LoadResult } from './load.js';
 import type { LiveRow } from './report.js';
 import { backendPids, withClient } from './seed.js';
@@ -180,6 +180,7 @@ export async function runSendPhase(p: SendPhase): Promise<LiveRow[]> {
   }
 
   const counts = await requestCounts(p.dbUrl, live.whatsappChannelId);
+  if (wantLoad) await analyzeLiveTables(p.dbUrl);
   if (p.only('send-drain')) {
     log(
       `→ send-drain: delivering the backlog (${counts.total - graph.delivered} messages), up to ${p.duration} s`,

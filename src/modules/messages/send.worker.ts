@@ -18,8 +18,15 @@ import type { RequestError, RequestLogsRepo, RequestRow } from './send.repo.js';
 /** Queue of the conversations the Channel API opens (DESIGN §3). */
 export const API_QUEUE = 'API';
 
-/** Jobs of the `send-message` queue each worker node runs at once (provider calls take ~0.1–1 s). */
-export const SEND_CONCURRENCY = 16;
+/**
+ * Workers of the `send-message` queue per node, each running the jobs of one fetch at once: at most
+ * SEND_WORKERS × SEND_BATCH in flight (provider calls take ~0.1–1 s). pg-boss's fetch on a FIFO-per-key
+ * queue reads every queued job's key to find each key's head, so its cost grows with the backlog: one
+ * fetch per batch rather than per job keeps a large backlog from costing more database work per
+ * message than the message itself (bench/README.md).
+ */
+export const SEND_WORKERS = 4;
+export const SEND_BATCH = 8;
 
 /**
  * How long the conversation step waits for a chat another operation holds (a transfer, a capture)
@@ -67,23 +74,42 @@ export class SendWorker {
   constructor(private readonly deps: Deps) {}
 
   async register(queue: JobQueue): Promise<void> {
-    await queue.boss.work(
-      QUEUES.sendMessage,
-      {
-        batchSize: 1,
-        localConcurrency: SEND_CONCURRENCY,
-        includeMetadata: true,
-        // New jobs wake the workers (NOTIFY), but a retry coming due, or a contact's next message once
-        // the previous one completes, does not: a short poll finds those.
-        pollingIntervalSeconds: 1,
-        notifyPollingIntervalSeconds: 1,
-        // Without this a worker pauses a poll interval after every job, whatever the backlog.
-        burstWhenReadyExceeds: 1,
-      },
-      async (jobs: JobWithMetadata<SendMessageJob>[]) => {
-        for (const job of jobs) await this.handle(job);
-      },
-    );
+    for (let i = 0; i < SEND_WORKERS; i++) {
+      // Set once `work` answers; the handler wakes its own worker with it (see below).
+      let self: string | null = null;
+      self = await queue.boss.work(
+        QUEUES.sendMessage,
+        {
+          batchSize: SEND_BATCH,
+          includeMetadata: true,
+          perJobResults: true,
+          // New jobs wake the workers (NOTIFY), but a retry coming due, or a contact's next message
+          // once the previous one completes, does not: a short poll finds those.
+          pollingIntervalSeconds: 1,
+          notifyPollingIntervalSeconds: 1,
+        },
+        async (jobs: JobWithMetadata<SendMessageJob>[]) => {
+          // The jobs of one fetch belong to different contacts (the FIFO key's head each), so they
+          // run at once; each gets its own outcome (a temporary failure is retried by pg-boss).
+          const results = await Promise.all(
+            jobs.map(async (job) => {
+              try {
+                await this.handle(job);
+                return { id: job.id, status: 'completed' as const };
+              } catch (err) {
+                const message = err instanceof Error ? err.message : String(err);
+                return { id: job.id, status: 'failed' as const, output: { message } };
+              }
+            }),
+          );
+          // Fetch again as soon as these are settled, not after a poll: completing them may have
+          // freed their contacts' next messages, which no NOTIFY announces. A worker rests only
+          // after a fetch that found nothing.
+          if (self !== null) queue.boss.notifyWorker(self);
+          return results;
+        },
+      );
+    }
   }
 
   async handle(job: Pick<JobWithMetadata<SendMessageJob>, 'data' | 'retryCount' | 'retryLimit'>) {
