@@ -48,6 +48,7 @@ const { values: args } = parseArgs({
     'no-build': { type: 'boolean', default: false },
     main: { type: 'string' },
     'graph-delay': { type: 'string', default: '0' },
+    'send-roles': { type: 'string', default: 'api,worker' },
     'no-write': { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
@@ -67,6 +68,7 @@ if (args.help) {
   --no-build          run ./dist/src/main.js (npm run build) instead of compiling the sources privately
   --main <file>       run this compiled entry point instead (e.g. an experimental build, for A/B runs)
   --graph-delay <ms>  the fake Graph API holds each answer this long (default 0: answers at once)
+  --send-roles <r>    roles of the send rows' server (default api,worker; api alone: acceptance without delivery)
   --no-write          print only; write no result file and leave the README alone
 Environment: DATABASE_URL (admin connection; default postgres://postgres@127.0.0.1:5432/test),
              REDIS_URL (default redis://127.0.0.1:6379) for the Redis limiter rows.
@@ -448,7 +450,12 @@ async function main(): Promise<void> {
     );
     const account = await liveAccount();
     const graph = await BenchGraph.start(GRAPH_TOKEN, graphDelay);
-    const roles = 'api,worker';
+    const roles = args['send-roles'];
+    if (!roles.split(',').includes('worker')) {
+      log(`the send server runs ${roles} (no worker): only insert-baseline and send`);
+      sendWanted.delete('send-drain');
+      sendWanted.delete('send-latency');
+    }
     const server = await startServerProcess({
       main,
       env: { ...serverEnv(false), WHATSAPP_GRAPH_BASE_URL: graph.url },
