@@ -90,8 +90,8 @@ export async function createLiveAccount(url: string): Promise<LiveAccount> {
 }
 
 /**
- * The live account and everything in it (its rows cascade from the account), and the send-message
- * and webhook-delivery jobs: only the live account queues such jobs in the benchmark database.
+ * The live account and everything in it (its rows cascade from the account), and the send queue and
+ * webhook-delivery jobs: only the live account queues such jobs in the benchmark database.
  */
 export async function dropLiveAccount(url: string): Promise<void> {
   await withClient(url, async (c) => {
@@ -101,8 +101,10 @@ export async function dropLiveAccount(url: string): Promise<void> {
     );
     const boss = await c.query(`SELECT to_regclass('pgboss.job') IS NOT NULL AS present`);
     if (boss.rows[0]?.present) {
-      await c.query(`DELETE FROM pgboss.job WHERE name IN ('send-message', 'webhook-delivery')`);
+      await c.query(`DELETE FROM pgboss.job WHERE name = 'webhook-delivery'`);
     }
+    const sends = await c.query(`SELECT to_regclass('send_jobs') IS NOT NULL AS present`);
+    if (sends.rows[0]?.present) await c.query('TRUNCATE send_jobs, send_lanes');
   });
 }
 
@@ -115,7 +117,7 @@ export async function dropLiveAccount(url: string): Promise<void> {
 export async function analyzeLiveTables(url: string): Promise<void> {
   await withClient(url, (c) =>
     c.query(
-      'ANALYZE pgboss.job_common, request_logs, messages, contacts, events, webhook_deliveries, message_status_events',
+      'ANALYZE pgboss.job_common, send_jobs, send_lanes, request_logs, messages, contacts, events, webhook_deliveries, message_status_events',
     ),
   );
 }

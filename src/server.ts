@@ -147,7 +147,10 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     cleanups.push(() => core.close());
     const { services, databaseUrl } = core;
 
-    if (config.roles.includes('worker')) await registerWorkers(services, logger);
+    if (config.roles.includes('worker')) {
+      const workers = await registerWorkers(services, databaseUrl, logger);
+      cleanups.push(() => workers.stop());
+    }
 
     // Events reach clients through the gateway in this process, else through Redis to the gateway nodes.
     let gatewayUrl: string | null = null;

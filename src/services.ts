@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { JobQueue } from './jobs/queue.js';
+import { SendQueue } from './jobs/send-queue.js';
 import type { Config } from './config.js';
 import type { Db } from './db/index.js';
 import { EventsRepo } from './events/events.repo.js';
@@ -109,6 +110,8 @@ export function createServices(deps: {
     deps.logger,
   );
   const chats = new ChatsService(db, repos.chats, repos.teams, repos.users, events, notifications);
+  // Outbound messages (Channel API requests, agents' replies): FIFO per contact, run by SendWorker.
+  const sendQueue = new SendQueue(db);
   const agentMessageSender = new AgentMessageSender(
     db,
     agentMessagesRepo,
@@ -122,6 +125,7 @@ export function createServices(deps: {
   return {
     db,
     jobs: deps.jobs,
+    sendQueue,
     repos,
     tokens,
     rateLimiter: new ApiKeyRateLimiter(config.rateLimit.points, config.rateLimit.durationSeconds, deps.redis),
@@ -151,14 +155,14 @@ export function createServices(deps: {
     messageStatuses,
     sandbox: new SandboxService(repos.channels, repos.chats, new SandboxRepo(db), messageStatuses),
     deliverer,
-    send: new SendService(db, repos.requestLogs, repos.channels, deps.jobs),
+    send: new SendService(db, repos.requestLogs, repos.channels, sendQueue),
     agentMessages: new AgentMessagesService(
       db,
       agentMessagesRepo,
       repos.messages,
       repos.chats,
       chats,
-      deps.jobs,
+      sendQueue,
       events,
       messageEvents,
     ),

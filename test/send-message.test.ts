@@ -75,7 +75,7 @@ describe('POST /channel-api/messages/send', () => {
   };
   const count = async (query: string, params: unknown[] = []) =>
     Number((await db.query<{ n: string }>(query, params)).rows[0]!.n);
-  const jobCount = () => count(`SELECT count(*) AS n FROM pgboss.job WHERE name = 'send-message'`);
+  const jobCount = () => count('SELECT count(*) AS n FROM send_jobs');
   const logCount = () => count('SELECT count(*) AS n FROM request_logs');
 
   before(async () => {
@@ -190,15 +190,16 @@ describe('POST /channel-api/messages/send', () => {
       const requestId = res.json.requestId as string;
       assert.match(requestId, UUID_V4);
       assert.equal(await jobCount(), jobsBefore + 1);
-      const job = await db.query<{ data: unknown; singleton_key: string }>(
-        `SELECT data, singleton_key FROM pgboss.job WHERE name = 'send-message' AND data->>'requestId' = $1`,
+      const job = await db.query<{ kind: string; ref_id: string; lane: string }>(
+        'SELECT kind, ref_id, lane FROM send_jobs WHERE ref_id = $1',
         [requestId],
       );
       assert.deepEqual(job.rows, [
         {
-          data: { kind: 'api_request', requestId },
-          // The number without its ninth digit is the same contact, and the same FIFO key.
-          singleton_key: `${f.channels[0]!.id}:5511987654321`,
+          kind: 'api_request',
+          ref_id: requestId,
+          // The number without its ninth digit is the same contact, and the same lane (FIFO per contact).
+          lane: `${f.channels[0]!.id}:5511987654321`,
         },
       ]);
 

@@ -3,7 +3,6 @@ import { createHmac } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { sendOrderingKey } from '../src/jobs/payloads.js';
-import { QUEUES } from '../src/jobs/queue.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { FakeGraph, type RecordedRequest } from './helpers/fake-graph.js';
 import { seedAccount, type Fixture } from './helpers/fixtures.js';
@@ -676,14 +675,13 @@ describe('send-message pipeline', () => {
       await nextMessage();
       const before = await settled(requestId);
       // The same job again, as after a crash between the send being recorded and the job completing.
-      await t.server.services.db.transaction().execute((tx) =>
-        t.server.services.jobs.insertInTransaction(tx, QUEUES.sendMessage, [
-          {
-            data: { kind: 'api_request', requestId },
-            singletonKey: sendOrderingKey(waChannel, to),
-          },
-        ]),
-      );
+      await t.server.services.db
+        .transaction()
+        .execute((tx) =>
+          t.server.services.sendQueue.enqueue(tx, [
+            { lane: sendOrderingKey(waChannel, to), job: { kind: 'api_request', requestId } },
+          ]),
+        );
       await accept(to, { type: 'text', text: { value: 'seguinte' } });
       // FIFO per contact: the redelivered job ran first, and sent nothing.
       assert.deepEqual((await nextMessage()).json, graphText(to, 'seguinte'));

@@ -5,6 +5,7 @@ import * as m003 from './migrations/003_inbound_webhooks.js';
 import * as m004 from './migrations/004_request_log_chat.js';
 import * as m005 from './migrations/005_events.js';
 import * as m006 from './migrations/006_webhooks.js';
+import * as m007 from './migrations/007_send_queue.js';
 
 /** Versioned migrations, in order. Names are permanent: never rename or edit one that has shipped. */
 const migrations: Record<string, Migration> = {
@@ -14,6 +15,7 @@ const migrations: Record<string, Migration> = {
   '004_request_log_chat': m004,
   '005_events': m005,
   '006_webhooks': m006,
+  '007_send_queue': m007,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -3,7 +3,7 @@
  * hold the data, so a job never carries secrets or media bytes.
  */
 
-/** `send-message` queue. singletonKey = sendOrderingKey(channelId, contactValue). */
+/** A job of the send queue (src/jobs/send-queue.ts), in the lane sendOrderingKey(channelId, contactValue). */
 export type SendMessageJob =
   /** A Channel API send request (row in request_logs). */
   | { kind: 'api_request'; requestId: string }

@@ -1,4 +1,3 @@
-import pg from 'pg';
 import { fromKysely, PgBoss, type JobInsert, type Queue } from 'pg-boss';
 import type { Logger } from 'pino';
 import type { Tx } from '../db/index.js';
@@ -10,8 +9,6 @@ import type { Tx } from '../db/index.js';
 
 /** Every queue of the platform, with its policy. Handlers register in `src/jobs/workers.ts`. */
 export const QUEUES = {
-  /** One Channel API send request; FIFO per contact so a contact's messages keep their order. */
-  sendMessage: 'send-message',
   /** One provider webhook delivery (WhatsApp) to turn into chats, messages and statuses. */
   inboundWebhook: 'inbound-webhook',
   /**
@@ -31,16 +28,6 @@ export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 export const HEARTBEAT_SECONDS = 10;
 
 const QUEUE_DEFINITIONS: Record<QueueName, Omit<Queue, 'name'>> = {
-  [QUEUES.sendMessage]: {
-    policy: 'key_strict_fifo',
-    retryLimit: 12,
-    retryDelay: 1,
-    retryBackoff: true,
-    retryDelayMax: 300,
-    heartbeatSeconds: HEARTBEAT_SECONDS,
-    expireInSeconds: 300,
-    notify: true,
-  },
   [QUEUES.inboundWebhook]: {
     policy: 'standard',
     retryLimit: 20,
@@ -93,8 +80,8 @@ export class JobQueue {
       schedule: opts.supervise,
       superviseIntervalSeconds: 2,
       monitorIntervalSeconds: 5,
-      // Workers burst through a backlog while the cached ready count says there is one (see the
-      // send-message worker); pg-boss's default refreshes it only every 60 s.
+      // Workers burst through a backlog while the cached ready count says there is one; pg-boss's
+      // default refreshes it only every 60 s.
       queueCacheIntervalSeconds: 2,
       useListenNotify: true,
     });
@@ -121,31 +108,6 @@ export class JobQueue {
   async insertInTransaction<T extends object>(tx: Tx, queue: QueueName, jobs: JobInsert<T>[]): Promise<void> {
     if (jobs.length === 0) return;
     await this.boss.insert(queue, jobs, { db: fromKysely(tx) });
-  }
-
-  /**
-   * The one statement pg-boss runs to insert these jobs, with its JSON parameter written in as a
-   * literal, for a caller that sends several statements in one round trip (a multi-statement query
-   * is one transaction). Null when pg-boss's statement does not have the expected shape; then use
-   * `insertInTransaction`.
-   */
-  async insertStatement<T extends object>(queue: QueueName, jobs: JobInsert<T>[]): Promise<string | null> {
-    let captured: { text: string; values: unknown[] } | null = null;
-    let calls = 0;
-    await this.boss.insert(queue, jobs, {
-      db: {
-        executeSql: async (text: string, values?: unknown[]) => {
-          calls++;
-          captured = { text, values: values ?? [] };
-          return { rows: [] };
-        },
-      },
-    });
-    const c = captured as { text: string; values: unknown[] } | null;
-    if (calls !== 1 || !c || c.values.length !== 1 || typeof c.values[0] !== 'string') return null;
-    const placeholder = '$1::text::json';
-    if ((c.text.match(/\$\d+/g) ?? []).length !== 1 || !c.text.includes(placeholder)) return null;
-    return c.text.replace(placeholder, `${pg.escapeLiteral(c.values[0])}::text::json`);
   }
 
   async stop(): Promise<void> {

@@ -2,14 +2,27 @@ import type { Logger } from 'pino';
 import type { Services } from '../services.js';
 import { registerEventRetention } from '../events/retention.js';
 import { registerInboundWebhookWorker } from '../modules/whatsapp/whatsapp-webhooks.worker.js';
+import { SendDispatcher } from './send-dispatcher.js';
 
 /**
  * Registers the job handlers of the worker role. Each capability adds its queue's handler here, so
- * every background behaviour is found from one place.
+ * every background behaviour is found from one place. `stop()` ends what pg-boss does not stop itself.
  */
-export async function registerWorkers(services: Services, logger: Logger): Promise<void> {
+export async function registerWorkers(
+  services: Services,
+  databaseUrl: string,
+  logger: Logger,
+): Promise<{ stop(): Promise<void> }> {
   await registerInboundWebhookWorker(services.jobs, services.whatsappWebhooks, logger);
-  await services.sendWorker.register(services.jobs);
   await services.webhookDeliverer.register(services.jobs);
   await registerEventRetention(services.jobs, services.events, logger);
+  // Outbound messages run on the send queue (FIFO per contact), not on pg-boss.
+  const sends = new SendDispatcher({
+    queue: services.sendQueue,
+    handle: (job, lastAttempt) => services.sendWorker.handle(job, lastAttempt),
+    databaseUrl,
+    logger,
+  });
+  await sends.start();
+  return { stop: () => sends.stop() };
 }

@@ -2,10 +2,9 @@ import type { Db } from '../../db/index.js';
 import type { EventsService } from '../../events/events.service.js';
 import type { LastMessage } from '../../db/types.js';
 import { badRequest, conflict, forbidden, notFound } from '../../http/errors.js';
-import { sendOrderingKey, type SendMessageJob } from '../../jobs/payloads.js';
-import { QUEUES, type JobQueue } from '../../jobs/queue.js';
+import { sendOrderingKey } from '../../jobs/payloads.js';
+import type { SendQueue } from '../../jobs/send-queue.js';
 import { newId } from '../../lib/ids.js';
-import { uuidv7 } from '../../lib/uuid7.js';
 import type { UserActor } from '../auth/actors.js';
 import { requirePermission } from '../auth/guards.js';
 import type { ChatsRepo } from '../chats/chats.repo.js';
@@ -61,7 +60,7 @@ export function toMessage(row: MessageRow): MessageT {
 
 /**
  * The agents' side of a conversation: its history, and replies. A reply is stored at once as
- * `queued` with its `send-message` job (FIFO per contact, shared with the Channel API's sends) in the
+ * `queued` with its send-queue job (FIFO per contact, shared with the Channel API's sends) in the
  * same transaction; `AgentMessageSender` delivers it in the background.
  */
 export class AgentMessagesService {
@@ -71,7 +70,7 @@ export class AgentMessagesService {
     private readonly messages: MessagesRepo,
     private readonly chatsRepo: ChatsRepo,
     private readonly chats: ChatsService,
-    private readonly jobs: JobQueue,
+    private readonly sendQueue: SendQueue,
     private readonly events: EventsService,
     private readonly messageEvents: MessageEvents,
   ) {}
@@ -137,10 +136,11 @@ export class AgentMessagesService {
           createdAt: stored.created_at.toISOString(),
         };
         await this.chatsRepo.update(tx, chat.id, { last_message: last });
-        const job: SendMessageJob = { kind: 'agent_message', messageId: id };
-        await this.jobs.insertInTransaction(tx, QUEUES.sendMessage, [
-          // Time-ordered id: the contact's FIFO key orders jobs by creation, then id.
-          { id: uuidv7(), data: job, singletonKey: sendOrderingKey(chat.channel_id, chat.contact_value) },
+        await this.sendQueue.enqueue(tx, [
+          {
+            lane: sendOrderingKey(chat.channel_id, chat.contact_value),
+            job: { kind: 'agent_message', messageId: id },
+          },
         ]);
         await this.messageEvents.message(tx, events, 'message.upsert', id);
         await this.messageEvents.chat(tx, events, 'chat.update', actor.accountId, chat.id);

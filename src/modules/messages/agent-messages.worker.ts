@@ -10,11 +10,11 @@ import type { MessageEvents } from './message-events.js';
 import type { MessagesRepo } from './messages.repo.js';
 
 /**
- * The background half of an agent's reply: the `agent_message` jobs of the `send-message` queue
- * (dispatched by `SendWorker`, so agents' replies and Channel API sends to a contact share one FIFO).
+ * The background half of an agent's reply: the `agent_message` jobs of the send queue (run by
+ * `SendWorker`, so agents' replies and Channel API sends to a contact share one lane, one order).
  * Sends through the same `Deliverer` as the Channel API, with the same retry rules: a temporary
- * provider failure is thrown for pg-boss to retry with backoff; a permanent one, or the last attempt,
- * marks the message `failed` and completes the job, since a failed job would hold the contact's key.
+ * provider failure is thrown for the queue to retry with backoff; a permanent one, or the last
+ * attempt, marks the message `failed` and finishes the job, since an unfinished job holds the lane.
  */
 export class AgentMessageSender {
   constructor(

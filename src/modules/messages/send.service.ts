@@ -6,9 +6,8 @@ import { pageInfo } from '../../http/schemas.js';
 import { Batcher } from '../../lib/batcher.js';
 import { newId } from '../../lib/ids.js';
 import { parseToken, safeEqual, sha256 } from '../../lib/secrets.js';
-import { uuidv7 } from '../../lib/uuid7.js';
-import { sendOrderingKey, type SendMessageJob } from '../../jobs/payloads.js';
-import { QUEUES, type JobQueue } from '../../jobs/queue.js';
+import { sendOrderingKey } from '../../jobs/payloads.js';
+import type { QueuedSend, SendQueue } from '../../jobs/send-queue.js';
 import type { UserActor } from '../auth/actors.js';
 import { requirePermission } from '../auth/guards.js';
 import { CHANNEL_KEY_PREFIX } from '../channels/channels.service.js';
@@ -32,7 +31,7 @@ export const MISSING_CHANNEL_KEY = 'x-channel-api-key header is required';
 interface Accepted {
   row: NewRequest;
   blob: { id: string; account_id: string; mimetype: string; filename: string | null; bytes: Buffer } | null;
-  job: { id: string; data: SendMessageJob; singletonKey: string };
+  job: QueuedSend;
 }
 
 /** Batches above this many media bytes are split; one larger file is written alone. */
@@ -53,7 +52,7 @@ export class SendService {
     private readonly db: Db,
     private readonly requests: RequestLogsRepo,
     private readonly channels: ChannelsRepo,
-    private readonly jobs: JobQueue,
+    private readonly sendQueue: SendQueue,
   ) {
     // Few transactions in flight, so that under load each carries many requests: the database's work
     // per request, not the number of transactions, is what bounds acceptance (see docs/decisions.md).
@@ -142,11 +141,8 @@ export class SendService {
       },
       blob,
       job: {
-        // Time-ordered: pg-boss orders a key's jobs by created_on, then id, and a batch shares one
-        // created_on, so these ids keep a contact's messages in the order they were accepted.
-        id: uuidv7(),
-        data: { kind: 'api_request', requestId },
-        singletonKey: sendOrderingKey(channel.id, contact.value),
+        lane: sendOrderingKey(channel.id, contact.value),
+        job: { kind: 'api_request', requestId },
       },
     };
     return { requestId: await this.batcher.submit(accepted) };
@@ -157,14 +153,11 @@ export class SendService {
     // The common case — no idempotency key, no media bytes — cannot conflict: request rows and jobs go
     // as one multi-statement query, a single round trip instead of five.
     if (items.every((a) => a.row.idempotency_key === null && a.blob === null)) {
-      const jobs = await this.jobs.insertStatement(
-        QUEUES.sendMessage,
-        items.map((a) => a.job),
-      );
-      if (jobs !== null) {
-        await this.requests.runScript([this.requests.insertStatement(items.map((a) => a.row)), jobs]);
-        return items.map((a) => a.row.request_id);
-      }
+      await this.requests.runScript([
+        this.requests.insertStatement(items.map((a) => a.row)),
+        this.sendQueue.enqueueStatement(items.map((a) => a.job)),
+      ]);
+      return items.map((a) => a.row.request_id);
     }
     const keys = items.flatMap((a) =>
       a.row.idempotency_key === null ? [] : [{ channelId: a.row.channel_id, key: a.row.idempotency_key }],
@@ -187,9 +180,8 @@ export class SendService {
         tx,
         fresh.flatMap((a) => (a.blob ? [a.blob] : [])),
       );
-      await this.jobs.insertInTransaction(
+      await this.sendQueue.enqueue(
         tx,
-        QUEUES.sendMessage,
         fresh.map((a) => a.job),
       );
       return items.map((a) => {

@@ -1,10 +1,9 @@
-import type { JobWithMetadata } from 'pg-boss';
 import type { Logger } from 'pino';
 import type { Db, Tx } from '../../db/index.js';
 import type { EventsService } from '../../events/events.service.js';
 import type { LastMessage } from '../../db/types.js';
-import type { SendMessageJob } from '../../jobs/payloads.js';
-import { QUEUES, type JobQueue } from '../../jobs/queue.js';
+import type { SendOutcome } from '../../jobs/send-dispatcher.js';
+import type { LeasedJob } from '../../jobs/send-queue.js';
 import { newId } from '../../lib/ids.js';
 import { ProviderError } from '../../providers/types.js';
 import type { ChatsRepo } from '../chats/chats.repo.js';
@@ -17,16 +16,6 @@ import type { RequestError, RequestLogsRepo, RequestRow } from './send.repo.js';
 
 /** Queue of the conversations the Channel API opens (DESIGN §3). */
 export const API_QUEUE = 'API';
-
-/**
- * Workers of the `send-message` queue per node, each running the jobs of one fetch at once: at most
- * SEND_WORKERS × SEND_BATCH in flight (provider calls take ~0.1–1 s). pg-boss's fetch on a FIFO-per-key
- * queue reads every queued job's key to find each key's head, so its cost grows with the backlog: one
- * fetch per batch rather than per job keeps a large backlog from costing more database work per
- * message than the message itself (bench/README.md).
- */
-export const SEND_WORKERS = 4;
-export const SEND_BATCH = 8;
 
 /**
  * How long the conversation step waits for a chat another operation holds (a transfer, a capture)
@@ -63,62 +52,34 @@ interface Deps {
 }
 
 /**
- * The background half of send-message: one `send-message` job per accepted request. Per attempt:
+ * The background half of send-message: one send-queue job per accepted request. Per attempt:
  * take the request (unless already settled: no double send), prepare the conversation under the
  * chat's lock, call the provider outside any transaction, then record the outcome in one
- * transaction. Temporary provider failures are retried by pg-boss with backoff and jitter; permanent
- * ones, and the last attempt, settle the request as `failed` and complete the job, since a failed job
- * would hold its contact's FIFO key forever.
+ * transaction. Temporary provider failures are retried by the queue with backoff and jitter; permanent
+ * ones, and the last attempt, settle the request as `failed` and finish the job, since an unfinished
+ * job would hold its contact's lane forever.
  */
 export class SendWorker {
   constructor(private readonly deps: Deps) {}
 
-  async register(queue: JobQueue): Promise<void> {
-    for (let i = 0; i < SEND_WORKERS; i++) {
-      // Set once `work` answers; the handler wakes its own worker with it (see below).
-      let self: string | null = null;
-      self = await queue.boss.work(
-        QUEUES.sendMessage,
-        {
-          batchSize: SEND_BATCH,
-          includeMetadata: true,
-          perJobResults: true,
-          // New jobs wake the workers (NOTIFY), but a retry coming due, or a contact's next message
-          // once the previous one completes, does not: a short poll finds those.
-          pollingIntervalSeconds: 1,
-          notifyPollingIntervalSeconds: 1,
-        },
-        async (jobs: JobWithMetadata<SendMessageJob>[]) => {
-          // The jobs of one fetch belong to different contacts (the FIFO key's head each), so they
-          // run at once; each gets its own outcome (a temporary failure is retried by pg-boss).
-          const results = await Promise.all(
-            jobs.map(async (job) => {
-              try {
-                await this.handle(job);
-                return { id: job.id, status: 'completed' as const };
-              } catch (err) {
-                const message = err instanceof Error ? err.message : String(err);
-                return { id: job.id, status: 'failed' as const, output: { message } };
-              }
-            }),
-          );
-          // Fetch again as soon as these are settled, not after a poll: completing them may have
-          // freed their contacts' next messages, which no NOTIFY announces. A worker rests only
-          // after a fetch that found nothing.
-          if (self !== null) queue.boss.notifyWorker(self);
-          return results;
-        },
-      );
-    }
-  }
-
-  async handle(job: Pick<JobWithMetadata<SendMessageJob>, 'data' | 'retryCount' | 'retryLimit'>) {
-    const last = job.retryCount >= job.retryLimit;
-    switch (job.data.kind) {
-      case 'api_request':
-        return this.processRequest(job.data.requestId, last);
-      case 'agent_message':
-        return this.deps.agentMessages.process(job.data.messageId, last);
+  /**
+   * Runs one job of the send queue (`SendDispatcher`): a Channel API request or an agent's reply. A
+   * temporary failure answers "not done" and the queue retries the job with backoff; on the last
+   * attempt the handlers settle the message as failed themselves.
+   */
+  async handle(job: LeasedJob, lastAttempt: boolean): Promise<SendOutcome> {
+    try {
+      switch (job.job.kind) {
+        case 'api_request':
+          await this.processRequest(job.job.requestId, lastAttempt);
+          break;
+        case 'agent_message':
+          await this.deps.agentMessages.process(job.job.messageId, lastAttempt);
+          break;
+      }
+      return { done: true };
+    } catch (err) {
+      return { done: false, reason: err instanceof Error ? err.message : String(err) };
     }
   }
 

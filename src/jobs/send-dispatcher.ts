@@ -1,0 +1,207 @@
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import type { Logger } from 'pino';
+import { SEND_NOTIFY_CHANNEL, type LeasedJob, type SendQueue } from './send-queue.js';
+
+/** What a job's handler decided: finished (sent, failed for good, or nothing to do), or retry later. */
+export type SendOutcome = { done: true } | { done: false; reason: string };
+
+export interface SendDispatcherOptions {
+  queue: SendQueue;
+  /** Runs one job. `lastAttempt`: no retry will follow, so the handler must settle it. */
+  handle(job: LeasedJob, lastAttempt: boolean): Promise<SendOutcome>;
+  /** For the NOTIFY listener (a connection of its own). */
+  databaseUrl: string;
+  logger: Logger;
+  /** Jobs in flight on this node at most. */
+  concurrency?: number;
+  /** Retries after the first attempt (so 1 + retryLimit attempts in all). */
+  retryLimit?: number;
+  /** Backoff: base × 2^attempt, at most max, with jitter. */
+  retryBaseMs?: number;
+  retryMaxMs?: number;
+  /** A lease outlives its last renewal by this long: how soon a killed worker's job runs again. */
+  leaseMs?: number;
+  /** How often to look for due lanes without a NOTIFY (retries coming due, a lost notification). */
+  pollMs?: number;
+}
+
+/** Lanes leased per fetch at most: one statement for many jobs under load. */
+const LEASE_BATCH = 32;
+/** Empty lanes deleted per clean-up, and how often. */
+const PRUNE_BATCH = 1_000;
+const PRUNE_EVERY_MS = 60_000;
+/** How long a stopping node waits for its jobs in flight. */
+const STOP_WAIT_MS = 10_000;
+
+/**
+ * Runs the send queue's jobs on a worker node: leases due lanes (each lane's oldest job), runs up to
+ * `concurrency` jobs at once — all of different contacts, so their order is kept — and leases more as
+ * they finish. Woken by NOTIFY when jobs are queued, and by a short poll for retries coming due. Leases
+ * are renewed while jobs run; a killed node's leases expire and its jobs run again elsewhere.
+ */
+export class SendDispatcher {
+  private readonly owner = randomUUID();
+  private readonly concurrency: number;
+  private readonly retryLimit: number;
+  private readonly retryBaseMs: number;
+  private readonly retryMaxMs: number;
+  private readonly leaseMs: number;
+  private readonly pollMs: number;
+  private readonly inFlight = new Set<Promise<void>>();
+  private running = false;
+  private again = false;
+  private stopping = false;
+  private listener: pg.Client | null = null;
+  private timers: NodeJS.Timeout[] = [];
+  private lastPrune = 0;
+
+  constructor(private readonly opts: SendDispatcherOptions) {
+    this.concurrency = opts.concurrency ?? 64;
+    this.retryLimit = opts.retryLimit ?? 12;
+    this.retryBaseMs = opts.retryBaseMs ?? 1_000;
+    this.retryMaxMs = opts.retryMaxMs ?? 300_000;
+    this.leaseMs = opts.leaseMs ?? 15_000;
+    this.pollMs = opts.pollMs ?? 1_000;
+  }
+
+  async start(): Promise<void> {
+    await this.listen();
+    this.timers.push(setInterval(() => this.wake(), this.pollMs));
+    this.timers.push(
+      setInterval(() => {
+        if (this.inFlight.size === 0) return;
+        this.opts.queue
+          .renew(this.owner, this.leaseMs)
+          .catch((err: unknown) => this.opts.logger.warn({ err }, 'send queue: lease renewal failed'));
+      }, this.leaseMs / 3),
+    );
+    for (const t of this.timers) t.unref();
+    this.wake();
+  }
+
+  /** Stops leasing, waits (bounded) for the jobs in flight, and frees this node's leases. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    for (const t of this.timers) clearInterval(t);
+    this.timers = [];
+    const listener = this.listener;
+    this.listener = null;
+    await listener?.end().catch(() => undefined);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.inFlight]),
+      new Promise((r) => {
+        timer = setTimeout(r, STOP_WAIT_MS);
+      }),
+    ]);
+    clearTimeout(timer);
+    // Jobs still running keep their leases (renewed no more): they run again after expiry elsewhere.
+    if (this.inFlight.size === 0) await this.opts.queue.release(this.owner).catch(() => undefined);
+  }
+
+  /** Looks for work now (new jobs, a freed lane); a call during a fetch makes it look again after. */
+  wake(): void {
+    if (this.stopping) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = true;
+    void this.fill().finally(() => {
+      this.running = false;
+      if (this.again) {
+        this.again = false;
+        this.wake();
+      }
+    });
+  }
+
+  private async fill(): Promise<void> {
+    try {
+      for (;;) {
+        if (this.stopping) return;
+        const room = this.concurrency - this.inFlight.size;
+        // Under load, wait until a batch's worth of room is free: one fetch for many jobs. An idle
+        // node fetches at once.
+        if (room <= 0 || (this.inFlight.size > 0 && room < Math.min(LEASE_BATCH, this.concurrency) / 2))
+          return;
+        const wanted = Math.min(room, LEASE_BATCH);
+        const jobs = await this.opts.queue.lease(this.owner, wanted, this.leaseMs);
+        for (const job of jobs) this.run(job);
+        // Fewer than asked for: nothing else is due now.
+        if (jobs.length < wanted) break;
+      }
+      await this.prune();
+    } catch (err) {
+      this.opts.logger.warn({ err }, 'send queue: fetching jobs failed');
+    }
+  }
+
+  private run(job: LeasedJob): void {
+    const p = this.execute(job).finally(() => {
+      this.inFlight.delete(p);
+      this.wake();
+    });
+    this.inFlight.add(p);
+  }
+
+  private async execute(job: LeasedJob): Promise<void> {
+    const { queue, logger } = this.opts;
+    const last = job.attempts >= this.retryLimit;
+    let outcome: SendOutcome;
+    try {
+      outcome = await this.opts.handle(job, last);
+    } catch (err) {
+      logger.error({ err, jobId: job.id }, 'send queue: job failed');
+      outcome = { done: false, reason: 'handler error' };
+    }
+    try {
+      if (outcome.done || last) await queue.complete([job.id]);
+      else await queue.retryLater(job, this.backoff(job.attempts));
+    } catch (err) {
+      // The lease expires and the job runs again; its handler finds it settled if it was.
+      logger.warn({ err, jobId: job.id }, 'send queue: recording a job outcome failed');
+    }
+  }
+
+  /** Exponential backoff with jitter (between half and all of the step), at most retryMaxMs. */
+  backoff(attempts: number): number {
+    const step = Math.min(this.retryMaxMs, this.retryBaseMs * 2 ** attempts);
+    return Math.round(step / 2 + Math.random() * (step / 2));
+  }
+
+  private async prune(): Promise<void> {
+    const now = Date.now();
+    if (now - this.lastPrune < PRUNE_EVERY_MS) return;
+    this.lastPrune = now;
+    await this.opts.queue.pruneEmptyLanes(PRUNE_BATCH);
+  }
+
+  /** LISTEN on a connection of its own; lost, it is opened again (the poll covers the gap). */
+  private async listen(): Promise<void> {
+    if (this.stopping) return;
+    const client = new pg.Client({ connectionString: this.opts.databaseUrl });
+    const retry = () => {
+      if (this.listener !== client || this.stopping) return;
+      this.listener = null;
+      client.end().catch(() => undefined);
+      const t = setTimeout(() => void this.listen(), this.pollMs);
+      t.unref();
+    };
+    client.on('error', (err) => {
+      this.opts.logger.warn({ err: err.message }, 'send queue: listener connection lost');
+      retry();
+    });
+    client.on('end', retry);
+    client.on('notification', () => this.wake());
+    try {
+      this.listener = client;
+      await client.connect();
+      await client.query(`LISTEN ${SEND_NOTIFY_CHANNEL}`);
+    } catch (err) {
+      this.opts.logger.warn({ err }, 'send queue: could not listen for new jobs; polling');
+      retry();
+    }
+  }
+}

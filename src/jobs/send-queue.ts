@@ -1,0 +1,164 @@
+import { sql } from 'kysely';
+import pg from 'pg';
+import type { Db, Tx } from '../db/index.js';
+import type { SendMessageJob } from './payloads.js';
+
+/**
+ * The send queue (tables `send_lanes`, `send_jobs`, migration 007): the durable queue of messages to
+ * send, FIFO per contact. A lane is one contact on one channel (`sendOrderingKey`); a worker leases a
+ * lane, runs its oldest job, and finishes it (deleted, lane freed) or puts the lane back with a delay.
+ * Leasing reads only lanes that are due (an index on `ready_at` over lanes with work), so its cost does
+ * not grow with the backlog. Jobs are inserted in the caller's transaction: they exist exactly when it
+ * commits.
+ */
+
+/** NOTIFY channel raised by every commit that queues jobs: it wakes the workers at once. */
+export const SEND_NOTIFY_CHANNEL = 'atende_send';
+
+export interface QueuedSend {
+  lane: string;
+  job: SendMessageJob;
+}
+
+export interface LeasedJob {
+  id: number;
+  lane: string;
+  job: SendMessageJob;
+  /** Attempts that ended in a temporary failure before this one. */
+  attempts: number;
+}
+
+interface JobRow {
+  id: number;
+  lane: string;
+  kind: SendMessageJob['kind'];
+  ref_id: string;
+  attempts: number;
+}
+
+const refOf = (job: SendMessageJob): string => (job.kind === 'api_request' ? job.requestId : job.messageId);
+
+function jobOf(row: JobRow): LeasedJob {
+  const job: SendMessageJob =
+    row.kind === 'api_request'
+      ? { kind: 'api_request', requestId: row.ref_id }
+      : { kind: 'agent_message', messageId: row.ref_id };
+  return { id: Number(row.id), lane: row.lane, job, attempts: row.attempts };
+}
+
+export class SendQueue {
+  constructor(private readonly db: Db) {}
+
+  /**
+   * The statement that queues `sends` in their order (values written in as literals), for a caller
+   * that sends it with others in one round trip. Lanes are touched in lane order, so two
+   * transactions queueing for the same contacts never deadlock.
+   */
+  enqueueStatement(sends: readonly QueuedSend[]): string {
+    const lit = (v: string) => pg.escapeLiteral(v);
+    const values = sends.map((s, i) => `(${i}, ${lit(s.lane)}, ${lit(s.job.kind)}, ${lit(refOf(s.job))})`);
+    return `WITH queued AS (
+  INSERT INTO send_jobs (lane, kind, ref_id)
+  SELECT lane, kind, ref_id FROM (VALUES ${values.join(', ')}) AS v(ord, lane, kind, ref_id) ORDER BY ord
+  RETURNING lane
+), lanes AS (
+  INSERT INTO send_lanes AS l (lane, pending)
+  SELECT lane, count(*) FROM queued GROUP BY lane ORDER BY lane
+  ON CONFLICT (lane) DO UPDATE SET pending = l.pending + EXCLUDED.pending
+)
+SELECT pg_notify('${SEND_NOTIFY_CHANNEL}', '')`;
+  }
+
+  /** Queues `sends` in the caller's transaction, in their order. */
+  async enqueue(tx: Tx, sends: readonly QueuedSend[]): Promise<void> {
+    if (sends.length === 0) return;
+    await sql.raw(this.enqueueStatement(sends)).execute(tx);
+  }
+
+  /**
+   * Leases up to `max` due lanes for `owner` and answers each one's oldest job. Lanes another worker
+   * is leasing, or a transaction is queueing into, are skipped rather than waited for.
+   */
+  async lease(owner: string, max: number, leaseMs: number): Promise<LeasedJob[]> {
+    const { rows } = await sql<JobRow>`
+      WITH picked AS (
+        SELECT lane FROM send_lanes
+        WHERE pending > 0 AND ready_at <= now() AND (leased_until IS NULL OR leased_until < now())
+        ORDER BY ready_at
+        LIMIT ${max}
+        FOR UPDATE SKIP LOCKED
+      ), leased AS (
+        UPDATE send_lanes l
+        SET leased_until = now() + ${leaseMs} * interval '1 millisecond', lease_owner = ${owner}
+        FROM picked WHERE l.lane = picked.lane
+        RETURNING l.lane
+      )
+      SELECT j.id, j.lane, j.kind, j.ref_id, j.attempts
+      FROM leased CROSS JOIN LATERAL (
+        SELECT id, lane, kind, ref_id, attempts FROM send_jobs s
+        WHERE s.lane = leased.lane ORDER BY s.id LIMIT 1
+      ) j`.execute(this.db);
+    return rows.map(jobOf);
+  }
+
+  /** Extends every lease `owner` holds: its jobs are still running. */
+  async renew(owner: string, leaseMs: number): Promise<void> {
+    await sql`
+      UPDATE send_lanes SET leased_until = now() + ${leaseMs} * interval '1 millisecond'
+      WHERE lease_owner = ${owner} AND leased_until IS NOT NULL`.execute(this.db);
+  }
+
+  /**
+   * Finishes jobs: deleted, and their lanes free for the next job at once. A job already finished
+   * (run twice after a lease expired) changes nothing.
+   */
+  async complete(ids: readonly number[]): Promise<void> {
+    if (ids.length === 0) return;
+    await sql`
+      WITH done AS (
+        DELETE FROM send_jobs WHERE id = ANY(${ids.map(String)}::bigint[]) RETURNING lane
+      ), counted AS (
+        SELECT lane, count(*)::int AS n FROM done GROUP BY lane
+      )
+      UPDATE send_lanes l
+      SET pending = l.pending - counted.n, leased_until = NULL, lease_owner = NULL, ready_at = now()
+      FROM counted WHERE l.lane = counted.lane`.execute(this.db);
+  }
+
+  /** A temporary failure: the job stays at its lane's head, which waits `delayMs` before trying again. */
+  async retryLater(job: LeasedJob, delayMs: number): Promise<void> {
+    await sql`
+      WITH bumped AS (
+        UPDATE send_jobs SET attempts = attempts + 1 WHERE id = ${String(job.id)}::bigint RETURNING lane
+      )
+      UPDATE send_lanes l
+      SET leased_until = NULL, lease_owner = NULL, ready_at = now() + ${delayMs} * interval '1 millisecond'
+      FROM bumped WHERE l.lane = bumped.lane`.execute(this.db);
+  }
+
+  /** Gives up `owner`'s leases (a stopping worker), so other workers take those lanes at once. */
+  async release(owner: string): Promise<void> {
+    await sql`
+      UPDATE send_lanes SET leased_until = NULL, lease_owner = NULL
+      WHERE lease_owner = ${owner}`.execute(this.db);
+  }
+
+  /**
+   * Deletes up to `limit` lanes without jobs (one per contact ever written to). A lane a transaction
+   * is queueing into is locked by it, and re-checked after: never deleted from under new jobs.
+   */
+  async pruneEmptyLanes(limit: number): Promise<number> {
+    const res = await sql`
+      DELETE FROM send_lanes WHERE lane IN (
+        SELECT lane FROM send_lanes WHERE pending = 0 AND leased_until IS NULL
+        LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+      AND pending = 0`.execute(this.db);
+    return Number(res.numAffectedRows ?? 0);
+  }
+
+  /** Jobs not yet finished (tests, the benchmark, operators' checks). */
+  async pendingCount(): Promise<number> {
+    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM send_jobs`.execute(this.db);
+    return rows[0]?.n ?? 0;
+  }
+}
