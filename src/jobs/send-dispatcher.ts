@@ -8,8 +8,11 @@ export type SendOutcome = { done: true } | { done: false; reason: string };
 
 export interface SendDispatcherOptions {
   queue: SendQueue;
-  /** Runs one job. `lastAttempt`: no retry will follow, so the handler must settle it. */
-  handle(job: LeasedJob, lastAttempt: boolean): Promise<SendOutcome>;
+  /**
+   * Runs the jobs of one fetch (all of different lanes) and answers each one's outcome, in order.
+   * `lastAttempt`: no retry will follow, so the handler must settle that job's message.
+   */
+  handle(jobs: readonly { job: LeasedJob; lastAttempt: boolean }[]): Promise<SendOutcome[]>;
   /** For the NOTIFY listener (a connection of its own). */
   databaseUrl: string;
   logger: Logger;
@@ -49,6 +52,8 @@ export class SendDispatcher {
   private readonly leaseMs: number;
   private readonly pollMs: number;
   private readonly inFlight = new Set<Promise<void>>();
+  /** Jobs in the batches in flight. */
+  private runningJobs = 0;
   private running = false;
   private again = false;
   private stopping = false;
@@ -70,7 +75,7 @@ export class SendDispatcher {
     this.timers.push(setInterval(() => this.wake(), this.pollMs));
     this.timers.push(
       setInterval(() => {
-        if (this.inFlight.size === 0) return;
+        if (this.runningJobs === 0) return;
         this.opts.queue
           .renew(this.owner, this.leaseMs)
           .catch((err: unknown) => this.opts.logger.warn({ err }, 'send queue: lease renewal failed'));
@@ -97,7 +102,7 @@ export class SendDispatcher {
     ]);
     clearTimeout(timer);
     // Jobs still running keep their leases (renewed no more): they run again after expiry elsewhere.
-    if (this.inFlight.size === 0) await this.opts.queue.release(this.owner).catch(() => undefined);
+    if (this.runningJobs === 0) await this.opts.queue.release(this.owner).catch(() => undefined);
   }
 
   /** Looks for work now (new jobs, a freed lane); a call during a fetch makes it look again after. */
@@ -121,14 +126,13 @@ export class SendDispatcher {
     try {
       for (;;) {
         if (this.stopping) return;
-        const room = this.concurrency - this.inFlight.size;
+        const room = this.concurrency - this.runningJobs;
         // Under load, wait until a batch's worth of room is free: one fetch for many jobs. An idle
         // node fetches at once.
-        if (room <= 0 || (this.inFlight.size > 0 && room < Math.min(LEASE_BATCH, this.concurrency) / 2))
-          return;
+        if (room <= 0 || (this.runningJobs > 0 && room < Math.min(LEASE_BATCH, this.concurrency) / 2)) return;
         const wanted = Math.min(room, LEASE_BATCH);
         const jobs = await this.opts.queue.lease(this.owner, wanted, this.leaseMs);
-        for (const job of jobs) this.run(job);
+        if (jobs.length > 0) this.run(jobs);
         // Fewer than asked for: nothing else is due now.
         if (jobs.length < wanted) break;
       }
@@ -138,30 +142,37 @@ export class SendDispatcher {
     }
   }
 
-  private run(job: LeasedJob): void {
-    const p = this.execute(job).finally(() => {
+  private run(jobs: LeasedJob[]): void {
+    this.runningJobs += jobs.length;
+    const p = this.execute(jobs).finally(() => {
+      this.runningJobs -= jobs.length;
       this.inFlight.delete(p);
       this.wake();
     });
     this.inFlight.add(p);
   }
 
-  private async execute(job: LeasedJob): Promise<void> {
+  private async execute(jobs: LeasedJob[]): Promise<void> {
     const { queue, logger } = this.opts;
-    const last = job.attempts >= this.retryLimit;
-    let outcome: SendOutcome;
+    const batch = jobs.map((job) => ({ job, lastAttempt: job.attempts >= this.retryLimit }));
+    let outcomes: SendOutcome[];
     try {
-      outcome = await this.opts.handle(job, last);
+      outcomes = await this.opts.handle(batch);
     } catch (err) {
-      logger.error({ err, jobId: job.id }, 'send queue: job failed');
-      outcome = { done: false, reason: 'handler error' };
+      logger.error({ err }, 'send queue: jobs failed');
+      outcomes = jobs.map(() => ({ done: false, reason: 'handler error' }));
     }
     try {
-      if (outcome.done || last) await queue.complete([job.id]);
-      else await queue.retryLater(job, this.backoff(job.attempts));
+      const finished = batch.filter(({ lastAttempt }, i) => outcomes[i]?.done !== false || lastAttempt);
+      await queue.complete(finished.map(({ job }) => job.id));
+      await Promise.all(
+        batch
+          .filter((b) => !finished.includes(b))
+          .map(({ job }) => queue.retryLater(job, this.backoff(job.attempts))),
+      );
     } catch (err) {
-      // The lease expires and the job runs again; its handler finds it settled if it was.
-      logger.warn({ err, jobId: job.id }, 'send queue: recording a job outcome failed');
+      // The leases expire and the jobs run again; their handlers find them settled if they were.
+      logger.warn({ err }, 'send queue: recording job outcomes failed');
     }
   }
 

@@ -19,7 +19,7 @@ export async function registerWorkers(
   // Outbound messages run on the send queue (FIFO per contact), not on pg-boss.
   const sends = new SendDispatcher({
     queue: services.sendQueue,
-    handle: (job, lastAttempt) => services.sendWorker.handle(job, lastAttempt),
+    handle: (jobs) => services.sendWorker.handleBatch(jobs),
     databaseUrl,
     logger,
   });

@@ -246,6 +246,19 @@ export class RequestLogsRepo {
     return row ? rowOf(row) : null;
   }
 
+  /** `claim` for many requests in one statement: the rows taken, in no particular order. */
+  async claimMany(requestIds: readonly string[]): Promise<RequestRow[]> {
+    if (requestIds.length === 0) return [];
+    const rows = await this.db
+      .updateTable('request_logs')
+      .set({ status: 'processing', attempts: sql`attempts + 1`, updated_at: sql`now()` })
+      .where('request_id', 'in', requestIds)
+      .where('status', 'in', ['queued', 'processing'])
+      .returning(columns)
+      .execute();
+    return rows.map(rowOf);
+  }
+
   async setChat(tx: Tx, requestId: string, chatId: string): Promise<void> {
     await tx
       .updateTable('request_logs')

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Db, Tx } from '../../db/index.js';
-import type { EventsService } from '../../events/events.service.js';
+import type { EventBuffer, EventsService } from '../../events/events.service.js';
 import type { LastMessage } from '../../db/types.js';
 import type { SendOutcome } from '../../jobs/send-dispatcher.js';
 import type { LeasedJob } from '../../jobs/send-queue.js';
@@ -22,6 +22,27 @@ export const API_QUEUE = 'API';
  * before the attempt is given up and retried later.
  */
 const CHAT_LOCK_TIMEOUT_MS = 5_000;
+
+type ChannelOf = DeliveryChannel & { account_id: string; default_team_id: string };
+
+/** One request through an attempt: what each step found. */
+interface Work {
+  req: RequestRow;
+  channel: ChannelOf;
+  lastAttempt: boolean;
+  conversation?: Conversation;
+  result?: DeliveryResult;
+  /** What the conversation step or the provider call threw. */
+  failure?: unknown;
+  error?: RequestError;
+  /** The stored message, once recorded as sent. */
+  messageId?: string;
+}
+
+const notDone = (err: unknown): SendOutcome => ({
+  done: false,
+  reason: err instanceof Error ? err.message : String(err),
+});
 
 interface Conversation {
   chatId: string;
@@ -63,169 +84,292 @@ export class SendWorker {
   constructor(private readonly deps: Deps) {}
 
   /**
-   * Runs one job of the send queue (`SendDispatcher`): a Channel API request or an agent's reply. A
-   * temporary failure answers "not done" and the queue retries the job with backoff; on the last
-   * attempt the handlers settle the message as failed themselves.
+   * Runs the jobs of one fetch (`SendDispatcher`), all of different contacts: Channel API requests
+   * together — their database steps in a few shared transactions, their provider calls at once — and
+   * agents' replies one by one. A temporary failure answers "not done" and the queue retries that job
+   * with backoff; on the last attempt the handlers settle the message as failed themselves.
    */
-  async handle(job: LeasedJob, lastAttempt: boolean): Promise<SendOutcome> {
-    try {
-      switch (job.job.kind) {
-        case 'api_request':
-          await this.processRequest(job.job.requestId, lastAttempt);
-          break;
-        case 'agent_message':
-          await this.deps.agentMessages.process(job.job.messageId, lastAttempt);
-          break;
-      }
-      return { done: true };
-    } catch (err) {
-      return { done: false, reason: err instanceof Error ? err.message : String(err) };
-    }
+  async handleBatch(jobs: readonly { job: LeasedJob; lastAttempt: boolean }[]): Promise<SendOutcome[]> {
+    const requests = new Map<string, boolean>();
+    for (const { job, lastAttempt } of jobs)
+      if (job.job.kind === 'api_request') requests.set(job.job.requestId, lastAttempt);
+    const [requestOutcomes, replyOutcomes] = await Promise.all([
+      this.processRequests(requests).catch((err: unknown) => {
+        this.deps.logger.error({ err }, 'send requests failed');
+        return new Map<string, SendOutcome>([...requests.keys()].map((id) => [id, notDone(err)]));
+      }),
+      Promise.all(
+        jobs.map(async ({ job, lastAttempt }): Promise<SendOutcome | null> => {
+          if (job.job.kind !== 'agent_message') return null;
+          try {
+            await this.deps.agentMessages.process(job.job.messageId, lastAttempt);
+            return { done: true };
+          } catch (err) {
+            return notDone(err);
+          }
+        }),
+      ),
+    ]);
+    return jobs.map(
+      ({ job }, i) =>
+        (job.job.kind === 'api_request' ? requestOutcomes.get(job.job.requestId) : replyOutcomes[i]) ?? {
+          done: true,
+        },
+    );
   }
 
-  async processRequest(requestId: string, lastAttempt: boolean): Promise<void> {
+  /**
+   * Channel API requests by id (→ whether this is their last attempt). Per request: take it (unless
+   * already settled: no double send), prepare the conversation, call the provider outside any
+   * transaction, record the outcome. A request not taken (settled, or deleted with its channel) is done.
+   */
+  private async processRequests(ids: ReadonlyMap<string, boolean>): Promise<Map<string, SendOutcome>> {
     const { requests, channels, deliverer, logger } = this.deps;
-    const req = await requests.claim(requestId);
-    if (!req) return; // settled already (a redelivered job) or deleted with its channel
-    const channel = await channels.find(req.account_id, req.channel_id);
-    if (!channel) return;
+    const outcomes = new Map<string, SendOutcome>();
+    const claimed = await requests.claimMany([...ids.keys()]);
+    const channelRows = new Map<string, Awaited<ReturnType<ChannelsRepo['find']>>>();
+    await Promise.all(
+      [...new Map(claimed.map((r) => [r.channel_id, r.account_id])).entries()].map(
+        async ([channelId, accountId]) =>
+          channelRows.set(channelId, await channels.find(accountId, channelId)),
+      ),
+    );
+    const work: Work[] = [];
+    for (const req of claimed) {
+      const channel = channelRows.get(req.channel_id);
+      if (channel) work.push({ req, channel, lastAttempt: ids.get(req.request_id) ?? false });
+    }
 
-    let conversation: Conversation | undefined;
-    try {
-      conversation = await this.prepareConversation(req, channel);
-      const blobId = req.media_blob_id;
-      const result = await deliverer.deliver(
-        channel,
-        conversation.to,
-        req.payload.message as OutboundMessage,
-        blobId
-          ? {
-              load: async () => {
-                const blob = await requests.loadBlob(blobId);
-                if (!blob)
-                  throw new ProviderError('media_missing', 'The media file is no longer stored', false);
-                return {
-                  bytes: blob.bytes,
-                  mimetype: blob.mimetype,
-                  ...(blob.filename ? { filename: blob.filename } : {}),
-                };
-              },
-              uploaded: (mediaId) => requests.setUploadedMedia(requestId, mediaId),
-            }
-          : undefined,
-      );
-      await this.recordSent(req, conversation, result);
-    } catch (err) {
+    await this.prepareConversations(work);
+    await Promise.all(
+      work.map(async (w) => {
+        if (!w.conversation) return;
+        const requestId = w.req.request_id;
+        const blobId = w.req.media_blob_id;
+        try {
+          w.result = await deliverer.deliver(
+            w.channel,
+            w.conversation.to,
+            w.req.payload.message as OutboundMessage,
+            blobId
+              ? {
+                  load: async () => {
+                    const blob = await requests.loadBlob(blobId);
+                    if (!blob)
+                      throw new ProviderError('media_missing', 'The media file is no longer stored', false);
+                    return {
+                      bytes: blob.bytes,
+                      mimetype: blob.mimetype,
+                      ...(blob.filename ? { filename: blob.filename } : {}),
+                    };
+                  },
+                  uploaded: (mediaId) => requests.setUploadedMedia(requestId, mediaId),
+                }
+              : undefined,
+          );
+        } catch (err) {
+          w.failure = err;
+        }
+      }),
+    );
+
+    const settle: Work[] = [];
+    for (const w of work) {
+      if (w.result) {
+        settle.push(w);
+        continue;
+      }
+      const err = w.failure;
       const providerError = err instanceof ProviderError ? err : null;
       // Anything but a provider's verdict (database trouble, a chat held too long) is worth retrying.
       const temporary = providerError ? providerError.temporary : true;
-      const error: RequestError = providerError
+      w.error = providerError
         ? {
             code: providerError.code,
             message: providerError.message,
             ...(providerError.details !== undefined ? { details: providerError.details } : {}),
           }
         : { code: 'internal_error', message: 'The request could not be processed' };
+      const requestId = w.req.request_id;
       if (!providerError) logger.error({ err, requestId }, 'send request attempt failed');
-      if (temporary && !lastAttempt) {
-        logger.warn({ requestId, code: error.code, attempt: req.attempts }, 'send request will be retried');
-        await requests.requeue(requestId, error);
-        throw err;
+      if (temporary && !w.lastAttempt) {
+        logger.warn(
+          { requestId, code: w.error.code, attempt: w.req.attempts },
+          'send request will be retried',
+        );
+        await requests.requeue(requestId, w.error);
+        outcomes.set(requestId, notDone(err));
+        continue;
       }
-      await this.recordFailed(req, conversation, error);
+      logger.warn({ requestId, code: w.error.code }, 'send request failed');
+      settle.push(w);
+    }
+    for (const [id, outcome] of await this.recordOutcomes(settle)) outcomes.set(id, outcome);
+    return outcomes;
+  }
+
+  /**
+   * Contact and chat of each request, under the chat's row lock: the "being processed" hold every
+   * chat change takes. All in one transaction; when it fails (a chat another operation held too
+   * long, say), each request on its own, so one request's trouble does not hold up the others.
+   */
+  private async prepareConversations(work: Work[]): Promise<void> {
+    const { chats, events } = this.deps;
+    if (work.length === 0) return;
+    if (work.length > 1) {
+      try {
+        const prepared = await events.transaction(async (tx, out) => {
+          await chats.setLockTimeout(tx, CHAT_LOCK_TIMEOUT_MS);
+          const list: Conversation[] = [];
+          for (const w of work) list.push(await this.conversationIn(tx, out, w.req, w.channel));
+          return list;
+        });
+        prepared.forEach((c, i) => (work[i]!.conversation = c));
+        return;
+      } catch (err) {
+        this.deps.logger.warn({ err }, 'preparing conversations together failed; one by one');
+      }
+    }
+    for (const w of work) {
+      try {
+        w.conversation = await events.transaction(async (tx, out) => {
+          await chats.setLockTimeout(tx, CHAT_LOCK_TIMEOUT_MS);
+          return this.conversationIn(tx, out, w.req, w.channel);
+        });
+      } catch (err) {
+        w.failure = err;
+      }
     }
   }
 
   /**
-   * Contact and chat, under the chat's row lock: the "being processed" hold every chat change takes.
    * The first attempt closes the contact's open chat when asked to, and opens one in queue API for the
    * channel's default team when none is open; later attempts reuse the chat it recorded.
    */
-  private async prepareConversation(
+  private async conversationIn(
+    tx: Tx,
+    out: EventBuffer,
     req: RequestRow,
-    channel: DeliveryChannel & { account_id: string; default_team_id: string },
+    channel: ChannelOf,
   ): Promise<Conversation> {
-    const { contacts, chats, requests, events, messageEvents } = this.deps;
-    return events.transaction(async (tx, out) => {
-      await chats.setLockTimeout(tx, CHAT_LOCK_TIMEOUT_MS);
-      const contact = await contacts.findOrCreate(tx, {
+    const { contacts, chats, requests, messageEvents } = this.deps;
+    const contact = await contacts.findOrCreate(tx, {
+      id: newId(),
+      account_id: req.account_id,
+      channel_id: req.channel_id,
+      type: req.contact.type,
+      value: req.contact.value,
+      name: req.contact.name,
+    });
+    const to = contact.provider_address ?? contact.value;
+    if (req.chat_id) {
+      const held = await chats.lock(tx, req.account_id, req.chat_id, { nowait: false });
+      if (held?.status === 'open') return { chatId: held.id, contactId: contact.id, to };
+    }
+    const open = () =>
+      chats.openFor(tx, {
         id: newId(),
         account_id: req.account_id,
         channel_id: req.channel_id,
-        type: req.contact.type,
-        value: req.contact.value,
-        name: req.contact.name,
+        contact_id: contact.id,
+        team_id: channel.default_team_id,
+        queue: API_QUEUE,
       });
-      const to = contact.provider_address ?? contact.value;
-      if (req.chat_id) {
-        const held = await chats.lock(tx, req.account_id, req.chat_id, { nowait: false });
-        if (held?.status === 'open') return { chatId: held.id, contactId: contact.id, to };
-      }
-      const open = () =>
-        chats.openFor(tx, {
-          id: newId(),
-          account_id: req.account_id,
-          channel_id: req.channel_id,
-          contact_id: contact.id,
-          team_id: channel.default_team_id,
-          queue: API_QUEUE,
-        });
-      let chat = await open();
-      if (req.close_conversation && !req.chat_id && !chat.created) {
-        await chats.update(tx, chat.id, { status: 'closed', closed_at: new Date() });
-        await messageEvents.chat(tx, out, 'chat.close', req.account_id, chat.id);
-        chat = await open();
-      }
-      if (chat.created) await messageEvents.chat(tx, out, 'chat.new', req.account_id, chat.id);
-      await requests.setChat(tx, req.request_id, chat.id);
-      return { chatId: chat.id, contactId: contact.id, to };
-    });
-  }
-
-  private async recordSent(req: RequestRow, conv: Conversation, result: DeliveryResult): Promise<void> {
-    const { requests, contacts, messages, statuses, events, messageEvents } = this.deps;
-    const messageId = newId();
-    await events.transaction(async (tx, out) => {
-      await this.storeMessage(tx, req, conv.chatId, messageId, {
-        status: 'sent',
-        providerMessageId: result.providerMessageId,
-        ...(result.mediaId !== undefined ? { mediaId: result.mediaId } : {}),
-      });
-      await statuses.catchUp(tx, req.channel_id, result.providerMessageId);
-      // After catchUp, so the event shows the status that commits.
-      await messageEvents.message(tx, out, 'message.upsert', messageId);
-      await messageEvents.chat(tx, out, 'chat.update', req.account_id, conv.chatId);
-      await requests.markSent(tx, req.request_id, {
-        messageId,
-        providerMessageId: result.providerMessageId,
-      });
-      if (result.recipientAddress)
-        await contacts.setProviderAddress(tx, conv.contactId, result.recipientAddress);
-      if (req.media_blob_id) await requests.deleteBlob(tx, req.media_blob_id);
-    });
-    // No receipt will come from such a provider: the follow-up step it would have sent, done here.
-    if (result.deliveredOnSend) {
-      await events.transaction(async (tx, out) => {
-        await messages.setStatus(tx, messageId, 'delivered');
-        await messageEvents.message(tx, out, 'message.update', messageId);
-      });
+    let chat = await open();
+    if (req.close_conversation && !req.chat_id && !chat.created) {
+      await chats.update(tx, chat.id, { status: 'closed', closed_at: new Date() });
+      await messageEvents.chat(tx, out, 'chat.close', req.account_id, chat.id);
+      chat = await open();
     }
+    if (chat.created) await messageEvents.chat(tx, out, 'chat.new', req.account_id, chat.id);
+    await requests.setChat(tx, req.request_id, chat.id);
+    return { chatId: chat.id, contactId: contact.id, to };
   }
 
-  private async recordFailed(req: RequestRow, conv: Conversation | undefined, error: RequestError) {
-    const { requests, logger, events, messageEvents } = this.deps;
-    logger.warn({ requestId: req.request_id, code: error.code }, 'send request failed');
-    await events.transaction(async (tx, out) => {
-      let messageId: string | null = null;
-      if (conv) {
-        messageId = newId();
-        await this.storeMessage(tx, req, conv.chatId, messageId, { status: 'failed', error });
-        await messageEvents.message(tx, out, 'message.upsert', messageId);
-        await messageEvents.chat(tx, out, 'chat.update', req.account_id, conv.chatId);
+  /**
+   * Sent and failed requests recorded in one transaction; when it fails, each on its own. A request
+   * whose outcome could not be recorded is retried (its request back to `queued`).
+   */
+  private async recordOutcomes(settle: Work[]): Promise<Map<string, SendOutcome>> {
+    const { events, messages, messageEvents, requests, logger } = this.deps;
+    const outcomes = new Map<string, SendOutcome>();
+    if (settle.length === 0) return outcomes;
+    const record = (tx: Tx, out: EventBuffer, w: Work) =>
+      w.result ? this.recordSentIn(tx, out, w, w.result) : this.recordFailedIn(tx, out, w);
+    let recorded: Work[] = [];
+    try {
+      if (settle.length === 1) throw new Error('one alone');
+      await events.transaction(async (tx, out) => {
+        for (const w of settle) await record(tx, out, w);
+      });
+      recorded = settle;
+    } catch {
+      for (const w of settle) {
+        try {
+          await events.transaction((tx, out) => record(tx, out, w));
+          recorded.push(w);
+        } catch (err) {
+          logger.error({ err, requestId: w.req.request_id }, 'recording a send outcome failed');
+          await requests
+            .requeue(w.req.request_id, {
+              code: 'internal_error',
+              message: 'The request could not be processed',
+            })
+            .catch(() => undefined);
+          outcomes.set(w.req.request_id, notDone(err));
+        }
       }
-      await requests.markFailed(tx, req.request_id, error, messageId);
-      if (req.media_blob_id) await requests.deleteBlob(tx, req.media_blob_id);
+    }
+    for (const w of recorded) outcomes.set(w.req.request_id, { done: true });
+    // No receipt will come from such a provider: the follow-up step it would have sent, done here.
+    const delivered = recorded.filter((w) => w.result?.deliveredOnSend && w.messageId);
+    if (delivered.length > 0) {
+      await events
+        .transaction(async (tx, out) => {
+          for (const w of delivered) {
+            await messages.setStatus(tx, w.messageId!, 'delivered');
+            await messageEvents.message(tx, out, 'message.update', w.messageId!);
+          }
+        })
+        .catch((err: unknown) => logger.error({ err }, 'recording sandbox deliveries failed'));
+    }
+    return outcomes;
+  }
+
+  private async recordSentIn(tx: Tx, out: EventBuffer, w: Work, result: DeliveryResult): Promise<void> {
+    const { requests, contacts, statuses, messageEvents } = this.deps;
+    const { req } = w;
+    const conv = w.conversation!;
+    const messageId = newId();
+    await this.storeMessage(tx, req, conv.chatId, messageId, {
+      status: 'sent',
+      providerMessageId: result.providerMessageId,
+      ...(result.mediaId !== undefined ? { mediaId: result.mediaId } : {}),
     });
+    await statuses.catchUp(tx, req.channel_id, result.providerMessageId);
+    // After catchUp, so the event shows the status that commits.
+    await messageEvents.message(tx, out, 'message.upsert', messageId);
+    await messageEvents.chat(tx, out, 'chat.update', req.account_id, conv.chatId);
+    await requests.markSent(tx, req.request_id, { messageId, providerMessageId: result.providerMessageId });
+    if (result.recipientAddress)
+      await contacts.setProviderAddress(tx, conv.contactId, result.recipientAddress);
+    if (req.media_blob_id) await requests.deleteBlob(tx, req.media_blob_id);
+    w.messageId = messageId;
+  }
+
+  private async recordFailedIn(tx: Tx, out: EventBuffer, w: Work): Promise<void> {
+    const { requests, messageEvents } = this.deps;
+    const { req } = w;
+    const error = w.error ?? { code: 'internal_error', message: 'The request could not be processed' };
+    let messageId: string | null = null;
+    if (w.conversation) {
+      messageId = newId();
+      await this.storeMessage(tx, req, w.conversation.chatId, messageId, { status: 'failed', error });
+      await messageEvents.message(tx, out, 'message.upsert', messageId);
+      await messageEvents.chat(tx, out, 'chat.update', req.account_id, w.conversation.chatId);
+    }
+    await requests.markFailed(tx, req.request_id, error, messageId);
+    if (req.media_blob_id) await requests.deleteBlob(tx, req.media_blob_id);
   }
 
   /** The message as the conversation shows it, and the chat's last message. */
