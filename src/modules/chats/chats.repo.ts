@@ -168,6 +168,15 @@ ORDER BY c.created_at DESC, c.id DESC`;
       .executeTakeFirst() as Promise<ChatRow | undefined>;
   }
 
+  /** Several chats of an account, as `find` reads them (absent ones are left out). */
+  async findMany(accountId: string, ids: readonly string[], db: Db | Tx = this.db): Promise<ChatRow[]> {
+    if (ids.length === 0) return [];
+    return this.select(db)
+      .where('c.account_id', '=', accountId)
+      .where('c.id', 'in', ids)
+      .execute() as Promise<ChatRow[]>;
+  }
+
   /**
    * Takes the chat's row lock for the rest of the transaction: the "being processed" hold shared by
    * every operation that changes a chat. `nowait` fails at once with 55P03 when another holds it;
@@ -274,6 +283,60 @@ ORDER BY c.created_at DESC, c.id DESC`;
   }
 
   /** Opens a chat unless the contact already has an open one; returns the open chat's id and whether it is new. */
+  /**
+   * `openFor` for several contacts (each at most once) in two statements: the chats inserted, then the
+   * open ones that already existed, locked. Answers by contact id.
+   */
+  async openForMany(
+    tx: Tx,
+    rows: readonly {
+      id: string;
+      account_id: string;
+      channel_id: string;
+      contact_id: string;
+      team_id: string;
+      queue: string;
+    }[],
+  ): Promise<Map<string, { id: string; created: boolean }>> {
+    const out = new Map<string, { id: string; created: boolean }>();
+    if (rows.length === 0) return out;
+    const inserted = await tx
+      .insertInto('chats')
+      .values([...rows])
+      .onConflict((oc) => oc.columns(['channel_id', 'contact_id']).where('status', '=', 'open').doNothing())
+      .returning(['id', 'contact_id'])
+      .execute();
+    for (const r of inserted) out.set(r.contact_id, { id: r.id, created: true });
+    const rest = rows.filter((r) => !out.has(r.contact_id));
+    if (rest.length > 0) {
+      const existing = await tx
+        .selectFrom('chats')
+        .select(['id', 'contact_id'])
+        .where(
+          'contact_id',
+          'in',
+          rest.map((r) => r.contact_id),
+        )
+        .where('channel_id', 'in', [...new Set(rest.map((r) => r.channel_id))])
+        .where('status', '=', 'open')
+        .orderBy('id')
+        .forUpdate()
+        .execute();
+      for (const r of existing) out.set(r.contact_id, { id: r.id, created: false });
+    }
+    return out;
+  }
+
+  /** The last message of several chats, in one statement (each chat's version bumped, as `update`). */
+  async setLastMessages(tx: Tx, items: readonly { chatId: string; last: LastMessage }[]): Promise<void> {
+    if (items.length === 0) return;
+    await sql`
+      UPDATE chats c SET last_message = v.last, version = c.version + 1, updated_at = now()
+      FROM unnest(${items.map((i) => i.chatId)}::text[], ${items.map((i) => JSON.stringify(i.last))}::jsonb[])
+        AS v(id, last)
+      WHERE c.id = v.id`.execute(tx);
+  }
+
   async openFor(
     tx: Tx,
     row: {

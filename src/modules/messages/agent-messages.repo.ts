@@ -51,6 +51,11 @@ export class AgentMessagesRepo {
     return db.selectFrom('messages').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
+  async findMany(db: Db | Tx, ids: readonly string[]): Promise<MessageRow[]> {
+    if (ids.length === 0) return [];
+    return db.selectFrom('messages').selectAll().where('id', 'in', ids).execute();
+  }
+
   async insertMediaBlob(
     tx: Tx,
     row: { id: string; account_id: string; mimetype: string; filename: string | null; bytes: Buffer },

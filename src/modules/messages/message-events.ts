@@ -36,6 +36,69 @@ export class MessageEvents {
     );
   }
 
+  /**
+   * For each item, `message.upsert` of the message then `chat.update` of its chat, as they are now:
+   * the events of newly stored messages, read in two statements for all of them.
+   */
+  async storedMessages(
+    tx: Tx,
+    events: EventBuffer,
+    accountId: string,
+    items: readonly { messageId: string; chatId: string }[],
+  ): Promise<void> {
+    if (items.length === 0) return;
+    const [messages, chats] = await Promise.all([
+      this.messages.findMany(
+        tx,
+        items.map((i) => i.messageId),
+      ),
+      this.chats.findMany(accountId, [...new Set(items.map((i) => i.chatId))], tx),
+    ]);
+    const messageById = new Map(messages.map((m) => [m.id, m]));
+    const chatById = new Map(chats.map((c) => [c.id, toChat(c)]));
+    for (const { messageId, chatId } of items) {
+      const row = messageById.get(messageId);
+      const chat = chatById.get(chatId);
+      if (!row || !chat) continue;
+      events.add(accountId, 'message.upsert', { chatId, message: toMessage(row) }, targets.message(chat));
+      events.add(accountId, 'chat.update', { chat }, targets.chatUpdate(chat));
+    }
+  }
+
+  /** `message.update` of several messages of an account, as they are now. */
+  async updatedMessages(tx: Tx, events: EventBuffer, accountId: string, messageIds: readonly string[]) {
+    if (messageIds.length === 0) return;
+    const messages = await this.messages.findMany(tx, messageIds);
+    const chats = new Map(
+      (await this.chats.findMany(accountId, [...new Set(messages.map((m) => m.chat_id))], tx)).map((c) => [
+        c.id,
+        toChat(c),
+      ]),
+    );
+    const byId = new Map(messages.map((m) => [m.id, m]));
+    for (const id of messageIds) {
+      const row = byId.get(id);
+      const chat = row && chats.get(row.chat_id);
+      if (row && chat)
+        events.add(
+          accountId,
+          'message.update',
+          { chatId: row.chat_id, message: toMessage(row) },
+          targets.message(chat),
+        );
+    }
+  }
+
+  /** `chat.new` of several chats of an account, as they are now, in the order given. */
+  async newChats(tx: Tx, events: EventBuffer, accountId: string, chatIds: readonly string[]): Promise<void> {
+    if (chatIds.length === 0) return;
+    const byId = new Map((await this.chats.findMany(accountId, chatIds, tx)).map((c) => [c.id, toChat(c)]));
+    for (const id of chatIds) {
+      const chat = byId.get(id);
+      if (chat) events.add(accountId, 'chat.new', { chat }, targets.chatNew(chat));
+    }
+  }
+
   /** `chat.new`, `chat.update` or `chat.close` of a chat, as it is now. */
   async chat(
     tx: Tx,

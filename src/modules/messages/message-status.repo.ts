@@ -44,6 +44,21 @@ export class MessageStatusRepo {
   }
 
   /** The statuses recorded for a provider message id, in the order they happened. */
+  /** Of these provider message ids, the ones with statuses recorded (`channelId \u0000 id`). */
+  async withRecorded(
+    tx: Tx,
+    items: readonly { channelId: string; providerMessageId: string }[],
+  ): Promise<Set<string>> {
+    if (items.length === 0) return new Set();
+    const { rows } = await sql<{ channel_id: string; provider_message_id: string }>`
+      SELECT DISTINCT channel_id, provider_message_id FROM message_status_events
+      WHERE (channel_id, provider_message_id) IN (
+        SELECT * FROM unnest(${items.map((i) => i.channelId)}::text[], ${items.map((i) => i.providerMessageId)}::text[]))`.execute(
+      tx,
+    );
+    return new Set(rows.map((r) => `${r.channel_id}\u0000${r.provider_message_id}`));
+  }
+
   async recorded(tx: Tx, channelId: string, providerMessageId: string) {
     return tx
       .selectFrom('message_status_events')

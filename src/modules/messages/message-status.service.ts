@@ -58,6 +58,17 @@ export class MessageStatusService {
     return 'changed';
   }
 
+  /** `catchUp` for several sent messages: one look for recorded statuses, then only those that have some. */
+  async catchUpMany(
+    tx: Tx,
+    items: readonly { channelId: string; providerMessageId: string }[],
+  ): Promise<void> {
+    const recorded = await this.repo.withRecorded(tx, items);
+    for (const i of items)
+      if (recorded.has(`${i.channelId}\u0000${i.providerMessageId}`))
+        await this.catchUp(tx, i.channelId, i.providerMessageId);
+  }
+
   async apply(channelId: string, s: InboundProviderStatus): Promise<StatusOutcome> {
     return this.events.transaction(async (tx, events) => {
       // Kept even for a message not known (yet): the history says what the provider reported.

@@ -52,6 +52,31 @@ export class MessagesRepo {
       .executeTakeFirstOrThrow();
   }
 
+  async insertMany(tx: Tx, rows: readonly NewMessage[]): Promise<{ id: string; created_at: Date }[]> {
+    if (rows.length === 0) return [];
+    return tx
+      .insertInto('messages')
+      .values(
+        rows.map((m) => ({
+          ...m,
+          content: JSON.stringify(m.content),
+          error: m.error ? JSON.stringify(m.error) : null,
+        })),
+      )
+      .returning(['id', 'created_at'])
+      .execute();
+  }
+
+  /** `setStatus` for several messages. */
+  async setStatuses(db: Db | Tx, ids: readonly string[], status: MessageStatus): Promise<void> {
+    if (ids.length === 0) return;
+    await db
+      .updateTable('messages')
+      .set({ status, updated_at: sql`now()` })
+      .where('id', 'in', ids)
+      .execute();
+  }
+
   async setStatus(db: Db | Tx, id: string, status: MessageStatus): Promise<void> {
     await db
       .updateTable('messages')

@@ -303,6 +303,30 @@ export class RequestLogsRepo {
       .execute();
   }
 
+  /** `setChat` for several requests in one statement. */
+  async setChats(tx: Tx, items: readonly { requestId: string; chatId: string }[]): Promise<void> {
+    if (items.length === 0) return;
+    await sql`
+      UPDATE request_logs r SET chat_id = v.chat_id, updated_at = now()
+      FROM unnest(${items.map((i) => i.requestId)}::uuid[], ${items.map((i) => i.chatId)}::text[]) AS v(id, chat_id)
+      WHERE r.request_id = v.id`.execute(tx);
+  }
+
+  /** `markSent` for several requests in one statement. */
+  async markSentMany(
+    tx: Tx,
+    items: readonly { requestId: string; messageId: string; providerMessageId: string }[],
+  ): Promise<void> {
+    if (items.length === 0) return;
+    await sql`
+      UPDATE request_logs r
+      SET status = 'sent', message_id = v.message_id, provider_message_id = v.provider_message_id, error = NULL,
+          updated_at = now()
+      FROM unnest(${items.map((i) => i.requestId)}::uuid[], ${items.map((i) => i.messageId)}::text[],
+                  ${items.map((i) => i.providerMessageId)}::text[]) AS v(id, message_id, provider_message_id)
+      WHERE r.request_id = v.id`.execute(tx);
+  }
+
   async markFailed(tx: Tx, requestId: string, error: RequestError, messageId: string | null): Promise<void> {
     await tx
       .updateTable('request_logs')

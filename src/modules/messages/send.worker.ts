@@ -63,7 +63,10 @@ interface Deps {
    * Delivery statuses a provider webhook reported before the message's provider id was stored
    * (MessageStatusService): applied in the transaction that stores it.
    */
-  statuses: { catchUp(tx: Tx, channelId: string, providerMessageId: string): Promise<unknown> };
+  statuses: {
+    catchUp(tx: Tx, channelId: string, providerMessageId: string): Promise<unknown>;
+    catchUpMany(tx: Tx, items: readonly { channelId: string; providerMessageId: string }[]): Promise<void>;
+  };
   /** Agents' replies (AgentMessageSender), sent in the same per-contact order as API requests. */
   agentMessages: { process(messageId: string, lastAttempt: boolean): Promise<void> };
   logger: Logger;
@@ -216,30 +219,95 @@ export class SendWorker {
   private async prepareConversations(work: Work[]): Promise<void> {
     const { chats, events } = this.deps;
     if (work.length === 0) return;
-    if (work.length > 1) {
-      try {
-        const prepared = await events.transaction(async (tx, out) => {
-          await chats.setLockTimeout(tx, CHAT_LOCK_TIMEOUT_MS);
-          const list: Conversation[] = [];
-          for (const w of work) list.push(await this.conversationIn(tx, out, w.req, w.channel));
-          return list;
-        });
-        prepared.forEach((c, i) => (work[i]!.conversation = c));
+    try {
+      const prepared = await events.transaction(async (tx, out) => {
+        await chats.setLockTimeout(tx, CHAT_LOCK_TIMEOUT_MS);
+        return this.conversationsIn(tx, out, work);
+      });
+      prepared.forEach((c, i) => (work[i]!.conversation = c));
+      return;
+    } catch (err) {
+      if (work.length === 1) {
+        work[0]!.failure = err;
         return;
-      } catch (err) {
-        this.deps.logger.warn({ err }, 'preparing conversations together failed; one by one');
       }
+      this.deps.logger.warn({ err }, 'preparing conversations together failed; one by one');
     }
     for (const w of work) {
       try {
-        w.conversation = await events.transaction(async (tx, out) => {
+        [w.conversation] = await events.transaction(async (tx, out) => {
           await chats.setLockTimeout(tx, CHAT_LOCK_TIMEOUT_MS);
-          return this.conversationIn(tx, out, w.req, w.channel);
+          return this.conversationsIn(tx, out, [w]);
         });
       } catch (err) {
         w.failure = err;
       }
     }
+  }
+
+  /**
+   * `conversationIn` for many requests in a few statements: a first attempt that does not close the
+   * conversation — the common case — needs only its contact and the contact's open chat, so those are
+   * written for all of them at once; the others go one by one. Answers in `work`'s order.
+   */
+  private async conversationsIn(tx: Tx, out: EventBuffer, work: readonly Work[]): Promise<Conversation[]> {
+    const { contacts, chats, requests, messageEvents } = this.deps;
+    const simple = work.filter((w) => !w.req.chat_id && !w.req.close_conversation);
+    const contactKey = (channelId: string, type: string, value: string) =>
+      `${channelId}\u0000${type}\u0000${value}`;
+    const found = new Map(
+      (
+        await contacts.findOrCreateMany(
+          tx,
+          simple.map((w) => ({
+            id: newId(),
+            account_id: w.req.account_id,
+            channel_id: w.req.channel_id,
+            type: w.req.contact.type,
+            value: w.req.contact.value,
+            name: w.req.contact.name,
+          })),
+        )
+      ).map((c) => [contactKey(c.channel_id, c.type, c.value), c]),
+    );
+    const contactOf = (w: Work) => {
+      const c = found.get(contactKey(w.req.channel_id, w.req.contact.type, w.req.contact.value));
+      if (!c) throw new Error(`contact of request ${w.req.request_id} not stored`);
+      return c;
+    };
+    const opened = await chats.openForMany(
+      tx,
+      simple.map((w) => ({
+        id: newId(),
+        account_id: w.req.account_id,
+        channel_id: w.req.channel_id,
+        contact_id: contactOf(w).id,
+        team_id: w.channel.default_team_id,
+        queue: API_QUEUE,
+      })),
+    );
+    const byRequest = new Map<string, Conversation>();
+    const created = new Map<string, string[]>();
+    for (const w of simple) {
+      const contact = contactOf(w);
+      const chat = opened.get(contact.id);
+      if (!chat) throw new Error(`chat of request ${w.req.request_id} not opened`);
+      byRequest.set(w.req.request_id, {
+        chatId: chat.id,
+        contactId: contact.id,
+        to: contact.provider_address ?? contact.value,
+      });
+      if (chat.created) created.set(w.req.account_id, [...(created.get(w.req.account_id) ?? []), chat.id]);
+    }
+    await requests.setChats(
+      tx,
+      simple.map((w) => ({ requestId: w.req.request_id, chatId: byRequest.get(w.req.request_id)!.chatId })),
+    );
+    for (const [accountId, chatIds] of created) await messageEvents.newChats(tx, out, accountId, chatIds);
+    for (const w of work)
+      if (!byRequest.has(w.req.request_id))
+        byRequest.set(w.req.request_id, await this.conversationIn(tx, out, w.req, w.channel));
+    return work.map((w) => byRequest.get(w.req.request_id)!);
   }
 
   /**
@@ -294,19 +362,16 @@ export class SendWorker {
     const { events, messages, messageEvents, requests, logger } = this.deps;
     const outcomes = new Map<string, SendOutcome>();
     if (settle.length === 0) return outcomes;
-    const record = (tx: Tx, out: EventBuffer, w: Work) =>
-      w.result ? this.recordSentIn(tx, out, w, w.result) : this.recordFailedIn(tx, out, w);
     let recorded: Work[] = [];
     try {
-      if (settle.length === 1) throw new Error('one alone');
-      await events.transaction(async (tx, out) => {
-        for (const w of settle) await record(tx, out, w);
-      });
+      await events.transaction((tx, out) => this.recordAllIn(tx, out, settle));
       recorded = settle;
-    } catch {
+    } catch (err) {
+      if (settle.length > 1) logger.warn({ err }, 'recording send outcomes together failed; one by one');
       for (const w of settle) {
         try {
-          await events.transaction((tx, out) => record(tx, out, w));
+          if (settle.length === 1) throw err;
+          await events.transaction((tx, out) => this.recordAllIn(tx, out, [w]));
           recorded.push(w);
         } catch (err) {
           logger.error({ err, requestId: w.req.request_id }, 'recording a send outcome failed');
@@ -326,35 +391,92 @@ export class SendWorker {
     if (delivered.length > 0) {
       await events
         .transaction(async (tx, out) => {
-          for (const w of delivered) {
-            await messages.setStatus(tx, w.messageId!, 'delivered');
-            await messageEvents.message(tx, out, 'message.update', w.messageId!);
-          }
+          const ids = delivered.map((w) => w.messageId!);
+          await messages.setStatuses(tx, ids, 'delivered');
+          for (const [accountId, list] of byAccount(delivered))
+            await messageEvents.updatedMessages(
+              tx,
+              out,
+              accountId,
+              list.map((w) => w.messageId!),
+            );
         })
         .catch((err: unknown) => logger.error({ err }, 'recording sandbox deliveries failed'));
     }
     return outcomes;
   }
 
-  private async recordSentIn(tx: Tx, out: EventBuffer, w: Work, result: DeliveryResult): Promise<void> {
-    const { requests, contacts, statuses, messageEvents } = this.deps;
-    const { req } = w;
-    const conv = w.conversation!;
-    const messageId = newId();
-    await this.storeMessage(tx, req, conv.chatId, messageId, {
-      status: 'sent',
-      providerMessageId: result.providerMessageId,
-      ...(result.mediaId !== undefined ? { mediaId: result.mediaId } : {}),
+  /**
+   * Sent requests recorded together — their messages, the chats' last messages, the request log, the
+   * contacts' provider addresses, their events — in a few statements; failed ones one by one.
+   */
+  private async recordAllIn(tx: Tx, out: EventBuffer, settle: readonly Work[]): Promise<void> {
+    const { requests, contacts, chats, messages, statuses, messageEvents } = this.deps;
+    const sent = settle.filter((w) => w.result);
+    const described = sent.map((w) => {
+      w.messageId = newId();
+      return describe(w.req, w.result!.mediaId);
     });
-    await statuses.catchUp(tx, req.channel_id, result.providerMessageId);
-    // After catchUp, so the event shows the status that commits.
-    await messageEvents.message(tx, out, 'message.upsert', messageId);
-    await messageEvents.chat(tx, out, 'chat.update', req.account_id, conv.chatId);
-    await requests.markSent(tx, req.request_id, { messageId, providerMessageId: result.providerMessageId });
-    if (result.recipientAddress)
-      await contacts.setProviderAddress(tx, conv.contactId, result.recipientAddress);
-    if (req.media_blob_id) await requests.deleteBlob(tx, req.media_blob_id);
-    w.messageId = messageId;
+    const stored = await messages.insertMany(
+      tx,
+      sent.map((w, i) => ({
+        id: w.messageId!,
+        account_id: w.req.account_id,
+        chat_id: w.conversation!.chatId,
+        channel_id: w.req.channel_id,
+        origin: 'api' as const,
+        type: described[i]!.type,
+        content: described[i]!.content,
+        status: 'sent' as const,
+        provider_message_id: w.result!.providerMessageId,
+        request_id: w.req.request_id,
+        error: null,
+      })),
+    );
+    const createdAt = new Map(stored.map((m) => [m.id, m.created_at]));
+    await chats.setLastMessages(
+      tx,
+      sent.map((w, i) => ({
+        chatId: w.conversation!.chatId,
+        last: {
+          id: w.messageId!,
+          origin: 'api',
+          type: described[i]!.type,
+          content: described[i]!.summary,
+          createdAt: (createdAt.get(w.messageId!) ?? new Date()).toISOString(),
+        },
+      })),
+    );
+    await statuses.catchUpMany(
+      tx,
+      sent.map((w) => ({ channelId: w.req.channel_id, providerMessageId: w.result!.providerMessageId })),
+    );
+    // After catchUp, so the events show the status that commits.
+    for (const [accountId, list] of byAccount(sent))
+      await messageEvents.storedMessages(
+        tx,
+        out,
+        accountId,
+        list.map((w) => ({ messageId: w.messageId!, chatId: w.conversation!.chatId })),
+      );
+    await requests.markSentMany(
+      tx,
+      sent.map((w) => ({
+        requestId: w.req.request_id,
+        messageId: w.messageId!,
+        providerMessageId: w.result!.providerMessageId,
+      })),
+    );
+    await contacts.setProviderAddresses(
+      tx,
+      sent.flatMap((w) =>
+        w.result!.recipientAddress
+          ? [{ id: w.conversation!.contactId, address: w.result!.recipientAddress }]
+          : [],
+      ),
+    );
+    for (const w of sent) if (w.req.media_blob_id) await requests.deleteBlob(tx, w.req.media_blob_id);
+    for (const w of settle) if (!w.result) await this.recordFailedIn(tx, out, w);
   }
 
   private async recordFailedIn(tx: Tx, out: EventBuffer, w: Work): Promise<void> {
@@ -406,6 +528,13 @@ export class SendWorker {
     };
     await chats.update(tx, chatId, { last_message: last });
   }
+}
+
+/** Work items grouped by account, each group in the original order. */
+function byAccount(work: readonly Work[]): Map<string, Work[]> {
+  const out = new Map<string, Work[]>();
+  for (const w of work) out.set(w.req.account_id, [...(out.get(w.req.account_id) ?? []), w]);
+  return out;
 }
 
 /** Stored type, content and one-line summary of a request's message. */
