@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { closeLocal, listenLocal, localUrl } from './local-http.js';
 
 /**
  * The benchmark's stand-in for Meta's Graph API, on 127.0.0.1 in the benchmark process: every
@@ -27,23 +27,20 @@ export class BenchGraph {
   private constructor(
     private readonly token: string,
     private readonly delayMs: number,
-  ) {
-    this.server.keepAliveTimeout = 60_000;
-  }
+  ) {}
 
   static async start(token: string, delayMs = 0): Promise<BenchGraph> {
     const graph = new BenchGraph(token, delayMs);
-    await new Promise<void>((resolve) => graph.server.listen(0, '127.0.0.1', resolve));
+    await listenLocal(graph.server);
     return graph;
   }
 
   get url(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return localUrl(this.server);
   }
 
   async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    await closeLocal(this.server);
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

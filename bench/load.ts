@@ -70,6 +70,25 @@ function run(spec: LoadSpec): Promise<autocannon.Result> {
   });
 }
 
+/**
+ * The server's and the database's CPU per item done in a window (µs; null when unknown or when
+ * nothing was done), from the server's CPU seconds at its start and end and the database's over it.
+ */
+export function cpuPerItem(
+  server0: number | null,
+  server1: number | null,
+  dbSeconds: number,
+  items: number,
+): { serverCpuUs: number | null; dbCpuUs: number | null } {
+  return {
+    serverCpuUs:
+      server0 !== null && server1 !== null && items > 0
+        ? Math.round(((server1 - server0) * 1e6) / items)
+        : null,
+    dbCpuUs: items > 0 ? Math.round((dbSeconds * 1e6) / items) : null,
+  };
+}
+
 /** CPU seconds used so far by each of these processes (those that cannot be read are left out). */
 export function cpuOf(pids: number[]): Map<number, number> {
   const out = new Map<number, number>();

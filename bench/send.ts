@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { BenchGraph } from './fake-graph.js';
 import { analyzeLiveTables, type LiveAccount } from './live.js';
-import { cpuOf, cpuSeconds, measure, round, type LoadResult } from './load.js';
+import { cpuOf, cpuPerItem, cpuSeconds, measure, round, type LoadResult } from './load.js';
 import type { LiveRow } from './report.js';
 import { backendPids, withClient } from './seed.js';
 import type { ServerUnderTest } from './server.js';
@@ -212,11 +212,7 @@ export async function runSendPhase(p: SendPhase): Promise<LiveRow[]> {
       p99: null,
       ratio: null,
       ratioOf: null,
-      serverCpuUs:
-        cpu0 !== null && cpu1 !== null && delivered > 0
-          ? Math.round(((cpu1 - cpu0) * 1e6) / delivered)
-          : null,
-      dbCpuUs: delivered > 0 ? Math.round((dbSeconds * 1e6) / delivered) : null,
+      ...cpuPerItem(cpu0, cpu1, dbSeconds, delivered),
       target: { text: `≥ ${SEND_TARGETS.drainPerSecond}/s`, met: rate >= SEND_TARGETS.drainPerSecond },
       notes: [
         `${delivered} delivered in ${round(seconds, 1)} s${emptied ? ', backlog emptied before the window ended' : ''}`,

@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { analyzeLiveTables, type LiveAccount } from './live.js';
-import { cpuOf, cpuSeconds, round } from './load.js';
+import { closeLocal, listenLocal, localUrl } from './local-http.js';
+import { cpuOf, cpuPerItem, cpuSeconds, round } from './load.js';
 import type { LiveRow } from './report.js';
 import { backendPids, PASSWORD, withClient } from './seed.js';
 import type { ServerUnderTest } from './server.js';
@@ -32,18 +32,16 @@ class Receiver {
 
   static async start(): Promise<Receiver> {
     const r = new Receiver();
-    r.server.keepAliveTimeout = 60_000;
-    await new Promise<void>((resolve) => r.server.listen(0, '127.0.0.1', resolve));
+    await listenLocal(r.server);
     return r;
   }
 
   get url(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return localUrl(this.server);
   }
 
   async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    await closeLocal(this.server);
   }
 }
 
@@ -151,11 +149,7 @@ export async function runWebhooksRow(p: WebhooksPhase): Promise<LiveRow> {
         p99: null,
         ratio: null,
         ratioOf: null,
-        serverCpuUs:
-          cpu0 !== null && cpu1 !== null && delivered > 0
-            ? Math.round(((cpu1 - cpu0) * 1e6) / delivered)
-            : null,
-        dbCpuUs: delivered > 0 ? Math.round((dbSeconds * 1e6) / delivered) : null,
+        ...cpuPerItem(cpu0, cpu1, dbSeconds, delivered),
         target: null,
         notes: [
           `${delivered} delivered in ${round(seconds, 1)} s${emptied ? ', backlog emptied before the window ended' : ''}`,
