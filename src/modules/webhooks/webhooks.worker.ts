@@ -211,23 +211,27 @@ export class WebhookDeliverer {
 
   private async settle(delivery: ClaimedDelivery, startedAt: Date, outcome: Outcome): Promise<void> {
     const at = new Date();
-    const delivered = outcome.kind === 'answered' && outcome.status >= 200 && outcome.status < 300;
+    if (outcome.kind === 'answered' && outcome.status >= 200 && outcome.status < 300) {
+      await this.repo.settleDelivered(
+        delivery.id,
+        delivery.generation,
+        delivery.webhook_id,
+        at,
+        outcome.status,
+      );
+      return;
+    }
     const result: AttemptResult =
       outcome.kind === 'answered'
         ? {
             responseStatus: outcome.status,
-            error: delivered ? null : `HTTP ${outcome.status}${outcome.body ? `: ${outcome.body}` : ''}`,
+            error: `HTTP ${outcome.status}${outcome.body ? `: ${outcome.body}` : ''}`,
           }
         : { responseStatus: null, error: outcome.error };
     const windowMs = this.options.retryWindowSeconds * 1000;
     const log = { deliveryId: delivery.id, webhookId: delivery.webhook_id, attempt: delivery.attempts };
 
     await this.events.transaction(async (tx, events) => {
-      if (delivered) {
-        await this.repo.settle(tx, delivery.id, delivery.generation, at, result, { status: 'delivered' });
-        await this.repo.recordSuccess(tx, delivery.webhook_id, at);
-        return;
-      }
       const disabled = await this.repo.recordFailure(
         tx,
         delivery.webhook_id,
