@@ -225,9 +225,13 @@ export async function runSendPhase(p: SendPhase): Promise<LiveRow[]> {
 
   if (p.only('send-latency')) {
     // The latency row needs an idle queue: wait for the backlog to be delivered first.
+    // Delivered is not yet settled: the worker records a batch's outcomes after its provider calls.
     const drainedAt = performance.now();
-    while (graph.delivered < counts.total && performance.now() - drainedAt < DRAIN_WAIT_MS) await sleep(200);
-    const left = await requestCounts(p.dbUrl, live.whatsappChannelId);
+    let left = await requestCounts(p.dbUrl, live.whatsappChannelId);
+    while (left.pending > 0 && performance.now() - drainedAt < DRAIN_WAIT_MS) {
+      await sleep(200);
+      left = await requestCounts(p.dbUrl, live.whatsappChannelId);
+    }
     if (left.pending > 0) {
       log(
         `  the backlog did not drain within ${DRAIN_WAIT_MS / 1000} s (${left.pending} pending): no latency row`,

@@ -97,7 +97,9 @@ export async function startServerProcess(opts: {
   delete env.ATENDE_ADMIN_PASSWORD;
   if (opts.env.REDIS_URL === undefined) delete env.REDIS_URL;
 
-  const child = spawn(process.execPath, [...(opts.execArgv ?? []), opts.main], {
+  // BENCH_SERVER_NODE_ARGS: extra Node options of the servers under test (e.g. --cpu-prof).
+  const extra = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...(opts.execArgv ?? []), ...extra, opts.main], {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -30,7 +30,7 @@ export interface SendDispatcherOptions {
 }
 
 /** Lanes leased per fetch at most: one statement for many jobs under load. */
-const LEASE_BATCH = 32;
+const LEASE_BATCH = 100;
 /** Empty lanes deleted per clean-up, and how often. */
 const PRUNE_BATCH = 1_000;
 const PRUNE_EVERY_MS = 60_000;
@@ -62,7 +62,7 @@ export class SendDispatcher {
   private lastPrune = 0;
 
   constructor(private readonly opts: SendDispatcherOptions) {
-    this.concurrency = opts.concurrency ?? 64;
+    this.concurrency = opts.concurrency ?? 200;
     this.retryLimit = opts.retryLimit ?? 12;
     this.retryBaseMs = opts.retryBaseMs ?? 1_000;
     this.retryMaxMs = opts.retryMaxMs ?? 300_000;
