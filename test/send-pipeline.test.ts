@@ -559,6 +559,53 @@ describe('send-message pipeline', () => {
       assert.deepEqual(open.rows, [{ id: chatB }]);
     });
 
+    it('a burst to many contacts: each sent once, one chat each, closeConversation among them honoured', async () => {
+      // Accepted together, so the worker takes them in one fetch and writes them together.
+      const closing = phone();
+      const first = await accept(closing, { type: 'text', text: { value: 'antes' } });
+      await nextMessage();
+      const oldChat = (await messageRow((await settled(first)).messageId!)).chat_id as string;
+      const fresh = Array.from({ length: 12 }, () => phone());
+      const ids = await Promise.all([
+        ...fresh.map((to, i) => accept(to, { type: 'text', text: { value: `lote ${i}` } })),
+        accept(closing, { type: 'text', text: { value: 'depois' } }, { closeConversation: true }),
+      ]);
+      const received: unknown[] = [];
+      for (let i = 0; i < ids.length; i++) received.push((await nextMessage()).json);
+      const expected = [...fresh.map((to, i) => graphText(to, `lote ${i}`)), graphText(closing, 'depois')];
+      const byTo = (a: unknown, b: unknown) =>
+        String((a as { to: string }).to).localeCompare(String((b as { to: string }).to));
+      assert.deepEqual(received.sort(byTo), expected.sort(byTo));
+
+      const logs = await Promise.all(ids.map((id) => settled(id)));
+      assert.deepEqual(
+        logs.map((l) => [l.status, l.attempts, l.error]),
+        logs.map(() => ['sent', 1, null]),
+      );
+      const chats = new Set<string>();
+      for (const [i, log] of logs.entries()) {
+        const m = await messageRow(log.messageId!);
+        assert.deepEqual(
+          [m.origin, m.status, m.request_id, m.provider_message_id],
+          ['api', 'sent', ids[i], log.providerMessageId],
+        );
+        const chat = await chatRow(m.chat_id as string);
+        assert.deepEqual(
+          [chat.status, chat.queue, (chat.last_message as { content: string }).content],
+          ['open', 'API', i < fresh.length ? `lote ${i}` : 'depois'],
+        );
+        chats.add(m.chat_id as string);
+      }
+      assert.equal(chats.size, ids.length);
+      assert.ok(!chats.has(oldChat));
+      assert.equal((await chatRow(oldChat)).status, 'closed');
+      const messages = await db.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM messages WHERE request_id = ANY($1::uuid[])',
+        [ids],
+      );
+      assert.equal(messages.rows[0]!.n, ids.length);
+    });
+
     it("appends to a contact's open chat in any queue without moving it", async () => {
       const to = phone();
       const chatId = await f.inbound(1, to, 'Oi, preciso de ajuda');
