@@ -153,7 +153,7 @@ export async function runWebhooksRow(p: WebhooksPhase): Promise<LiveRow> {
         target: null,
         notes: [
           `${delivered} delivered in ${round(seconds, 1)} s${emptied ? ', backlog emptied before the window ended' : ''}`,
-          'at most 2 attempts per endpoint and 8 per node at once',
+          'at most 2 attempts per endpoint at once (8 workers per node, 2 attempts per fetch)',
           'CPU per delivery',
           ...(receiver.unsigned > 0 ? [`${receiver.unsigned} requests without a signature`] : []),
         ],

@@ -526,7 +526,7 @@ describe('outgoing webhooks', () => {
       const fast = await receiver();
       const w = await subscribe(a, { url: slow.url, events: ['*'] });
       await subscribe(b, { url: fast.url, events: ['chat.new'] });
-      // Ten deliveries to the slow endpoint, more than a node's eight attempt slots.
+      // Ten deliveries to the slow endpoint: more than the 2 it may hold open, fewer than a node's attempts.
       for (let i = 0; i < 5; i++) await a.inbound(0, phone());
       await slow.next();
       await slow.next();

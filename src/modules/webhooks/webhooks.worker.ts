@@ -13,12 +13,18 @@ export const USER_AGENT = 'Atende-Webhooks/1.0';
 /** Longest wait between two attempts, whatever the backoff or a Retry-After asks. */
 export const MAX_RETRY_DELAY_MS = 3600_000;
 
-/** Attempts running at once per worker node; each waits at most the timeout on its receiver. */
-const CONCURRENCY = 8;
+/**
+ * Workers per node; each fetches up to ATTEMPTS_PER_FETCH attempts and runs them at once, so a fetch
+ * and a completion (two of pg-boss's statements) are shared by two attempts. Each attempt waits at
+ * most the timeout on its receiver.
+ */
+const WORKERS = 8;
+const ATTEMPTS_PER_FETCH = 2;
 
 /**
  * Attempts to one endpoint running at once per node (pg-boss groups, by webhook id): a slow or dead
- * endpoint holds at most this many of the node's slots, never every account's deliveries.
+ * endpoint holds at most this many attempts, so at most this many of the node's workers, never every
+ * account's deliveries.
  */
 const PER_ENDPOINT = 2;
 
@@ -150,16 +156,20 @@ export class WebhookDeliverer {
     await queue.boss.work<WebhookDeliveryJob>(
       QUEUES.webhookDelivery,
       {
-        batchSize: 1,
-        localConcurrency: CONCURRENCY,
+        batchSize: ATTEMPTS_PER_FETCH,
+        localConcurrency: WORKERS,
         localGroupConcurrency: PER_ENDPOINT,
         // Retries come due without a NOTIFY: a short poll finds them.
         pollingIntervalSeconds: 1,
         notifyPollingIntervalSeconds: 1,
         burstWhenReadyExceeds: 1,
       },
-      async ([job]) => {
-        if (job) await this.attempt(job.data);
+      async (jobs) => {
+        // Each attempt settles on its own; a database failure of one makes pg-boss run the fetch's
+        // jobs again, and an attempt already settled then finds nothing to claim.
+        const done = await Promise.allSettled(jobs.map((job) => this.attempt(job.data)));
+        const failed = done.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+        if (failed) throw failed.reason instanceof Error ? failed.reason : new Error(String(failed.reason));
       },
     );
   }
