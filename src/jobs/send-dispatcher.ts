@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
+import { Batcher } from '../lib/batcher.js';
 import type { Logger } from 'pino';
 import { SEND_NOTIFY_CHANNEL, type LeasedJob, type SendQueue } from './send-queue.js';
 
@@ -60,6 +61,8 @@ export class SendDispatcher {
   private listener: pg.Client | null = null;
   private timers: NodeJS.Timeout[] = [];
   private lastPrune = 0;
+  /** Finished jobs, completed together when several finish while a completion runs. */
+  private readonly completions: Batcher<number, void>;
 
   constructor(private readonly opts: SendDispatcherOptions) {
     this.concurrency = opts.concurrency ?? 200;
@@ -68,6 +71,16 @@ export class SendDispatcher {
     this.retryMaxMs = opts.retryMaxMs ?? 300_000;
     this.leaseMs = opts.leaseMs ?? 15_000;
     this.pollMs = opts.pollMs ?? 1_000;
+    this.completions = new Batcher<number, void>({
+      run: async (ids) => {
+        await opts.queue.complete(ids);
+        return ids.map(() => undefined);
+      },
+      concurrency: 2,
+      maxItems: 500,
+      maxWeight: Number.POSITIVE_INFINITY,
+      weight: () => 0,
+    });
   }
 
   async start(): Promise<void> {
@@ -164,7 +177,7 @@ export class SendDispatcher {
     }
     try {
       const finished = batch.filter(({ lastAttempt }, i) => outcomes[i]?.done !== false || lastAttempt);
-      await queue.complete(finished.map(({ job }) => job.id));
+      await Promise.all(finished.map(({ job }) => this.completions.submit(job.id)));
       await Promise.all(
         batch
           .filter((b) => !finished.includes(b))

@@ -4,6 +4,7 @@ import type { EventBuffer, EventsService } from '../../events/events.service.js'
 import type { LastMessage } from '../../db/types.js';
 import type { SendOutcome } from '../../jobs/send-dispatcher.js';
 import type { LeasedJob } from '../../jobs/send-queue.js';
+import { Batcher } from '../../lib/batcher.js';
 import { newId } from '../../lib/ids.js';
 import { ProviderError } from '../../providers/types.js';
 import type { ChatsRepo } from '../chats/chats.repo.js';
@@ -32,8 +33,6 @@ interface Work {
   lastAttempt: boolean;
   conversation?: Conversation;
   result?: DeliveryResult;
-  /** What the conversation step or the provider call threw. */
-  failure?: unknown;
   error?: RequestError;
   /** The stored message, once recorded as sent. */
   messageId?: string;
@@ -84,12 +83,34 @@ interface Deps {
  * job would hold its contact's lane forever.
  */
 export class SendWorker {
-  constructor(private readonly deps: Deps) {}
+  /** Takes requests for an attempt, with their channels. */
+  private readonly claims: Batcher<string, Work | null>;
+  /** Contacts and chats of requests about to be sent. */
+  private readonly conversations: Batcher<Work, Conversation>;
+  /** Outcomes of requests sent or failed for good. */
+  private readonly outcomes: Batcher<Work, void>;
+
+  constructor(private readonly deps: Deps) {
+    // Group commit for each database step: requests arriving while a step's statements run for others
+    // go together in the next run, so under load a few statements carry many messages, and an idle
+    // worker still handles a lone message at once.
+    const group = { concurrency: 2, maxItems: 200, maxWeight: Number.POSITIVE_INFINITY, weight: () => 0 };
+    this.claims = new Batcher({ ...group, run: (ids) => this.claim(ids) });
+    this.conversations = new Batcher({
+      ...group,
+      run: (work) =>
+        deps.events.transaction(async (tx, out) => {
+          await deps.chats.setLockTimeout(tx, CHAT_LOCK_TIMEOUT_MS);
+          return this.conversationsIn(tx, out, work);
+        }),
+    });
+    this.outcomes = new Batcher({ ...group, run: (work) => this.record(work) });
+  }
 
   /**
-   * Runs the jobs of one fetch (`SendDispatcher`), all of different contacts: Channel API requests
-   * together — their database steps in a few shared transactions, their provider calls at once — and
-   * agents' replies one by one. A temporary failure answers "not done" and the queue retries that job
+   * Runs the jobs of one fetch (`SendDispatcher`), all of different contacts: Channel API requests each
+   * on its way, their database steps grouped with those of the other requests in flight, and agents'
+   * replies one by one. A temporary failure answers "not done" and the queue retries that job
    * with backoff; on the last attempt the handlers settle the message as failed themselves.
    */
   async handleBatch(jobs: readonly { job: LeasedJob; lastAttempt: boolean }[]): Promise<SendOutcome[]> {
@@ -122,67 +143,50 @@ export class SendWorker {
   }
 
   /**
-   * Channel API requests by id (→ whether this is their last attempt). Per request: take it (unless
-   * already settled: no double send), prepare the conversation, call the provider outside any
-   * transaction, record the outcome. A request not taken (settled, or deleted with its channel) is done.
+   * Channel API requests by id (→ whether this is their last attempt), each on its own way through the
+   * steps: take it (unless already settled: no double send), prepare the conversation, call the
+   * provider outside any transaction, record the outcome. A request not taken (settled, or deleted
+   * with its channel) is done.
    */
   private async processRequests(ids: ReadonlyMap<string, boolean>): Promise<Map<string, SendOutcome>> {
-    const { requests, channels, deliverer, logger } = this.deps;
     const outcomes = new Map<string, SendOutcome>();
-    const claimed = await requests.claimMany([...ids.keys()]);
-    const channelRows = new Map<string, Awaited<ReturnType<ChannelsRepo['find']>>>();
     await Promise.all(
-      [...new Map(claimed.map((r) => [r.channel_id, r.account_id])).entries()].map(
-        async ([channelId, accountId]) =>
-          channelRows.set(channelId, await channels.find(accountId, channelId)),
-      ),
-    );
-    const work: Work[] = [];
-    for (const req of claimed) {
-      const channel = channelRows.get(req.channel_id);
-      if (channel) work.push({ req, channel, lastAttempt: ids.get(req.request_id) ?? false });
-    }
-
-    await this.prepareConversations(work);
-    await Promise.all(
-      work.map(async (w) => {
-        if (!w.conversation) return;
-        const requestId = w.req.request_id;
-        const blobId = w.req.media_blob_id;
-        try {
-          w.result = await deliverer.deliver(
-            w.channel,
-            w.conversation.to,
-            w.req.payload.message as OutboundMessage,
-            blobId
-              ? {
-                  load: async () => {
-                    const blob = await requests.loadBlob(blobId);
-                    if (!blob)
-                      throw new ProviderError('media_missing', 'The media file is no longer stored', false);
-                    return {
-                      bytes: blob.bytes,
-                      mimetype: blob.mimetype,
-                      ...(blob.filename ? { filename: blob.filename } : {}),
-                    };
-                  },
-                  uploaded: (mediaId) => requests.setUploadedMedia(requestId, mediaId),
-                }
-              : undefined,
-          );
-        } catch (err) {
-          w.failure = err;
-        }
+      [...ids].map(async ([requestId, lastAttempt]) => {
+        outcomes.set(requestId, await this.processRequest(requestId, lastAttempt));
       }),
     );
+    return outcomes;
+  }
 
-    const settle: Work[] = [];
-    for (const w of work) {
-      if (w.result) {
-        settle.push(w);
-        continue;
-      }
-      const err = w.failure;
+  private async processRequest(requestId: string, lastAttempt: boolean): Promise<SendOutcome> {
+    const { requests, deliverer, logger } = this.deps;
+    const w = await this.claims.submit(requestId);
+    if (!w) return { done: true };
+    w.lastAttempt = lastAttempt;
+    try {
+      w.conversation = await this.conversations.submit(w);
+      const blobId = w.req.media_blob_id;
+      w.result = await deliverer.deliver(
+        w.channel,
+        w.conversation.to,
+        w.req.payload.message as OutboundMessage,
+        blobId
+          ? {
+              load: async () => {
+                const blob = await requests.loadBlob(blobId);
+                if (!blob)
+                  throw new ProviderError('media_missing', 'The media file is no longer stored', false);
+                return {
+                  bytes: blob.bytes,
+                  mimetype: blob.mimetype,
+                  ...(blob.filename ? { filename: blob.filename } : {}),
+                };
+              },
+              uploaded: (mediaId) => requests.setUploadedMedia(requestId, mediaId),
+            }
+          : undefined,
+      );
+    } catch (err) {
       const providerError = err instanceof ProviderError ? err : null;
       // Anything but a provider's verdict (database trouble, a chat held too long) is worth retrying.
       const temporary = providerError ? providerError.temporary : true;
@@ -193,56 +197,45 @@ export class SendWorker {
             ...(providerError.details !== undefined ? { details: providerError.details } : {}),
           }
         : { code: 'internal_error', message: 'The request could not be processed' };
-      const requestId = w.req.request_id;
       if (!providerError) logger.error({ err, requestId }, 'send request attempt failed');
-      if (temporary && !w.lastAttempt) {
+      if (temporary && !lastAttempt) {
         logger.warn(
           { requestId, code: w.error.code, attempt: w.req.attempts },
           'send request will be retried',
         );
         await requests.requeue(requestId, w.error);
-        outcomes.set(requestId, notDone(err));
-        continue;
+        return notDone(err);
       }
       logger.warn({ requestId, code: w.error.code }, 'send request failed');
-      settle.push(w);
     }
-    for (const [id, outcome] of await this.recordOutcomes(settle)) outcomes.set(id, outcome);
-    return outcomes;
+    try {
+      await this.outcomes.submit(w);
+      return { done: true };
+    } catch (err) {
+      logger.error({ err, requestId }, 'recording a send outcome failed');
+      await requests
+        .requeue(requestId, { code: 'internal_error', message: 'The request could not be processed' })
+        .catch(() => undefined);
+      return notDone(err);
+    }
   }
 
-  /**
-   * Contact and chat of each request, under the chat's row lock: the "being processed" hold every
-   * chat change takes. All in one transaction; when it fails (a chat another operation held too
-   * long, say), each request on its own, so one request's trouble does not hold up the others.
-   */
-  private async prepareConversations(work: Work[]): Promise<void> {
-    const { chats, events } = this.deps;
-    if (work.length === 0) return;
-    try {
-      const prepared = await events.transaction(async (tx, out) => {
-        await chats.setLockTimeout(tx, CHAT_LOCK_TIMEOUT_MS);
-        return this.conversationsIn(tx, out, work);
-      });
-      prepared.forEach((c, i) => (work[i]!.conversation = c));
-      return;
-    } catch (err) {
-      if (work.length === 1) {
-        work[0]!.failure = err;
-        return;
-      }
-      this.deps.logger.warn({ err }, 'preparing conversations together failed; one by one');
-    }
-    for (const w of work) {
-      try {
-        [w.conversation] = await events.transaction(async (tx, out) => {
-          await chats.setLockTimeout(tx, CHAT_LOCK_TIMEOUT_MS);
-          return this.conversationsIn(tx, out, [w]);
-        });
-      } catch (err) {
-        w.failure = err;
-      }
-    }
+  /** Requests taken for an attempt in one statement, their channels in one more each. */
+  private async claim(ids: string[]): Promise<(Work | null)[]> {
+    const { requests, channels } = this.deps;
+    const claimed = new Map((await requests.claimMany(ids)).map((r) => [r.request_id, r]));
+    const channelRows = new Map<string, Awaited<ReturnType<ChannelsRepo['find']>>>();
+    await Promise.all(
+      [...new Map([...claimed.values()].map((r) => [r.channel_id, r.account_id])).entries()].map(
+        async ([channelId, accountId]) =>
+          channelRows.set(channelId, await channels.find(accountId, channelId)),
+      ),
+    );
+    return ids.map((id) => {
+      const req = claimed.get(id);
+      const channel = req && channelRows.get(req.channel_id);
+      return req && channel ? { req, channel, lastAttempt: false } : null;
+    });
   }
 
   /**
@@ -252,7 +245,13 @@ export class SendWorker {
    */
   private async conversationsIn(tx: Tx, out: EventBuffer, work: readonly Work[]): Promise<Conversation[]> {
     const { contacts, chats, requests, messageEvents } = this.deps;
-    const simple = work.filter((w) => !w.req.chat_id && !w.req.close_conversation);
+    // In channel order: opening chats takes the chat counters' rows, and two transactions taking them
+    // in the same order cannot deadlock.
+    const simple = work
+      .filter((w) => !w.req.chat_id && !w.req.close_conversation)
+      .sort((a, b) =>
+        a.req.channel_id < b.req.channel_id ? -1 : a.req.channel_id > b.req.channel_id ? 1 : 0,
+      );
     const contactKey = (channelId: string, type: string, value: string) =>
       `${channelId}\u0000${type}\u0000${value}`;
     const found = new Map(
@@ -355,44 +354,21 @@ export class SendWorker {
   }
 
   /**
-   * Sent and failed requests recorded in one transaction; when it fails, each on its own. A request
-   * whose outcome could not be recorded is retried (its request back to `queued`).
+   * Sent and failed requests recorded in one transaction (the batcher retries each alone when it
+   * fails), then, for a provider that sends no receipts, the delivery it would have reported.
    */
-  private async recordOutcomes(settle: Work[]): Promise<Map<string, SendOutcome>> {
-    const { events, messages, messageEvents, requests, logger } = this.deps;
-    const outcomes = new Map<string, SendOutcome>();
-    if (settle.length === 0) return outcomes;
-    let recorded: Work[] = [];
-    try {
-      await events.transaction((tx, out) => this.recordAllIn(tx, out, settle));
-      recorded = settle;
-    } catch (err) {
-      if (settle.length > 1) logger.warn({ err }, 'recording send outcomes together failed; one by one');
-      for (const w of settle) {
-        try {
-          if (settle.length === 1) throw err;
-          await events.transaction((tx, out) => this.recordAllIn(tx, out, [w]));
-          recorded.push(w);
-        } catch (err) {
-          logger.error({ err, requestId: w.req.request_id }, 'recording a send outcome failed');
-          await requests
-            .requeue(w.req.request_id, {
-              code: 'internal_error',
-              message: 'The request could not be processed',
-            })
-            .catch(() => undefined);
-          outcomes.set(w.req.request_id, notDone(err));
-        }
-      }
-    }
-    for (const w of recorded) outcomes.set(w.req.request_id, { done: true });
-    // No receipt will come from such a provider: the follow-up step it would have sent, done here.
-    const delivered = recorded.filter((w) => w.result?.deliveredOnSend && w.messageId);
+  private async record(work: Work[]): Promise<void[]> {
+    const { events, messages, messageEvents, logger } = this.deps;
+    await events.transaction((tx, out) => this.recordAllIn(tx, out, work));
+    const delivered = work.filter((w) => w.result?.deliveredOnSend && w.messageId);
     if (delivered.length > 0) {
       await events
         .transaction(async (tx, out) => {
-          const ids = delivered.map((w) => w.messageId!);
-          await messages.setStatuses(tx, ids, 'delivered');
+          await messages.setStatuses(
+            tx,
+            delivered.map((w) => w.messageId!),
+            'delivered',
+          );
           for (const [accountId, list] of byAccount(delivered))
             await messageEvents.updatedMessages(
               tx,
@@ -401,9 +377,9 @@ export class SendWorker {
               list.map((w) => w.messageId!),
             );
         })
-        .catch((err: unknown) => logger.error({ err }, 'recording sandbox deliveries failed'));
+        .catch((err: unknown) => logger.error({ err }, 'recording deliveries without receipts failed'));
     }
-    return outcomes;
+    return work.map(() => undefined);
   }
 
   /**
