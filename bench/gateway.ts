@@ -391,7 +391,7 @@ async function latencyRow(
         `request sent → event p50 ${r1(percentile(fromRequest, 50))} / p99 ${r1(percentile(fromRequest, 99))} ms`,
         `the transfer's own answer p50 ${r1(percentile(answers, 50))} / p99 ${r1(percentile(answers, 99))} ms`,
         'CPU per transfer',
-        'each transfer reaches the target team room (~100 sockets) and the probe',
+        'each transfer reaches two team rooms (~100 sockets each), the former attendant (~50) and the probe',
         ...(failed > 0 ? [`${failed} sockets failed to connect`] : []),
         ...(lost + refused > 0 ? [`${refused} transfers refused, ${lost} events not received`] : []),
       ],
