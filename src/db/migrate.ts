@@ -28,8 +28,13 @@ export const LATEST_MIGRATION = Object.keys(migrations).at(-1) ?? '';
 
 /** Applies pending migrations; Kysely's migration lock makes concurrent node start-ups safe. */
 export async function migrateToLatest<T>(db: Kysely<T>): Promise<void> {
+  await migrateTo(db, LATEST_MIGRATION);
+}
+
+/** Applies the migrations up to and including `name` (an earlier version's schema, for upgrade tests). */
+export async function migrateTo<T>(db: Kysely<T>, name: string): Promise<void> {
   const migrator = new Migrator({ db: db as Kysely<unknown>, provider: new StaticProvider() });
-  const { error, results } = await migrator.migrateToLatest();
+  const { error, results } = await migrator.migrateTo(name);
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
     const reason = error instanceof Error ? error.message : String(error ?? '');
