@@ -15,62 +15,55 @@ export class EventsRepo {
   constructor(private readonly db: Db) {}
 
   /**
-   * Reserves `count` seqs of the account's log. The UPDATE holds the account row until commit, so
-   * the account's event-writing transactions commit in seq order; callers take it last, after
-   * their own row locks, to keep the hold short and the lock order the same everywhere.
+   * Appends events to the account's log in one statement: reserves their seqs (the UPDATE holds the
+   * account row until commit, so the account's event-writing transactions commit in seq order), writes
+   * them, and creates the webhook deliveries the account's enabled subscriptions are owed. Callers run
+   * it last, after their own row locks, so the account row is held for this statement and the commit
+   * only, and locks are taken in the same order everywhere. Answers the first seq, the time written
+   * (`occurred_at`), and the deliveries, whose jobs the caller queues in the same transaction.
    */
-  async reserve(tx: Tx, accountId: string, count: number): Promise<{ last: number; now: Date }> {
-    const row = await tx
-      .updateTable('accounts')
-      .set({ event_seq: sql`event_seq + ${count}` })
-      .where('id', '=', accountId)
-      .returning([sql<number>`event_seq`.as('last'), sql<Date>`clock_timestamp()`.as('now')])
-      .executeTakeFirst();
-    if (!row) throw new Error(`account ${accountId} not found while recording events`);
-    return row;
-  }
-
-  /**
-   * Writes events, and the webhook deliveries they are owed; answers the deliveries, whose jobs the
-   * caller queues in the same transaction.
-   */
-  async insert(
+  async append(
     tx: Tx,
-    rows: {
-      account_id: string;
-      seq: number;
+    accountId: string,
+    events: readonly {
       id: string;
       event: string;
       schema_version: number;
-      occurred_at: Date;
       rooms: string[];
       audience: string[];
       data: Record<string, unknown>;
     }[],
-  ): Promise<{ id: string; webhookId: string }[]> {
-    if (rows.length === 0) return [];
-    // One statement for the events and the webhook deliveries of the account's enabled
-    // subscriptions that take them: an account without subscriptions pays no extra round trip.
-    const deliveries = await tx
-      .with('ev', (db) =>
-        db
-          .insertInto('events')
-          .values(rows.map((r) => ({ ...r, data: JSON.stringify(r.data) })))
-          .returning(['account_id', 'seq', 'event']),
+  ): Promise<{ first: number; occurredAt: Date; deliveries: { id: string; webhookId: string }[] }> {
+    const rows = events.map((e, i) => ({ ...e, ord: i }));
+    const { rows: out } = await sql<{
+      last: number;
+      now: Date;
+      deliveries: { id: string; webhookId: string }[];
+    }>`
+      WITH r AS (
+        UPDATE accounts SET event_seq = event_seq + ${events.length} WHERE id = ${accountId}
+        RETURNING event_seq AS last, clock_timestamp() AS now
+      ), ev AS (
+        INSERT INTO events (account_id, seq, id, event, schema_version, occurred_at, rooms, audience, data)
+        SELECT ${accountId}, r.last - ${events.length} + 1 + x.ord, x.id, x.event, x.schema_version, r.now,
+               x.rooms, x.audience, x.data
+        FROM r, jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+          AS x(ord int, id uuid, event text, schema_version int, rooms text[], audience text[], data jsonb)
+        RETURNING account_id, seq, event
+      ), wd AS (
+        INSERT INTO webhook_deliveries (id, account_id, webhook_id, event_seq)
+        SELECT gen_random_uuid(), ev.account_id, s.id, ev.seq
+        FROM ev JOIN webhook_subscriptions s ON s.account_id = ev.account_id
+        WHERE s.enabled AND (ev.event = ANY(s.events) OR '*' = ANY(s.events))
+        RETURNING id, webhook_id
       )
-      .insertInto('webhook_deliveries')
-      .columns(['id', 'account_id', 'webhook_id', 'event_seq'])
-      .expression((eb) =>
-        eb
-          .selectFrom('ev')
-          .innerJoin('webhook_subscriptions as s', 's.account_id', 'ev.account_id')
-          .select([sql<string>`gen_random_uuid()`.as('id'), 'ev.account_id', 's.id', 'ev.seq'])
-          .where('s.enabled', '=', true)
-          .where(sql<boolean>`(ev.event = ANY(s.events) OR '*' = ANY(s.events))`),
-      )
-      .returning(['id', 'webhook_id'])
-      .execute();
-    return deliveries.map((d) => ({ id: d.id, webhookId: d.webhook_id }));
+      SELECT r.last, r.now,
+             coalesce((SELECT json_agg(json_build_object('id', wd.id, 'webhookId', wd.webhook_id)) FROM wd),
+                      '[]'::json) AS deliveries
+      FROM r`.execute(tx);
+    const row = out[0];
+    if (!row) throw new Error(`account ${accountId} not found while recording events`);
+    return { first: Number(row.last) - events.length + 1, occurredAt: row.now, deliveries: row.deliveries };
   }
 
   async lastSeq(accountId: string): Promise<number> {

@@ -49,20 +49,22 @@ export class EventBuffer {
     const routed: Routed[] = [];
     const created: { id: string; webhookId: string }[] = [];
     for (const [accountId, list] of byAccount) {
-      const { last, now } = await repo.reserve(tx, accountId, list.length);
-      const rows = list.map((p, i) => ({
-        account_id: accountId,
-        seq: last - list.length + 1 + i,
+      const events = list.map((p) => ({
         id: randomUUID(),
         event: p.event,
         schema_version: SCHEMA_VERSION,
-        occurred_at: now,
         rooms: p.target.rooms,
         audience: p.target.audience,
         data: p.data,
       }));
-      created.push(...(await repo.insert(tx, rows)));
-      for (const r of rows) routed.push({ envelope: toEnvelope(r), rooms: r.rooms });
+      const { first, occurredAt, deliveries: owed } = await repo.append(tx, accountId, events);
+      created.push(...owed);
+      events.forEach((e, i) =>
+        routed.push({
+          envelope: toEnvelope({ ...e, account_id: accountId, seq: first + i, occurred_at: occurredAt }),
+          rooms: e.rooms,
+        }),
+      );
     }
     if (created.length > 0) await deliveries.enqueue(tx, created);
     this.written = routed;
