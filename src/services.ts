@@ -169,7 +169,6 @@ export function createServices(deps: {
     sendWorker: new SendWorker({
       db,
       requests: repos.requestLogs,
-      channels: repos.channels,
       contacts: repos.contacts,
       chats: repos.chats,
       messages: repos.messages,

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import pg from 'pg';
 import type { Db, Tx } from '../../db/index.js';
-import type { ContactType, RequestStatus } from '../../db/types.js';
+import type { ContactType, ProviderName, RequestStatus } from '../../db/types.js';
 import type { RequestMessage } from './prepare.js';
 
 /** What a request log row keeps of the message: the prepared message (media without its bytes). */
@@ -90,6 +90,8 @@ const columns = [
   'created_at',
   'updated_at',
 ] as const;
+
+const prefixed = columns.map((c) => `r.${c}` as const);
 
 /** The channel request log (`request_logs`) and the media bytes waiting for upload (`media_blobs`). */
 export class RequestLogsRepo {
@@ -231,32 +233,49 @@ export class RequestLogsRepo {
   }
 
   /**
-   * Takes the request for one attempt: `processing`, one more attempt. Null when it is already
-   * settled (`sent` or `failed`: a redelivered job must not send again) or gone. A request left in
+   * Takes requests for one attempt — `processing`, one more attempt — each with what the send needs of
+   * its channel, in one statement, in no particular order. A request already settled (`sent` or
+   * `failed`: a job run again must not send again) or gone with its channel is not taken; one left in
    * `processing` by a killed worker is taken again.
    */
-  async claim(requestId: string): Promise<RequestRow | null> {
-    const row = await this.db
-      .updateTable('request_logs')
-      .set({ status: 'processing', attempts: sql`attempts + 1`, updated_at: sql`now()` })
-      .where('request_id', '=', requestId)
-      .where('status', 'in', ['queued', 'processing'])
-      .returning(columns)
-      .executeTakeFirst();
-    return row ? rowOf(row) : null;
-  }
-
-  /** `claim` for many requests in one statement: the rows taken, in no particular order. */
-  async claimMany(requestIds: readonly string[]): Promise<RequestRow[]> {
+  async claimWithChannels(requestIds: readonly string[]): Promise<
+    {
+      req: RequestRow;
+      channel: {
+        id: string;
+        account_id: string;
+        provider: ProviderName;
+        provider_config: Record<string, unknown>;
+        default_team_id: string;
+      };
+    }[]
+  > {
     if (requestIds.length === 0) return [];
     const rows = await this.db
-      .updateTable('request_logs')
-      .set({ status: 'processing', attempts: sql`attempts + 1`, updated_at: sql`now()` })
-      .where('request_id', 'in', requestIds)
-      .where('status', 'in', ['queued', 'processing'])
-      .returning(columns)
+      .updateTable('request_logs as r')
+      .from('channels as c')
+      .set({ status: 'processing', attempts: sql`r.attempts + 1`, updated_at: sql`now()` })
+      .whereRef('c.id', '=', 'r.channel_id')
+      .whereRef('c.account_id', '=', 'r.account_id')
+      .where('r.request_id', 'in', requestIds)
+      .where('r.status', 'in', ['queued', 'processing'])
+      .returning([
+        ...prefixed,
+        'c.provider as channel_provider',
+        'c.provider_config as channel_provider_config',
+        'c.default_team_id as channel_default_team_id',
+      ])
       .execute();
-    return rows.map(rowOf);
+    return rows.map(({ channel_provider, channel_provider_config, channel_default_team_id, ...req }) => ({
+      req: rowOf(req),
+      channel: {
+        id: req.channel_id,
+        account_id: req.account_id,
+        provider: channel_provider,
+        provider_config: channel_provider_config,
+        default_team_id: channel_default_team_id,
+      },
+    }));
   }
 
   async setChat(tx: Tx, requestId: string, chatId: string): Promise<void> {

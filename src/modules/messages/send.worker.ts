@@ -8,7 +8,6 @@ import { Batcher } from '../../lib/batcher.js';
 import { newId } from '../../lib/ids.js';
 import { ProviderError } from '../../providers/types.js';
 import type { ChatsRepo } from '../chats/chats.repo.js';
-import type { ChannelsRepo } from '../channels/channels.repo.js';
 import type { ContactsRepo } from '../contacts/contacts.repo.js';
 import type { DeliveryChannel, Deliverer, DeliveryResult, OutboundMessage } from './deliver.js';
 import type { MessageEvents } from './message-events.js';
@@ -53,7 +52,6 @@ interface Conversation {
 interface Deps {
   db: Db;
   requests: RequestLogsRepo;
-  channels: ChannelsRepo;
   contacts: ContactsRepo;
   chats: ChatsRepo;
   messages: MessagesRepo;
@@ -220,21 +218,14 @@ export class SendWorker {
     }
   }
 
-  /** Requests taken for an attempt in one statement, their channels in one more each. */
+  /** Requests taken for an attempt, with their channels, in one statement. */
   private async claim(ids: string[]): Promise<(Work | null)[]> {
-    const { requests, channels } = this.deps;
-    const claimed = new Map((await requests.claimMany(ids)).map((r) => [r.request_id, r]));
-    const channelRows = new Map<string, Awaited<ReturnType<ChannelsRepo['find']>>>();
-    await Promise.all(
-      [...new Map([...claimed.values()].map((r) => [r.channel_id, r.account_id])).entries()].map(
-        async ([channelId, accountId]) =>
-          channelRows.set(channelId, await channels.find(accountId, channelId)),
-      ),
+    const claimed = new Map(
+      (await this.deps.requests.claimWithChannels(ids)).map((c) => [c.req.request_id, c]),
     );
     return ids.map((id) => {
-      const req = claimed.get(id);
-      const channel = req && channelRows.get(req.channel_id);
-      return req && channel ? { req, channel, lastAttempt: false } : null;
+      const c = claimed.get(id);
+      return c ? { req: c.req, channel: c.channel, lastAttempt: false } : null;
     });
   }
 
