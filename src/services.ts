@@ -66,7 +66,7 @@ export function createServices(deps: {
     channels: new ChannelsRepo(db),
     apiKeys: new ApiKeysRepo(db),
     chats: new ChatsRepo(db),
-    contacts: new ContactsRepo(),
+    contacts: new ContactsRepo(db),
     messages: new MessagesRepo(),
     requestLogs: new RequestLogsRepo(db),
   };

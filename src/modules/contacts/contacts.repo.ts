@@ -1,8 +1,10 @@
 import { sql } from 'kysely';
-import type { Tx } from '../../db/index.js';
+import type { Db, Tx } from '../../db/index.js';
 import type { ContactType } from '../../db/types.js';
 
 export class ContactsRepo {
+  constructor(private readonly db: Db) {}
+
   /** Finds or creates the contact; a name given later fills or refreshes the stored one. */
   async upsert(
     tx: Tx,
@@ -85,6 +87,62 @@ export class ContactsRepo {
       )
       .returning(['id', 'channel_id', 'type', 'value', 'provider_address'])
       .execute();
+  }
+
+  /**
+   * Of these contacts (channel, type, value), those that exist and have an open chat on their channel,
+   * by `channelId \u0000 type \u0000 value`: one read for a batch of sends.
+   */
+  async openConversations(
+    items: readonly { channelId: string; type: ContactType; value: string }[],
+  ): Promise<
+    Map<
+      string,
+      {
+        contactId: string;
+        value: string;
+        name: string | null;
+        providerAddress: string | null;
+        chatId: string;
+      }
+    >
+  > {
+    const out = new Map<
+      string,
+      {
+        contactId: string;
+        value: string;
+        name: string | null;
+        providerAddress: string | null;
+        chatId: string;
+      }
+    >();
+    if (items.length === 0) return out;
+    const { rows } = await sql<{
+      channel_id: string;
+      type: string;
+      value: string;
+      contact_id: string;
+      name: string | null;
+      provider_address: string | null;
+      chat_id: string;
+    }>`
+      SELECT ct.channel_id, ct.type, ct.value, ct.id AS contact_id, ct.name, ct.provider_address, c.id AS chat_id
+      FROM unnest(${items.map((i) => i.channelId)}::text[], ${items.map((i) => i.type)}::text[],
+                  ${items.map((i) => i.value)}::text[]) AS v(channel_id, type, value)
+      JOIN contacts ct ON ct.channel_id = v.channel_id AND ct.type = v.type AND ct.value = v.value
+      JOIN chats c ON c.channel_id = ct.channel_id AND c.contact_id = ct.id AND c.status = 'open'`.execute(
+      this.db,
+    );
+    for (const r of rows)
+      out.set(`${r.channel_id}\u0000${r.type}\u0000${r.value}`, {
+        contactId: r.contact_id,
+        value: r.value,
+        name: r.name,
+        providerAddress: r.provider_address,
+        chatId: r.chat_id,
+      });
+    return out;
   }
 
   /** `setProviderAddress` for several contacts in one statement. */

@@ -331,18 +331,19 @@ export class RequestLogsRepo {
       WHERE r.request_id = v.id`.execute(tx);
   }
 
-  /** `markSent` for several requests in one statement. */
+  /** `markSent` for several requests in one statement, with the chat each was sent in. */
   async markSentMany(
     tx: Tx,
-    items: readonly { requestId: string; messageId: string; providerMessageId: string }[],
+    items: readonly { requestId: string; chatId: string; messageId: string; providerMessageId: string }[],
   ): Promise<void> {
     if (items.length === 0) return;
     await sql`
       UPDATE request_logs r
-      SET status = 'sent', message_id = v.message_id, provider_message_id = v.provider_message_id, error = NULL,
-          updated_at = now()
-      FROM unnest(${items.map((i) => i.requestId)}::uuid[], ${items.map((i) => i.messageId)}::text[],
-                  ${items.map((i) => i.providerMessageId)}::text[]) AS v(id, message_id, provider_message_id)
+      SET status = 'sent', chat_id = v.chat_id, message_id = v.message_id,
+          provider_message_id = v.provider_message_id, error = NULL, updated_at = now()
+      FROM unnest(${items.map((i) => i.requestId)}::uuid[], ${items.map((i) => i.chatId)}::text[],
+                  ${items.map((i) => i.messageId)}::text[], ${items.map((i) => i.providerMessageId)}::text[])
+        AS v(id, chat_id, message_id, provider_message_id)
       WHERE r.request_id = v.id`.execute(tx);
   }
 

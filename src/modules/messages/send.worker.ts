@@ -94,14 +94,7 @@ export class SendWorker {
     // worker still handles a lone message at once.
     const group = { concurrency: 2, maxItems: 200, maxWeight: Number.POSITIVE_INFINITY, weight: () => 0 };
     this.claims = new Batcher({ ...group, run: (ids) => this.claim(ids) });
-    this.conversations = new Batcher({
-      ...group,
-      run: (work) =>
-        deps.events.transaction(async (tx, out) => {
-          await deps.chats.setLockTimeout(tx, CHAT_LOCK_TIMEOUT_MS);
-          return this.conversationsIn(tx, out, work);
-        }),
-    });
+    this.conversations = new Batcher({ ...group, run: (work) => this.conversationsOf(work) });
     this.outcomes = new Batcher({ ...group, run: (work) => this.record(work) });
   }
 
@@ -230,6 +223,41 @@ export class SendWorker {
   }
 
   /**
+   * The conversations of requests about to be sent. The common case — a first attempt that does not
+   * close the conversation, to a known contact (nothing to add to it) with an open chat — is one read
+   * for all of them; the rest are written in one transaction. The chat's lock would be released at
+   * that transaction's commit anyway, before the provider call, so reading without it changes nothing.
+   */
+  private async conversationsOf(work: Work[]): Promise<Conversation[]> {
+    const { chats, contacts, events } = this.deps;
+    const plain = work.filter((w) => !w.req.chat_id && !w.req.close_conversation);
+    const known = await contacts.openConversations(
+      plain.map((w) => ({
+        channelId: w.req.channel_id,
+        type: w.req.contact.type,
+        value: w.req.contact.value,
+      })),
+    );
+    const found = new Map<Work, Conversation>();
+    for (const w of plain) {
+      const c = known.get(contactKey(w.req.channel_id, w.req.contact.type, w.req.contact.value));
+      // A name the contact lacks is written by the transaction below.
+      if (c && (c.name !== null || w.req.contact.name === null))
+        found.set(w, { chatId: c.chatId, contactId: c.contactId, to: c.providerAddress ?? c.value });
+    }
+    const rest = work.filter((w) => !found.has(w));
+    const written =
+      rest.length === 0
+        ? []
+        : await events.transaction(async (tx, out) => {
+            await chats.setLockTimeout(tx, CHAT_LOCK_TIMEOUT_MS);
+            return this.conversationsIn(tx, out, rest);
+          });
+    const byWork = new Map(rest.map((w, i) => [w, written[i]!]));
+    return work.map((w) => found.get(w) ?? byWork.get(w)!);
+  }
+
+  /**
    * `conversationIn` for many requests in a few statements: a first attempt that does not close the
    * conversation — the common case — needs only its contact and the contact's open chat, so those are
    * written for all of them at once; the others go one by one. Answers in `work`'s order.
@@ -243,8 +271,6 @@ export class SendWorker {
       .sort((a, b) =>
         a.req.channel_id < b.req.channel_id ? -1 : a.req.channel_id > b.req.channel_id ? 1 : 0,
       );
-    const contactKey = (channelId: string, type: string, value: string) =>
-      `${channelId}\u0000${type}\u0000${value}`;
     const found = new Map(
       (
         await contacts.findOrCreateMany(
@@ -430,6 +456,7 @@ export class SendWorker {
       tx,
       sent.map((w) => ({
         requestId: w.req.request_id,
+        chatId: w.conversation!.chatId,
         messageId: w.messageId!,
         providerMessageId: w.result!.providerMessageId,
       })),
@@ -495,6 +522,11 @@ export class SendWorker {
     };
     await chats.update(tx, chatId, { last_message: last });
   }
+}
+
+/** A contact's identity on a channel, as a map key. */
+function contactKey(channelId: string, type: string, value: string): string {
+  return `${channelId}\u0000${type}\u0000${value}`;
 }
 
 /** Work items grouped by account, each group in the original order. */
