@@ -93,9 +93,7 @@ export class ContactsRepo {
    * Of these contacts (channel, type, value), those that exist and have an open chat on their channel,
    * by `channelId \u0000 type \u0000 value`: one read for a batch of sends.
    */
-  async openConversations(
-    items: readonly { channelId: string; type: ContactType; value: string }[],
-  ): Promise<
+  async openConversations(items: readonly { channelId: string; type: ContactType; value: string }[]): Promise<
     Map<
       string,
       {
