@@ -48,7 +48,7 @@ const { values: args } = parseArgs({
     'no-build': { type: 'boolean', default: false },
     main: { type: 'string' },
     'graph-delay': { type: 'string', default: '0' },
-    'send-roles': { type: 'string', default: 'api,worker' },
+    'send-roles': { type: 'string', default: 'api' },
     'no-write': { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
@@ -68,7 +68,8 @@ if (args.help) {
   --no-build          run ./dist/src/main.js (npm run build) instead of compiling the sources privately
   --main <file>       run this compiled entry point instead (e.g. an experimental build, for A/B runs)
   --graph-delay <ms>  the fake Graph API holds each answer this long (default 0: answers at once)
-  --send-roles <r>    roles of the send rows' server (default api,worker; api alone: acceptance without delivery)
+  --send-roles <r>    roles of the server of insert-baseline and send (default api: acceptance alone; drain and
+                      latency then run on an api,worker server started on the backlog; api,worker: one server)
   --no-write          print only; write no result file and leave the README alone
 Environment: DATABASE_URL (admin connection; default postgres://postgres@127.0.0.1:5432/test),
              REDIS_URL (default redis://127.0.0.1:6379) for the Redis limiter rows.
@@ -451,24 +452,23 @@ async function main(): Promise<void> {
     const account = await liveAccount();
     const graph = await BenchGraph.start(GRAPH_TOKEN, graphDelay);
     const roles = args['send-roles'];
-    if (!roles.split(',').includes('worker')) {
-      log(`the send server runs ${roles} (no worker): only insert-baseline and send`);
-      sendWanted.delete('send-drain');
-      sendWanted.delete('send-latency');
-    }
-    const server = await startServerProcess({
-      main,
-      env: { ...serverEnv(false), WHATSAPP_GRAPH_BASE_URL: graph.url },
-      roles,
-      log,
-      label: 'server api+worker',
-    });
+    const startSendServer = (r: string) =>
+      startServerProcess({
+        main,
+        env: { ...serverEnv(false), WHATSAPP_GRAPH_BASE_URL: graph.url },
+        roles: r,
+        log,
+        label: `server ${r.replaceAll(',', '+')}`,
+      });
+    let server = await startSendServer(roles);
     try {
       liveRows.push(
         ...(await runSendPhase({
           dbUrl: db.url,
           server,
           roles,
+          startDelivery: () => startSendServer('api,worker'),
+          onServer: (s) => (server = s),
           graph,
           live: account,
           connections,

@@ -6,7 +6,11 @@ import type { LiveRow } from './report.js';
 import { backendPids, withClient } from './seed.js';
 import type { ServerUnderTest } from './server.js';
 
-/** The send pipeline's rows (issue 3), in the order they run on one api+worker server. */
+/**
+ * The send pipeline's rows (issue 3), in their order: insert-baseline and send on an api server
+ * (acceptance, the worker elsewhere, as on a node of several), then send-drain and send-latency on an
+ * api+worker server started on the backlog send left.
+ */
 export const SEND_ROWS = ['insert-baseline', 'send', 'send-drain', 'send-latency'] as const;
 
 export const SEND_TARGETS = { ratio: 1.0, p99Ms: 30, drainPerSecond: 1000, latencyP50Ms: 50 };
@@ -21,7 +25,15 @@ const DRAIN_WAIT_MS = 300_000;
 export interface SendPhase {
   dbUrl: string;
   server: ServerUnderTest;
+  /** Roles of `server`, which serves insert-baseline and send. */
   roles: string;
+  /**
+   * Without the worker role in `roles`, the drain and latency rows run on a server started by this
+   * (api and worker) once acceptance is measured: the backlog `send` left is then a real one.
+   */
+  startDelivery: () => Promise<ServerUnderTest>;
+  /** Told of the server now under test, so the caller stops the right one. */
+  onServer: (server: ServerUnderTest) => void;
   graph: BenchGraph;
   live: LiveAccount;
   connections: number;
@@ -56,12 +68,15 @@ function perUnit(cores: number | null, perSecond: number): number | null {
 }
 
 /**
- * insert-baseline, send, send-drain and send-latency against one server process running the api and
- * worker roles, as a single node does, with the WhatsApp channel's Graph API the benchmark's fake.
+ * insert-baseline and send against a server process with `roles` (default api: acceptance alone),
+ * then send-drain and send-latency against one with the api and worker roles — the same process when
+ * `roles` has the worker —, with the WhatsApp channel's Graph API the benchmark's fake.
  */
-export async function runSendPhase(p: SendPhase): Promise<LiveRow[]> {
+export async function runSendPhase(phase: SendPhase): Promise<LiveRow[]> {
+  let p = phase;
   const rows: LiveRow[] = [];
-  const { server, graph, live, log } = p;
+  const { graph, live, log } = p;
+  let server = p.server;
   const dbPids = () => backendPids(p.dbUrl);
   const sendHeaders = { 'x-channel-api-key': live.channelKey, 'content-type': 'application/json' };
   let seq = 0;
@@ -169,7 +184,9 @@ export async function runSendPhase(p: SendPhase): Promise<LiveRow[]> {
         },
         notes: [
           `${p.connections} connections`,
-          `the worker delivered ${deliveredDuring} messages/s meanwhile (its CPU is in the server's)`,
+          p.roles.split(',').includes('worker')
+            ? `the worker delivered ${deliveredDuring} messages/s meanwhile (its CPU is in the server's)`
+            : 'acceptance alone: the worker role runs in another process (started for the next rows)',
         ],
         valid: result.non2xx === 0 && result.errors === 0,
         details: { ...result, deliveredPerSecondMeanwhile: deliveredDuring },
@@ -179,6 +196,12 @@ export async function runSendPhase(p: SendPhase): Promise<LiveRow[]> {
     await sleep(1500);
   }
 
+  if (!p.roles.split(',').includes('worker') && (p.only('send-drain') || p.only('send-latency'))) {
+    await server.stop();
+    server = await p.startDelivery();
+    p = { ...p, server, roles: 'api,worker' };
+    p.onServer(server);
+  }
   const counts = await requestCounts(p.dbUrl, live.whatsappChannelId);
   if (wantLoad) await analyzeLiveTables(p.dbUrl);
   if (p.only('send-drain')) {
