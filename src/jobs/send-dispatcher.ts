@@ -31,7 +31,7 @@ export interface SendDispatcherOptions {
 }
 
 /** Lanes leased per fetch at most: one statement for many jobs under load. */
-const LEASE_BATCH = 100;
+const LEASE_BATCH = 250;
 /** Empty lanes deleted per clean-up, and how often. */
 const PRUNE_BATCH = 1_000;
 const PRUNE_EVERY_MS = 60_000;
@@ -65,7 +65,7 @@ export class SendDispatcher {
   private readonly completions: Batcher<number, void>;
 
   constructor(private readonly opts: SendDispatcherOptions) {
-    this.concurrency = opts.concurrency ?? 200;
+    this.concurrency = opts.concurrency ?? 500;
     this.retryLimit = opts.retryLimit ?? 12;
     this.retryBaseMs = opts.retryBaseMs ?? 1_000;
     this.retryMaxMs = opts.retryMaxMs ?? 300_000;

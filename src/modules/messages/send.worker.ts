@@ -92,7 +92,7 @@ export class SendWorker {
     // Group commit for each database step: requests arriving while a step's statements run for others
     // go together in the next run, so under load a few statements carry many messages, and an idle
     // worker still handles a lone message at once.
-    const group = { concurrency: 2, maxItems: 200, maxWeight: Number.POSITIVE_INFINITY, weight: () => 0 };
+    const group = { concurrency: 2, maxItems: 500, maxWeight: Number.POSITIVE_INFINITY, weight: () => 0 };
     this.claims = new Batcher({ ...group, run: (ids) => this.claim(ids) });
     this.conversations = new Batcher({ ...group, run: (work) => this.conversationsOf(work) });
     this.outcomes = new Batcher({ ...group, run: (work) => this.record(work) });

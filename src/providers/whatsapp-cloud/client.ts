@@ -6,6 +6,7 @@ import {
   type SendResult,
 } from '../types.js';
 import { classifyGraphError, classifyTransportError } from './errors.js';
+import { postText } from './http.js';
 import { buildGraphMessage } from './payloads.js';
 
 export interface WhatsAppCloudOptions {
@@ -100,15 +101,21 @@ export class WhatsAppCloudProvider implements MessagingProvider {
     const url = `${this.baseUrl}/${this.options.version}/${encodeURIComponent(config.phoneNumberId)}/${edge}`;
     let status: number;
     let text: string;
+    const headers = { authorization: `Bearer ${config.accessToken}`, ...init.headers };
     try {
-      const res = await this.fetch(url, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${config.accessToken}`, ...init.headers },
-        body: init.body,
-        signal: AbortSignal.timeout(this.options.timeoutMs),
-      });
-      status = res.status;
-      text = await res.text();
+      if (typeof init.body === 'string' && this.fetch === globalThis.fetch) {
+        ({ status, text } = await postText(url, headers, init.body, this.options.timeoutMs));
+      } else {
+        // Multipart uploads (FormData), or a fetch given by the caller.
+        const res = await this.fetch(url, {
+          method: 'POST',
+          headers,
+          body: init.body,
+          signal: AbortSignal.timeout(this.options.timeoutMs),
+        });
+        status = res.status;
+        text = await res.text();
+      }
     } catch (err) {
       throw classifyTransportError(err);
     }

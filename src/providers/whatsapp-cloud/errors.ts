@@ -52,7 +52,7 @@ export function classifyGraphError(status: number, body: unknown): ProviderError
   return new ProviderError(`http_${status}`, `WhatsApp Cloud API answered HTTP ${status}`, temporary);
 }
 
-/** `fetch` threw: no answer at all (refused, reset, DNS) or our own timeout fired. */
+/** The HTTP call threw: no answer at all (refused, reset, DNS) or our own timeout fired. */
 export function classifyTransportError(err: unknown): ProviderError {
   const e = err instanceof Error ? err : new Error(String(err));
   if (e.name === 'TimeoutError') {

@@ -1,0 +1,57 @@
+import http from 'node:http';
+import https from 'node:https';
+
+/**
+ * Keep-alive connections to the Graph API, shared by every channel of the process. `node:http`
+ * rather than `fetch`: a message is one small JSON POST, and fetch's streams and request cloning cost
+ * several times the call itself in CPU (bench/README.md, send-drain profile).
+ */
+const agents = {
+  'http:': new http.Agent({ keepAlive: true, maxSockets: 128 }),
+  'https:': new https.Agent({ keepAlive: true, maxSockets: 128 }),
+};
+
+/**
+ * POSTs `body` and resolves with the answer's status and text. Fails as `fetch` does: an error named
+ * `TimeoutError` when no whole answer came within `timeoutMs`, else the connection's own error.
+ */
+export function postText(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  timeoutMs: number,
+): Promise<{ status: number; text: string }> {
+  const target = new URL(url);
+  const secure = target.protocol === 'https:';
+  return new Promise((resolve, reject) => {
+    let timer: NodeJS.Timeout | undefined = undefined;
+    const fail = (err: Error) => {
+      clearTimeout(timer);
+      reject(err);
+    };
+    const req = (secure ? https : http).request(
+      target,
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        agent: agents[secure ? 'https:' : 'http:'],
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('error', fail);
+        res.on('end', () => {
+          clearTimeout(timer);
+          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') });
+        });
+      },
+    );
+    timer = setTimeout(() => {
+      const err = new Error('The operation timed out');
+      err.name = 'TimeoutError';
+      req.destroy(err);
+    }, timeoutMs);
+    req.on('error', fail);
+    req.end(body);
+  });
+}
