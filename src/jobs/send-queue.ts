@@ -155,10 +155,4 @@ SELECT pg_notify('${SEND_NOTIFY_CHANNEL}', '')`;
       AND pending = 0`.execute(this.db);
     return Number(res.numAffectedRows ?? 0);
   }
-
-  /** Jobs not yet finished (tests, the benchmark, operators' checks). */
-  async pendingCount(): Promise<number> {
-    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM send_jobs`.execute(this.db);
-    return rows[0]?.n ?? 0;
-  }
 }

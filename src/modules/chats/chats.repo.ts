@@ -26,6 +26,16 @@ export interface ChatRow extends ChatListRow {
 }
 
 /** Filters of the chat lists; every one is backed by an index in list order. */
+/** A chat about to be opened for a contact (`openFor`). */
+export interface NewChat {
+  id: string;
+  account_id: string;
+  channel_id: string;
+  contact_id: string;
+  team_id: string;
+  queue: string;
+}
+
 export interface ChatFilter {
   accountId: string;
   status: ChatStatus;
@@ -282,21 +292,13 @@ ORDER BY c.created_at DESC, c.id DESC`;
       .execute();
   }
 
-  /** Opens a chat unless the contact already has an open one; returns the open chat's id and whether it is new. */
   /**
    * `openFor` for several contacts (each at most once) in two statements: the chats inserted, then the
    * open ones that already existed, locked. Answers by contact id.
    */
   async openForMany(
     tx: Tx,
-    rows: readonly {
-      id: string;
-      account_id: string;
-      channel_id: string;
-      contact_id: string;
-      team_id: string;
-      queue: string;
-    }[],
+    rows: readonly NewChat[],
   ): Promise<Map<string, { id: string; created: boolean }>> {
     const out = new Map<string, { id: string; created: boolean }>();
     if (rows.length === 0) return out;
@@ -337,32 +339,10 @@ ORDER BY c.created_at DESC, c.id DESC`;
       WHERE c.id = v.id`.execute(tx);
   }
 
-  async openFor(
-    tx: Tx,
-    row: {
-      id: string;
-      account_id: string;
-      channel_id: string;
-      contact_id: string;
-      team_id: string;
-      queue: string;
-    },
-  ): Promise<{ id: string; created: boolean }> {
-    const inserted = await tx
-      .insertInto('chats')
-      .values(row)
-      .onConflict((oc) => oc.columns(['channel_id', 'contact_id']).where('status', '=', 'open').doNothing())
-      .returning('id')
-      .executeTakeFirst();
-    if (inserted) return { id: inserted.id, created: true };
-    const existing = await tx
-      .selectFrom('chats')
-      .select('id')
-      .where('channel_id', '=', row.channel_id)
-      .where('contact_id', '=', row.contact_id)
-      .where('status', '=', 'open')
-      .forUpdate()
-      .executeTakeFirstOrThrow();
-    return { id: existing.id, created: false };
+  /** Opens a chat unless the contact already has an open one; returns the open chat's id and whether it is new. */
+  async openFor(tx: Tx, row: NewChat): Promise<{ id: string; created: boolean }> {
+    const chat = (await this.openForMany(tx, [row])).get(row.contact_id);
+    if (!chat) throw new Error(`no open chat for contact ${row.contact_id}`);
+    return chat;
   }
 }

@@ -1,6 +1,26 @@
 import { sql } from 'kysely';
 import type { Db, Tx } from '../../db/index.js';
-import type { ContactType } from '../../db/types.js';
+import type { ContactsTable, ContactType } from '../../db/types.js';
+
+/** A contact an outbound message goes to, as the send pipeline writes it. */
+export type OutboundContact = Pick<
+  ContactsTable,
+  'id' | 'account_id' | 'channel_id' | 'type' | 'value' | 'name'
+>;
+
+/** A known contact with an open chat on its channel (`openConversations`). */
+export interface OpenConversation {
+  contactId: string;
+  value: string;
+  name: string | null;
+  providerAddress: string | null;
+  chatId: string;
+}
+
+/** A contact's identity on a channel, as a map key. */
+export function contactKey(channelId: string, type: string, value: string): string {
+  return `${channelId}\u0000${type}\u0000${value}`;
+}
 
 export class ContactsRepo {
   constructor(private readonly db: Db) {}
@@ -38,25 +58,11 @@ export class ContactsRepo {
    */
   async findOrCreate(
     tx: Tx,
-    row: {
-      id: string;
-      account_id: string;
-      channel_id: string;
-      type: ContactType;
-      value: string;
-      name: string | null;
-    },
+    row: OutboundContact,
   ): Promise<{ id: string; value: string; provider_address: string | null }> {
-    return tx
-      .insertInto('contacts')
-      .values({ ...row, provider_address: null })
-      .onConflict((oc) =>
-        oc.columns(['channel_id', 'type', 'value']).doUpdateSet({
-          name: sql`coalesce(contacts.name, excluded.name)`,
-        }),
-      )
-      .returning(['id', 'value', 'provider_address'])
-      .executeTakeFirstOrThrow();
+    const [contact] = await this.findOrCreateMany(tx, [row]);
+    if (!contact) throw new Error('the contact was not stored');
+    return contact;
   }
 
   /**
@@ -65,14 +71,7 @@ export class ContactsRepo {
    */
   async findOrCreateMany(
     tx: Tx,
-    rows: readonly {
-      id: string;
-      account_id: string;
-      channel_id: string;
-      type: ContactType;
-      value: string;
-      name: string | null;
-    }[],
+    rows: readonly OutboundContact[],
   ): Promise<
     { id: string; channel_id: string; type: ContactType; value: string; provider_address: string | null }[]
   > {
@@ -91,30 +90,12 @@ export class ContactsRepo {
 
   /**
    * Of these contacts (channel, type, value), those that exist and have an open chat on their channel,
-   * by `channelId \u0000 type \u0000 value`: one read for a batch of sends.
+   * by `contactKey`: one read for a batch of sends.
    */
-  async openConversations(items: readonly { channelId: string; type: ContactType; value: string }[]): Promise<
-    Map<
-      string,
-      {
-        contactId: string;
-        value: string;
-        name: string | null;
-        providerAddress: string | null;
-        chatId: string;
-      }
-    >
-  > {
-    const out = new Map<
-      string,
-      {
-        contactId: string;
-        value: string;
-        name: string | null;
-        providerAddress: string | null;
-        chatId: string;
-      }
-    >();
+  async openConversations(
+    items: readonly { channelId: string; type: ContactType; value: string }[],
+  ): Promise<Map<string, OpenConversation>> {
+    const out = new Map<string, OpenConversation>();
     if (items.length === 0) return out;
     const { rows } = await sql<{
       channel_id: string;
@@ -133,7 +114,7 @@ export class ContactsRepo {
       this.db,
     );
     for (const r of rows)
-      out.set(`${r.channel_id}\u0000${r.type}\u0000${r.value}`, {
+      out.set(contactKey(r.channel_id, r.type, r.value), {
         contactId: r.contact_id,
         value: r.value,
         name: r.name,
@@ -143,6 +124,11 @@ export class ContactsRepo {
     return out;
   }
 
+  /** The address the provider last said it delivered to (WhatsApp's `wa_id`), used for later sends. */
+  async setProviderAddress(tx: Tx, id: string, address: string): Promise<void> {
+    await this.setProviderAddresses(tx, [{ id, address }]);
+  }
+
   /** `setProviderAddress` for several contacts in one statement. */
   async setProviderAddresses(tx: Tx, items: readonly { id: string; address: string }[]): Promise<void> {
     if (items.length === 0) return;
@@ -150,15 +136,5 @@ export class ContactsRepo {
       UPDATE contacts c SET provider_address = v.address, updated_at = now()
       FROM unnest(${items.map((i) => i.id)}::text[], ${items.map((i) => i.address)}::text[]) AS v(id, address)
       WHERE c.id = v.id AND c.provider_address IS DISTINCT FROM v.address`.execute(tx);
-  }
-
-  /** The address the provider last said it delivered to (WhatsApp's `wa_id`), used for later sends. */
-  async setProviderAddress(tx: Tx, id: string, address: string): Promise<void> {
-    await tx
-      .updateTable('contacts')
-      .set({ provider_address: address, updated_at: sql`now()` })
-      .where('id', '=', id)
-      .where('provider_address', 'is distinct from', address)
-      .execute();
   }
 }

@@ -1,6 +1,7 @@
 import type { Tx } from '../../db/index.js';
 import type { EventBuffer } from '../../events/events.service.js';
 import { targets } from '../../events/rooms.js';
+import type { ChatT } from '../../http/schemas.js';
 import type { ChatsRepo } from '../chats/chats.repo.js';
 import { toChat } from '../chats/chats.service.js';
 import type { AgentMessagesRepo } from './agent-messages.repo.js';
@@ -24,16 +25,35 @@ export class MessageEvents {
     event: 'message.upsert' | 'message.update',
     messageId: string,
   ): Promise<void> {
-    const row = await this.messages.find(tx, messageId);
-    if (!row) return;
-    const chat = await this.chats.find(row.account_id, row.chat_id, tx);
-    if (!chat) return;
-    events.add(
-      row.account_id,
-      event,
-      { chatId: row.chat_id, message: toMessage(row) },
-      targets.message(toChat(chat)),
-    );
+    await this.messageEvents(tx, events, event, [messageId]);
+  }
+
+  /** `message.upsert` or `message.update` of several messages, as they are now, in the order given. */
+  async messageEvents(
+    tx: Tx,
+    events: EventBuffer,
+    event: 'message.upsert' | 'message.update',
+    messageIds: readonly string[],
+  ): Promise<void> {
+    if (messageIds.length === 0) return;
+    const rows = new Map((await this.messages.findMany(tx, messageIds)).map((m) => [m.id, m]));
+    const byAccount = new Map<string, Set<string>>();
+    for (const m of rows.values())
+      byAccount.set(m.account_id, (byAccount.get(m.account_id) ?? new Set()).add(m.chat_id));
+    const chats = new Map<string, ChatT>();
+    for (const [accountId, chatIds] of byAccount)
+      for (const c of await this.chats.findMany(accountId, [...chatIds], tx)) chats.set(c.id, toChat(c));
+    for (const id of messageIds) {
+      const row = rows.get(id);
+      const chat = row && chats.get(row.chat_id);
+      if (row && chat)
+        events.add(
+          row.account_id,
+          event,
+          { chatId: row.chat_id, message: toMessage(row) },
+          targets.message(chat),
+        );
+    }
   }
 
   /**
@@ -65,40 +85,6 @@ export class MessageEvents {
     }
   }
 
-  /** `message.update` of several messages of an account, as they are now. */
-  async updatedMessages(tx: Tx, events: EventBuffer, accountId: string, messageIds: readonly string[]) {
-    if (messageIds.length === 0) return;
-    const messages = await this.messages.findMany(tx, messageIds);
-    const chats = new Map(
-      (await this.chats.findMany(accountId, [...new Set(messages.map((m) => m.chat_id))], tx)).map((c) => [
-        c.id,
-        toChat(c),
-      ]),
-    );
-    const byId = new Map(messages.map((m) => [m.id, m]));
-    for (const id of messageIds) {
-      const row = byId.get(id);
-      const chat = row && chats.get(row.chat_id);
-      if (row && chat)
-        events.add(
-          accountId,
-          'message.update',
-          { chatId: row.chat_id, message: toMessage(row) },
-          targets.message(chat),
-        );
-    }
-  }
-
-  /** `chat.new` of several chats of an account, as they are now, in the order given. */
-  async newChats(tx: Tx, events: EventBuffer, accountId: string, chatIds: readonly string[]): Promise<void> {
-    if (chatIds.length === 0) return;
-    const byId = new Map((await this.chats.findMany(accountId, chatIds, tx)).map((c) => [c.id, toChat(c)]));
-    for (const id of chatIds) {
-      const chat = byId.get(id);
-      if (chat) events.add(accountId, 'chat.new', { chat }, targets.chatNew(chat));
-    }
-  }
-
   /** `chat.new`, `chat.update` or `chat.close` of a chat, as it is now. */
   async chat(
     tx: Tx,
@@ -107,15 +93,29 @@ export class MessageEvents {
     accountId: string,
     chatId: string,
   ): Promise<void> {
-    const row = await this.chats.find(accountId, chatId, tx);
-    if (!row) return;
-    const chat = toChat(row);
-    const target =
-      event === 'chat.new'
-        ? targets.chatNew(chat)
-        : event === 'chat.close'
-          ? targets.chatClose(chat)
-          : targets.chatUpdate(chat);
-    events.add(accountId, event, { chat }, target);
+    await this.chatEvents(tx, events, event, accountId, [chatId]);
+  }
+
+  /** `chat.new`, `chat.update` or `chat.close` of several chats of an account, as they are now, in order. */
+  async chatEvents(
+    tx: Tx,
+    events: EventBuffer,
+    event: 'chat.new' | 'chat.update' | 'chat.close',
+    accountId: string,
+    chatIds: readonly string[],
+  ): Promise<void> {
+    if (chatIds.length === 0) return;
+    const byId = new Map((await this.chats.findMany(accountId, chatIds, tx)).map((c) => [c.id, toChat(c)]));
+    for (const id of chatIds) {
+      const chat = byId.get(id);
+      if (!chat) continue;
+      const target =
+        event === 'chat.new'
+          ? targets.chatNew(chat)
+          : event === 'chat.close'
+            ? targets.chatClose(chat)
+            : targets.chatUpdate(chat);
+      events.add(accountId, event, { chat }, target);
+    }
   }
 }

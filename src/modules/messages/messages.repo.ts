@@ -18,6 +18,11 @@ export interface NewMessage {
   error?: { code: string; message: string; details?: string } | null;
 }
 
+/** A message as its row is written: content and error as JSON text. */
+function toRow(m: NewMessage) {
+  return { ...m, content: JSON.stringify(m.content), error: m.error ? JSON.stringify(m.error) : null };
+}
+
 export class MessagesRepo {
   async existsByProviderId(tx: Tx, channelId: string, providerMessageId: string): Promise<boolean> {
     const row = await tx
@@ -33,7 +38,7 @@ export class MessagesRepo {
   async insertUnlessDuplicate(tx: Tx, m: NewMessage): Promise<{ id: string; created_at: Date } | undefined> {
     return tx
       .insertInto('messages')
-      .values({ ...m, content: JSON.stringify(m.content), error: m.error ? JSON.stringify(m.error) : null })
+      .values(toRow(m))
       .onConflict((oc) =>
         oc
           .columns(['channel_id', 'provider_message_id'])
@@ -45,26 +50,14 @@ export class MessagesRepo {
   }
 
   async insert(tx: Tx, m: NewMessage): Promise<{ id: string; created_at: Date }> {
-    return tx
-      .insertInto('messages')
-      .values({ ...m, content: JSON.stringify(m.content), error: m.error ? JSON.stringify(m.error) : null })
-      .returning(['id', 'created_at'])
-      .executeTakeFirstOrThrow();
+    const [stored] = await this.insertMany(tx, [m]);
+    if (!stored) throw new Error('the message was not stored');
+    return stored;
   }
 
   async insertMany(tx: Tx, rows: readonly NewMessage[]): Promise<{ id: string; created_at: Date }[]> {
     if (rows.length === 0) return [];
-    return tx
-      .insertInto('messages')
-      .values(
-        rows.map((m) => ({
-          ...m,
-          content: JSON.stringify(m.content),
-          error: m.error ? JSON.stringify(m.error) : null,
-        })),
-      )
-      .returning(['id', 'created_at'])
-      .execute();
+    return tx.insertInto('messages').values(rows.map(toRow)).returning(['id', 'created_at']).execute();
   }
 
   /** `setStatus` for several messages. */
@@ -78,10 +71,6 @@ export class MessagesRepo {
   }
 
   async setStatus(db: Db | Tx, id: string, status: MessageStatus): Promise<void> {
-    await db
-      .updateTable('messages')
-      .set({ status, updated_at: sql`now()` })
-      .where('id', '=', id)
-      .execute();
+    await this.setStatuses(db, [id], status);
   }
 }

@@ -279,11 +279,7 @@ export class RequestLogsRepo {
   }
 
   async setChat(tx: Tx, requestId: string, chatId: string): Promise<void> {
-    await tx
-      .updateTable('request_logs')
-      .set({ chat_id: chatId, updated_at: sql`now()` })
-      .where('request_id', '=', requestId)
-      .execute();
+    await this.setChats(tx, [{ requestId, chatId }]);
   }
 
   /** Remembers the provider's id of the uploaded media, so a retried send does not upload again. */
@@ -301,24 +297,6 @@ export class RequestLogsRepo {
       .set({ status: 'queued', error: JSON.stringify(error), updated_at: sql`now()` })
       .where('request_id', '=', requestId)
       .where('status', '=', 'processing')
-      .execute();
-  }
-
-  async markSent(
-    tx: Tx,
-    requestId: string,
-    result: { messageId: string; providerMessageId: string },
-  ): Promise<void> {
-    await tx
-      .updateTable('request_logs')
-      .set({
-        status: 'sent',
-        message_id: result.messageId,
-        provider_message_id: result.providerMessageId,
-        error: null,
-        updated_at: sql`now()`,
-      })
-      .where('request_id', '=', requestId)
       .execute();
   }
 

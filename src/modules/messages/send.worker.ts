@@ -8,7 +8,7 @@ import { Batcher } from '../../lib/batcher.js';
 import { newId } from '../../lib/ids.js';
 import { ProviderError } from '../../providers/types.js';
 import type { ChatsRepo } from '../chats/chats.repo.js';
-import type { ContactsRepo } from '../contacts/contacts.repo.js';
+import { contactKey, type ContactsRepo } from '../contacts/contacts.repo.js';
 import type { DeliveryChannel, Deliverer, DeliveryResult, OutboundMessage } from './deliver.js';
 import type { MessageEvents } from './message-events.js';
 import type { MessagesRepo } from './messages.repo.js';
@@ -319,7 +319,8 @@ export class SendWorker {
       tx,
       simple.map((w) => ({ requestId: w.req.request_id, chatId: byRequest.get(w.req.request_id)!.chatId })),
     );
-    for (const [accountId, chatIds] of created) await messageEvents.newChats(tx, out, accountId, chatIds);
+    for (const [accountId, chatIds] of created)
+      await messageEvents.chatEvents(tx, out, 'chat.new', accountId, chatIds);
     for (const w of work)
       if (!byRequest.has(w.req.request_id))
         byRequest.set(w.req.request_id, await this.conversationIn(tx, out, w.req, w.channel));
@@ -386,13 +387,12 @@ export class SendWorker {
             delivered.map((w) => w.messageId!),
             'delivered',
           );
-          for (const [accountId, list] of byAccount(delivered))
-            await messageEvents.updatedMessages(
-              tx,
-              out,
-              accountId,
-              list.map((w) => w.messageId!),
-            );
+          await messageEvents.messageEvents(
+            tx,
+            out,
+            'message.update',
+            delivered.map((w) => w.messageId!),
+          );
         })
         .catch((err: unknown) => logger.error({ err }, 'recording deliveries without receipts failed'));
     }
@@ -522,11 +522,6 @@ export class SendWorker {
     };
     await chats.update(tx, chatId, { last_message: last });
   }
-}
-
-/** A contact's identity on a channel, as a map key. */
-function contactKey(channelId: string, type: string, value: string): string {
-  return `${channelId}\u0000${type}\u0000${value}`;
 }
 
 /** Work items grouped by account, each group in the original order. */
