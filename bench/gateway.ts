@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { io } from 'socket.io-client';
 import type { LiveAccount } from './live.js';
-import { cpuOf, cpuSeconds, round } from './load.js';
+import { cpuOf, cpuPerItem, cpuSeconds, round } from './load.js';
 import type { LiveRow } from './report.js';
 import { backendPids, PASSWORD, type Seeded } from './seed.js';
 import { percentile } from './send.js';
@@ -380,8 +380,7 @@ async function latencyRow(
       p99,
       ratio: null,
       ratioOf: null,
-      serverCpuUs: cpu0 !== null && cpu1 !== null ? Math.round(((cpu1 - cpu0) * 1e6) / measured) : null,
-      dbCpuUs: Math.round((dbSeconds * 1e6) / measured),
+      ...cpuPerItem(cpu0, cpu1, dbSeconds, measured),
       target: {
         text: `p99 ≤ ${GATEWAY_TARGETS.latencyP99Ms} ms`,
         met: p99 !== null && p99 <= GATEWAY_TARGETS.latencyP99Ms && lost === 0 && refused === 0,

@@ -398,8 +398,7 @@ async function latencyRow(p: SendPhase, headers: Record<string, string>): Promis
     p99: r1(p99),
     ratio: null,
     ratioOf: null,
-    serverCpuUs: cpu0 !== null && cpu1 !== null ? Math.round(((cpu1 - cpu0) * 1e6) / measured) : null,
-    dbCpuUs: Math.round((dbSeconds * 1e6) / measured),
+    ...cpuPerItem(cpu0, cpu1, dbSeconds, measured),
     target: {
       text: `p50 ≤ ${SEND_TARGETS.latencyP50Ms} ms`,
       met: p50 !== null && p50 <= SEND_TARGETS.latencyP50Ms && failed === 0 && lost === 0,
