@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { createHmac } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { seedAccount, type Fixture } from './helpers/fixtures.js';
 import { connect, type GatewayClient } from './helpers/gateway.js';
+import { graphWebhook, hubSignature } from './helpers/whatsapp.js';
 
 // The event log: which changes write which events, their envelopes and seq order, the resync feed
 // GET /api/events, retention, and the catalogue at /docs/events.json that describes them.
@@ -135,30 +135,17 @@ describe('event log', () => {
     assert.equal(created.status, 201, JSON.stringify(created.body));
     const from = '5511987650001';
     const wamid = `wamid.events.${Date.now().toString(36)}`;
-    const raw = JSON.stringify({
-      object: 'whatsapp_business_account',
-      entry: [
-        {
-          id: '1',
-          changes: [
-            {
-              field: 'messages',
-              value: {
-                messaging_product: 'whatsapp',
-                metadata: { display_phone_number: '15550783881', phone_number_id: '106540352242999' },
-                contacts: [{ profile: { name: 'Maria' }, wa_id: from }],
-                messages: [{ from, id: wamid, timestamp: '1744344496', type: 'text', text: { body: 'Oi' } }],
-              },
-            },
-          ],
-        },
-      ],
-    });
+    const raw = JSON.stringify(
+      graphWebhook('106540352242999', {
+        contacts: [{ profile: { name: 'Maria' }, wa_id: from }],
+        messages: [{ from, id: wamid, timestamp: '1744344496', type: 'text', text: { body: 'Oi' } }],
+      }),
+    );
     const before = await lastSeq();
     const res = await t.request('POST', `/webhooks/whatsapp/${String(created.json.id)}`, {
       headers: {
         'content-type': 'application/json',
-        'x-hub-signature-256': `sha256=${createHmac('sha256', secret).update(raw).digest('hex')}`,
+        'x-hub-signature-256': hubSignature(secret, raw),
       },
       raw,
     });

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { createHmac } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { sendOrderingKey } from '../src/jobs/payloads.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { FakeGraph, type RecordedRequest } from './helpers/fake-graph.js';
 import { seedAccount, type Fixture } from './helpers/fixtures.js';
+import { graphWebhook, hubSignature } from './helpers/whatsapp.js';
 
 // The send-message pipeline end to end: accepted request → job → contact, chat, provider call (the
 // fake Graph API checks the exact JSON) → stored message and request log; retries, permanent errors,
@@ -740,28 +740,15 @@ describe('send-message pipeline', () => {
     it('applies a status the webhook reported before the send was stored', async () => {
       const to = phone();
       const wamid = 'wamid.early-status';
-      const raw = JSON.stringify({
-        object: 'whatsapp_business_account',
-        entry: [
-          {
-            id: '102290129340398',
-            changes: [
-              {
-                field: 'messages',
-                value: {
-                  messaging_product: 'whatsapp',
-                  metadata: { display_phone_number: '15550783881', phone_number_id: PHONE_NUMBER_ID },
-                  statuses: [{ id: wamid, status: 'delivered', timestamp: '1744344500', recipient_id: to }],
-                },
-              },
-            ],
-          },
-        ],
-      });
+      const raw = JSON.stringify(
+        graphWebhook(PHONE_NUMBER_ID, {
+          statuses: [{ id: wamid, status: 'delivered', timestamp: '1744344500', recipient_id: to }],
+        }),
+      );
       const hook = await t.request('POST', `/webhooks/whatsapp/${waChannel}`, {
         headers: {
           'content-type': 'application/json',
-          'x-hub-signature-256': `sha256=${createHmac('sha256', APP_SECRET).update(raw).digest('hex')}`,
+          'x-hub-signature-256': hubSignature(APP_SECRET, raw),
         },
         raw,
       });

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { createHmac } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { newId } from '../src/lib/ids.js';
 import { startTestApp, type TestApp, type TestResponse } from './helpers/app.js';
 import { seedAccount, type Fixture } from './helpers/fixtures.js';
+import { graphWebhook, hubSignature } from './helpers/whatsapp.js';
 
 const NOT_FOUND = { statusCode: 404, message: 'Not Found', error: 'Not Found' };
 const badRequest = (message: string | string[]) => ({ statusCode: 400, message, error: 'Bad Request' });
@@ -11,8 +11,7 @@ const unauthorized = (message: string) => ({ statusCode: 401, message, error: 'U
 const FORBIDDEN = { statusCode: 403, message: 'Verify token mismatch', error: 'Forbidden' };
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
-const sign = (raw: string | Buffer, secret: string) =>
-  `sha256=${createHmac('sha256', secret).update(raw).digest('hex')}`;
+const sign = (raw: string | Buffer, secret: string) => hubSignature(secret, raw);
 
 function expectStatus(res: TestResponse, status: number, label = ''): void {
   assert.equal(res.status, status, `${label} ${JSON.stringify(res.body)}`);
@@ -34,27 +33,7 @@ interface WaChannel {
 let seq = 0;
 const wamid = (p = 'in') => `wamid.${p}.${Date.now().toString(36)}.${(seq++).toString(36)}`;
 
-/** A Graph webhook body with one `messages` change for the given phone number id. */
-function webhook(phoneNumberId: string, value: Record<string, unknown>) {
-  return {
-    object: 'whatsapp_business_account',
-    entry: [
-      {
-        id: '102290129340398',
-        changes: [
-          {
-            field: 'messages',
-            value: {
-              messaging_product: 'whatsapp',
-              metadata: { display_phone_number: '15550783881', phone_number_id: phoneNumberId },
-              ...value,
-            },
-          },
-        ],
-      },
-    ],
-  };
-}
+const webhook = graphWebhook;
 
 const textMessage = (from: string, id: string, body: string, name = 'Maria') => ({
   contacts: [{ profile: { name }, wa_id: from }],

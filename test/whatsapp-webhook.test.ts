@@ -1,35 +1,17 @@
 import assert from 'node:assert/strict';
-import { createHmac } from 'node:crypto';
 import { describe, it } from 'node:test';
 import {
   parseWebhook,
   verifySignature,
   verifySubscription,
 } from '../src/providers/whatsapp-cloud/webhook.js';
+import { graphWebhook, hubSignature } from './helpers/whatsapp.js';
 
 const SECRET = 'app-secret-123';
-const sign = (body: Buffer, secret = SECRET) =>
-  `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+const sign = (body: Buffer, secret = SECRET) => hubSignature(secret, body);
 
 /** A Graph webhook body carrying one `messages` change. */
-const webhook = (value: Record<string, unknown>) => ({
-  object: 'whatsapp_business_account',
-  entry: [
-    {
-      id: '102290129340398',
-      changes: [
-        {
-          field: 'messages',
-          value: {
-            messaging_product: 'whatsapp',
-            metadata: { display_phone_number: '15550783881', phone_number_id: '106540352242922' },
-            ...value,
-          },
-        },
-      ],
-    },
-  ],
-});
+const webhook = (value: Record<string, unknown>) => graphWebhook('106540352242922', value);
 const contacts = [{ profile: { name: 'Maria' }, wa_id: '551187654321' }];
 const NOW = new Date('2026-01-02T03:04:05.000Z');
 const T = new Date(1744344496 * 1000);

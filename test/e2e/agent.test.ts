@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { createHmac } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { FakeGraph } from '../helpers/fake-graph.js';
+import { graphWebhook, hubSignature } from '../helpers/whatsapp.js';
 import { PHONE, startE2E, waitForValue, type E2E, type Person, type TestPage } from './harness.js';
 
 // The agent's screens in a real browser: live waiting queue, capture, reply with delivery ticks,
@@ -273,38 +273,25 @@ describe('agent screens', () => {
       providerConfig: config,
     });
     // A customer writes on WhatsApp: Meta's signed webhook.
-    const raw = JSON.stringify({
-      object: 'whatsapp_business_account',
-      entry: [
-        {
-          id: '102290129340398',
-          changes: [
-            {
-              field: 'messages',
-              value: {
-                messaging_product: 'whatsapp',
-                metadata: { display_phone_number: '15550783881', phone_number_id: config.phoneNumberId },
-                contacts: [{ profile: { name: 'Júlia' }, wa_id: '5511987650011' }],
-                messages: [
-                  {
-                    from: '5511987650011',
-                    id: 'wamid.e2e.1',
-                    timestamp: String(Math.floor(Date.now() / 1000)),
-                    type: 'text',
-                    text: { body: 'Oi, vocês entregam hoje?' },
-                  },
-                ],
-              },
-            },
-          ],
-        },
-      ],
-    });
+    const raw = JSON.stringify(
+      graphWebhook(config.phoneNumberId, {
+        contacts: [{ profile: { name: 'Júlia' }, wa_id: '5511987650011' }],
+        messages: [
+          {
+            from: '5511987650011',
+            id: 'wamid.e2e.1',
+            timestamp: String(Math.floor(Date.now() / 1000)),
+            type: 'text',
+            text: { body: 'Oi, vocês entregam hoje?' },
+          },
+        ],
+      }),
+    );
     const res = await fetch(`${e2e.url}/webhooks/whatsapp/${wa.id}`, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
-        'x-hub-signature-256': `sha256=${createHmac('sha256', config.appSecret).update(raw).digest('hex')}`,
+        'x-hub-signature-256': hubSignature(config.appSecret, raw),
       },
       body: raw,
     });
