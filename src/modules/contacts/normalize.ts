@@ -9,12 +9,27 @@ export type Normalized = { ok: true; value: string } | { ok: false; message: str
  */
 export function normalizeContact(type: ContactType, raw: string): Normalized {
   const value = raw.trim();
-  if (type === 'email') {
-    const email = value.toLowerCase();
-    return /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)
-      ? { ok: true, value: email }
-      : { ok: false, message: 'contact.value must be an email' };
+  if (type === 'phone') {
+    // Parsing a number with its metadata is most of a send request's own CPU, and integrations send to
+    // the same contacts again and again: recent answers are kept, a bounded number of them.
+    let known = recentPhones.get(value);
+    if (known === undefined) {
+      known = normalizePhone(value);
+      if (recentPhones.size >= RECENT_PHONES) recentPhones.delete(recentPhones.keys().next().value ?? '');
+      recentPhones.set(value, known);
+    }
+    return known;
   }
+  const email = value.toLowerCase();
+  return /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)
+    ? { ok: true, value: email }
+    : { ok: false, message: 'contact.value must be an email' };
+}
+
+const RECENT_PHONES = 10_000;
+const recentPhones = new Map<string, Normalized>();
+
+function normalizePhone(value: string): Normalized {
   const digits = value.replace(/[\s().-]/g, '');
   if (!/^\+?\d{8,15}$/.test(digits))
     return { ok: false, message: 'contact.value must be a valid phone number' };
