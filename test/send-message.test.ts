@@ -8,7 +8,8 @@ import { seedAccount, type Fixture } from './helpers/fixtures.js';
 // idempotency), GET /channel-api/messages/requests/:requestId and GET /api/channels/:id/request-logs.
 // The server runs without the worker role, so accepted requests stay `queued` where a test needs it.
 
-const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+// Version 7: ordered by creation, so the request log's key grows at its right edge.
+const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const INVALID_TOKEN = { statusCode: 404, message: 'Invalid API token', error: 'Not Found' };
 const NOT_FOUND = { statusCode: 404, message: 'Not Found', error: 'Not Found' };
 const MISSING_KEY = {
@@ -188,7 +189,7 @@ describe('POST /channel-api/messages/send', () => {
       assert.equal(res.status, 201, JSON.stringify(res.body));
       assert.deepEqual(Object.keys(res.json), ['requestId']);
       const requestId = res.json.requestId as string;
-      assert.match(requestId, UUID_V4);
+      assert.match(requestId, UUID_V7);
       assert.equal(await jobCount(), jobsBefore + 1);
       const job = await db.query<{ kind: string; ref_id: string; lane: string }>(
         'SELECT kind, ref_id, lane FROM send_jobs WHERE ref_id = $1',

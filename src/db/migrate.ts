@@ -6,6 +6,7 @@ import * as m004 from './migrations/004_request_log_chat.js';
 import * as m005 from './migrations/005_events.js';
 import * as m006 from './migrations/006_webhooks.js';
 import * as m007 from './migrations/007_send_queue.js';
+import * as m008 from './migrations/008_send_lanes_hot.js';
 
 /** Versioned migrations, in order. Names are permanent: never rename or edit one that has shipped. */
 const migrations: Record<string, Migration> = {
@@ -16,6 +17,7 @@ const migrations: Record<string, Migration> = {
   '005_events': m005,
   '006_webhooks': m006,
   '007_send_queue': m007,
+  '008_send_lanes_hot': m008,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -1,14 +1,15 @@
 import { sql } from 'kysely';
-import pg from 'pg';
 import type { Db, Tx } from '../db/index.js';
+import { Statement } from '../db/prepared.js';
 import type { SendMessageJob } from './payloads.js';
 
 /**
  * The send queue (tables `send_lanes`, `send_jobs`, migration 007): the durable queue of messages to
  * send, FIFO per contact. A lane is one contact on one channel (`sendOrderingKey`); a worker leases a
  * lane, runs its oldest job, and finishes it (deleted, lane freed) or puts the lane back with a delay.
- * Leasing reads only lanes that are due (an index on `ready_at` over lanes with work), so its cost does
- * not grow with the backlog. Jobs are inserted in the caller's transaction: they exist exactly when it
+ * A lane's `ready_at` is when its oldest job may run, null when it has none; leasing reads only lanes
+ * that are due (an index on `ready_at` over lanes with work), so its cost does not grow with the
+ * backlog, and queueing behind a lane's work only counts the job (a heap-only update, migration 008). Jobs are inserted in the caller's transaction: they exist exactly when it
  * commits.
  */
 
@@ -50,29 +51,39 @@ export class SendQueue {
   constructor(private readonly db: Db) {}
 
   /**
-   * The statement that queues `sends` in their order (values written in as literals), for a caller
-   * that sends it with others in one round trip. Lanes are touched in lane order, so two
-   * transactions queueing for the same contacts never deadlock.
+   * The common table expressions that queue the jobs of a JSON parameter (`jobsJson`), in their order,
+   * for a statement that does more in the same round trip (the Channel API's acceptance). Lanes are
+   * touched in lane order, so two transactions queueing for the same contacts never deadlock. Such a
+   * statement ends with `NOTIFY_SENDERS`.
    */
-  enqueueStatement(sends: readonly QueuedSend[]): string {
-    const lit = (v: string) => pg.escapeLiteral(v);
-    const values = sends.map((s, i) => `(${i}, ${lit(s.lane)}, ${lit(s.job.kind)}, ${lit(refOf(s.job))})`);
-    return `WITH queued AS (
+  static enqueueCtes(param: string): string {
+    return `queued AS (
   INSERT INTO send_jobs (lane, kind, ref_id)
-  SELECT lane, kind, ref_id FROM (VALUES ${values.join(', ')}) AS v(ord, lane, kind, ref_id) ORDER BY ord
+  SELECT q.lane, q.kind, q.ref_id
+  FROM ROWS FROM (jsonb_to_recordset(${param}::jsonb) AS (lane text, kind text, ref_id text))
+    WITH ORDINALITY AS q(lane, kind, ref_id, ord)
+  ORDER BY q.ord
   RETURNING lane
 ), lanes AS (
-  INSERT INTO send_lanes AS l (lane, pending)
-  SELECT lane, count(*) FROM queued GROUP BY lane ORDER BY lane
-  ON CONFLICT (lane) DO UPDATE SET pending = l.pending + EXCLUDED.pending
-)
-SELECT pg_notify('${SEND_NOTIFY_CHANNEL}', '')`;
+  INSERT INTO send_lanes AS l (lane, pending, ready_at)
+  SELECT lane, count(*), now() FROM queued GROUP BY lane ORDER BY lane
+  ON CONFLICT (lane) DO UPDATE
+  SET pending = l.pending + EXCLUDED.pending, ready_at = coalesce(l.ready_at, EXCLUDED.ready_at)
+)`;
+  }
+
+  /** The final select of a statement that queues jobs: wakes the workers when it commits. */
+  static readonly NOTIFY_SENDERS = `SELECT pg_notify('${SEND_NOTIFY_CHANNEL}', '')`;
+
+  /** The parameter `enqueueCtes` reads: the jobs, in their order. */
+  static jobsJson(sends: readonly QueuedSend[]): string {
+    return JSON.stringify(sends.map((s) => ({ lane: s.lane, kind: s.job.kind, ref_id: refOf(s.job) })));
   }
 
   /** Queues `sends` in the caller's transaction, in their order. */
   async enqueue(tx: Tx, sends: readonly QueuedSend[]): Promise<void> {
     if (sends.length === 0) return;
-    await sql.raw(this.enqueueStatement(sends)).execute(tx);
+    await enqueueStatement.execute(tx, [SendQueue.jobsJson(sends)]);
   }
 
   /**
@@ -83,7 +94,7 @@ SELECT pg_notify('${SEND_NOTIFY_CHANNEL}', '')`;
     const { rows } = await sql<JobRow>`
       WITH picked AS (
         SELECT lane FROM send_lanes
-        WHERE pending > 0 AND ready_at <= now() AND (leased_until IS NULL OR leased_until < now())
+        WHERE ready_at <= now() AND (leased_until IS NULL OR leased_until < now())
         ORDER BY ready_at
         LIMIT ${max}
         FOR UPDATE SKIP LOCKED
@@ -121,7 +132,8 @@ SELECT pg_notify('${SEND_NOTIFY_CHANNEL}', '')`;
         SELECT lane, count(*)::int AS n FROM done GROUP BY lane
       )
       UPDATE send_lanes l
-      SET pending = l.pending - counted.n, leased_until = NULL, lease_owner = NULL, ready_at = now()
+      SET pending = l.pending - counted.n, leased_until = NULL, lease_owner = NULL,
+          ready_at = CASE WHEN l.pending > counted.n THEN now() END
       FROM counted WHERE l.lane = counted.lane`.execute(this.db);
   }
 
@@ -156,3 +168,7 @@ SELECT pg_notify('${SEND_NOTIFY_CHANNEL}', '')`;
     return Number(res.numAffectedRows ?? 0);
   }
 }
+
+const enqueueStatement = Statement.prepared<unknown>(
+  `WITH ${SendQueue.enqueueCtes('$1')}\n${SendQueue.NOTIFY_SENDERS}`,
+);

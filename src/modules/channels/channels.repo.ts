@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db, Tx } from '../../db/index.js';
+import { Statement } from '../../db/prepared.js';
 import type { ChannelsTable, ProviderName } from '../../db/types.js';
 
 export interface ChannelRow {
@@ -15,6 +16,19 @@ export interface ChannelRow {
   created_at: Date;
   updated_at: Date;
 }
+
+export interface ChannelKeyRow {
+  id: string;
+  account_id: string;
+  api_enabled: boolean;
+  api_key_hash: Buffer | null;
+  provider: ProviderName;
+}
+
+// Read for every batch of send requests: prepared, so PostgreSQL neither parses nor plans it again.
+const channelKeysByIds = Statement.prepared<ChannelKeyRow>(
+  'SELECT id, account_id, api_enabled, api_key_hash, provider FROM channels WHERE id = ANY($1::text[])',
+);
 
 const columns = [
   'id',
@@ -67,13 +81,9 @@ export class ChannelsRepo {
   }
 
   /** `findKey` for many channels in one query (concurrent send requests share it). */
-  async findKeys(ids: readonly string[]) {
+  async findKeys(ids: readonly string[]): Promise<ChannelKeyRow[]> {
     if (ids.length === 0) return [];
-    return this.db
-      .selectFrom('channels')
-      .select(['id', 'account_id', 'api_enabled', 'api_key_hash', 'provider'])
-      .where('id', '=', sql<string>`ANY(${sql.val(ids)}::text[])`)
-      .execute();
+    return channelKeysByIds.execute(this.db, [ids]);
   }
 
   async insert(

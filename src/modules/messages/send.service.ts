@@ -1,17 +1,16 @@
-import { randomUUID } from 'node:crypto';
 import { inTransaction, type Db } from '../../db/index.js';
 import type { ProviderName } from '../../db/types.js';
 import { AppError, badRequest, notFound } from '../../http/errors.js';
 import { pageInfo } from '../../http/schemas.js';
 import { Batcher } from '../../lib/batcher.js';
-import { newId } from '../../lib/ids.js';
+import { newId, uuidv7 } from '../../lib/ids.js';
 import { parseToken, safeEqual, sha256 } from '../../lib/secrets.js';
 import { sendOrderingKey } from '../../jobs/payloads.js';
 import type { QueuedSend, SendQueue } from '../../jobs/send-queue.js';
 import type { UserActor } from '../auth/actors.js';
 import { requirePermission } from '../auth/guards.js';
 import { CHANNEL_KEY_PREFIX } from '../channels/channels.service.js';
-import type { ChannelsRepo } from '../channels/channels.repo.js';
+import type { ChannelKeyRow, ChannelsRepo } from '../channels/channels.repo.js';
 import { normalizeContact } from '../contacts/normalize.js';
 import { prepareMessage } from './prepare.js';
 import type { RequestLogQueryT, RequestLogT, SendMessageBodyT } from './send.schemas.js';
@@ -37,8 +36,6 @@ interface Accepted {
 /** Batches above this many media bytes are split; one larger file is written alone. */
 const BATCH_MAX_BYTES = 4 * 1024 * 1024;
 
-type KeyRow = Awaited<ReturnType<ChannelsRepo['findKeys']>>[number];
-
 /**
  * Channel API send-message: authentication by channel key, request-time checks (DESIGN §3), and the
  * durable acceptance — request log row, media bytes and the `send-message` job committed together —
@@ -46,7 +43,7 @@ type KeyRow = Awaited<ReturnType<ChannelsRepo['findKeys']>>[number];
  */
 export class SendService {
   private readonly batcher: Batcher<Accepted, string>;
-  private readonly keyLookups: Batcher<string, KeyRow | undefined>;
+  private readonly keyLookups: Batcher<string, ChannelKeyRow | undefined>;
 
   constructor(
     private readonly db: Db,
@@ -64,7 +61,7 @@ export class SendService {
       weight: (a) => a.blob?.bytes.length ?? 0,
     });
     // Concurrent key checks share one query; each still reads the database after its request arrived.
-    this.keyLookups = new Batcher<string, KeyRow | undefined>({
+    this.keyLookups = new Batcher<string, ChannelKeyRow | undefined>({
       run: async (ids) => {
         const rows = new Map((await this.channels.findKeys([...new Set(ids)])).map((r) => [r.id, r]));
         return ids.map((id) => rows.get(id));
@@ -110,7 +107,7 @@ export class SendService {
     if (issues.length > 0 || !contact.ok || !prepared.ok) throw badRequest(issues);
 
     const message = prepared.prepared;
-    const requestId = randomUUID();
+    const requestId = uuidv7();
     let blob: Accepted['blob'] = null;
     if (message.type === 'media') {
       // prepareMessage has checked the base64 is strict and within the limit.
@@ -151,12 +148,12 @@ export class SendService {
   /** One transaction for a batch of accepted requests; the request id each one answers with. */
   private async write(items: Accepted[]): Promise<string[]> {
     // The common case — no idempotency key, no media bytes — cannot conflict: request rows and jobs go
-    // as one multi-statement query, a single round trip instead of five.
+    // as one prepared statement, a single round trip instead of five.
     if (items.every((a) => a.row.idempotency_key === null && a.blob === null)) {
-      await this.requests.runScript([
-        this.requests.insertStatement(items.map((a) => a.row)),
-        this.sendQueue.enqueueStatement(items.map((a) => a.job)),
-      ]);
+      await this.requests.insertQueued(
+        items.map((a) => a.row),
+        items.map((a) => a.job),
+      );
       return items.map((a) => a.row.request_id);
     }
     const keys = items.flatMap((a) =>
