@@ -268,6 +268,21 @@ describe('HTTP errors', () => {
     expectError(nested, 400, ['property extra should not exist']);
   });
 
+  it('answers text with an unpaired surrogate with a 400 naming the field', async () => {
+    const admin = bearer(f.adminToken);
+    expectError(await t.request('POST', '/api/teams', { headers: admin, body: { name: 'a\ud800b' } }), 400, [
+      'name must not contain unpaired surrogates',
+    ]);
+    expectError(
+      await t.request('POST', `/api/sandbox/channels/${f.channels[0]!.id}/inbound`, {
+        headers: admin,
+        body: { from: '5511987654321', text: 'oi \udc00', name: 'Ana 😀' },
+      }),
+      400,
+      ['text must not contain unpaired surrogates'],
+    );
+  });
+
   it('answers text with NUL characters with a 400 naming the field, in bodies and queries', async () => {
     const admin = bearer(f.adminToken);
     const cases: [string, string, Record<string, string>, unknown, string[]][] = [

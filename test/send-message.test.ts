@@ -471,6 +471,10 @@ describe('POST /channel-api/messages/send', () => {
       );
       assertRefused(await sendMessage(TEXT, { metadata: { a: 1 } }), 'metadata.a must be a string');
       assertRefused(
+        await sendMessage(TEXT, { flowId: 'fluxo \ud83d' }),
+        'flowId must not contain unpaired surrogates',
+      );
+      assertRefused(
         await sendMessage(template({ variables: { body: [{ value: 'x', extra: 1 }] } })),
         'property message.template.variables.body.0.extra should not exist',
       );

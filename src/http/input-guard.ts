@@ -3,7 +3,8 @@ import { AppError, MAX_VALIDATION_MESSAGES } from './errors.js';
 
 /**
  * What schema validation lets through but the platform cannot take, refused with a 400 naming the
- * field: NUL characters (PostgreSQL refuses them in text and jsonb, which would be a 500), and numbers
+ * field: NUL characters and unpaired surrogates (PostgreSQL refuses them in text and jsonb, which would
+ * be a 500), and numbers
  * outside the safe-integer range (JavaScript cannot hold them exactly, PostgreSQL's bigint overflows;
  * Ajv's query coercion even turns `limit=1e400` into Infinity and then skips the range checks).
  * A preHandler, so it runs after validation and the order of answers (401, 429, 404, 400) stays.
@@ -30,6 +31,7 @@ function inspect(root: unknown, problems: string[]): void {
     const { value, path } = stack.pop()!;
     if (typeof value === 'string') {
       if (value.includes('\u0000')) problems.push(`${name(path)} must not contain null characters`);
+      if (hasLoneSurrogate(value)) problems.push(`${name(path)} must not contain unpaired surrogates`);
     } else if (typeof value === 'number') {
       if (!(value <= Number.MAX_SAFE_INTEGER)) {
         problems.push(`${name(path)} must not be greater than ${Number.MAX_SAFE_INTEGER}`);
@@ -44,10 +46,22 @@ function inspect(root: unknown, problems: string[]): void {
       for (let i = entries.length - 1; i >= 0; i--) {
         const [key, child] = entries[i]!;
         if (key.includes('\u0000')) problems.push(`${name(path)} must not contain null characters`);
+        if (hasLoneSurrogate(key)) problems.push(`${name(path)} must not contain unpaired surrogates`);
         stack.push({ value: child, path: join(path, key) });
       }
     }
   }
+}
+
+/**
+ * Half of a UTF-16 surrogate pair without its other half (JSON's `"\ud800"`): not a character, so
+ * not valid UTF-8 for PostgreSQL's jsonb. The first test is a quick scan that ordinary text passes.
+ */
+function hasLoneSurrogate(value: string): boolean {
+  return (
+    /[\ud800-\udfff]/.test(value) &&
+    /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(value)
+  );
 }
 
 const join = (path: string, key: string) => (path ? `${path}.${key}` : key);
