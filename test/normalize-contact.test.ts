@@ -20,6 +20,11 @@ describe('normalizeContact', () => {
   });
 
   it('keeps emails apart from phones', () => {
+    assert.deepEqual(normalizeContact('phone', 'ana@example.com'), {
+      ok: false,
+      message: 'contact.value must be a valid phone number',
+    });
+    assert.deepEqual(normalizeContact('email', 'ana@example.com'), { ok: true, value: 'ana@example.com' });
     assert.deepEqual(normalizeContact('email', ' Ana@Example.COM '), { ok: true, value: 'ana@example.com' });
     assert.deepEqual(normalizeContact('email', '11987654321'), {
       ok: false,

@@ -9,25 +9,40 @@ export type Normalized = { ok: true; value: string } | { ok: false; message: str
  */
 export function normalizeContact(type: ContactType, raw: string): Normalized {
   const value = raw.trim();
-  if (type === 'phone') {
-    // Parsing a number with its metadata is most of a send request's own CPU, and integrations send to
-    // the same contacts again and again: recent answers are kept, a bounded number of them.
-    let known = recentPhones.get(value);
-    if (known === undefined) {
-      known = normalizePhone(value);
-      if (recentPhones.size >= RECENT_PHONES) recentPhones.delete(recentPhones.keys().next().value ?? '');
-      recentPhones.set(value, known);
-    }
-    return known;
-  }
+  if (type === 'phone') return recentPhones.get(value);
   const email = value.toLowerCase();
   return /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)
     ? { ok: true, value: email }
     : { ok: false, message: 'contact.value must be an email' };
 }
 
-const RECENT_PHONES = 10_000;
-const recentPhones = new Map<string, Normalized>();
+/**
+ * Phone answers kept for inputs seen recently. Parsing a number with its metadata is most of a send
+ * request's own CPU, and integrations send to the same contacts again and again. Two generations of
+ * at most `size` entries each: a full young generation becomes the old one and the old one is dropped
+ * whole (constant time, no per-entry eviction); an input found in the old generation moves back to
+ * the young one, so numbers in steady use stay.
+ */
+class RecentPhones {
+  private young = new Map<string, Normalized>();
+  private old = new Map<string, Normalized>();
+
+  constructor(private readonly size: number) {}
+
+  get(value: string): Normalized {
+    const known = this.young.get(value);
+    if (known !== undefined) return known;
+    const answer = this.old.get(value) ?? normalizePhone(value);
+    if (this.young.size >= this.size) {
+      this.old = this.young;
+      this.young = new Map();
+    }
+    this.young.set(value, answer);
+    return answer;
+  }
+}
+
+const recentPhones = new RecentPhones(5_000);
 
 function normalizePhone(value: string): Normalized {
   const digits = value.replace(/[\s().-]/g, '');
