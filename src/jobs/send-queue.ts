@@ -9,8 +9,8 @@ import type { SendMessageJob } from './payloads.js';
  * lane, runs its oldest job, and finishes it (deleted, lane freed) or puts the lane back with a delay.
  * A lane's `ready_at` is when its oldest job may run, null when it has none; leasing reads only lanes
  * that are due (an index on `ready_at` over lanes with work), so its cost does not grow with the
- * backlog, and queueing behind a lane's work only counts the job (a heap-only update, migration 008). Jobs are inserted in the caller's transaction: they exist exactly when it
- * commits.
+ * backlog, and queueing behind a lane's work only counts the job (a heap-only update, migration 008).
+ * Jobs are inserted in the caller's transaction: they exist exactly when it commits.
  */
 
 /** NOTIFY channel raised by every commit that queues jobs: it wakes the workers at once. */
@@ -94,7 +94,7 @@ export class SendQueue {
     const { rows } = await sql<JobRow>`
       WITH picked AS (
         SELECT lane FROM send_lanes
-        WHERE ready_at <= now() AND (leased_until IS NULL OR leased_until < now())
+        WHERE ready_at <= now() AND pending > 0 AND (leased_until IS NULL OR leased_until < now())
         ORDER BY ready_at
         LIMIT ${max}
         FOR UPDATE SKIP LOCKED
@@ -115,13 +115,18 @@ export class SendQueue {
   /** Extends every lease `owner` holds: its jobs are still running. */
   async renew(owner: string, leaseMs: number): Promise<void> {
     await sql`
-      UPDATE send_lanes SET leased_until = now() + ${leaseMs} * interval '1 millisecond'
-      WHERE lease_owner = ${owner} AND leased_until IS NOT NULL`.execute(this.db);
+      WITH mine AS (
+        SELECT lane FROM send_lanes WHERE lease_owner = ${owner} AND leased_until IS NOT NULL
+        ORDER BY lane FOR UPDATE
+      )
+      UPDATE send_lanes l SET leased_until = now() + ${leaseMs} * interval '1 millisecond'
+      FROM mine WHERE l.lane = mine.lane`.execute(this.db);
   }
 
   /**
    * Finishes jobs: deleted, and their lanes free for the next job at once. A job already finished
-   * (run twice after a lease expired) changes nothing.
+   * (run twice after a lease expired) changes nothing. Statements that update several lanes lock them
+   * in lane order first, as queueing does, so they never deadlock with each other.
    */
   async complete(ids: readonly number[]): Promise<void> {
     if (ids.length === 0) return;
@@ -130,11 +135,14 @@ export class SendQueue {
         DELETE FROM send_jobs WHERE id = ANY(${ids.map(String)}::bigint[]) RETURNING lane
       ), counted AS (
         SELECT lane, count(*)::int AS n FROM done GROUP BY lane
+      ), locked AS (
+        SELECT l.lane, counted.n FROM send_lanes l JOIN counted ON counted.lane = l.lane
+        ORDER BY l.lane FOR UPDATE OF l
       )
       UPDATE send_lanes l
-      SET pending = l.pending - counted.n, leased_until = NULL, lease_owner = NULL,
-          ready_at = CASE WHEN l.pending > counted.n THEN now() END
-      FROM counted WHERE l.lane = counted.lane`.execute(this.db);
+      SET pending = l.pending - locked.n, leased_until = NULL, lease_owner = NULL,
+          ready_at = CASE WHEN l.pending > locked.n THEN now() END
+      FROM locked WHERE l.lane = locked.lane`.execute(this.db);
   }
 
   /** A temporary failure: the job stays at its lane's head, which waits `delayMs` before trying again. */
@@ -151,8 +159,9 @@ export class SendQueue {
   /** Gives up `owner`'s leases (a stopping worker), so other workers take those lanes at once. */
   async release(owner: string): Promise<void> {
     await sql`
-      UPDATE send_lanes SET leased_until = NULL, lease_owner = NULL
-      WHERE lease_owner = ${owner}`.execute(this.db);
+      WITH mine AS (SELECT lane FROM send_lanes WHERE lease_owner = ${owner} ORDER BY lane FOR UPDATE)
+      UPDATE send_lanes l SET leased_until = NULL, lease_owner = NULL
+      FROM mine WHERE l.lane = mine.lane`.execute(this.db);
   }
 
   /**

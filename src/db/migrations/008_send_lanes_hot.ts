@@ -10,7 +10,7 @@ import { sql, type Kysely } from 'kysely';
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
 ALTER TABLE send_lanes ALTER COLUMN ready_at DROP NOT NULL;
-UPDATE send_lanes SET ready_at = NULL WHERE pending = 0;
+UPDATE send_lanes SET ready_at = NULL WHERE pending <= 0;
 DROP INDEX send_lanes_ready_idx;
 CREATE INDEX send_lanes_ready_idx ON send_lanes (ready_at) WHERE ready_at IS NOT NULL;
 ALTER TABLE send_lanes SET (fillfactor = 50);

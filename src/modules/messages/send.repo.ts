@@ -146,8 +146,8 @@ export class RequestLogsRepo {
 
   /**
    * `insertMany` and `SendQueue.enqueue` as one prepared statement, for requests without an
-   * idempotency key, which cannot conflict: one round trip and one commit, and PostgreSQL parses and
-   * plans it once per connection. Rows and jobs travel as two JSON parameters.
+   * idempotency key, which cannot conflict: one round trip and one commit, and PostgreSQL parses it
+   * once per connection and soon keeps one generic plan. Rows and jobs travel as two JSON parameters.
    */
   async insertQueued(rows: NewRequest[], sends: readonly QueuedSend[]): Promise<void> {
     await insertQueuedStatement.execute(this.db, [JSON.stringify(rows), SendQueue.jobsJson(sends)]);
