@@ -4,9 +4,9 @@ import { AppError, MAX_VALIDATION_MESSAGES } from './errors.js';
 /**
  * What schema validation lets through but the platform cannot take, refused with a 400 naming the
  * field: NUL characters and unpaired surrogates (PostgreSQL refuses them in text and jsonb, which would
- * be a 500), and numbers
- * outside the safe-integer range (JavaScript cannot hold them exactly, PostgreSQL's bigint overflows;
- * Ajv's query coercion even turns `limit=1e400` into Infinity and then skips the range checks).
+ * be a 500), and numbers outside the safe-integer range (JavaScript cannot hold them exactly,
+ * PostgreSQL's bigint overflows; Ajv's query coercion even turns `limit=1e400` into Infinity and then
+ * skips the range checks).
  * A preHandler, so it runs after validation and the order of answers (401, 429, 404, 400) stays.
  */
 export function installInputGuard(app: FastifyInstance): void {

@@ -25,7 +25,7 @@ export function uuidv7(): string {
   let ms = Date.now();
   if (ms > lastMs) {
     lastMs = ms;
-    sequence = randomByte() & 0x3ff; // leaves room to count up within the millisecond
+    sequence = (pool[takeRandom(1)] ?? 0) & 0x3ff; // leaves room to count up within the millisecond
   } else {
     sequence++;
     if (sequence > 0xfff) {
@@ -35,24 +35,23 @@ export function uuidv7(): string {
     }
     ms = lastMs;
   }
-  if (poolAt + 8 > pool.length) {
-    randomFillSync(pool);
-    poolAt = 0;
-  }
   const b = Buffer.allocUnsafe(16);
   b.writeUIntBE(ms, 0, 6);
   b.writeUInt16BE(0x7000 | sequence, 6);
-  pool.copy(b, 8, poolAt, poolAt + 8);
-  poolAt += 8;
+  const at = takeRandom(8);
+  pool.copy(b, 8, at, at + 8);
   b[8] = ((b[8] ?? 0) & 0x3f) | 0x80; // RFC 9562 variant
   const hex = b.toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-function randomByte(): number {
-  if (poolAt + 1 > pool.length) {
+/** The offset in `pool` of `n` random bytes not handed out before (the pool refilled when spent). */
+function takeRandom(n: number): number {
+  if (poolAt + n > pool.length) {
     randomFillSync(pool);
     poolAt = 0;
   }
-  return pool[poolAt++] ?? 0;
+  const at = poolAt;
+  poolAt += n;
+  return at;
 }

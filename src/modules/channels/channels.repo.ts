@@ -71,16 +71,10 @@ export class ChannelsRepo {
     return db.selectFrom('channels').select(columns).where('id', '=', id).executeTakeFirst();
   }
 
-  /** For channel-key authentication: the stored hash, looked up by the id embedded in the key. */
-  async findKey(id: string) {
-    return this.db
-      .selectFrom('channels')
-      .select(['id', 'account_id', 'api_enabled', 'api_key_hash', 'provider'])
-      .where('id', '=', id)
-      .executeTakeFirst();
-  }
-
-  /** `findKey` for many channels in one query (concurrent send requests share it). */
+  /**
+   * For channel-key authentication: the stored hashes, looked up by the ids embedded in the keys, for
+   * many channels in one query (concurrent send requests share it).
+   */
   async findKeys(ids: readonly string[]): Promise<ChannelKeyRow[]> {
     if (ids.length === 0) return [];
     return channelKeysByIds.execute(this.db, [ids]);
