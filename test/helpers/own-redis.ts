@@ -1,0 +1,90 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+/**
+ * A Redis server of the test's own (never the shared one), on a free port, that the test may stop
+ * and start again on the same port. Nothing is persisted: a restart comes back empty, as a Redis
+ * without persistence does.
+ */
+export interface OwnRedis {
+  url: string;
+  port: number;
+  /** Stops the server (SIGTERM) and waits for it to exit. */
+  stop(): Promise<void>;
+  /** Starts it again on the same port; resolves once it accepts connections. */
+  start(): Promise<void>;
+  /** Stops it for good and removes its directory. */
+  close(): Promise<void>;
+}
+
+const READY = /Ready to accept connections/;
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startOwnRedis(): Promise<OwnRedis> {
+  const port = await freePort();
+  const dir = await mkdtemp(path.join(tmpdir(), 'atende-redis-'));
+  let proc: ChildProcess | null = null;
+  // Should the test process die first, the server must not outlive it.
+  const killOnExit = () => proc?.kill('SIGKILL');
+  process.once('exit', killOnExit);
+
+  const start = () =>
+    new Promise<void>((resolve, reject) => {
+      const child = spawn(
+        'redis-server',
+        ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+        { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      proc = child;
+      let out = '';
+      const onData = (chunk: Buffer) => {
+        out += chunk.toString('utf8');
+        if (READY.test(out)) {
+          child.stdout!.off('data', onData);
+          child.off('exit', onExit);
+          resolve();
+        }
+      };
+      const onExit = (code: number | null) =>
+        reject(new Error(`redis-server exited (${code}) before it was ready:\n${out}`));
+      child.stdout!.on('data', onData);
+      child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+      child.once('exit', onExit);
+      child.once('error', reject);
+    });
+
+  const stop = async () => {
+    const child = proc;
+    proc = null;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill('SIGTERM');
+    await exited;
+  };
+
+  await start();
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    stop,
+    start,
+    close: async () => {
+      await stop();
+      process.off('exit', killOnExit);
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
