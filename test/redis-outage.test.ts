@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestApp, type TestApp, type TestResponse } from './helpers/app.js';
 import { seedAccount, type Fixture } from './helpers/fixtures.js';
+import { connect } from './helpers/gateway.js';
 import { startOwnRedis, type OwnRedis } from './helpers/own-redis.js';
 
 // Two nodes on a Redis of the test's own, stopped and started again. While it is down the nodes
@@ -104,6 +105,32 @@ describe('Redis stopped and started again under two nodes', () => {
     }
   });
 
+  it(
+    'delivers events on their own node, and outlives a dropped client, while Redis is down',
+    { timeout: 5_000 },
+    async () => {
+      const client = await connect(a.gatewayUrl!, { token: f.agents[0]!.token });
+      try {
+        assert.equal((await client.ack('user_join_team', [f.teams[0]!.id])).ok, true);
+        const res = await a.request('POST', `/api/sandbox/channels/${f.channels[0]!.id}/inbound`, {
+          headers: { authorization: `Bearer ${f.adminToken}` },
+          body: { from: '5511987000001', text: 'Oi' },
+        });
+        assert.equal(res.status, 201, JSON.stringify(res.body));
+        const seen = await client.next('chat.new');
+        assert.equal((seen.data as { chat: { id: string } }).chat.id, res.json.chatId);
+        // A dropped connection (not a goodbye) makes the gateway keep its session for recovery, in Redis.
+        const onServer = a.server.gateway!.io.of('/').sockets.get(client.socket.id!)!;
+        const gone = new Promise<string>((resolve) => onServer.once('disconnect', resolve));
+        client.socket.io.engine.close();
+        assert.equal(await gone, 'transport close');
+      } finally {
+        client.close();
+      }
+      assert.deepEqual((await a.request('GET', '/healthz')).body, { status: 'ok' });
+    },
+  );
+
   it('hands out per node only the budget ÷ the nodes while Redis is down', { timeout: 5_000 }, async () => {
     const key = await f.makeKey();
     for (const t of nodes()) {
@@ -119,14 +146,18 @@ describe('Redis stopped and started again under two nodes', () => {
     }
   });
 
-  it('allows per node only its share of an email’s failed logins while Redis is down', { timeout: 5_000 }, async () => {
-    const agent = f.agents[1]!;
-    for (const t of nodes()) {
-      const answers: TestResponse[] = [];
-      for (let i = 0; i < 3; i++) answers.push(await login(t, agent.email, `wrong-${i}`));
-      assert.deepEqual(statuses(answers), [401, 401, 429]);
-    }
-  });
+  it(
+    'allows per node only its share of an email’s failed logins while Redis is down',
+    { timeout: 5_000 },
+    async () => {
+      const agent = f.agents[1]!;
+      for (const t of nodes()) {
+        const answers: TestResponse[] = [];
+        for (let i = 0; i < 3; i++) answers.push(await login(t, agent.email, `wrong-${i}`));
+        assert.deepEqual(statuses(answers), [401, 401, 429]);
+      }
+    },
+  );
 
   it('is ready again and shares the budget again once Redis is back', { timeout: 15_000 }, async () => {
     await redis.start();

@@ -1,5 +1,5 @@
 import { createAdapter } from '@socket.io/redis-streams-adapter';
-import { Redis, type RedisOptions } from 'ioredis';
+import { Redis, type Command, type RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
 import { failFastOptions } from '../lib/redis.js';
 import { Server, type ServerOptions } from 'socket.io';
@@ -31,8 +31,16 @@ const BLOCK_MS = 1_000;
  * channels, made once at start, must survive Redis starting after the node. So a duplicate queues
  * its commands while disconnected, and a blocking read ends (empty) a little after its BLOCK time
  * even on a connection that silently died.
+ * The adapter also stores a dropped client's session with a command it never awaits: while Redis is
+ * away that rejection would go unhandled and end the process. Every command's failure is therefore
+ * marked handled here; the callers that await one (publishing, recovery) still see it.
  */
 class AdapterClient extends Redis {
+  override sendCommand(command: Command, stream?: Parameters<Redis['sendCommand']>[1]): unknown {
+    command.promise.catch(() => undefined);
+    return super.sendCommand(command, stream);
+  }
+
   override duplicate(override?: Partial<RedisOptions>): Redis {
     return new Redis({
       ...this.options,
