@@ -168,3 +168,51 @@ describe('Redis stopped and started again under two nodes', () => {
     assert.deepEqual(statuses(onB), [200, 200, 200, 200, 429, 429]);
   });
 });
+
+describe('a node started while Redis is down', () => {
+  let redis: OwnRedis;
+  let a: TestApp;
+  let b: TestApp | undefined;
+  let f: Fixture;
+
+  before(async () => {
+    redis = await startOwnRedis();
+    await redis.stop();
+    a = await startTestApp({ env: { REDIS_URL: redis.url } });
+    f = await seedAccount(a.server.services);
+  });
+  after(async () => {
+    await b?.close();
+    await a?.close();
+    await redis?.close();
+  });
+
+  it('serves, degraded, then joins the other nodes once Redis starts', { timeout: 15_000 }, async () => {
+    const res = await a.request('GET', '/readyz');
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.body, DEGRADED);
+    const token = await a.request('POST', '/auth/login', {
+      body: { email: f.agents[0]!.email, password: 'agent-password' },
+    });
+    assert.equal(token.status, 200, JSON.stringify(token.body));
+
+    await redis.start();
+    const ready = async () => JSON.stringify((await a.request('GET', '/readyz')).body) === '{"status":"ok"}';
+    await until(ready, 'node A to see Redis');
+    // Its gateway reads the shared stream too: an event caused through another node reaches it.
+    b = await startTestApp({ env: { REDIS_URL: redis.url }, databaseUrl: a.databaseUrl });
+    const client = await connect(a.gatewayUrl!, { token: f.agents[0]!.token });
+    try {
+      assert.equal((await client.ack('user_join_team', [f.teams[0]!.id])).ok, true);
+      const sent = await b.request('POST', `/api/sandbox/channels/${f.channels[0]!.id}/inbound`, {
+        headers: { authorization: `Bearer ${f.adminToken}` },
+        body: { from: '5511987000002', text: 'Oi' },
+      });
+      assert.equal(sent.status, 201, JSON.stringify(sent.body));
+      const seen = await client.next('chat.new');
+      assert.equal((seen.data as { chat: { id: string } }).chat.id, sent.json.chatId);
+    } finally {
+      client.close();
+    }
+  });
+});
