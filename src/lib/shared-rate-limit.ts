@@ -52,40 +52,40 @@ export class SharedRateLimiter {
 
   /** Spends one request of `key`'s budget; throws BudgetSpent when none is left. */
   async consume(key: string): Promise<Budget> {
-    const res = await this.run(
+    const { value: res, cost } = await this.run(
       (shared) => shared.consume(key),
-      (local, cost) => local.consume(key, cost),
+      (local, points) => local.consume(key, points),
     );
-    return { remaining: Math.floor(res.res.remainingPoints / res.cost), msBeforeNext: res.res.msBeforeNext };
+    return { remaining: Math.floor(res.remainingPoints / cost), msBeforeNext: res.msBeforeNext };
   }
 
   /** Gives one request back to `key`. */
   async reward(key: string): Promise<void> {
     await this.run(
       (shared) => shared.reward(key, 1),
-      (local, cost) => local.reward(key, cost),
+      (local, points) => local.reward(key, points),
     );
   }
 
   /** Forgets what `key` spent. */
   async delete(key: string): Promise<void> {
     await this.run(
-      async (shared) => (await shared.delete(key), new RateLimiterRes()),
-      async (local) => (await local.delete(key), new RateLimiterRes()),
+      (shared) => shared.delete(key),
+      (local) => local.delete(key),
     );
   }
 
   /**
-   * Redis while it answers; otherwise memory, where each request costs as many points as there are
+   * Redis while it answers; otherwise memory, where a request costs as many points as there are
    * nodes sharing the budget, so the full `points` last for this node's share of requests.
    */
-  private async run(
-    shared: (limiter: RateLimiterRedis) => Promise<RateLimiterRes>,
-    local: (limiter: RateLimiterMemory, cost: number) => Promise<RateLimiterRes>,
-  ): Promise<{ res: RateLimiterRes; cost: number }> {
+  private async run<T>(
+    shared: (limiter: RateLimiterRedis) => Promise<T>,
+    local: (limiter: RateLimiterMemory, cost: number) => Promise<T>,
+  ): Promise<{ value: T; cost: number }> {
     if (this.shared && this.store?.health.isUp()) {
       try {
-        return { res: await shared(this.shared), cost: 1 };
+        return { value: await shared(this.shared), cost: 1 };
       } catch (err) {
         if (err instanceof RateLimiterRes) throw new BudgetSpent(err.msBeforeNext);
         this.store.health.failed(err);
@@ -93,7 +93,7 @@ export class SharedRateLimiter {
     }
     const cost = this.store ? Math.min(this.points, this.store.health.nodeCount()) : 1;
     try {
-      return { res: await local(this.local, cost), cost };
+      return { value: await local(this.local, cost), cost };
     } catch (err) {
       if (err instanceof RateLimiterRes) throw new BudgetSpent(err.msBeforeNext);
       throw err;
