@@ -216,3 +216,50 @@ describe('a node started while Redis is down', () => {
     }
   });
 });
+
+describe('a Redis that stops answering (hung, connections open)', () => {
+  let redis: OwnRedis;
+  let a: TestApp;
+  let f: Fixture;
+
+  before(async () => {
+    redis = await startOwnRedis();
+    a = await startTestApp({
+      env: { REDIS_URL: redis.url },
+      configure: (c) => (c.redisHeartbeatMs = 100),
+    });
+    f = await seedAccount(a.server.services);
+  });
+  after(async () => {
+    redis?.resume();
+    await a?.close();
+    await redis?.close();
+  });
+
+  it(
+    'answers while Redis hangs, reports it, and sees it again once it answers',
+    { timeout: 10_000 },
+    async () => {
+      redis.pause();
+      const res = await a.request('POST', '/auth/login', {
+        body: { email: f.agents[0]!.email, password: 'agent-password' },
+      });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.equal(
+        (
+          await a.request('GET', '/channel-api/chats', {
+            headers: { authorization: `ApiKey ${await f.makeKey()}` },
+          })
+        ).status,
+        200,
+      );
+      const state = async () => JSON.stringify((await a.request('GET', '/readyz')).body);
+      await until(
+        async () => (await state()) === JSON.stringify(DEGRADED),
+        'the node to report Redis unreachable',
+      );
+      redis.resume();
+      await until(async () => (await state()) === JSON.stringify(READY_OK), 'the node to see Redis again');
+    },
+  );
+});

@@ -16,6 +16,10 @@ export interface OwnRedis {
   stop(): Promise<void>;
   /** Starts it again on the same port; resolves once it accepts connections. */
   start(): Promise<void>;
+  /** Freezes the server (SIGSTOP): connections stay open, nothing is answered — a hung Redis. */
+  pause(): void;
+  /** Lets a paused server go on (SIGCONT). */
+  resume(): void;
   /** Stops it for good and removes its directory. */
   close(): Promise<void>;
 }
@@ -68,6 +72,7 @@ export async function startOwnRedis(): Promise<OwnRedis> {
 
   const stop = async () => {
     const child = proc;
+    child?.kill('SIGCONT');
     proc = null;
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -81,6 +86,8 @@ export async function startOwnRedis(): Promise<OwnRedis> {
     port,
     stop,
     start,
+    pause: () => void proc?.kill('SIGSTOP'),
+    resume: () => void proc?.kill('SIGCONT'),
     close: async () => {
       await stop();
       process.off('exit', killOnExit);
