@@ -1,0 +1,160 @@
+// The built server on a PostgreSQL of the test's own, which the test cuts: connections terminated
+// under load (a DBA's pg_terminate_backend, a failover) and the server stopped for a while. The node
+// must stay up, answer 503 with Retry-After and the contract's body meanwhile, and serve again by
+// itself once the database is back.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
+import { httpRequest, TEST_JWT_SECRET, type TestResponse } from './helpers/app.js';
+import { startOwnPostgres, type OwnPostgres } from './helpers/own-postgres.js';
+import { startBuiltServer, WAIT_MS, type Child } from './helpers/processes.js';
+
+const ADMIN = { email: 'owner@example.com', password: 'owner-password-1' };
+const TEST_TIMEOUT = 4 * WAIT_MS;
+
+/** Requests a load loop keeps in flight. */
+const CONCURRENCY = 12;
+/** Rounds of pg_terminate_backend, each after the load has made some progress. */
+const ROUNDS = 12;
+
+function assertUnavailable(res: TestResponse, what: string): void {
+  assert.equal(res.status, 503, `${what}: ${JSON.stringify(res.body)}`);
+  assert.match(res.headers.get('retry-after') ?? '', /^[1-9]\d*$/, `${what}: Retry-After`);
+  assert.deepEqual(Object.keys(res.json).sort(), ['error', 'message', 'statusCode'], what);
+  assert.equal(res.json.statusCode, 503, what);
+  assert.equal(res.json.error, 'Service Unavailable', what);
+  assert.match(String(res.json.message), /database/, what);
+}
+
+/** /readyz polled until 200, within a bound: the pool reconnects on its own once the database is back. */
+async function untilReady(url: string): Promise<void> {
+  let last = 0;
+  for (let i = 0; i < 100 && last !== 200; i++) {
+    if (i > 0) await new Promise((r) => setTimeout(r, 200));
+    last = (await httpRequest(url, 'GET', '/readyz')).status;
+  }
+  assert.equal(last, 200, 'the node did not become ready again');
+}
+
+describe('a database that drops connections or goes away', () => {
+  let own: OwnPostgres;
+  let child: Child | null = null;
+  let url: string;
+  let auth: Record<string, string>;
+
+  before(async () => {
+    own = await startOwnPostgres();
+    const admin = new pg.Client({ connectionString: own.url() });
+    await admin.connect();
+    await admin.query('CREATE DATABASE atende');
+    await admin.end();
+    const started = await startBuiltServer({
+      DATABASE_URL: own.url('atende'),
+      ATENDE_JWT_SECRET: TEST_JWT_SECRET,
+      ATENDE_ADMIN_EMAIL: ADMIN.email,
+      ATENDE_ADMIN_PASSWORD: ADMIN.password,
+    });
+    child = started.child;
+    url = started.url;
+    const login = await httpRequest(url, 'POST', '/auth/login', { body: ADMIN });
+    assert.equal(login.status, 200, JSON.stringify(login.body));
+    auth = { authorization: `Bearer ${String(login.json.accessToken)}` };
+  });
+
+  after(async () => {
+    if (child && child.proc.exitCode === null && child.proc.signalCode === null) {
+      child.proc.kill('SIGTERM');
+      await child.exitCode();
+    }
+    await own?.destroy();
+  });
+
+  const alive = () => child!.proc.exitCode === null && child!.proc.signalCode === null;
+  const tail = () => `\n--- stdout ---\n${child!.stdout().slice(-4000)}\n--- stderr ---\n${child!.stderr()}`;
+
+  it(
+    'pg_terminate_backend under load: the node stays up, answers 2xx or 503, and serves on',
+    { timeout: TEST_TIMEOUT },
+    async () => {
+      const answers: TestResponse[] = [];
+      const failures: unknown[] = [];
+      let running = true;
+      // Resolved by the load whenever a request completes, so a round waits for progress, not time.
+      let progressed: () => void = () => undefined;
+      const loop = async (worker: number) => {
+        for (let i = 0; running; i++) {
+          try {
+            // Writes run in transactions (connections checked out between statements), reads alone.
+            answers.push(
+              i % 2 === 0
+                ? await httpRequest(url, 'POST', '/api/teams', {
+                    headers: auth,
+                    body: { name: `Equipe ${worker}-${i}` },
+                  })
+                : await httpRequest(url, 'GET', '/api/teams', { headers: auth }),
+            );
+          } catch (err) {
+            failures.push(err);
+            running = false;
+          }
+          progressed();
+        }
+      };
+      const loops = Array.from({ length: CONCURRENCY }, (_, w) => loop(w));
+
+      let terminated = 0;
+      for (let round = 0; round < ROUNDS && running; round++) {
+        const target = answers.length + CONCURRENCY;
+        while (running && answers.length < target) await new Promise<void>((r) => (progressed = r));
+        terminated += await own.terminateBackends('atende');
+      }
+      running = false;
+      await Promise.all(loops);
+
+      assert.ok(terminated > 0, 'no connection was terminated');
+      assert.deepEqual(failures, [], `requests failed at the socket (the node died?)${tail()}`);
+      assert.ok(alive(), `the node exited${tail()}`);
+      for (const res of answers) {
+        if (res.status === 503) assertUnavailable(res, 'during terminations');
+        else assert.ok(res.status === 200 || res.status === 201, `${res.status} ${JSON.stringify(res.body)}`);
+      }
+
+      await untilReady(url);
+      const created = await httpRequest(url, 'POST', '/api/teams', {
+        headers: auth,
+        body: { name: 'Depois' },
+      });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      assert.ok(alive(), `the node exited${tail()}`);
+    },
+  );
+
+  it(
+    'stopped: 503 with Retry-After and the contract body, then serving again by itself',
+    { timeout: TEST_TIMEOUT },
+    async () => {
+      await own.stop();
+      try {
+        assertUnavailable(await httpRequest(url, 'GET', '/api/teams', { headers: auth }), 'GET /api/teams');
+        assertUnavailable(
+          await httpRequest(url, 'POST', '/api/teams', { headers: auth, body: { name: 'Durante' } }),
+          'POST /api/teams',
+        );
+        assertUnavailable(await httpRequest(url, 'POST', '/auth/login', { body: ADMIN }), 'POST /auth/login');
+        assert.equal((await httpRequest(url, 'GET', '/readyz')).status, 503);
+      } finally {
+        await own.start();
+      }
+
+      await untilReady(url);
+      const created = await httpRequest(url, 'POST', '/api/teams', {
+        headers: auth,
+        body: { name: 'De volta' },
+      });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      const login = await httpRequest(url, 'POST', '/auth/login', { body: ADMIN });
+      assert.equal(login.status, 200, JSON.stringify(login.body));
+      assert.ok(alive(), `the node exited${tail()}`);
+    },
+  );
+});
