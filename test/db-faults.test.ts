@@ -6,10 +6,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { httpRequest, TEST_JWT_SECRET, type TestResponse } from './helpers/app.js';
+import { FakeGraph } from './helpers/fake-graph.js';
 import { startOwnPostgres, type OwnPostgres } from './helpers/own-postgres.js';
 import { startBuiltServer, WAIT_MS, type Child } from './helpers/processes.js';
+import { graphWebhook, hubSignature } from './helpers/whatsapp.js';
 
 const ADMIN = { email: 'owner@example.com', password: 'owner-password-1' };
+const PHONE_NUMBER_ID = '1065403522429';
+const APP_SECRET = 'app-secret';
 const TEST_TIMEOUT = 4 * WAIT_MS;
 
 /** Requests a load loop keeps in flight. */
@@ -38,12 +42,14 @@ async function untilReady(url: string): Promise<void> {
 
 describe('a database that drops connections or goes away', () => {
   let own: OwnPostgres;
+  let fake: FakeGraph;
   let child: Child | null = null;
   let url: string;
   let auth: Record<string, string>;
 
   before(async () => {
     own = await startOwnPostgres();
+    fake = await FakeGraph.start();
     const admin = new pg.Client({ connectionString: own.url() });
     await admin.connect();
     await admin.query('CREATE DATABASE atende');
@@ -53,6 +59,7 @@ describe('a database that drops connections or goes away', () => {
       ATENDE_JWT_SECRET: TEST_JWT_SECRET,
       ATENDE_ADMIN_EMAIL: ADMIN.email,
       ATENDE_ADMIN_PASSWORD: ADMIN.password,
+      WHATSAPP_GRAPH_BASE_URL: fake.url,
     });
     child = started.child;
     url = started.url;
@@ -67,6 +74,7 @@ describe('a database that drops connections or goes away', () => {
       await child.exitCode();
     }
     await own?.destroy();
+    await fake?.close();
   });
 
   const alive = () => child!.proc.exitCode === null && child!.proc.signalCode === null;
@@ -154,6 +162,91 @@ describe('a database that drops connections or goes away', () => {
       assert.equal(created.status, 201, JSON.stringify(created.body));
       const login = await httpRequest(url, 'POST', '/auth/login', { body: ADMIN });
       assert.equal(login.status, 200, JSON.stringify(login.body));
+      assert.ok(alive(), `the node exited${tail()}`);
+    },
+  );
+
+  it(
+    'background work resumes after an outage: sends reach the provider, webhooks are processed',
+    { timeout: TEST_TIMEOUT },
+    async () => {
+      const team = await httpRequest(url, 'POST', '/api/teams', { headers: auth, body: { name: 'Suporte' } });
+      assert.equal(team.status, 201, JSON.stringify(team.body));
+      const channel = await httpRequest(url, 'POST', '/api/channels', {
+        headers: auth,
+        body: {
+          name: 'WhatsApp',
+          provider: 'whatsapp-cloud',
+          defaultTeamId: team.json.id,
+          providerConfig: {
+            phoneNumberId: PHONE_NUMBER_ID,
+            accessToken: 'test-token',
+            appSecret: APP_SECRET,
+            verifyToken: 'verify',
+          },
+        },
+      });
+      assert.equal(channel.status, 201, JSON.stringify(channel.body));
+      const channelId = String(channel.json.id);
+      const keyRes = await httpRequest(url, 'POST', `/api/channels/${channelId}/api-key`, { headers: auth });
+      const key = { 'x-channel-api-key': String(keyRes.json.apiKey) };
+
+      const stoppedAt = Date.now();
+      await own.stop();
+      try {
+        // Both kinds of background loop have met the outage: the send queue and pg-boss's workers.
+        const since = (msg: string) => (l: Record<string, unknown>) =>
+          l.msg === msg && Number(l.time) >= stoppedAt;
+        await child!.waitForLog(since('send queue: fetching jobs failed'));
+        await child!.waitForLog(since('job queue: database unreachable'));
+      } finally {
+        await own.start();
+      }
+      await untilReady(url);
+
+      const accepted = await httpRequest(url, 'POST', '/channel-api/messages/send', {
+        headers: key,
+        body: { contact: { value: '5511987654321' }, message: { type: 'text', text: { value: 'De volta' } } },
+      });
+      assert.equal(accepted.status, 201, JSON.stringify(accepted.body));
+      const sent = await fake.nextRequest();
+      assert.equal((sent.json as { text?: { body?: string } }).text?.body, 'De volta');
+
+      const raw = JSON.stringify(
+        graphWebhook(PHONE_NUMBER_ID, {
+          contacts: [{ profile: { name: 'Cliente' }, wa_id: '5521912345678' }],
+          messages: [
+            {
+              from: '5521912345678',
+              id: 'wamid.after-outage',
+              timestamp: String(Math.floor(Date.now() / 1000)),
+              type: 'text',
+              text: { body: 'Oi' },
+            },
+          ],
+        }),
+      );
+      const hook = await httpRequest(url, 'POST', `/webhooks/whatsapp/${channelId}`, {
+        headers: { 'content-type': 'application/json', 'x-hub-signature-256': hubSignature(APP_SECRET, raw) },
+        raw,
+      });
+      assert.equal(hook.status, 200, JSON.stringify(hook.body));
+      // The inbound job runs on pg-boss: its message shows up once the worker has processed it.
+      const reader = new pg.Client({ connectionString: own.url('atende') });
+      await reader.connect();
+      try {
+        let stored = 0;
+        for (let i = 0; i < 200 && stored === 0; i++) {
+          if (i > 0) await new Promise((r) => setTimeout(r, 100));
+          const res = await reader.query('SELECT 1 FROM messages WHERE provider_message_id = $1', [
+            'wamid.after-outage',
+          ]);
+          stored = res.rowCount ?? 0;
+        }
+        assert.equal(stored, 1, 'the inbound webhook was not processed after the outage');
+      } finally {
+        await reader.end();
+      }
       assert.ok(alive(), `the node exited${tail()}`);
     },
   );

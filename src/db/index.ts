@@ -22,6 +22,8 @@ export interface DbOptions {
 
 /** Default of `DbOptions.connectTimeoutMs`. */
 export const CONNECT_TIMEOUT_MS = 5_000;
+/** Idle time after which TCP keepalive probes a connection whose peer may have vanished. */
+export const KEEPALIVE_DELAY_MS = 10_000;
 
 export function createDb(url: string, max = 20, options: DbOptions = {}): { db: Db; pool: pg.Pool } {
   const pool = new pg.Pool({
@@ -31,6 +33,7 @@ export function createDb(url: string, max = 20, options: DbOptions = {}): { db: 
     connectionTimeoutMillis: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
     // A connection whose peer vanished (failover, a network cut) is noticed instead of waited on.
     keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
   });
   let ending = false;
   // A connection that drops (a restart, a failover, pg_terminate_backend) emits 'error'. pg-pool
@@ -45,6 +48,7 @@ export function createDb(url: string, max = 20, options: DbOptions = {}): { db: 
       options.logger?.warn({ err: err.message }, 'database connection lost');
     });
   });
+  // An idle client's loss is told by the listener above; the pool drops the client by itself.
   pool.on('error', () => undefined);
   // Registered hot statements go out as named prepared statements (src/db/prepared.ts).
   const dialect = new PostgresDialect({ pool: preparingPool(pool, () => (ending = true)) });
