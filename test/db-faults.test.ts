@@ -9,6 +9,7 @@ import { httpRequest, TEST_JWT_SECRET, type TestResponse } from './helpers/app.j
 import { FakeGraph } from './helpers/fake-graph.js';
 import { startOwnPostgres, type OwnPostgres } from './helpers/own-postgres.js';
 import { startBuiltServer, WAIT_MS, type Child } from './helpers/processes.js';
+import { startProxy, type Proxy } from './helpers/proxy.js';
 import { graphWebhook, hubSignature } from './helpers/whatsapp.js';
 
 const ADMIN = { email: 'owner@example.com', password: 'owner-password-1' };
@@ -248,6 +249,65 @@ describe('a database that drops connections or goes away', () => {
         await reader.end();
       }
       assert.ok(alive(), `the node exited${tail()}`);
+    },
+  );
+});
+
+describe('a database that stops answering (vanished from the network)', () => {
+  let own: OwnPostgres;
+  let proxy: Proxy;
+  let child: Child | null = null;
+  let url: string;
+
+  before(async () => {
+    own = await startOwnPostgres();
+    const admin = new pg.Client({ connectionString: own.url() });
+    await admin.connect();
+    await admin.query('CREATE DATABASE atende');
+    await admin.end();
+    // The node reaches the database through a proxy the test can silence.
+    proxy = await startProxy(own.url('atende'));
+    const started = await startBuiltServer({
+      DATABASE_URL: `postgres://postgres@127.0.0.1:${new URL(proxy.url).port}/atende`,
+      ATENDE_JWT_SECRET: TEST_JWT_SECRET,
+      ATENDE_ADMIN_EMAIL: ADMIN.email,
+      ATENDE_ADMIN_PASSWORD: ADMIN.password,
+    });
+    child = started.child;
+    url = started.url;
+  });
+
+  after(async () => {
+    if (child && child.proc.exitCode === null && child.proc.signalCode === null) {
+      child.proc.kill('SIGTERM');
+      await child.exitCode();
+    }
+    await proxy?.close();
+    await own?.destroy();
+  });
+
+  it(
+    'answers 503 instead of waiting for a connection forever, then serves again',
+    { timeout: TEST_TIMEOUT },
+    async () => {
+      assert.equal((await httpRequest(url, 'POST', '/auth/login', { body: ADMIN })).status, 200);
+      proxy.stall();
+      try {
+        // Bounded only so that a hang fails the test rather than the whole run.
+        const res = await fetch(`${url}/auth/login`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(ADMIN),
+          signal: AbortSignal.timeout(WAIT_MS),
+        });
+        const body = (await res.json()) as Record<string, unknown>;
+        assertUnavailable({ status: res.status, headers: res.headers, body, json: body }, 'POST /auth/login');
+      } finally {
+        proxy.resume();
+      }
+      await untilReady(url);
+      assert.equal((await httpRequest(url, 'POST', '/auth/login', { body: ADMIN })).status, 200);
+      assert.ok(child!.proc.exitCode === null && child!.proc.signalCode === null, 'the node exited');
     },
   );
 });
