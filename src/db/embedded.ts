@@ -374,10 +374,13 @@ async function runPostgres(
     await new Promise<void>((resolve, reject) => {
       child.once('error', reject);
       void exited.then(() => reject(new Error('PostgreSQL exited during start-up')));
+      // The end of the previous chunk is kept, in case the line arrives in two.
+      let seen = '';
       child.stderr!.on('data', (chunk: Buffer) => {
         const text = chunk.toString('utf8');
         onOutput(text);
-        if (text.includes('database system is ready to accept connections')) resolve();
+        seen = seen.slice(-100) + text;
+        if (seen.includes('database system is ready to accept connections')) resolve();
       });
     });
   } catch (err) {
