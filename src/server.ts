@@ -82,7 +82,7 @@ export async function openDatabase(config: Config, logger: Logger): Promise<Open
       cleanups.push(() => embedded.stop());
       databaseUrl = embedded.url;
     }
-    const { db } = createDb(databaseUrl);
+    const { db } = createDb(databaseUrl, 20, { logger });
     cleanups.push(() => db.destroy());
     await migrateToLatest(db);
     return { db, databaseUrl, close: cleanups.run };
