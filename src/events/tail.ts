@@ -45,6 +45,9 @@ const LOCK_KEY = 0x61746e64; // 'atnd'
 /** How often the tail checks the log (and leadership) without a notification. */
 const SWEEP_MS = 1_000;
 
+/** How long a starting node waits for Redis before tailing for itself. */
+const START_WAIT_MS = 2_000;
+
 /** Wait before connecting again after the listening connection is lost. */
 const RECONNECT_MS = 1_000;
 
@@ -100,6 +103,18 @@ export class EventTail {
   }
 
   async start(): Promise<void> {
+    const { redis } = this.opts;
+    if (redis && !redis.ready()) {
+      // Connecting at start-up is not an outage: give Redis a moment before falling back.
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, START_WAIT_MS);
+        redis.onChange(() => {
+          if (!redis.ready()) return;
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
     await this.connect();
     this.sweepTimer = setInterval(() => this.kick(true), SWEEP_MS);
     this.sweepTimer.unref();
@@ -141,7 +156,7 @@ export class EventTail {
   private async connect(): Promise<void> {
     this.reconnectTimer = null;
     if (this.closed) return;
-    const client = new pg.Client({ connectionString: this.opts.connectionString });
+    const client = new pg.Client({ connectionString: this.opts.connectionString, keepAlive: true });
     let gone = false;
     const lost = (err?: Error) => {
       if (gone) return;
@@ -280,7 +295,11 @@ export class EventTail {
       throw err;
     }
     const byAccount = new Map<string, TailRow[]>();
-    for (const r of rows) byAccount.set(r.account_id, [...(byAccount.get(r.account_id) ?? []), r]);
+    for (const r of rows) {
+      const list = byAccount.get(r.account_id);
+      if (list) list.push(r);
+      else byAccount.set(r.account_id, [r]);
+    }
     const outlet = this.mode === 'fallback' ? this.opts.here : this.opts.everywhere;
     const sent: Routed[] = [];
     const moved = new Map<string, number>();
