@@ -28,6 +28,8 @@ interface Pending {
  */
 export class EventBuffer {
   private readonly pending: Pending[] = [];
+  /** Each account's last seq written, once `write` has run. */
+  readonly written = new Map<string, number>();
 
   add<E extends EventName>(accountId: string, event: E, data: EventData<E>, target: Target): void {
     this.pending.push({ accountId, event, data: data as Record<string, unknown>, target });
@@ -54,8 +56,9 @@ export class EventBuffer {
         audience: p.target.audience,
         data: p.data,
       }));
-      const { deliveries: owed } = await repo.append(tx, accountId, events);
+      const { first, deliveries: owed } = await repo.append(tx, accountId, events);
       created.push(...owed);
+      this.written.set(accountId, first + events.length - 1);
     }
     if (created.length > 0) await deliveries.enqueue(tx, created);
   }
@@ -81,6 +84,12 @@ export function toEnvelope(row: {
   };
 }
 
+/** The gateway's tail in this process, as the writer sees it (src/events/tail.ts). */
+export interface LocalSender {
+  /** Resolves once the events up to these seqs are sent, or when this node does not send them. */
+  sent(written: ReadonlyMap<string, number>): Promise<void>;
+}
+
 /** Events deleted per statement by the retention clean-up, so no statement runs long. */
 const PURGE_BATCH = 10_000;
 
@@ -89,6 +98,8 @@ const SCAN_WINDOW = 5_000;
 
 /** The event log: recording changes' events in their transaction, and resync. */
 export class EventsService {
+  private sender: LocalSender | null = null;
+
   constructor(
     private readonly db: Db,
     private readonly repo: EventsRepo,
@@ -98,17 +109,29 @@ export class EventsService {
   ) {}
 
   /**
+   * The gateway running in this process: a writer here waits (briefly) until it has sent the events
+   * just committed, so they reach its clients before the caller's answer, as a client acting on the
+   * answer expects. Any other writer only notifies; sending never depends on this.
+   */
+  attachSender(sender: LocalSender | null): void {
+    this.sender = sender;
+  }
+
+  /**
    * `inTransaction` with an event buffer: a fresh buffer per attempt (a retried transaction starts
    * over), its events written last — so the account's seq row is held only briefly, after the
    * change's own locks. The write notifies the gateway's tail, which sends them once committed.
    */
   async transaction<T>(fn: (tx: Tx, events: EventBuffer) => Promise<T>): Promise<T> {
-    return inTransaction(this.db, async (tx) => {
-      const buffer = new EventBuffer();
+    let buffer = new EventBuffer();
+    const result = await inTransaction(this.db, async (tx) => {
+      buffer = new EventBuffer();
       const out = await fn(tx, buffer);
       await buffer.write(tx, this.repo, this.deliveries);
       return out;
     });
+    if (this.sender && buffer.written.size > 0) await this.sender.sent(buffer.written);
+    return result;
   }
 
   /** Deletes events past the retention period, in batches; how many went. */

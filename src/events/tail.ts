@@ -48,6 +48,9 @@ const SWEEP_MS = 1_000;
 /** How long a starting node waits for Redis before tailing for itself. */
 const START_WAIT_MS = 2_000;
 
+/** Longest a writer in the gateway's process waits for its events to be sent before answering. */
+const SENT_WAIT_MS = 1_000;
+
 /** Wait before connecting again after the listening connection is lost. */
 const RECONNECT_MS = 1_000;
 
@@ -84,6 +87,8 @@ export class EventTail {
   private sweepTimer: NodeJS.Timeout | null = null;
   private reconnectTimer: NodeJS.Timeout | null = null;
   private failing = false;
+  /** Writers in this process waiting until their events are sent (`sent`). */
+  private waiters: { seqs: ReadonlyMap<string, number>; done: () => void }[] = [];
 
   constructor(
     private readonly opts: {
@@ -127,6 +132,7 @@ export class EventTail {
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
     await this.running;
+    this.release();
     const client = this.client;
     this.client = null;
     this.locked = false;
@@ -136,6 +142,39 @@ export class EventTail {
   /** Whether this node sends events now, and how. */
   get state(): Mode {
     return this.mode;
+  }
+
+  /**
+   * For a writer in this process (EventsService): resolves once this node has sent the events up to
+   * `seqs`, at once when it does not send them (another node leads), and after SENT_WAIT_MS at most.
+   */
+  sent(seqs: ReadonlyMap<string, number>): Promise<void> {
+    if (this.closed || this.mode === 'off' || this.reached(seqs)) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => waiter.done(), SENT_WAIT_MS);
+      const waiter = {
+        seqs,
+        done: () => {
+          clearTimeout(timer);
+          this.waiters = this.waiters.filter((w) => w !== waiter);
+          resolve();
+        },
+      };
+      this.waiters.push(waiter);
+      for (const id of seqs.keys()) this.dirty.add(id);
+      this.kick(false);
+    });
+  }
+
+  private reached(seqs: ReadonlyMap<string, number>): boolean {
+    for (const [id, seq] of seqs) if ((this.cursors.get(id) ?? 0) < seq) return false;
+    return true;
+  }
+
+  /** Lets go of the writers whose events are out (or that this node no longer sends). */
+  private release(): void {
+    const all = this.closed || this.mode === 'off';
+    for (const w of [...this.waiters]) if (all || this.reached(w.seqs)) w.done();
   }
 
   /**
@@ -230,6 +269,7 @@ export class EventTail {
     if (mode !== this.mode) await this.enter(mode);
     if (this.mode === 'off') {
       this.dirty.clear();
+      this.release();
       return;
     }
     if (this.sweepAll) {
@@ -327,7 +367,7 @@ export class EventTail {
       const head = this.heads.get(id) ?? 0;
       if (!byAccount.has(id) && (this.cursors.get(id) ?? 0) < head) this.cursors.set(id, head);
     }
-    if (moved.size === 0) return;
+    if (moved.size === 0) return this.release();
     if (this.mode === 'leader') {
       try {
         await this.opts.repo.storeCursors(moved);
@@ -341,5 +381,7 @@ export class EventTail {
     } catch (err) {
       this.opts.logger.error({ err }, 'after-send step failed');
     }
+    // Writers answer after the after-send step, so a transfer's answer comes after the eviction.
+    this.release();
   }
 }

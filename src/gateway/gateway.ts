@@ -110,6 +110,7 @@ export async function startGateway(
   });
   try {
     await tail.start();
+    services.events.attachSender(tail);
   } catch (err) {
     await tail.close();
     await io.close();
@@ -121,6 +122,7 @@ export async function startGateway(
     url: `http://${host}:${port}`,
     tail,
     close: async () => {
+      services.events.attachSender(null);
       await tail.close();
       await io.close();
       await redis?.close();
