@@ -3,8 +3,8 @@ import type { Db, Tx } from '../db/index.js';
 import { Statement } from '../db/prepared.js';
 
 /**
- * The channel every event-writing transaction notifies, with its account id as payload; PostgreSQL
- * delivers a notification only on commit, so a listener reads only committed events.
+ * The channel every event-writing transaction notifies, with `<account id>:<last seq>` as payload;
+ * PostgreSQL delivers a notification only on commit, so a listener reads only committed events.
  */
 export const EVENTS_CHANNEL = 'atende_events';
 
@@ -86,7 +86,9 @@ export class EventsRepo {
       SELECT r.last, r.now,
              coalesce((SELECT json_agg(json_build_object('id', wd.id, 'webhookId', wd.webhook_id)) FROM wd),
                       '[]'::json) AS deliveries
-      FROM r CROSS JOIN LATERAL (SELECT pg_notify(${EVENTS_CHANNEL}, ${accountId})) AS n`.execute(tx);
+      FROM r CROSS JOIN LATERAL (SELECT pg_notify(${EVENTS_CHANNEL}, ${accountId} || ':' || r.last)) AS n`.execute(
+      tx,
+    );
     const row = out[0];
     if (!row) throw new Error(`account ${accountId} not found while recording events`);
     return { first: Number(row.last) - events.length + 1, occurredAt: row.now, deliveries: row.deliveries };

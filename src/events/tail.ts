@@ -216,8 +216,13 @@ export class EventTail {
     client.on('error', lost);
     client.on('end', () => lost());
     client.on('notification', (msg) => {
-      if (msg.channel !== EVENTS_CHANNEL || !msg.payload) return;
-      this.dirty.add(msg.payload);
+      const [accountId, last] = (msg.payload ?? '').split(':');
+      const seq = Number(last);
+      if (msg.channel !== EVENTS_CHANNEL || !accountId || !Number.isSafeInteger(seq)) return;
+      // Sent already when a writer in this process asked for it first.
+      if ((this.cursors.get(accountId) ?? 0) >= seq) return;
+      if ((this.heads.get(accountId) ?? 0) < seq) this.heads.set(accountId, seq);
+      this.dirty.add(accountId);
       this.kick(false);
     });
     try {
