@@ -34,7 +34,7 @@ export interface RedisLink {
  * - `solo`: no Redis; this process sends to its own sockets, from the seq current at start.
  * - `leader`: Redis up and this node holds the tail lock: it sends for every node, through Redis,
  *   and records its cursors so the next leader continues from them.
- * - `fallback`: Redis down; every node sends to its own sockets.
+ * - `fallback`: Redis down (for this node); it sends to its own sockets and lets go of the lock.
  * - `off`: Redis up and another node leads (or the tail is closed).
  */
 type Mode = 'solo' | 'leader' | 'fallback' | 'off';
@@ -292,8 +292,15 @@ export class EventTail {
     const { redis } = this.opts;
     if (this.closed) return 'off';
     if (!redis) return 'solo';
-    if (!redis.ready()) return 'fallback';
     const client = this.client;
+    if (!redis.ready()) {
+      // Let a node that still reaches Redis lead: this one may be the only one cut off from it.
+      if (this.locked && client) {
+        this.locked = false;
+        await client.query('SELECT pg_advisory_unlock($1)', [LOCK_KEY]);
+      }
+      return 'fallback';
+    }
     if (!this.locked && client) {
       const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [
         LOCK_KEY,
