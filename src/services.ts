@@ -46,6 +46,7 @@ import { UsersRepo } from './modules/users/users.repo.js';
 import { UsersService } from './modules/users/users.service.js';
 import { InboundEventsRepo } from './modules/whatsapp/inbound-events.repo.js';
 import { WhatsAppWebhooksService } from './modules/whatsapp/whatsapp-webhooks.service.js';
+import { WebhookEgress } from './modules/webhooks/webhooks.egress.js';
 import { WebhooksRepo } from './modules/webhooks/webhooks.repo.js';
 import { WebhooksService } from './modules/webhooks/webhooks.service.js';
 import { WebhookDeliverer, WebhookJobs } from './modules/webhooks/webhooks.worker.js';
@@ -76,6 +77,8 @@ export function createServices(deps: {
   // transaction (webhookJobs), then sent by the worker role (webhookDeliverer).
   const webhooksRepo = new WebhooksRepo(db);
   const webhookJobs = new WebhookJobs(deps.jobs);
+  // Where webhooks may connect: checked at registration and on the resolved address of every attempt.
+  const webhookEgress = new WebhookEgress({ allowPrivateNetworks: config.webhooks.allowPrivateNetworks });
   // The event log: written in each change's transaction, published after commit (src/events).
   const events = new EventsService(
     db,
@@ -141,10 +144,11 @@ export function createServices(deps: {
     chats,
     events,
     notifications,
-    webhooks: new WebhooksService(db, webhooksRepo, webhookJobs),
+    webhooks: new WebhooksService(db, webhooksRepo, webhookJobs, webhookEgress),
     webhookDeliverer: new WebhookDeliverer(
       webhooksRepo,
       webhookJobs,
+      webhookEgress,
       events,
       notifications,
       config.webhooks,
