@@ -565,7 +565,11 @@ describe('outgoing webhooks: an endpoint failing for the retry window', () => {
 
   before(async () => {
     t = await startTestApp({
-      env: { ...LOCAL_RECEIVERS, ATENDE_WEBHOOK_RETRY_BASE_MS: '50', ATENDE_WEBHOOK_RETRY_WINDOW_SECONDS: '2' },
+      env: {
+        ...LOCAL_RECEIVERS,
+        ATENDE_WEBHOOK_RETRY_BASE_MS: '50',
+        ATENDE_WEBHOOK_RETRY_WINDOW_SECONDS: '2',
+      },
     });
   });
   after(async () => {

@@ -17,7 +17,7 @@ const RANGE_WORDS: Record<string, string> = {
   unspecified: 'an unspecified address',
   broadcast: 'a broadcast address',
   multicast: 'a multicast address',
-  linkLocal: 'a link-local address (cloud metadata lives there)',
+  linkLocal: 'a link-local (cloud metadata) address',
   loopback: 'a loopback address',
   carrierGradeNat: 'a shared (CGNAT) address',
   private: 'a private address',
@@ -181,7 +181,8 @@ export class WebhookEgress {
     const hit = this.cache.get(hostname);
     if (hit && hit.until > now) return hit.addresses;
     const addresses = this.resolveName(hostname).then((list) => {
-      if (list.length === 0) throw Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' });
+      if (list.length === 0)
+        throw Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' });
       const why = nameRefusal(hostname, list);
       if (why !== null) throw new RefusedDestinationError(why);
       return list;
@@ -214,7 +215,10 @@ export class WebhookEgress {
         const wanted = family === 4 || family === 'IPv4' ? 4 : family === 6 || family === 'IPv6' ? 6 : 0;
         const fit = wanted === 0 ? list : list.filter((a) => a.family === wanted);
         if (fit.length === 0) {
-          callback(Object.assign(new Error(`${hostname} has no IPv${wanted} address`), { code: 'ENOTFOUND' }), '');
+          callback(
+            Object.assign(new Error(`${hostname} has no IPv${wanted} address`), { code: 'ENOTFOUND' }),
+            '',
+          );
         } else if (options.all) callback(null, fit);
         else callback(null, fit[0]!.address, fit[0]!.family);
       },
