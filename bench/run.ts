@@ -353,6 +353,8 @@ async function main(): Promise<void> {
     // "Lifted": the limiter still runs on every Channel API request, it just never refuses one.
     ATENDE_RATE_LIMIT_POINTS: '100000000',
     ATENDE_RATE_LIMIT_WINDOW_SECONDS: '60',
+    // The webhooks row's receiver listens on this machine.
+    ATENDE_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     REDIS_URL: redis ? redisUrl : undefined,
   });
 

@@ -31,9 +31,15 @@ export interface Config {
   eventRetentionDays: number;
   /**
    * Outgoing webhooks: per-attempt timeout, first retry delay (doubling, with jitter) and how long a
-   * delivery is retried — also how long an endpoint may fail before it is disabled.
+   * delivery is retried — also how long an endpoint may fail before it is disabled. Endpoints on
+   * private, loopback or link-local addresses are refused unless `allowPrivateNetworks`.
    */
-  webhooks: { timeoutMs: number; retryBaseMs: number; retryWindowSeconds: number };
+  webhooks: {
+    timeoutMs: number;
+    retryBaseMs: number;
+    retryWindowSeconds: number;
+    allowPrivateNetworks: boolean;
+  };
   /**
    * The gateway's session-recovery window: the contract's 2 minutes. Not read from the environment;
    * only tests shorten it, to see a client come back after it.
@@ -94,6 +100,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const str = (name: string): string | null => {
     const raw = env[name];
     return raw === undefined || raw.trim() === '' ? null : raw.trim();
+  };
+  const bool = (name: string, def: boolean): boolean => {
+    const raw = str(name);
+    if (raw === null) return def;
+    if (raw === 'true' || raw === 'false') return raw === 'true';
+    problems.push(`${name} must be true or false (got "${raw}")`);
+    return def;
   };
   const url = (name: string, protocols: string[]): string | null => {
     const raw = str(name);
@@ -211,6 +224,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       timeoutMs: int('ATENDE_WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
       retryBaseMs: int('ATENDE_WEBHOOK_RETRY_BASE_MS', 10_000, 10, 3_600_000),
       retryWindowSeconds: int('ATENDE_WEBHOOK_RETRY_WINDOW_SECONDS', 24 * 3600, 1, 7 * 24 * 3600),
+      allowPrivateNetworks: bool('ATENDE_WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
     },
     gatewayRecoveryMs: 2 * 60 * 1000,
     redisHeartbeatMs: 5_000,

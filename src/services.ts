@@ -45,6 +45,7 @@ import { UsersRepo } from './modules/users/users.repo.js';
 import { UsersService } from './modules/users/users.service.js';
 import { InboundEventsRepo } from './modules/whatsapp/inbound-events.repo.js';
 import { WhatsAppWebhooksService } from './modules/whatsapp/whatsapp-webhooks.service.js';
+import { WebhookEgress } from './modules/webhooks/webhooks.egress.js';
 import { WebhooksRepo } from './modules/webhooks/webhooks.repo.js';
 import { WebhooksService } from './modules/webhooks/webhooks.service.js';
 import { WebhookDeliverer, WebhookJobs } from './modules/webhooks/webhooks.worker.js';
@@ -78,6 +79,8 @@ export function createServices(deps: {
   // The event log: written in each change's transaction, sent by the gateway's tail (src/events).
   const eventsRepo = new EventsRepo(db);
   const events = new EventsService(db, eventsRepo, repos.teams, config.eventRetentionDays, webhookJobs);
+  // Where webhooks may connect: checked at registration and on the resolved address of every attempt.
+  const webhookEgress = new WebhookEgress({ allowPrivateNetworks: config.webhooks.allowPrivateNetworks });
   const notifications = new NotificationsService(new NotificationsRepo(db));
   const gatewayRepo = new GatewayRepo(db);
   // Agents' replies: stored and queued by the service, sent by the sender in SendWorker's jobs.
@@ -135,10 +138,11 @@ export function createServices(deps: {
     events,
     eventsRepo,
     notifications,
-    webhooks: new WebhooksService(db, webhooksRepo, webhookJobs),
+    webhooks: new WebhooksService(db, webhooksRepo, webhookJobs, webhookEgress),
     webhookDeliverer: new WebhookDeliverer(
       webhooksRepo,
       webhookJobs,
+      webhookEgress,
       events,
       notifications,
       config.webhooks,

@@ -47,7 +47,8 @@ describe('admin screens', () => {
   let channelKey = '';
 
   before(async () => {
-    e2e = await startE2E();
+    // The webhook receiver of these tests listens on 127.0.0.1.
+    e2e = await startE2E({ env: { ATENDE_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' } });
     support = await e2e.createTeam('Suporte', [e2e.admin.id]);
     await e2e.createTeam('Financeiro', []);
     admin = await e2e.newPage('admin');

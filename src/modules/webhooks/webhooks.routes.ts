@@ -20,7 +20,9 @@ const DELIVERY_DOC =
   '`Atende-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`, `Atende-Delivery` ' +
   '(the same on every attempt) and `Atende-Event`. 2xx = delivered; network errors, timeouts, 408, 429 and 5xx ' +
   'are retried with exponential backoff and jitter for 24 h; any other answer is final. An endpoint failing ' +
-  'for 24 h is disabled and the account’s webhook admins are notified. Deliveries are not ordered: use `seq`.';
+  'for 24 h is disabled and the account’s webhook admins are notified. Deliveries are not ordered: use `seq`. ' +
+  'Only public addresses are called: each attempt resolves the URL’s host and refuses (final, `Refused: …`) ' +
+  'a loopback, private, link-local or other non-public address; 400 when the URL is one at registration.';
 
 export function webhooksRoutes(app: App, services: Services): void {
   const onRequest = userGuard(services);

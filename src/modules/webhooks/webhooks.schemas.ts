@@ -15,7 +15,10 @@ const EventNames = Type.Array(Type.Union([...EVENT_NAMES, ALL_EVENTS].map((n) =>
 const Url = Type.String({
   minLength: 1,
   maxLength: 2048,
-  description: 'Absolute http or https URL the events are POSTed to',
+  description:
+    'Absolute http or https URL the events are POSTed to, on a public address: loopback, private, link-local ' +
+    '(cloud metadata), CGNAT, multicast and other non-public addresses, or names resolving to them, are refused ' +
+    'unless the installation allows private networks',
 });
 
 const Secret = Type.String({
@@ -102,7 +105,9 @@ export const DeliverySchema = Type.Object({
   lastResponseStatus: Nullable(Type.Integer({ description: 'HTTP status of the last answer' })),
   lastError: Nullable(
     Type.String({
-      description: 'Why the last attempt failed: HTTP status and the start of the body, or network error',
+      description:
+        'Why the last attempt failed: `HTTP <status>`, a short network reason, or `Refused: …` when the ' +
+        'destination resolved to a non-public address. Never what the receiver answered',
     }),
   ),
   nextAttemptAt: Nullable(Type.String({ format: 'date-time' })),

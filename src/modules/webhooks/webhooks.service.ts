@@ -13,6 +13,7 @@ import type {
   UpdateWebhookInput,
   WebhookT,
 } from './webhooks.schemas.js';
+import type { WebhookEgress } from './webhooks.egress.js';
 import type { WebhookJobs } from './webhooks.worker.js';
 
 /** Subscriptions per account: each one is a delivery per event, so the fan-out stays bounded. */
@@ -23,8 +24,8 @@ function newSecret(): string {
   return `whsec_${randomBytes(32).toString('base64url')}`;
 }
 
-/** The URL as given, once it is an absolute http(s) URL fetch can call. */
-function checkUrl(raw: string): string {
+/** The URL as given, once it is an absolute http(s) URL a delivery can call. */
+function parseUrl(raw: string): URL {
   const url = raw.trim();
   let parsed: URL;
   try {
@@ -35,11 +36,11 @@ function checkUrl(raw: string): string {
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     throw badRequest(['url must be an absolute http or https URL']);
   }
-  // fetch refuses URLs with credentials; the signature is how receivers authenticate us.
+  // Credentials in a URL end up in logs and screens; the signature is how receivers authenticate us.
   if (parsed.username !== '' || parsed.password !== '') {
     throw badRequest(['url must not contain a user name or password']);
   }
-  return url;
+  return parsed;
 }
 
 export function toWebhook(row: WebhookRow): WebhookT {
@@ -83,7 +84,22 @@ export class WebhooksService {
     private readonly db: Db,
     private readonly repo: WebhooksRepo,
     private readonly jobs: WebhookJobs,
+    private readonly egress: WebhookEgress,
   ) {}
+
+  /**
+   * The URL as stored: an http(s) URL whose host is not (and does not resolve to) a private, loopback,
+   * link-local or otherwise non-public address — unless the installation allows private networks.
+   * Every delivery checks the resolved address again; this answers the admin early and clearly.
+   */
+  private async checkUrl(raw: string): Promise<string> {
+    const url = parseUrl(raw);
+    const refusal = await this.egress.refusal(url);
+    if (refusal !== null) {
+      throw badRequest([`url must point to a public address: ${refusal}`]);
+    }
+    return raw.trim();
+  }
 
   async list(actor: UserActor): Promise<WebhookT[]> {
     requirePermission(actor, 'webhooks:manage');
@@ -97,7 +113,7 @@ export class WebhooksService {
 
   async create(actor: UserActor, input: CreateWebhookInput): Promise<WebhookT & { secret: string }> {
     requirePermission(actor, 'webhooks:manage');
-    const url = checkUrl(input.url);
+    const url = await this.checkUrl(input.url);
     if ((await this.repo.count(actor.accountId)) >= MAX_WEBHOOKS_PER_ACCOUNT) {
       throw new AppError(409, `Limite de ${MAX_WEBHOOKS_PER_ACCOUNT} webhooks por conta atingido`);
     }
@@ -122,7 +138,7 @@ export class WebhooksService {
     if (input.secret !== undefined && input.rotateSecret === true) {
       throw badRequest(['secret and rotateSecret cannot be used together']);
     }
-    const url = input.url === undefined ? undefined : checkUrl(input.url);
+    const url = input.url === undefined ? undefined : await this.checkUrl(input.url);
     const secret = input.rotateSecret === true ? newSecret() : input.secret;
     const row = await inTransaction(this.db, async (tx) => {
       const updated = await this.repo.update(tx, actor.accountId, id, {
