@@ -13,6 +13,10 @@ export function createDb(url: string, max = 20): { db: Db; pool: pg.Pool } {
   const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000 });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
+  // Nor one checked out (a transaction between statements, a query in flight): its 'error' event has
+  // no listener of the pool's then, and the failure already reaches the caller through its query. The
+  // pool drops such a client when it is released.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   // Registered hot statements go out as named prepared statements (src/db/prepared.ts).
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
   return { db, pool };

@@ -34,7 +34,10 @@ export interface FakeGraphOptions {
   waIds?: Record<string, string>;
 }
 
-type Scripted = { kind: 'answer'; answer: ScriptedAnswer } | { kind: 'hang' };
+type Scripted =
+  | { kind: 'answer'; answer: ScriptedAnswer }
+  | { kind: 'hang' }
+  | { kind: 'hold'; released: Promise<void>; answer?: ScriptedAnswer };
 
 export class FakeGraph {
   readonly requests: RecordedRequest[] = [];
@@ -96,6 +99,20 @@ export class FakeGraph {
     this.scripted.push({ kind: 'hang' });
   }
 
+  /**
+   * The next request is recorded at once but answered only when `release` is called — as usual (the
+   * provider has the message, the sender does not know yet), or with `answer`.
+   */
+  holdNext(answer?: ScriptedAnswer): { release(): void } {
+    let release!: () => void;
+    this.scripted.push({
+      kind: 'hold',
+      released: new Promise<void>((r) => (release = r)),
+      ...(answer ? { answer } : {}),
+    });
+    return { release: () => release() };
+  }
+
   setToken(token: string): void {
     this.token = token;
   }
@@ -136,8 +153,12 @@ export class FakeGraph {
     if (req.headers.authorization !== `Bearer ${this.token}`) {
       return send(res, 401, graphError(190, 'Invalid OAuth access token - Cannot parse access token'));
     }
-    const next = this.scripted.shift();
+    let next = this.scripted.shift();
     if (next?.kind === 'hang') return; // left open until close()
+    if (next?.kind === 'hold') {
+      await next.released;
+      next = next.answer ? { kind: 'answer', answer: next.answer } : undefined;
+    }
     if (next) {
       res.statusCode = next.answer.status;
       if (next.answer.raw !== undefined) return void res.end(next.answer.raw);
