@@ -34,8 +34,9 @@ export interface SendDispatcherOptions {
    */
   leaseMs?: number;
   /**
-   * After this node sees the database fail (and after it starts), how long it leaves lanes whose lease
-   * expired to the workers holding them, so that those can renew first. Default twice the lease.
+   * After this node sees the database fail, how long it leaves lanes whose lease expired to the
+   * workers holding them, so that those can renew first. Default twice the lease; after the node
+   * starts, one lease.
    */
   expiredLeaseGraceMs?: number;
   /** How often to look for due lanes without a NOTIFY (retries coming due, a lost notification). */
@@ -113,9 +114,9 @@ export class SendDispatcher {
   }
 
   async start(): Promise<void> {
-    // A node just started cannot know whether a worker still holds an answer for an expired lease
-    // (it may have started while the database was away): it waits as after a failure.
-    this.takeExpiredFrom = Date.now() + this.graceMs;
+    // A node just started cannot know whether a worker still holds an answer for an expired lease (it
+    // may have started as the database came back): it waits too, one lease — its own start took time.
+    this.takeExpiredFrom = Date.now() + Math.min(this.graceMs, this.leaseMs);
     await this.listen();
     this.pollTimer = setInterval(() => this.wake(), this.pollMs);
     this.renewTimer = setInterval(() => this.renew(), this.leaseMs / 3);

@@ -15,6 +15,16 @@ import type { MessageEvents } from './message-events.js';
 import type { MessagesRepo } from './messages.repo.js';
 import type { RequestError, RequestLogsRepo, RequestRow } from './send.repo.js';
 
+/** Outcome transactions in flight at once, and requests per transaction at most. */
+const OUTCOME_RUNS = 4;
+const OUTCOME_GROUP = 100;
+/**
+ * Requests at the provider or answered and not yet recorded, at most: the messages a crash of this
+ * node would send again. Calling the provider faster than outcomes can be recorded only lengthens the
+ * queue of answers waiting for a transaction.
+ */
+const MAX_UNRECORDED = 200;
+
 /** Queue of the conversations the Channel API opens (DESIGN §3). */
 export const API_QUEUE = 'API';
 
@@ -105,6 +115,10 @@ export class SendWorker {
 
   /** How a provider's answer is held while the database cannot record it. */
   private readonly hold: Omit<PersistOptions, 'onFailure'>;
+  /** Requests between their provider call and their recorded outcome (`MAX_UNRECORDED`). */
+  private unrecorded = 0;
+  /** Requests waiting for room under `MAX_UNRECORDED`, in arrival order. */
+  private readonly waitingForRoom: (() => void)[] = [];
 
   constructor(private readonly deps: Deps) {
     this.hold = deps.holdResults ?? HOLD_RESULTS;
@@ -114,7 +128,14 @@ export class SendWorker {
     const group = { concurrency: 2, maxItems: 500, maxWeight: Number.POSITIVE_INFINITY, weight: () => 0 };
     this.claims = new Batcher({ ...group, run: (ids) => this.claim(ids) });
     this.conversations = new Batcher({ ...group, run: (work) => this.conversationsOf(work) });
-    this.outcomes = new Batcher({ ...group, run: (work) => this.record(work) });
+    // Outcomes in more, smaller groups: an answered request waits for a free run, and until its group
+    // commits, a crash of this node would send it again (docs/decisions.md, "Crash").
+    this.outcomes = new Batcher({
+      ...group,
+      concurrency: OUTCOME_RUNS,
+      maxItems: OUTCOME_GROUP,
+      run: (work) => this.record(work),
+    });
   }
 
   /**
@@ -158,8 +179,11 @@ export class SendWorker {
     if (!claimed) return { done: true };
     const w = claimed;
     w.lastAttempt = lastAttempt;
+    let entered = false;
     try {
       w.conversation = await this.conversations.submit(w);
+      await this.enterUnrecorded();
+      entered = true;
       const blobId = w.req.media_blob_id;
       w.result = await deliverer.deliver(
         w.channel,
@@ -203,12 +227,33 @@ export class SendWorker {
         await requests
           .requeue(requestId, w.error)
           .catch((e: unknown) => logger.warn({ err: e, requestId }, 'requeueing a send request failed'));
+        if (entered) this.leaveUnrecorded();
         return notDone(err);
       }
       logger.warn({ requestId, code: w.error.code }, 'send request failed');
     }
-    await this.recordHeld(w);
+    try {
+      await this.recordHeld(w);
+    } finally {
+      if (entered) this.leaveUnrecorded();
+    }
     return { done: true };
+  }
+
+  /** Waits for room under `MAX_UNRECORDED` before a provider call. */
+  private async enterUnrecorded(): Promise<void> {
+    if (this.unrecorded < MAX_UNRECORDED) {
+      this.unrecorded++;
+      return;
+    }
+    // The room is handed over by `leaveUnrecorded`, the count unchanged.
+    await new Promise<void>((resolve) => this.waitingForRoom.push(resolve));
+  }
+
+  private leaveUnrecorded(): void {
+    const next = this.waitingForRoom.shift();
+    if (next) next();
+    else this.unrecorded--;
   }
 
   /**
