@@ -198,7 +198,9 @@ export class SendDispatcher {
         if (room <= 0 || (this.held.size > 0 && room < Math.min(LEASE_BATCH, this.concurrency) / 2)) return;
         const wanted = Math.min(room, LEASE_BATCH);
         const takeExpired = Date.now() >= this.takeExpiredFrom;
-        const jobs = await this.db(() => this.opts.queue.lease(this.owner, wanted, this.leaseMs, takeExpired));
+        const jobs = await this.db(() =>
+          this.opts.queue.lease(this.owner, wanted, this.leaseMs, takeExpired),
+        );
         // A lane of this node's own whose lease expired while its job is still held here: that job
         // goes on (and now holds the fresh lease); it must not run twice.
         const fresh = jobs.filter((j) => !this.held.has(j.lane));
@@ -280,7 +282,8 @@ export class SendDispatcher {
         this.renewFailing = false;
         // A lane whose job is being finished may have been freed meanwhile: not lost.
         const lost = lanes.filter((l) => !kept.has(l) && this.held.get(l)?.finishing === false);
-        if (lost.length > 0) this.opts.logger.warn({ lanes: lost }, 'send queue: leases lost to another worker');
+        if (lost.length > 0)
+          this.opts.logger.warn({ lanes: lost }, 'send queue: leases lost to another worker');
       })
       .catch((err: unknown) => {
         if (!this.renewFailing) this.opts.logger.warn({ err }, 'send queue: lease renewal failed');

@@ -114,11 +114,20 @@ export class AgentMessageSender {
     );
     if (recorded.ok) {
       if (tries > 1)
-        this.logger.warn({ messageId, providerMessageId, tries }, 'agent message outcome recorded after retrying');
+        this.logger.warn(
+          { messageId, providerMessageId, tries },
+          'agent message outcome recorded after retrying',
+        );
       return;
     }
     this.logger.error(
-      { err: recorded.err, messageId, providerMessageId, status: outcome.status, attempts: recorded.attempts },
+      {
+        err: recorded.err,
+        messageId,
+        providerMessageId,
+        status: outcome.status,
+        attempts: recorded.attempts,
+      },
       'SEND OUTCOME LOST: the provider answered but the outcome could not be recorded; the message stays queued and is not sent again',
     );
   }

@@ -285,7 +285,8 @@ export class SendWorker {
       },
     );
     if (recorded.ok) {
-      if (tries > 1) logger.warn({ requestId, providerMessageId, tries }, 'send outcome recorded after retrying');
+      if (tries > 1)
+        logger.warn({ requestId, providerMessageId, tries }, 'send outcome recorded after retrying');
       return;
     }
     logger.error(
