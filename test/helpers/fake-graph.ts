@@ -42,6 +42,7 @@ type Scripted =
 export class FakeGraph {
   readonly requests: RecordedRequest[] = [];
   private readonly scripted: Scripted[] = [];
+  private readonly holds: { match: (r: RecordedRequest) => boolean; released: Promise<void> }[] = [];
   private readonly waiters: Array<{ resolve: (r: RecordedRequest) => void; reject: (e: Error) => void }> = [];
   private taken = 0;
   private messageSeq = 0;
@@ -113,6 +114,23 @@ export class FakeGraph {
     return { release: () => release() };
   }
 
+  /**
+   * Every request for which `match` holds, until `release`, is recorded at once and answered only then
+   * (as usual, or as scripted).
+   */
+  holdWhere(match: (r: RecordedRequest) => boolean): { release(): void } {
+    let release!: () => void;
+    const hold = { match, released: new Promise<void>((r) => (release = r)) };
+    this.holds.push(hold);
+    return {
+      release: () => {
+        const i = this.holds.indexOf(hold);
+        if (i >= 0) this.holds.splice(i, 1);
+        release();
+      },
+    };
+  }
+
   setToken(token: string): void {
     this.token = token;
   }
@@ -153,6 +171,8 @@ export class FakeGraph {
     if (req.headers.authorization !== `Bearer ${this.token}`) {
       return send(res, 401, graphError(190, 'Invalid OAuth access token - Cannot parse access token'));
     }
+    const hold = this.holds.find((h) => h.match(recorded));
+    if (hold) await hold.released;
     let next = this.scripted.shift();
     if (next?.kind === 'hang') return; // left open until close()
     if (next?.kind === 'hold') {

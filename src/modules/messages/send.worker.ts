@@ -23,7 +23,7 @@ const OUTCOME_GROUP = 100;
  * node would send again. Calling the provider faster than outcomes can be recorded only lengthens the
  * queue of answers waiting for a transaction.
  */
-const MAX_UNRECORDED = 200;
+export const MAX_UNRECORDED = 200;
 
 /** Queue of the conversations the Channel API opens (DESIGN §3). */
 export const API_QUEUE = 'API';
