@@ -202,8 +202,9 @@ export class SendDispatcher {
           this.opts.queue.lease(this.owner, wanted, this.leaseMs, takeExpired),
         );
         // A lane of this node's own whose lease expired while its job is still held here: that job
-        // goes on (and now holds the fresh lease); it must not run twice.
-        const fresh = jobs.filter((j) => !this.held.has(j.lane));
+        // goes on (and now holds the fresh lease); it must not run twice. (The lane's next job, leased
+        // as the previous one was just finished, runs.)
+        const fresh = jobs.filter((j) => this.held.get(j.lane)?.jobId !== j.id);
         if (fresh.length > 0) this.run(fresh);
         // Fewer than asked for: nothing else is due now.
         if (jobs.length < wanted) break;
@@ -236,7 +237,7 @@ export class SendDispatcher {
           return this.finish(b.job, o.done || b.lastAttempt);
         })
         .finally(() => {
-          this.held.delete(b.job.lane);
+          if (this.held.get(b.job.lane)?.jobId === b.job.id) this.held.delete(b.job.lane);
           this.inFlight.delete(p);
           this.wake();
         });
