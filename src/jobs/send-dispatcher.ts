@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { CONNECT_TIMEOUT_MS, KEEPALIVE_DELAY_MS } from '../db/index.js';
 import { Batcher } from '../lib/batcher.js';
+import { persist } from '../lib/persist.js';
 import type { Logger } from 'pino';
 import { SEND_NOTIFY_CHANNEL, type LeasedJob, type SendQueue } from './send-queue.js';
 
@@ -11,10 +12,13 @@ export type SendOutcome = { done: true } | { done: false; reason: string };
 export interface SendDispatcherOptions {
   queue: SendQueue;
   /**
-   * Runs the jobs of one fetch (all of different lanes) and answers each one's outcome, in order.
-   * `lastAttempt`: no retry will follow, so the handler must settle that job's message.
+   * Runs the jobs of one fetch (all of different lanes) and answers one promise per job, in order,
+   * each settled as soon as that job is: the dispatcher finishes each job, and frees its lane, as it
+   * comes. A job's promise may stay pending for long (a provider's answer waiting for the database):
+   * its lease is renewed meanwhile. `lastAttempt`: no retry will follow, so the handler must settle
+   * that job's message.
    */
-  handle(jobs: readonly { job: LeasedJob; lastAttempt: boolean }[]): Promise<SendOutcome[]>;
+  handle(jobs: readonly { job: LeasedJob; lastAttempt: boolean }[]): Promise<SendOutcome>[];
   /** For the NOTIFY listener (a connection of its own). */
   databaseUrl: string;
   logger: Logger;
@@ -25,10 +29,21 @@ export interface SendDispatcherOptions {
   /** Backoff: base × 2^attempt, at most max, with jitter. */
   retryBaseMs?: number;
   retryMaxMs?: number;
-  /** A lease outlives its last renewal by this long: how soon a killed worker's job runs again. */
+  /**
+   * A lease outlives its last renewal by this long: how soon a killed worker's job runs again. Renewed
+   * every third of it.
+   */
   leaseMs?: number;
+  /**
+   * After this node sees the database fail, how long it leaves lanes whose lease expired to the
+   * workers holding them, so that those can renew first. Default twice the lease; after the node
+   * starts, one lease.
+   */
+  expiredLeaseGraceMs?: number;
   /** How often to look for due lanes without a NOTIFY (retries coming due, a lost notification). */
   pollMs?: number;
+  /** How long a finished job is retried while the database is out of reach. Default an hour. */
+  finishForMs?: number;
 }
 
 /** Lanes leased per fetch at most: one statement for many jobs under load. */
@@ -44,6 +59,12 @@ const STOP_WAIT_MS = 10_000;
  * `concurrency` jobs at once — all of different contacts, so their order is kept — and leases more as
  * they finish. Woken by NOTIFY when jobs are queued, and by a short poll for retries coming due. Leases
  * are renewed while jobs run; a killed node's leases expire and its jobs run again elsewhere.
+ *
+ * A database outage must not send a message twice: a job whose handler holds a provider's answer it
+ * could not record yet keeps its lane — its lease is renewed, even after it expired, as long as no other
+ * worker took it — and a worker that saw the database fail takes no expired lease for a grace period,
+ * so that when the database comes back the holders renew and record before anyone leases their lanes
+ * (docs/decisions.md, "Send queue through a database outage").
  */
 export class SendDispatcher {
   private readonly owner = randomUUID();
@@ -52,15 +73,22 @@ export class SendDispatcher {
   private readonly retryBaseMs: number;
   private readonly retryMaxMs: number;
   private readonly leaseMs: number;
+  private readonly graceMs: number;
   private readonly pollMs: number;
+  private readonly finishForMs: number;
   private readonly inFlight = new Set<Promise<void>>();
-  /** Jobs in the batches in flight. */
-  private runningJobs = 0;
+  /** Lanes of the jobs running or being finished here: their leases are renewed. */
+  private readonly held = new Map<string, { jobId: number; finishing: boolean }>();
   private running = false;
   private again = false;
   private stopping = false;
+  private renewing = false;
+  private renewFailing = false;
+  /** Leasing takes expired leases only from this time (ms since epoch): see `sawFailure`. */
+  private takeExpiredFrom = Number.POSITIVE_INFINITY;
   private listener: pg.Client | null = null;
-  private timers: NodeJS.Timeout[] = [];
+  private pollTimer: NodeJS.Timeout | undefined;
+  private renewTimer: NodeJS.Timeout | undefined;
   private lastPrune = 0;
   /** Finished jobs, completed together when several finish while a completion runs. */
   private readonly completions: Batcher<number, void>;
@@ -70,8 +98,10 @@ export class SendDispatcher {
     this.retryLimit = opts.retryLimit ?? 12;
     this.retryBaseMs = opts.retryBaseMs ?? 1_000;
     this.retryMaxMs = opts.retryMaxMs ?? 300_000;
-    this.leaseMs = opts.leaseMs ?? 15_000;
+    this.leaseMs = opts.leaseMs ?? 5_000;
+    this.graceMs = opts.expiredLeaseGraceMs ?? 2 * this.leaseMs;
     this.pollMs = opts.pollMs ?? 1_000;
+    this.finishForMs = opts.finishForMs ?? 3_600_000;
     this.completions = new Batcher<number, void>({
       run: async (ids) => {
         await opts.queue.complete(ids);
@@ -85,25 +115,21 @@ export class SendDispatcher {
   }
 
   async start(): Promise<void> {
+    // A node just started cannot know whether a worker still holds an answer for an expired lease (it
+    // may have started as the database came back): it waits too, one lease — its own start took time.
+    this.takeExpiredFrom = Date.now() + Math.min(this.graceMs, this.leaseMs);
     await this.listen();
-    this.timers.push(setInterval(() => this.wake(), this.pollMs));
-    this.timers.push(
-      setInterval(() => {
-        if (this.runningJobs === 0) return;
-        this.opts.queue
-          .renew(this.owner, this.leaseMs)
-          .catch((err: unknown) => this.opts.logger.warn({ err }, 'send queue: lease renewal failed'));
-      }, this.leaseMs / 3),
-    );
-    for (const t of this.timers) t.unref();
+    this.pollTimer = setInterval(() => this.wake(), this.pollMs);
+    this.renewTimer = setInterval(() => this.renew(), this.leaseMs / 3);
+    this.pollTimer.unref();
+    this.renewTimer.unref();
     this.wake();
   }
 
   /** Stops leasing, waits (bounded) for the jobs in flight, and frees this node's leases. */
   async stop(): Promise<void> {
     this.stopping = true;
-    for (const t of this.timers) clearInterval(t);
-    this.timers = [];
+    clearInterval(this.pollTimer);
     const listener = this.listener;
     this.listener = null;
     await listener?.end().catch(() => undefined);
@@ -115,8 +141,17 @@ export class SendDispatcher {
       }),
     ]);
     clearTimeout(timer);
-    // Jobs still running keep their leases (renewed no more): they run again after expiry elsewhere.
-    if (this.runningJobs === 0) await this.opts.queue.release(this.owner).catch(() => undefined);
+    // Renewed until here, so that no other node runs a job this one is still finishing.
+    clearInterval(this.renewTimer);
+    if (this.held.size > 0) {
+      // Their leases expire and they run again elsewhere; an answer held for one of them is lost.
+      this.opts.logger.error(
+        { lanes: [...this.held.keys()], jobs: [...this.held.values()].map((h) => h.jobId) },
+        'send queue: stopping with jobs not finished',
+      );
+      return;
+    }
+    await this.opts.queue.release(this.owner).catch(() => undefined);
   }
 
   /** Looks for work now (new jobs, a freed lane); a call during a fetch makes it look again after. */
@@ -136,58 +171,129 @@ export class SendDispatcher {
     });
   }
 
+  /**
+   * The database failed this node: other workers may hold answers they could not record either, and
+   * their leases may expire before they can renew them. Expired leases are left alone for a while.
+   */
+  private sawFailure(): void {
+    this.takeExpiredFrom = Math.max(this.takeExpiredFrom, Date.now() + this.graceMs);
+  }
+
+  /** A statement of the dispatcher's own, its failure noted (`sawFailure`). */
+  private async db<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      this.sawFailure();
+      throw err;
+    }
+  }
+
   private async fill(): Promise<void> {
     try {
       for (;;) {
         if (this.stopping) return;
-        const room = this.concurrency - this.runningJobs;
+        const room = this.concurrency - this.held.size;
         // Under load, wait until a batch's worth of room is free: one fetch for many jobs. An idle
         // node fetches at once.
-        if (room <= 0 || (this.runningJobs > 0 && room < Math.min(LEASE_BATCH, this.concurrency) / 2)) return;
+        if (room <= 0 || (this.held.size > 0 && room < Math.min(LEASE_BATCH, this.concurrency) / 2)) return;
         const wanted = Math.min(room, LEASE_BATCH);
-        const jobs = await this.opts.queue.lease(this.owner, wanted, this.leaseMs);
-        if (jobs.length > 0) this.run(jobs);
+        const takeExpired = Date.now() >= this.takeExpiredFrom;
+        const jobs = await this.db(() =>
+          this.opts.queue.lease(this.owner, wanted, this.leaseMs, takeExpired),
+        );
+        // A lane of this node's own whose lease expired while its job is still held here: that job
+        // goes on (and now holds the fresh lease); it must not run twice. (The lane's next job, leased
+        // as the previous one was just finished, runs.)
+        const fresh = jobs.filter((j) => this.held.get(j.lane)?.jobId !== j.id);
+        if (fresh.length > 0) this.run(fresh);
         // Fewer than asked for: nothing else is due now.
         if (jobs.length < wanted) break;
       }
-      await this.prune();
+      await this.db(() => this.prune());
     } catch (err) {
       this.opts.logger.warn({ err }, 'send queue: fetching jobs failed');
     }
   }
 
   private run(jobs: LeasedJob[]): void {
-    this.runningJobs += jobs.length;
-    const p = this.execute(jobs).finally(() => {
-      this.runningJobs -= jobs.length;
-      this.inFlight.delete(p);
-      this.wake();
+    const batch = jobs.map((job) => ({ job, lastAttempt: job.attempts >= this.retryLimit }));
+    for (const { job } of batch) this.held.set(job.lane, { jobId: job.id, finishing: false });
+    let outcomes: Promise<SendOutcome>[];
+    try {
+      outcomes = this.opts.handle(batch);
+    } catch (err) {
+      outcomes = batch.map(() => Promise.reject(err));
+    }
+    batch.forEach((b, i) => {
+      const outcome = outcomes[i] ?? Promise.resolve<SendOutcome>({ done: true });
+      const p = outcome
+        .catch((err: unknown): SendOutcome => {
+          this.opts.logger.error({ err, jobId: b.job.id }, 'send queue: job failed');
+          return { done: false, reason: 'handler error' };
+        })
+        .then((o) => {
+          const held = this.held.get(b.job.lane);
+          if (held) held.finishing = true;
+          return this.finish(b.job, o.done || b.lastAttempt);
+        })
+        .finally(() => {
+          if (this.held.get(b.job.lane)?.jobId === b.job.id) this.held.delete(b.job.lane);
+          this.inFlight.delete(p);
+          this.wake();
+        });
+      this.inFlight.add(p);
     });
-    this.inFlight.add(p);
   }
 
-  private async execute(jobs: LeasedJob[]): Promise<void> {
+  /**
+   * Finishes one job — deleted, or back to its lane after a backoff — retried while the database is out
+   * of reach, the lane still held. Given up, the lease expires and the job runs again; its handler finds
+   * the message settled if it was.
+   */
+  private async finish(job: LeasedJob, done: boolean): Promise<void> {
     const { queue, logger } = this.opts;
-    const batch = jobs.map((job) => ({ job, lastAttempt: job.attempts >= this.retryLimit }));
-    let outcomes: SendOutcome[];
-    try {
-      outcomes = await this.opts.handle(batch);
-    } catch (err) {
-      logger.error({ err }, 'send queue: jobs failed');
-      outcomes = jobs.map(() => ({ done: false, reason: 'handler error' }));
-    }
-    try {
-      const finished = batch.filter(({ lastAttempt }, i) => outcomes[i]?.done !== false || lastAttempt);
-      await Promise.all(finished.map(({ job }) => this.completions.submit(job.id)));
-      await Promise.all(
-        batch
-          .filter((b) => !finished.includes(b))
-          .map(({ job }) => queue.retryLater(job, this.backoff(job.attempts))),
-      );
-    } catch (err) {
-      // The leases expire and the jobs run again; their handlers find them settled if they were.
-      logger.warn({ err }, 'send queue: recording job outcomes failed');
-    }
+    const delay = this.backoff(job.attempts);
+    let warned = false;
+    const result = await persist(
+      () => this.db(() => (done ? this.completions.submit(job.id) : queue.retryLater(job, delay))),
+      {
+        unavailableForMs: this.finishForMs,
+        refusedAttempts: 3,
+        baseDelayMs: 100,
+        maxDelayMs: Math.max(100, this.leaseMs / 3),
+        onFailure: (err) => {
+          if (warned) return;
+          warned = true;
+          logger.warn({ err, jobId: job.id }, 'send queue: finishing a job failed; retrying');
+        },
+      },
+    );
+    if (!result.ok)
+      logger.error({ err: result.err, jobId: job.id, lane: job.lane }, 'send queue: could not finish a job');
+  }
+
+  /** Renews the leases of the lanes held here; a lease lost to another worker is logged. */
+  private renew(): void {
+    if (this.held.size === 0 || this.renewing) return;
+    this.renewing = true;
+    const lanes = [...this.held.keys()];
+    void this.db(() => this.opts.queue.renew(this.owner, lanes, this.leaseMs))
+      .then((kept) => {
+        if (this.renewFailing) this.opts.logger.info('send queue: lease renewal works again');
+        this.renewFailing = false;
+        // A lane whose job is being finished may have been freed meanwhile: not lost.
+        const lost = lanes.filter((l) => !kept.has(l) && this.held.get(l)?.finishing === false);
+        if (lost.length > 0)
+          this.opts.logger.warn({ lanes: lost }, 'send queue: leases lost to another worker');
+      })
+      .catch((err: unknown) => {
+        if (!this.renewFailing) this.opts.logger.warn({ err }, 'send queue: lease renewal failed');
+        this.renewFailing = true;
+      })
+      .finally(() => {
+        this.renewing = false;
+      });
   }
 
   /** Exponential backoff with jitter (between half and all of the step), at most retryMaxMs. */

@@ -88,13 +88,17 @@ export class SendQueue {
 
   /**
    * Leases up to `max` due lanes for `owner` and answers each one's oldest job. Lanes another worker
-   * is leasing, or a transaction is queueing into, are skipped rather than waited for.
+   * is leasing, or a transaction is queueing into, are skipped rather than waited for. A lane whose
+   * lease expired (its worker killed, or cut off from the database) is taken only with `takeExpired`:
+   * a worker that has just seen the database fail passes false for a while, so that a worker that
+   * still holds a provider's answer for that lane can renew its lease first (`SendDispatcher`).
    */
-  async lease(owner: string, max: number, leaseMs: number): Promise<LeasedJob[]> {
+  async lease(owner: string, max: number, leaseMs: number, takeExpired = true): Promise<LeasedJob[]> {
     const { rows } = await sql<JobRow>`
       WITH picked AS (
         SELECT lane FROM send_lanes
-        WHERE ready_at <= now() AND pending > 0 AND (leased_until IS NULL OR leased_until < now())
+        WHERE ready_at <= now() AND pending > 0
+          AND (leased_until IS NULL OR (${takeExpired}::boolean AND leased_until < now()))
         ORDER BY ready_at
         LIMIT ${max}
         FOR UPDATE SKIP LOCKED
@@ -112,15 +116,23 @@ export class SendQueue {
     return rows.map(jobOf);
   }
 
-  /** Extends every lease `owner` holds: its jobs are still running. */
-  async renew(owner: string, leaseMs: number): Promise<void> {
-    await sql`
+  /**
+   * Extends `owner`'s leases of `lanes`, whose jobs are still running — even a lease that expired
+   * meanwhile (the database was out of reach), as long as no other worker took the lane. Answers the
+   * lanes still held.
+   */
+  async renew(owner: string, lanes: readonly string[], leaseMs: number): Promise<Set<string>> {
+    if (lanes.length === 0) return new Set();
+    const { rows } = await sql<{ lane: string }>`
       WITH mine AS (
-        SELECT lane FROM send_lanes WHERE lease_owner = ${owner} AND leased_until IS NOT NULL
+        SELECT lane FROM send_lanes
+        WHERE lane = ANY(${lanes}::text[]) AND lease_owner = ${owner} AND leased_until IS NOT NULL
         ORDER BY lane FOR UPDATE
       )
       UPDATE send_lanes l SET leased_until = now() + ${leaseMs} * interval '1 millisecond'
-      FROM mine WHERE l.lane = mine.lane`.execute(this.db);
+      FROM mine WHERE l.lane = mine.lane
+      RETURNING l.lane`.execute(this.db);
+    return new Set(rows.map((r) => r.lane));
   }
 
   /**

@@ -34,11 +34,15 @@ export interface FakeGraphOptions {
   waIds?: Record<string, string>;
 }
 
-type Scripted = { kind: 'answer'; answer: ScriptedAnswer } | { kind: 'hang' };
+type Scripted =
+  | { kind: 'answer'; answer: ScriptedAnswer }
+  | { kind: 'hang' }
+  | { kind: 'hold'; released: Promise<void>; answer?: ScriptedAnswer };
 
 export class FakeGraph {
   readonly requests: RecordedRequest[] = [];
   private readonly scripted: Scripted[] = [];
+  private readonly holds: { match: (r: RecordedRequest) => boolean; released: Promise<void> }[] = [];
   private readonly waiters: Array<{ resolve: (r: RecordedRequest) => void; reject: (e: Error) => void }> = [];
   private taken = 0;
   private messageSeq = 0;
@@ -96,6 +100,37 @@ export class FakeGraph {
     this.scripted.push({ kind: 'hang' });
   }
 
+  /**
+   * The next request is recorded at once but answered only when `release` is called — as usual (the
+   * provider has the message, the sender does not know yet), or with `answer`.
+   */
+  holdNext(answer?: ScriptedAnswer): { release(): void } {
+    let release!: () => void;
+    this.scripted.push({
+      kind: 'hold',
+      released: new Promise<void>((r) => (release = r)),
+      ...(answer ? { answer } : {}),
+    });
+    return { release: () => release() };
+  }
+
+  /**
+   * Every request for which `match` holds, until `release`, is recorded at once and answered only then
+   * (as usual, or as scripted).
+   */
+  holdWhere(match: (r: RecordedRequest) => boolean): { release(): void } {
+    let release!: () => void;
+    const hold = { match, released: new Promise<void>((r) => (release = r)) };
+    this.holds.push(hold);
+    return {
+      release: () => {
+        const i = this.holds.indexOf(hold);
+        if (i >= 0) this.holds.splice(i, 1);
+        release();
+      },
+    };
+  }
+
   setToken(token: string): void {
     this.token = token;
   }
@@ -136,8 +171,14 @@ export class FakeGraph {
     if (req.headers.authorization !== `Bearer ${this.token}`) {
       return send(res, 401, graphError(190, 'Invalid OAuth access token - Cannot parse access token'));
     }
-    const next = this.scripted.shift();
+    const hold = this.holds.find((h) => h.match(recorded));
+    if (hold) await hold.released;
+    let next = this.scripted.shift();
     if (next?.kind === 'hang') return; // left open until close()
+    if (next?.kind === 'hold') {
+      await next.released;
+      next = next.answer ? { kind: 'answer', answer: next.answer } : undefined;
+    }
     if (next) {
       res.statusCode = next.answer.status;
       if (next.answer.raw !== undefined) return void res.end(next.answer.raw);

@@ -1,9 +1,10 @@
 import net from 'node:net';
 
 /**
- * A TCP proxy the test controls, standing in for a load balancer in front of gateway nodes: new
- * connections go to the current target; `dropAll` cuts every open connection at once, as a network
- * failure would, and `setTarget` sends the next ones to another node.
+ * A TCP proxy the test controls, standing in for a load balancer in front of gateway nodes, or for the
+ * network between a node and its database: new connections go to the current target; `dropAll` cuts
+ * every open connection at once, as a network failure would, `setTarget` sends the next ones to another
+ * node, and `refuse(true)` refuses new connections until `refuse(false)` (an outage).
  */
 export interface Proxy {
   url: string;
@@ -15,14 +16,18 @@ export interface Proxy {
    */
   stall(): void;
   resume(): void;
+  /** While on, new connections are closed at once: a server that refuses connections. */
+  refuse(on: boolean): void;
   close(): Promise<void>;
 }
 
 export async function startProxy(target: string): Promise<Proxy> {
   let upstream = new URL(target);
   let stalled = false;
+  let refusing = false;
   const open = new Set<net.Socket>();
   const server = net.createServer((client) => {
+    if (refusing) return void client.destroy();
     open.add(client);
     if (stalled) {
       client.on('error', () => undefined);
@@ -64,6 +69,9 @@ export async function startProxy(target: string): Promise<Proxy> {
       stalled = false;
       for (const s of open) s.destroy();
       open.clear();
+    },
+    refuse: (on) => {
+      refusing = on;
     },
     close: async () => {
       for (const s of open) s.destroy();

@@ -1,13 +1,15 @@
 import type { Logger } from 'pino';
 import type { Db } from '../../db/index.js';
 import type { EventsService } from '../../events/events.service.js';
+import { persist, type PersistOptions } from '../../lib/persist.js';
 import { ProviderError } from '../../providers/types.js';
 import type { ContactsRepo } from '../contacts/contacts.repo.js';
 import type { AgentMessagesRepo, OutboundMessageRow } from './agent-messages.repo.js';
 import type { StoredMedia } from './agent-messages.service.js';
-import type { Deliverer, MediaSource, OutboundMessage } from './deliver.js';
+import type { Deliverer, DeliveryResult, MediaSource, OutboundMessage } from './deliver.js';
 import type { MessageEvents } from './message-events.js';
 import type { MessagesRepo } from './messages.repo.js';
+import { HOLD_RESULTS } from './send.worker.js';
 
 /**
  * The background half of an agent's reply: the `agent_message` jobs of the send queue (run by
@@ -26,33 +28,22 @@ export class AgentMessageSender {
     private readonly logger: Logger,
     private readonly events: EventsService,
     private readonly messageEvents: MessageEvents,
+    /** How a provider's answer is held while the database cannot record it. */
+    private readonly hold: Omit<PersistOptions, 'onFailure'> = HOLD_RESULTS,
   ) {}
 
   async process(messageId: string, lastAttempt: boolean): Promise<void> {
     const m = await this.repo.findOutbound(this.db, messageId);
     // Settled by an earlier delivery of this job, or deleted with its chat: nothing to send again.
     if (!m || m.status !== 'queued') return;
+    let result: DeliveryResult;
     try {
-      const result = await this.deliverer.deliver(
+      result = await this.deliverer.deliver(
         { id: m.channel_id, provider: m.provider, provider_config: m.provider_config },
         m.provider_address ?? m.contact_value,
         outboundOf(m),
         this.mediaSource(m.id),
       );
-      await this.events.transaction(async (tx, events) => {
-        await this.repo.settle(tx, m.id, { status: 'sent', providerMessageId: result.providerMessageId });
-        if (result.recipientAddress)
-          await this.contacts.setProviderAddress(tx, m.contact_id, result.recipientAddress);
-        await this.repo.deleteMediaBlob(tx, m.id);
-        await this.messageEvents.message(tx, events, 'message.update', m.id);
-      });
-      // No receipt will come from such a provider: the step it would have reported, done here.
-      if (result.deliveredOnSend) {
-        await this.events.transaction(async (tx, events) => {
-          await this.messages.setStatus(tx, m.id, 'delivered');
-          await this.messageEvents.message(tx, events, 'message.update', m.id);
-        });
-      }
     } catch (err) {
       const providerError = err instanceof ProviderError ? err : null;
       // Anything but a provider's verdict (database trouble, say) is worth another attempt.
@@ -65,12 +56,80 @@ export class AgentMessageSender {
         ? { code: providerError.code, message: providerError.message }
         : { code: 'internal_error', message: 'The message could not be sent' };
       this.logger.warn({ err, messageId, code: error.code }, 'agent message failed');
-      await this.events.transaction(async (tx, events) => {
-        await this.repo.settle(tx, m.id, { status: 'failed', error });
-        await this.repo.deleteMediaBlob(tx, m.id);
-        await this.messageEvents.message(tx, events, 'message.update', m.id);
-      });
+      await this.settle(m.id, { status: 'failed', error }, null);
+      return;
     }
+    await this.settle(
+      m.id,
+      { status: 'sent', providerMessageId: result.providerMessageId },
+      result.recipientAddress ? { contactId: m.contact_id, address: result.recipientAddress } : null,
+    );
+    // No receipt will come from such a provider: the step it would have reported, done here. Only a
+    // status step: should it fail, the message stays `sent`.
+    if (result.deliveredOnSend) {
+      await this.events
+        .transaction(async (tx, events) => {
+          await this.messages.setStatus(tx, m.id, 'delivered');
+          await this.messageEvents.message(tx, events, 'message.update', m.id);
+        })
+        .catch((err: unknown) => this.logger.error({ err, messageId }, 'recording a delivery failed'));
+    }
+  }
+
+  /**
+   * Records the provider's verdict, retrying while the database is out of reach with the answer held
+   * here (and the job's lane held by the dispatcher), so that a reply the provider accepted is never
+   * sent again. Settling only a `queued` message makes a retry after a commit that did happen harmless.
+   * Given up, the job still ends and the loss is logged.
+   */
+  private async settle(
+    messageId: string,
+    outcome:
+      | { status: 'sent'; providerMessageId: string }
+      | { status: 'failed'; error: { code: string; message: string } },
+    address: { contactId: string; address: string } | null,
+  ): Promise<void> {
+    const providerMessageId = outcome.status === 'sent' ? outcome.providerMessageId : null;
+    let tries = 0;
+    const recorded = await persist(
+      () => {
+        tries++;
+        return this.events.transaction(async (tx, events) => {
+          if (!(await this.repo.settle(tx, messageId, outcome))) return;
+          if (address) await this.contacts.setProviderAddress(tx, address.contactId, address.address);
+          await this.repo.deleteMediaBlob(tx, messageId);
+          await this.messageEvents.message(tx, events, 'message.update', messageId);
+        });
+      },
+      {
+        ...this.hold,
+        onFailure: (err, attempt) => {
+          if (attempt === 1)
+            this.logger.error(
+              { err, messageId, providerMessageId },
+              'recording an agent message outcome failed; holding it and retrying',
+            );
+        },
+      },
+    );
+    if (recorded.ok) {
+      if (tries > 1)
+        this.logger.warn(
+          { messageId, providerMessageId, tries },
+          'agent message outcome recorded after retrying',
+        );
+      return;
+    }
+    this.logger.error(
+      {
+        err: recorded.err,
+        messageId,
+        providerMessageId,
+        status: outcome.status,
+        attempts: recorded.attempts,
+      },
+      'SEND OUTCOME LOST: the provider answered but the outcome could not be recorded; the message stays queued and is not sent again',
+    );
   }
 
   /** The reply's file, stored under the message's id until the provider has it. */

@@ -266,6 +266,16 @@ export class RequestLogsRepo {
       WHERE request_id = ${requestId}`.execute(this.db);
   }
 
+  /** Whether the request is settled (`sent` or `failed`): an outcome recorded, or a request gone. */
+  async isSettled(requestId: string): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('request_logs')
+      .select('status')
+      .where('request_id', '=', requestId)
+      .executeTakeFirst();
+    return !row || row.status === 'sent' || row.status === 'failed';
+  }
+
   /** A temporary failure: back to `queued` with the error, waiting for the job's next attempt. */
   async requeue(requestId: string, error: RequestError): Promise<void> {
     await this.db

@@ -6,6 +6,7 @@ import type { SendOutcome } from '../../jobs/send-dispatcher.js';
 import type { LeasedJob } from '../../jobs/send-queue.js';
 import { Batcher } from '../../lib/batcher.js';
 import { newId } from '../../lib/ids.js';
+import { persist, type PersistOptions } from '../../lib/persist.js';
 import { ProviderError } from '../../providers/types.js';
 import type { ChatsRepo } from '../chats/chats.repo.js';
 import { contactKey, type ContactsRepo } from '../contacts/contacts.repo.js';
@@ -13,6 +14,16 @@ import type { DeliveryChannel, Deliverer, DeliveryResult, OutboundMessage } from
 import type { MessageEvents } from './message-events.js';
 import type { MessagesRepo } from './messages.repo.js';
 import type { RequestError, RequestLogsRepo, RequestRow } from './send.repo.js';
+
+/** Outcome transactions in flight at once, and requests per transaction at most. */
+const OUTCOME_RUNS = 4;
+const OUTCOME_GROUP = 100;
+/**
+ * Requests at the provider or answered and not yet recorded, at most: the messages a crash of this
+ * node would send again. Calling the provider faster than outcomes can be recorded only lengthens the
+ * queue of answers waiting for a transaction.
+ */
+export const MAX_UNRECORDED = 200;
 
 /** Queue of the conversations the Channel API opens (DESIGN §3). */
 export const API_QUEUE = 'API';
@@ -70,7 +81,21 @@ interface Deps {
   /** The event log: each step's events are written in its transaction (the gateway sends them). */
   events: EventsService;
   messageEvents: MessageEvents;
+  /** How long, and how often, an answer the database cannot take yet is retried; default `HOLD_RESULTS`. */
+  holdResults?: Omit<PersistOptions, 'onFailure'>;
 }
+
+/**
+ * A provider's answer is retried for up to an hour while the database is out of reach, at least once
+ * a second (well within the lease grace of `SendDispatcher`, so that it lands first when the database
+ * returns); an error of the database's own is tried three times.
+ */
+export const HOLD_RESULTS: Omit<PersistOptions, 'onFailure'> = {
+  unavailableForMs: 3_600_000,
+  refusedAttempts: 3,
+  baseDelayMs: 100,
+  maxDelayMs: 1_000,
+};
 
 /**
  * The background half of send-message: one send-queue job per accepted request. Per attempt:
@@ -88,74 +113,77 @@ export class SendWorker {
   /** Outcomes of requests sent or failed for good. */
   private readonly outcomes: Batcher<Work, void>;
 
+  /** How a provider's answer is held while the database cannot record it. */
+  private readonly hold: Omit<PersistOptions, 'onFailure'>;
+  /** Requests between their provider call and their recorded outcome (`MAX_UNRECORDED`). */
+  private unrecorded = 0;
+  /** Requests waiting for room under `MAX_UNRECORDED`, in arrival order. */
+  private readonly waitingForRoom: (() => void)[] = [];
+
   constructor(private readonly deps: Deps) {
+    this.hold = deps.holdResults ?? HOLD_RESULTS;
     // Group commit for each database step: requests arriving while a step's statements run for others
     // go together in the next run, so under load a few statements carry many messages, and an idle
     // worker still handles a lone message at once.
     const group = { concurrency: 2, maxItems: 500, maxWeight: Number.POSITIVE_INFINITY, weight: () => 0 };
     this.claims = new Batcher({ ...group, run: (ids) => this.claim(ids) });
     this.conversations = new Batcher({ ...group, run: (work) => this.conversationsOf(work) });
-    this.outcomes = new Batcher({ ...group, run: (work) => this.record(work) });
+    // Outcomes in more, smaller groups: an answered request waits for a free run, and until its group
+    // commits, a crash of this node would send it again (docs/decisions.md, "Crash").
+    this.outcomes = new Batcher({
+      ...group,
+      concurrency: OUTCOME_RUNS,
+      maxItems: OUTCOME_GROUP,
+      run: (work) => this.record(work),
+    });
   }
 
   /**
-   * Runs the jobs of one fetch (`SendDispatcher`), all of different contacts: Channel API requests each
-   * on its way, their database steps grouped with those of the other requests in flight, and agents'
-   * replies one by one. A temporary failure answers "not done" and the queue retries that job
-   * with backoff; on the last attempt the handlers settle the message as failed themselves.
+   * Runs the jobs of one fetch (`SendDispatcher`), all of different contacts, and answers one outcome
+   * per job as soon as that job is settled: Channel API requests each on its way, their database steps
+   * grouped with those of the other requests in flight, and agents' replies one by one. A temporary
+   * failure answers "not done" and the queue retries that job with backoff; on the last attempt the
+   * handlers settle the message as failed themselves.
    */
-  async handleBatch(jobs: readonly { job: LeasedJob; lastAttempt: boolean }[]): Promise<SendOutcome[]> {
-    const requests = new Map<string, boolean>();
-    for (const { job, lastAttempt } of jobs)
-      if (job.job.kind === 'api_request') requests.set(job.job.requestId, lastAttempt);
-    const [requestOutcomes, replyOutcomes] = await Promise.all([
-      this.processRequests(requests).catch((err: unknown) => {
-        this.deps.logger.error({ err }, 'send requests failed');
-        return new Map<string, SendOutcome>([...requests.keys()].map((id) => [id, notDone(err)]));
-      }),
-      Promise.all(
-        jobs.map(async ({ job, lastAttempt }): Promise<SendOutcome | null> => {
-          if (job.job.kind !== 'agent_message') return null;
-          try {
-            await this.deps.agentMessages.process(job.job.messageId, lastAttempt);
-            return { done: true };
-          } catch (err) {
-            return notDone(err);
-          }
-        }),
-      ),
-    ]);
-    return jobs.map(
-      ({ job }, i) =>
-        (job.job.kind === 'api_request' ? requestOutcomes.get(job.job.requestId) : replyOutcomes[i]) ?? {
-          done: true,
-        },
+  handleBatch(jobs: readonly { job: LeasedJob; lastAttempt: boolean }[]): Promise<SendOutcome>[] {
+    return jobs.map(({ job, lastAttempt }) =>
+      job.job.kind === 'api_request'
+        ? this.processRequest(job.job.requestId, lastAttempt)
+        : this.processReply(job.job.messageId, lastAttempt),
     );
+  }
+
+  private async processReply(messageId: string, lastAttempt: boolean): Promise<SendOutcome> {
+    try {
+      await this.deps.agentMessages.process(messageId, lastAttempt);
+      return { done: true };
+    } catch (err) {
+      return notDone(err);
+    }
   }
 
   /**
-   * Channel API requests by id (→ whether this is their last attempt), each on its own way through the
-   * steps: take it (unless already settled: no double send), prepare the conversation, call the
-   * provider outside any transaction, record the outcome. A request not taken (settled, or deleted
-   * with its channel) is done.
+   * One Channel API request: take it (unless already settled: no double send), prepare the
+   * conversation, call the provider outside any transaction, record the outcome. A request not taken
+   * (settled, or deleted with its channel) is done.
    */
-  private async processRequests(ids: ReadonlyMap<string, boolean>): Promise<Map<string, SendOutcome>> {
-    const outcomes = new Map<string, SendOutcome>();
-    await Promise.all(
-      [...ids].map(async ([requestId, lastAttempt]) => {
-        outcomes.set(requestId, await this.processRequest(requestId, lastAttempt));
-      }),
-    );
-    return outcomes;
-  }
-
   private async processRequest(requestId: string, lastAttempt: boolean): Promise<SendOutcome> {
     const { requests, deliverer, logger } = this.deps;
-    const w = await this.claims.submit(requestId);
-    if (!w) return { done: true };
+    let claimed: Work | null;
+    try {
+      claimed = await this.claims.submit(requestId);
+    } catch (err) {
+      logger.warn({ err, requestId }, 'taking a send request failed; will retry');
+      return notDone(err);
+    }
+    if (!claimed) return { done: true };
+    const w = claimed;
     w.lastAttempt = lastAttempt;
+    let entered = false;
     try {
       w.conversation = await this.conversations.submit(w);
+      await this.enterUnrecorded();
+      entered = true;
       const blobId = w.req.media_blob_id;
       w.result = await deliverer.deliver(
         w.channel,
@@ -194,21 +222,84 @@ export class SendWorker {
           { requestId, code: w.error.code, attempt: w.req.attempts },
           'send request will be retried',
         );
-        await requests.requeue(requestId, w.error);
+        // Nothing was sent: should this fail too, the request stays `processing`, which the next
+        // attempt takes just the same.
+        await requests
+          .requeue(requestId, w.error)
+          .catch((e: unknown) => logger.warn({ err: e, requestId }, 'requeueing a send request failed'));
+        if (entered) this.leaveUnrecorded();
         return notDone(err);
       }
       logger.warn({ requestId, code: w.error.code }, 'send request failed');
     }
     try {
-      await this.outcomes.submit(w);
-      return { done: true };
-    } catch (err) {
-      logger.error({ err, requestId }, 'recording a send outcome failed');
-      await requests
-        .requeue(requestId, { code: 'internal_error', message: 'The request could not be processed' })
-        .catch(() => undefined);
-      return notDone(err);
+      await this.recordHeld(w);
+    } finally {
+      if (entered) this.leaveUnrecorded();
     }
+    return { done: true };
+  }
+
+  /** Waits for room under `MAX_UNRECORDED` before a provider call. */
+  private async enterUnrecorded(): Promise<void> {
+    if (this.unrecorded < MAX_UNRECORDED) {
+      this.unrecorded++;
+      return;
+    }
+    // The room is handed over by `leaveUnrecorded`, the count unchanged.
+    await new Promise<void>((resolve) => this.waitingForRoom.push(resolve));
+  }
+
+  private leaveUnrecorded(): void {
+    const next = this.waitingForRoom.shift();
+    if (next) next();
+    else this.unrecorded--;
+  }
+
+  /**
+   * Records a settled request — above all one the provider accepted, which must never be sent again —
+   * retrying while the database is out of reach, with the result held here (and the job's lane held
+   * by the dispatcher). A try that failed may have committed all the same (the connection lost after
+   * COMMIT): later tries first look whether it did. Given up, the job still ends (no second send) and
+   * the loss is logged with everything needed to repair it by hand.
+   */
+  private async recordHeld(w: Work): Promise<void> {
+    const { requests, logger } = this.deps;
+    const requestId = w.req.request_id;
+    const providerMessageId = w.result?.providerMessageId;
+    let tries = 0;
+    const recorded = await persist(
+      async () => {
+        if (tries++ > 0 && (await requests.isSettled(requestId))) return;
+        await this.outcomes.submit(w);
+      },
+      {
+        ...this.hold,
+        onFailure: (err, attempt) => {
+          if (attempt === 1)
+            logger.error(
+              { err, requestId, providerMessageId },
+              'recording a send outcome failed; holding it and retrying',
+            );
+        },
+      },
+    );
+    if (recorded.ok) {
+      if (tries > 1)
+        logger.warn({ requestId, providerMessageId, tries }, 'send outcome recorded after retrying');
+      return;
+    }
+    logger.error(
+      {
+        err: recorded.err,
+        requestId,
+        providerMessageId: providerMessageId ?? null,
+        status: w.result ? 'sent' : 'failed',
+        error: w.error ?? null,
+        attempts: recorded.attempts,
+      },
+      'SEND OUTCOME LOST: the provider answered but the outcome could not be recorded; the request stays processing and is not sent again',
+    );
   }
 
   /** Requests taken for an attempt, with their channels, in one statement. */
