@@ -6,6 +6,7 @@ import type { Config } from '../config.js';
 import { SESSION_READY, type AckError, type SessionReadyT } from '../events/catalogue.js';
 import { room } from '../events/rooms.js';
 import { AppError } from '../http/errors.js';
+import { httpServerOptions } from '../http/timeouts.js';
 import { isObjectId } from '../lib/ids.js';
 import type { UserActor } from '../modules/auth/actors.js';
 import type { Services } from '../services.js';
@@ -65,7 +66,8 @@ export function handshakeToken(handshake: {
 /** Starts the Socket.IO gateway on `config.gatewayPort` and attaches it to the event publisher. */
 export async function startGateway(config: Config, services: Services, logger: Logger): Promise<Gateway> {
   const redis: RedisAdapter | null = config.redisUrl ? redisAdapter(config.redisUrl, logger) : null;
-  const http = createServer();
+  // Request timeouts only: an upgraded WebSocket leaves them, and Socket.IO's pings watch it.
+  const http = createServer(httpServerOptions(config.http));
   const io: GatewayServer = new Server(http, {
     path: '/socket.io',
     ...recoveryOptions(config.gatewayRecoveryMs),

@@ -30,12 +30,17 @@ export function accountKeyGuard(services: Services, scope: ApiKeyScope) {
   };
 }
 
-/** onRequest guard of the agent API: JWT from `Authorization: Bearer` or the `access_token` cookie. */
+/**
+ * onRequest guard of the agent API: JWT from `Authorization: Bearer` or the `access_token` cookie,
+ * then the user's request budget (401 before 429, both before the body is read).
+ */
 export function userGuard(services: Services) {
-  return async (request: FastifyRequest) => {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
     const header = request.headers.authorization;
     const bearer = header && /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
-    request.user = await services.auth.authenticate(bearer || request.cookies?.access_token);
+    const user = await services.auth.authenticate(bearer || request.cookies?.access_token);
+    reply.headers((await services.userRateLimiter.consume(user.userId)).headers);
+    request.user = user;
   };
 }
 
@@ -45,8 +50,11 @@ export function userGuard(services: Services) {
  * body is read. Missing → 400; unknown, rotated away or API disabled → 404 `Invalid API token`.
  */
 export function channelKeyGuard(services: Services) {
-  return async (request: FastifyRequest) => {
-    request.apiChannel = await services.send.authenticate(request.headers['x-channel-api-key']);
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const channel = await services.send.authenticate(request.headers['x-channel-api-key']);
+    // One budget per channel: rotating its key does not refill it.
+    reply.headers((await services.channelKeyRateLimiter.consume(channel.id)).headers);
+    request.apiChannel = channel;
   };
 }
 
