@@ -9,6 +9,7 @@ import type { Config } from './config.js';
 import type { Gateway } from './gateway/gateway.js';
 import type { App } from './http/app-type.js';
 import { eventsRoutes } from './events/events.routes.js';
+import { SPENDS_BUDGET } from './http/auth.js';
 import { installErrorHandling } from './http/errors.js';
 import { requestValidators } from './http/validation.js';
 import { installInputGuard, installJsonParser } from './http/input-guard.js';
@@ -40,6 +41,15 @@ export interface AppOptions {
   logger: Logger;
   /** The gateway of this process, if it runs one: its port for the web console (`/console.json`). */
   gateway?: Gateway | null;
+}
+
+/** Every route whose guard spends a request budget documents the 429 it may answer. */
+function documentRateLimits(app: App): void {
+  app.addHook('onRoute', (route) => {
+    const guards = [route.onRequest ?? []].flat();
+    const response = route.schema?.response as Record<string, unknown> | undefined;
+    if (response && guards.some((g) => SPENDS_BUDGET in g)) response[429] ??= { $ref: 'ErrorBody#' };
+  });
 }
 
 /** The HTTP API: Channel API, agent/admin API, docs and health, with the contract's error body. */
@@ -74,6 +84,7 @@ export async function buildApp({ config, services, logger, gateway }: AppOptions
   installJsonParser(app);
   installInputGuard(app);
   app.addSchema(ErrorBodySchema);
+  documentRateLimits(app);
 
   await app.register(fastifyCookie);
   await app.register(fastifySwagger, {

@@ -254,6 +254,19 @@ describe('security: rate limits of the channel key and the agent API', () => {
     assert.equal((await send({ 'x-channel-api-key': 'nope' })).status, 404);
   });
 
+  it('documents the 429 of the send route and of the agent API in OpenAPI', async () => {
+    const doc = (await t.request('GET', '/docs/json')).json as {
+      paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    };
+    for (const [path, method] of [
+      ['/channel-api/messages/send', 'post'],
+      ['/api/users', 'get'],
+      ['/api/me', 'get'],
+    ] as const) {
+      assert.ok(doc.paths[path]?.[method]?.responses['429'], `${method} ${path} documents 429`);
+    }
+  });
+
   it('answers 429 on the agent API once the user spent their budget; others keep theirs', async () => {
     const agent = bearer(f.agents[0]!.token);
     for (let i = 0; i < 3; i++) {
