@@ -31,9 +31,9 @@ export interface Config {
   bodyLimitBytes: number;
   /**
    * HTTP timeouts of the API and gateway servers: the whole request (headers and body) must arrive
-   * within `requestTimeoutMs` and its headers within `headersTimeoutMs` (408 and closed otherwise); a
-   * socket silent for `connectionTimeoutMs` is closed; an idle keep-alive connection after
-   * `keepAliveTimeoutMs`.
+   * within `requestTimeoutMs` and its headers within `headersTimeoutMs` (408 and closed otherwise); an
+   * idle keep-alive connection is closed after `keepAliveTimeoutMs`, and an API socket silent for
+   * `connectionTimeoutMs` (the gateway's WebSockets are watched by Socket.IO's pings instead).
    */
   http: {
     requestTimeoutMs: number;

@@ -87,7 +87,8 @@ function withPropertyBounds(schema: unknown, where: string): object {
       throw new Error(`${where} ${path || '/'}: every array of a request needs maxItems`);
     }
     const props = out.properties as Record<string, unknown> | undefined;
-    if (out.additionalProperties === false && props && out.maxProperties === undefined) {
+    const closed = out.additionalProperties === false && out.patternProperties === undefined;
+    if (closed && props && out.maxProperties === undefined && !where.endsWith('headers')) {
       out.maxProperties = Object.keys(props).length;
     }
     const freeForm =
