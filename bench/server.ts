@@ -90,6 +90,10 @@ export async function startServerProcess(opts: {
     NODE_ENV: 'production',
     ATENDE_ROLES: roles,
     ATENDE_BENCH_ROUTES: '1',
+    // The benchmark sends thousands of requests a second with one channel key and one user: their
+    // budgets are lifted (still counted on every request) unless the caller sets them.
+    ATENDE_CHANNEL_KEY_RATE_LIMIT_POINTS: opts.env.ATENDE_CHANNEL_KEY_RATE_LIMIT_POINTS ?? '100000000',
+    ATENDE_USER_RATE_LIMIT_POINTS: opts.env.ATENDE_USER_RATE_LIMIT_POINTS ?? '100000000',
     ...(gatewayPort !== null ? { GATEWAY_PORT: String(gatewayPort) } : {}),
   });
   // Nothing of the caller's own installation leaks in: first-run admin, a Redis the caller did not ask for.

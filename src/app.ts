@@ -9,9 +9,11 @@ import type { Config } from './config.js';
 import type { Gateway } from './gateway/gateway.js';
 import type { App } from './http/app-type.js';
 import { eventsRoutes } from './events/events.routes.js';
+import { SPENDS_BUDGET } from './http/auth.js';
 import { installErrorHandling } from './http/errors.js';
 import { requestValidators } from './http/validation.js';
-import { installInputGuard } from './http/input-guard.js';
+import { installInputGuard, installJsonParser } from './http/input-guard.js';
+import { httpServerOptions } from './http/timeouts.js';
 import { ErrorBodySchema } from './http/schemas.js';
 import { apiKeysRoutes } from './modules/api-keys/api-keys.routes.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
@@ -41,11 +43,25 @@ export interface AppOptions {
   gateway?: Gateway | null;
 }
 
+/** Every route whose guard spends a request budget documents the 429 it may answer. */
+function documentRateLimits(app: App): void {
+  app.addHook('onRoute', (route) => {
+    const guards = [route.onRequest ?? []].flat();
+    const response = route.schema?.response as Record<string, unknown> | undefined;
+    if (response && guards.some((g) => SPENDS_BUDGET in g)) response[429] ??= { $ref: 'ErrorBody#' };
+  });
+}
+
 /** The HTTP API: Channel API, agent/admin API, docs and health, with the contract's error body. */
 export async function buildApp({ config, services, logger, gateway }: AppOptions): Promise<App> {
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
+    // Routes that need more (media) or less (login) say so; see docs/decisions.md.
     bodyLimit: config.bodyLimitBytes,
+    http: httpServerOptions(config.http),
+    requestTimeout: config.http.requestTimeoutMs,
+    connectionTimeout: config.http.connectionTimeoutMs,
+    keepAliveTimeout: config.http.keepAliveTimeoutMs,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && /^[\w.-]{1,128}$/.test(given) ? given : randomUUID();
@@ -65,8 +81,10 @@ export async function buildApp({ config, services, logger, gateway }: AppOptions
   // Every body route takes JSON; Fastify's built-in text/plain parser would hand a string to a route
   // expecting an object (a confusing 400) instead of answering 415.
   app.removeContentTypeParser('text/plain');
+  installJsonParser(app);
   installInputGuard(app);
   app.addSchema(ErrorBodySchema);
+  documentRateLimits(app);
 
   await app.register(fastifyCookie);
   await app.register(fastifySwagger, {

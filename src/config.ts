@@ -17,12 +17,30 @@ export interface Config {
   adminPassword: string | null;
   logLevel: string;
   roles: Role[];
+  /** Channel API budget per account API key. */
   rateLimit: { points: number; durationSeconds: number };
+  /** Send-message budget per channel key (`x-channel-api-key`). */
+  channelKeyRateLimit: { points: number; durationSeconds: number };
+  /** Agent/admin API budget per signed-in user. */
+  userRateLimit: { points: number; durationSeconds: number };
   /** Failed logins allowed per email and per client IP within the window, before 429. */
   loginRateLimit: { maxFailuresPerEmail: number; maxFailuresPerIp: number; windowSeconds: number };
   /** Fastify's `trustProxy`: which peers may set X-Forwarded-For (and so the client IP). */
   trustProxy: boolean | string;
+  /** Largest JSON body of the API's routes; login takes less, the media routes more (413 beyond). */
   bodyLimitBytes: number;
+  /**
+   * HTTP timeouts of the API and gateway servers: the whole request (headers and body) must arrive
+   * within `requestTimeoutMs` and its headers within `headersTimeoutMs` (408 and closed otherwise); an
+   * idle keep-alive connection is closed after `keepAliveTimeoutMs`, and an API socket silent for
+   * `connectionTimeoutMs` (the gateway's WebSockets are watched by Socket.IO's pings instead).
+   */
+  http: {
+    requestTimeoutMs: number;
+    headersTimeoutMs: number;
+    connectionTimeoutMs: number;
+    keepAliveTimeoutMs: number;
+  };
   /** WhatsApp Cloud API: Graph base URL (a local fake in tests), version, per-request timeout. */
   whatsapp: { graphBaseUrl: string; graphVersion: string; timeoutMs: number };
   /** Browser origins the gateway accepts (CORS); null = any origin. */
@@ -206,13 +224,27 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       points: int('ATENDE_RATE_LIMIT_POINTS', 120, 1, 100_000_000),
       durationSeconds: int('ATENDE_RATE_LIMIT_WINDOW_SECONDS', 60, 1, 86_400),
     },
+    channelKeyRateLimit: {
+      points: int('ATENDE_CHANNEL_KEY_RATE_LIMIT_POINTS', 6000, 1, 100_000_000),
+      durationSeconds: int('ATENDE_CHANNEL_KEY_RATE_LIMIT_WINDOW_SECONDS', 60, 1, 86_400),
+    },
+    userRateLimit: {
+      points: int('ATENDE_USER_RATE_LIMIT_POINTS', 1200, 1, 100_000_000),
+      durationSeconds: int('ATENDE_USER_RATE_LIMIT_WINDOW_SECONDS', 60, 1, 86_400),
+    },
     loginRateLimit: {
       maxFailuresPerEmail: int('ATENDE_LOGIN_MAX_FAILURES', 10, 1, 1_000_000),
       maxFailuresPerIp: int('ATENDE_LOGIN_MAX_FAILURES_PER_IP', 50, 1, 1_000_000),
       windowSeconds: int('ATENDE_LOGIN_WINDOW_SECONDS', 15 * 60, 1, 86_400),
     },
     trustProxy,
-    bodyLimitBytes: int('ATENDE_BODY_LIMIT_BYTES', 25 * 1024 * 1024, 1024, 200 * 1024 * 1024),
+    bodyLimitBytes: int('ATENDE_BODY_LIMIT_BYTES', 64 * 1024, 1024, 200 * 1024 * 1024),
+    http: {
+      requestTimeoutMs: int('ATENDE_REQUEST_TIMEOUT_MS', 60_000, 500, 3_600_000),
+      headersTimeoutMs: int('ATENDE_HEADERS_TIMEOUT_MS', 15_000, 500, 3_600_000),
+      connectionTimeoutMs: int('ATENDE_CONNECTION_TIMEOUT_MS', 120_000, 500, 3_600_000),
+      keepAliveTimeoutMs: int('ATENDE_KEEP_ALIVE_TIMEOUT_MS', 72_000, 500, 3_600_000),
+    },
     whatsapp: {
       graphBaseUrl: url('WHATSAPP_GRAPH_BASE_URL', ['https:', 'http:']) ?? 'https://graph.facebook.com',
       graphVersion,
@@ -235,6 +267,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (config.webhooks.retryWindowSeconds > config.eventRetentionDays * 24 * 3600) {
     problems.push('ATENDE_WEBHOOK_RETRY_WINDOW_SECONDS must not exceed ATENDE_EVENT_RETENTION_DAYS');
   }
+  // The headers are part of the request: Node refuses a headers timeout longer than the request's.
+  config.http.headersTimeoutMs = Math.min(config.http.headersTimeoutMs, config.http.requestTimeoutMs);
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }

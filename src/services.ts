@@ -7,7 +7,7 @@ import { EventsRepo } from './events/events.repo.js';
 import { EventsService } from './events/events.service.js';
 import { GatewayAccess } from './gateway/access.js';
 import { GatewayRepo } from './gateway/gateway.repo.js';
-import { ApiKeyRateLimiter } from './http/rate-limit.js';
+import { CHANNEL_KEY, RequestRateLimiter, USER } from './http/rate-limit.js';
 import { TokenService } from './lib/jwt.js';
 import type { SharedStore } from './lib/shared-rate-limit.js';
 import { AccountsService } from './modules/accounts/accounts.service.js';
@@ -127,7 +127,24 @@ export function createServices(deps: {
     tokens,
     /** Whether Redis answers (null without Redis): for readiness and whatever falls back without it. */
     redisHealth: deps.redis?.health ?? null,
-    rateLimiter: new ApiKeyRateLimiter(config.rateLimit.points, config.rateLimit.durationSeconds, deps.redis),
+    /** Request budgets: per account API key, per channel key (send-message), per user (agent API). */
+    rateLimiter: new RequestRateLimiter(
+      config.rateLimit.points,
+      config.rateLimit.durationSeconds,
+      deps.redis,
+    ),
+    channelKeyRateLimiter: new RequestRateLimiter(
+      config.channelKeyRateLimit.points,
+      config.channelKeyRateLimit.durationSeconds,
+      deps.redis,
+      CHANNEL_KEY,
+    ),
+    userRateLimiter: new RequestRateLimiter(
+      config.userRateLimit.points,
+      config.userRateLimit.durationSeconds,
+      deps.redis,
+      USER,
+    ),
     accounts: new AccountsService(db),
     auth: new AuthService(repos.users, tokens, new LoginRateLimiter(config.loginRateLimit, deps.redis)),
     users: new UsersService(db, repos.users),

@@ -219,26 +219,24 @@ describe('HTTP errors', () => {
 
   it('answers huge arrays with a 400 of bounded size, not a 500', async () => {
     const admin = bearer(f.adminToken);
+    // Large input (within the body limit) gets its first problem only: its size.
     const members = await t.request('POST', '/api/teams', {
       headers: admin,
-      body: { name: 'X', members: Array.from({ length: 20_000 }, () => 'x') },
+      body: { name: 'X', members: Array.from({ length: 10_000 }, () => 'x') },
     });
-    assert.equal(members.status, 400);
-    const mMessages = members.json.message as string[];
-    assert.equal(mMessages[0], 'members must contain no more than 1000 elements');
-    assert.equal(mMessages.length, MAX_VALIDATION_MESSAGES);
-    expectNoInsides(members);
+    expectError(members, 400, ['members must contain no more than 1000 elements']);
 
-    const valid = Array.from({ length: 20_000 }, (_, i) => i.toString(16).padStart(24, '0'));
+    const valid = Array.from({ length: 1_500 }, (_, i) => i.toString(16).padStart(24, '0'));
     const many = await t.request('POST', '/api/teams', {
       headers: admin,
       body: { name: 'X', members: valid },
     });
     expectError(many, 400, ['members must contain no more than 1000 elements']);
 
+    // Small input gets every problem.
     const scopes = await t.request('POST', '/api/api-keys', {
       headers: admin,
-      body: { name: 'X', scopes: Array.from({ length: 20_000 }, (_, i) => `scope-${i}`) },
+      body: { name: 'X', scopes: Array.from({ length: 10 }, (_, i) => `scope-${i}`) },
     });
     assert.equal(scopes.status, 400);
     const sMessages = scopes.json.message as string[];
@@ -247,25 +245,31 @@ describe('HTTP errors', () => {
       sMessages[1],
       'scopes.0 must be one of the following values: chats:read, chats:transfer, users:read, teams:read',
     );
+    assert.equal(sMessages.length, 11);
     assert.ok(sMessages.length <= MAX_VALIDATION_MESSAGES);
 
     const top = await t.request('POST', '/api/teams', {
       headers: admin,
-      body: Array.from({ length: 100_000 }, (_, i) => i),
+      body: Array.from({ length: 10_000 }, (_, i) => i),
     });
     expectError(top, 400, ['body must be an object']);
 
     const deep = await t.request('POST', '/api/teams', {
       headers: { ...admin, 'content-type': 'application/json' },
-      raw: '['.repeat(100_000) + ']'.repeat(100_000),
+      raw: '['.repeat(30_000) + ']'.repeat(30_000),
     });
-    expectError(deep, 400, ['body must be an object']);
+    expectError(deep, 400, 'JSON body is nested deeper than 64 levels');
 
     const nested = await t.request('POST', '/api/teams', {
       headers: { ...admin, 'content-type': 'application/json' },
-      raw: `{"name":"X","extra":${'{"a":'.repeat(50_000)}1${'}'.repeat(50_000)}}`,
+      raw: `{"name":"X","extra":${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}}`,
     });
-    expectError(nested, 400, ['property extra should not exist']);
+    expectError(nested, 400, 'JSON body is nested deeper than 64 levels');
+    const shallow = await t.request('POST', '/api/teams', {
+      headers: { ...admin, 'content-type': 'application/json' },
+      raw: `{"name":"X","extra":${'{"a":'.repeat(60)}1${'}'.repeat(60)}}`,
+    });
+    expectError(shallow, 400, ['property extra should not exist']);
   });
 
   it('answers text with an unpaired surrogate with a 400 naming the field', async () => {

@@ -575,7 +575,7 @@ describe('POST /channel-api/messages/send', () => {
       const send = paths['/channel-api/messages/send']?.post;
       assert.ok(send?.requestBody, 'send documents its body');
       assert.deepEqual(send.security, [{ channelApiKey: [] }]);
-      assert.deepEqual(Object.keys(send.responses).sort(), ['201', '400', '404', '413']);
+      assert.deepEqual(Object.keys(send.responses).sort(), ['201', '400', '404', '413', '429']);
       const status = paths['/channel-api/messages/requests/{requestId}']?.get;
       assert.deepEqual(status?.security, [{ channelApiKey: [] }]);
       assert.ok(paths['/api/channels/{id}/request-logs']?.get);

@@ -7,6 +7,7 @@ import { SESSION_READY, type AckError, type SessionReadyT } from '../events/cata
 import { room } from '../events/rooms.js';
 import { EventTail } from '../events/tail.js';
 import { AppError } from '../http/errors.js';
+import { httpServerOptions } from '../http/timeouts.js';
 import { isObjectId } from '../lib/ids.js';
 import type { UserActor } from '../modules/auth/actors.js';
 import type { Services } from '../services.js';
@@ -76,7 +77,8 @@ export async function startGateway(
   logger: Logger,
 ): Promise<Gateway> {
   const redis: RedisAdapter | null = config.redisUrl ? redisAdapter(config.redisUrl, logger) : null;
-  const http = createServer();
+  // Request timeouts only: an upgraded WebSocket leaves them, and Socket.IO's pings watch it.
+  const http = createServer(httpServerOptions(config.http));
   const io: GatewayServer = new Server(http, {
     path: '/socket.io',
     ...recoveryOptions(config.gatewayRecoveryMs),

@@ -16,27 +16,42 @@ declare module 'fastify' {
 }
 
 /**
+ * Marks a guard that spends a request budget, so the route's OpenAPI answers list its 429 (see
+ * documentRateLimits in app.ts).
+ */
+export const SPENDS_BUDGET = Symbol('spends a request budget');
+
+function spendsBudget<T extends object>(guard: T): T {
+  return Object.assign(guard, { [SPENDS_BUDGET]: true });
+}
+
+/**
  * onRequest guard of the Channel API's account-key routes. It runs before the body is parsed and
  * validated, giving the contract's order: credential (401) → rate limit (429) → scope (404) →
  * validation (400).
  */
 export function accountKeyGuard(services: Services, scope: ApiKeyScope) {
-  return async (request: FastifyRequest, reply: FastifyReply) => {
+  return spendsBudget(async (request: FastifyRequest, reply: FastifyReply) => {
     const actor = await services.apiKeys.authenticate(request.headers.authorization);
     const { headers } = await services.rateLimiter.consume(actor.keyId);
     reply.headers(headers);
     requireScope(actor, scope);
     request.apiKey = actor;
-  };
+  });
 }
 
-/** onRequest guard of the agent API: JWT from `Authorization: Bearer` or the `access_token` cookie. */
+/**
+ * onRequest guard of the agent API: JWT from `Authorization: Bearer` or the `access_token` cookie,
+ * then the user's request budget (401 before 429, both before the body is read).
+ */
 export function userGuard(services: Services) {
-  return async (request: FastifyRequest) => {
+  return spendsBudget(async (request: FastifyRequest, reply: FastifyReply) => {
     const header = request.headers.authorization;
     const bearer = header && /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
-    request.user = await services.auth.authenticate(bearer || request.cookies?.access_token);
-  };
+    const user = await services.auth.authenticate(bearer || request.cookies?.access_token);
+    reply.headers((await services.userRateLimiter.consume(user.userId)).headers);
+    request.user = user;
+  });
 }
 
 /**
@@ -45,9 +60,12 @@ export function userGuard(services: Services) {
  * body is read. Missing → 400; unknown, rotated away or API disabled → 404 `Invalid API token`.
  */
 export function channelKeyGuard(services: Services) {
-  return async (request: FastifyRequest) => {
-    request.apiChannel = await services.send.authenticate(request.headers['x-channel-api-key']);
-  };
+  return spendsBudget(async (request: FastifyRequest, reply: FastifyReply) => {
+    const channel = await services.send.authenticate(request.headers['x-channel-api-key']);
+    // One budget per channel: rotating its key does not refill it.
+    reply.headers((await services.channelKeyRateLimiter.consume(channel.id)).headers);
+    request.apiChannel = channel;
+  });
 }
 
 export function apiChannelOf(request: FastifyRequest): ApiChannel {

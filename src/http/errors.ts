@@ -109,6 +109,11 @@ export function validationMessages(errors: AjvError[], context?: string): string
   const out: string[] = [];
   const seen = new Set<string>();
   const unions = literalUnions(errors);
+  // `maxProperties` on an object that refuses unknown properties only says there are unknown ones:
+  // when those are named, the count adds nothing.
+  const named = new Set(
+    errors.filter((e) => e.keyword === 'additionalProperties').map((e) => e.instancePath),
+  );
   const unionOf = (e: AjvError, anyOfPath: string | undefined) =>
     anyOfPath === undefined ? undefined : unions.get(`${e.instancePath}\u0000${anyOfPath}`);
   const push = (s: string) => {
@@ -174,6 +179,7 @@ export function validationMessages(errors: AjvError[], context?: string): string
         push(`${name} should not be empty`);
         break;
       case 'maxProperties':
+        if (named.has(e.instancePath)) break;
         push(`${name} must contain no more than ${String(p.limit)} properties`);
         break;
       case 'uniqueItems':

@@ -5,12 +5,23 @@ export interface RateLimitDecision {
   headers: Record<string, string>;
 }
 
+/** Whose budget a limiter counts: its Redis key prefix and the words of its 429 message. */
+export interface RateLimitSubject {
+  keyPrefix: string;
+  /** Ends the 429 message: `… a cada 60 segundos por <per> excedido`. */
+  per: string;
+}
+
+export const ACCOUNT_KEY: RateLimitSubject = { keyPrefix: 'rl:apikey', per: 'chave de API' };
+export const CHANNEL_KEY: RateLimitSubject = { keyPrefix: 'rl:channelkey', per: 'chave de canal' };
+export const USER: RateLimitSubject = { keyPrefix: 'rl:user', per: 'usuário' };
+
 /**
- * The Channel API budget per account API key (default 120 requests per 60 s). Counters live in Redis
- * when configured, so every node spends one shared budget; while Redis is unreachable each node
- * hands out its share of it (see SharedRateLimiter).
+ * A request budget per caller — account API key (default 120 requests per 60 s), channel key or
+ * signed-in user. Counters live in Redis when configured, so every node spends one shared budget;
+ * while Redis is unreachable each node hands out its share of it (see SharedRateLimiter).
  */
-export class ApiKeyRateLimiter {
+export class RequestRateLimiter {
   private readonly limiter: SharedRateLimiter;
   readonly message: string;
 
@@ -18,9 +29,10 @@ export class ApiKeyRateLimiter {
     private readonly points: number,
     private readonly durationSeconds: number,
     redis: SharedStore | null,
+    subject: RateLimitSubject = ACCOUNT_KEY,
   ) {
-    this.limiter = new SharedRateLimiter(points, durationSeconds, 'rl:apikey', redis);
-    this.message = `Limite de ${points} requisições a cada ${durationSeconds} segundos por chave de API excedido`;
+    this.limiter = new SharedRateLimiter(points, durationSeconds, subject.keyPrefix, redis);
+    this.message = `Limite de ${points} requisições a cada ${durationSeconds} segundos por ${subject.per} excedido`;
   }
 
   /** Spends one point of the key's budget; throws the contract's 429 (no `error` field) when exhausted. */

@@ -11,6 +11,12 @@ const LoginBody = Type.Object(
   },
   { additionalProperties: false },
 );
+/**
+ * Largest login body: the longest email and password allowed, even in a three-byte script, with room
+ * to spare. Anything bigger is not a login, and is refused before it is parsed.
+ */
+export const LOGIN_BODY_LIMIT_BYTES = 2048;
+
 const LoginResponse = Type.Object({
   accessToken: Type.String(),
   tokenType: Type.Literal('Bearer'),
@@ -22,6 +28,7 @@ export function authRoutes(app: App, services: Services, opts: { secureCookie: b
   app.post(
     '/auth/login',
     {
+      bodyLimit: LOGIN_BODY_LIMIT_BYTES,
       schema: {
         tags: ['Auth'],
         summary: 'Log in',

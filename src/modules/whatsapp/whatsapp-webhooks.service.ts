@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { inTransaction, type Db } from '../../db/index.js';
 import { badRequest, forbidden, notFound, unauthorized } from '../../http/errors.js';
+import { MAX_JSON_DEPTH, nestedDeeperThan, tooDeep } from '../../http/input-guard.js';
 import type { InboundWebhookJob } from '../../jobs/payloads.js';
 import { QUEUES, type JobQueue } from '../../jobs/queue.js';
 import { isObjectId, newId } from '../../lib/ids.js';
@@ -175,28 +176,32 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 /**
  * The body as JSON text PostgreSQL's jsonb takes, or null when it is not JSON. jsonb refuses NUL
  * characters and lone surrogate escapes, which JSON allows: they are dropped or replaced (U+FFFD)
- * rather than turning a signed delivery into a 500 that Meta would retry for a week.
+ * rather than turning a signed delivery into a 500 that Meta would retry for a week. A body nested
+ * deeper than any delivery (which jsonb refuses too) is a 400.
  */
 export function storableJson(raw: Buffer): string | null {
   const text = raw.toString('utf8');
+  let value: unknown;
+  let cleaned = false;
   try {
-    if (!NEEDS_CLEANING.test(text)) {
-      JSON.parse(text);
-      return text;
+    if (!NEEDS_CLEANING.test(text)) value = JSON.parse(text);
+    else {
+      cleaned = true;
+      const clean = (s: string) => s.replaceAll('\u0000', '').replace(LONE_SURROGATE, '\uFFFD');
+      value = JSON.parse(text, (_key, v: unknown) => {
+        if (typeof v === 'string') return clean(v);
+        const o = obj(v);
+        if (o && Object.keys(o).some((k) => clean(k) !== k)) {
+          return Object.fromEntries(Object.entries(o).map(([k, x]) => [clean(k), x]));
+        }
+        return v;
+      });
     }
-    const clean = (s: string) => s.replaceAll('\u0000', '').replace(LONE_SURROGATE, '\uFFFD');
-    const value: unknown = JSON.parse(text, (_key, v: unknown) => {
-      if (typeof v === 'string') return clean(v);
-      const o = obj(v);
-      if (o && Object.keys(o).some((k) => clean(k) !== k)) {
-        return Object.fromEntries(Object.entries(o).map(([k, x]) => [clean(k), x]));
-      }
-      return v;
-    });
-    return JSON.stringify(value);
   } catch (err) {
     // Not JSON, or nested beyond what the parser's stack takes.
     if (err instanceof SyntaxError || err instanceof RangeError) return null;
     throw err;
   }
+  if (nestedDeeperThan(value, MAX_JSON_DEPTH)) throw tooDeep();
+  return cleaned ? JSON.stringify(value) : text;
 }
