@@ -263,3 +263,23 @@ export async function until(
 }
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Why a node is not running, for an assertion's message: its exit and the end of its output. */
+export function exitReport(node: FaultNode): string {
+  if (node.alive()) return `node ${node.name} is running`;
+  const err = node.child
+    .stderr()
+    .split('\n')
+    .filter((l) => /Unhandled|Error|error|code: '/.test(l))
+    .slice(0, 6)
+    .join('\n    ');
+  const out = node.child
+    .stdout()
+    .trim()
+    .split('\n')
+    .filter((l) => /"level":(50|60)/.test(l))
+    .slice(-3)
+    .map((l) => l.slice(0, 400))
+    .join('\n    ');
+  return `node ${node.name} exited (${JSON.stringify(node.exit)})\n  stderr:\n    ${err}\n  last error logs:\n    ${out}`;
+}

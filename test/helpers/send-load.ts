@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import type { Cluster, FaultNode } from './fault-cluster.js';
 import type { RecordedRequest } from './fake-graph.js';
 
@@ -28,7 +29,7 @@ export interface LoadOptions {
   /** Requests per second, in total. */
   rate: number;
   contacts: number;
-  /** The client's bound on one request. */
+  /** The client's bound on one request (until a phase changes it). */
   timeoutMs: number;
 }
 
@@ -46,16 +47,20 @@ export class SendLoad {
   private issued = 0;
   private startedAt = 0;
   private nextId = 0;
+  private timeoutMs: number;
 
   constructor(
     private readonly cluster: Cluster,
     private readonly opts: LoadOptions,
   ) {
     this.perContact = new Array<number>(opts.contacts).fill(0);
+    this.timeoutMs = opts.timeoutMs;
   }
 
-  phase(label: string): void {
+  /** Labels the requests sent from now on; `timeoutMs` changes the client's bound for them. */
+  phase(label: string, timeoutMs?: number): void {
     this.phaseLabel = label;
+    if (timeoutMs !== undefined) this.timeoutMs = timeoutMs;
   }
 
   start(): void {
@@ -128,7 +133,7 @@ export class SendLoad {
             contact: { value: phoneOf(contact) },
             message: { type: 'text', text: { value: attempt.marker } },
           }),
-          signal: AbortSignal.timeout(this.opts.timeoutMs),
+          signal: AbortSignal.timeout(this.timeoutMs),
         });
         const text = await res.text();
         attempt.status = res.status;
@@ -287,4 +292,32 @@ export function drainMs(cluster: Cluster, attempts: readonly Attempt[], since: n
   }
   if (first.size === 0) return null;
   return Math.max(0, Math.max(...first.values()) - since);
+}
+
+/**
+ * Every request not accepted was refused with the contract's 503: a status (no hang, no dropped
+ * connection), `Retry-After`, and the body `{statusCode: 503, message, error}`.
+ */
+export function assertRefusalsAre503(attempts: readonly Attempt[]): void {
+  const bad = attempts.filter((a) => {
+    if (a.status === 201) return false;
+    if (a.status !== 503 || a.retryAfter === null) return true;
+    const b = a.body as Record<string, unknown> | null;
+    return !(
+      b !== null &&
+      typeof b === 'object' &&
+      b.statusCode === 503 &&
+      (typeof b.message === 'string' || Array.isArray(b.message)) &&
+      typeof b.error === 'string'
+    );
+  });
+  if (bad.length === 0) return;
+  const byStatus = new Map<string, Attempt>();
+  for (const a of bad) if (!byStatus.has(String(a.status))) byStatus.set(String(a.status), a);
+  const samples = [...byStatus.values()].map(
+    (a) => `${String(a.status)} retry-after=${a.retryAfter} ${JSON.stringify(a.body).slice(0, 300)}`,
+  );
+  throw new assert.AssertionError({
+    message: `${bad.length} requests were neither accepted nor refused with the contract's 503, e.g.:\n  ${samples.join('\n  ')}`,
+  });
 }
