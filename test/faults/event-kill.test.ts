@@ -9,8 +9,8 @@ import { recordResult } from '../helpers/fault-results.js';
 // connected to node B — live, or through the resync the console does (`GET /api/events?after=`).
 // Each opens a conversation, so each commits a `chat.new` to the team the client joined.
 
-const ROUNDS = 3;
-const CONCURRENCY = 40;
+const ROUNDS = 5;
+const CONCURRENCY = 60;
 
 describe('fault: customer messages committed around a kill -9', () => {
   let c: Cluster;
@@ -57,10 +57,7 @@ describe('fault: customer messages committed around a kill -9', () => {
     let phone = 0;
     let requests = 0;
     let requestsBefore = 0;
-    let total = 0;
-    let missing: string[] = [];
-    let seenLive = 0;
-    let seenResync = 0;
+    const committedEvents: Envelope[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       const a = c.nodes[0]!;
       const from = await lastSeq();
@@ -91,19 +88,20 @@ describe('fault: customer messages committed around a kill -9', () => {
       requests += phone - requestsBefore;
       requestsBefore = phone;
 
-      const events = await committed(from);
-      total += events.length;
-      // Bounded wait for each (a hang detector): live, or by the client's resync.
-      const results = await Promise.all(events.map((e) => client!.waitFor((x) => x.id === e.id, 30_000)));
-      missing = missing.concat(events.filter((_, i) => results[i] === null).map((e) => `seq ${e.seq}`));
-      for (const e of events) {
-        const got = client.events.get(e.id);
-        if (got?.via === 'live') seenLive++;
-        else if (got?.via === 'resync') seenResync++;
-      }
+      committedEvents.push(...(await committed(from)));
       assert.ok(b.alive(), exitReport(b));
       if (round < ROUNDS - 1) await c.startNode(0);
     }
+
+    // Bounded wait for each (a hang detector): live, or by the client's resync.
+    const results = await Promise.all(
+      committedEvents.map((e) => client!.waitFor((x) => x.id === e.id, 30_000)),
+    );
+    const missing = committedEvents.filter((_, i) => results[i] === null).map((e) => `seq ${e.seq}`);
+    const via = committedEvents.map((e) => client!.events.get(e.id)?.via);
+    const seenLive = via.filter((v) => v === 'live').length;
+    const seenResync = via.filter((v) => v === 'resync').length;
+    const total = committedEvents.length;
 
     recordResult({
       scenario: 'event-kill',

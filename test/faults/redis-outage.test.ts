@@ -168,18 +168,6 @@ describe('fault: Redis stopped for 20 s under load', () => {
         `events of the outage seen live by a client: ${duringSeen.length}/${duringChats.length}`,
     });
 
-    if (process.env.FAULT_DEBUG) {
-      const t0 = load.attempts[0]!.startedAt;
-      const hist: Record<string, string> = {};
-      for (const a of load.attempts) {
-        const sec = String(Math.floor((a.startedAt - t0) / 1000)).padStart(2, '0');
-        hist[sec] =
-          (hist[sec] ?? '') + (a.status === 201 ? '.' : a.status === 'timeout' ? 'T' : String(a.status)[0]);
-      }
-      for (const [k, v] of Object.entries(hist).sort())
-        console.log(`# ${k} ${v.length} ${v.replace(/\.+/g, (m) => `.${m.length}`)}`);
-      console.log(`# stopped at +${stoppedAt - t0} back at +${backAt - t0}`);
-    }
     for (const n of c.nodes) assert.ok(n.alive(), exitReport(n));
     assert.deepEqual(
       slow.map((a) => `${a.node} ${a.phase} ${String(a.status)}`),
