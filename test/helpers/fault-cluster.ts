@@ -113,7 +113,7 @@ export async function startCluster(): Promise<Cluster> {
       stamping = false;
     });
 
-    const pool = new pg.Pool({ connectionString: ownPg.url, max: 2 });
+    const pool = new pg.Pool({ connectionString: ownPg.url(), max: 2 });
     // The suite stops this server on purpose: a dropped idle client is not a failure of the test.
     pool.on('error', () => undefined);
     cleanups.push(() => pool.end());
@@ -126,7 +126,7 @@ export async function startCluster(): Promise<Cluster> {
         HOST: '127.0.0.1',
         PORT: String(port),
         GATEWAY_PORT: String(gatewayPort),
-        DATABASE_URL: ownPg.url,
+        DATABASE_URL: ownPg.url(),
         REDIS_URL: redis.url,
         ATENDE_ROLES: 'api,gateway,worker',
         ATENDE_JWT_SECRET: JWT_SECRET,

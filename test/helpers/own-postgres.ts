@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { chmod, chown, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { ROOT } from './processes.js';
 import { freePort } from './ports.js';
 
@@ -12,9 +13,9 @@ import { freePort } from './ports.js';
  * installs (present after `npm ci` on any machine), else PostgreSQL 15 from Debian's packages.
  */
 export interface OwnPostgres {
-  /** `postgres://postgres@127.0.0.1:<port>/postgres` (trust authentication, loopback only). */
-  url: string;
   port: number;
+  /** Connection URL of `database` (default `postgres`), as the superuser `postgres` (trust, loopback). */
+  url(database?: string): string;
   /** Starts the server again after stop() or kill(); resolves once it accepts connections. */
   start(): Promise<void>;
   /** Fast shutdown (SIGINT): sessions are ended with 57P01, as a restart by an operator does. */
@@ -22,6 +23,8 @@ export interface OwnPostgres {
   restart(): Promise<void>;
   /** Immediate shutdown (SIGQUIT): no checkpoint, crash recovery at the next start, like a crash. */
   kill(): Promise<void>;
+  /** Ends every other connection to `database` (pg_terminate_backend); resolves with how many. */
+  terminateBackends(database?: string): Promise<number>;
   /** Stops the server and removes its directory. */
   destroy(): Promise<void>;
 }
@@ -149,8 +152,9 @@ export async function startOwnPostgres(opts: { port?: number } = {}): Promise<Ow
   };
 
   await start();
+  const url = (database = 'postgres') => `postgres://postgres@127.0.0.1:${port}/${database}`;
   return {
-    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    url,
     port,
     start,
     stop: () => signal('SIGINT'),
@@ -159,6 +163,20 @@ export async function startOwnPostgres(opts: { port?: number } = {}): Promise<Ow
       await start();
     },
     kill: () => signal('SIGQUIT'),
+    terminateBackends: async (database = 'postgres') => {
+      const admin = new pg.Client({ connectionString: url() });
+      admin.on('error', () => undefined);
+      await admin.connect();
+      try {
+        const res = await admin.query(
+          'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+          [database],
+        );
+        return res.rowCount ?? 0;
+      } finally {
+        await admin.end();
+      }
+    },
     destroy: async () => {
       await signal('SIGINT');
       await rm(dir, { recursive: true, force: true });
