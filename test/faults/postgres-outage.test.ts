@@ -4,6 +4,7 @@ import { exitReport, http, sleep, startCluster, type Cluster } from '../helpers/
 import { recordResult } from '../helpers/fault-results.js';
 import {
   assertRefusalsAre503,
+  describeMarkers,
   drainMs,
   outcome,
   recoveryMs,
@@ -79,6 +80,19 @@ describe('fault: PostgreSQL stopped for 10 s under load', () => {
     });
 
     for (const n of c.nodes) assert.ok(n.alive(), exitReport(n));
+    assert.ok(settled, 'every accepted message reached the provider and the queue drained');
+    assert.deepEqual(
+      o.lost,
+      [],
+      `no accepted message is lost; lost:\n  ${describeMarkers(c, load.attempts, o.lost, backAt)}`,
+    );
+    assert.deepEqual(
+      o.duplicated,
+      [],
+      `no message is sent twice; sent twice (times from the end of the fault):\n  ${describeMarkers(c, load.attempts, o.duplicated, backAt)}`,
+    );
+    assert.deepEqual(o.orderViolations, [], 'per-contact order is kept');
+    assert.deepEqual(o.sentAfterRefusal, [], 'no refused request is sent');
     assert.deepEqual(ready, [503, 503], '/readyz answers 503 while the database is down');
     assert.ok(
       during.some((a) => a.status === 503),
@@ -86,10 +100,5 @@ describe('fault: PostgreSQL stopped for 10 s under load', () => {
     );
     assertRefusalsAre503(load.attempts);
     assert.notEqual(recoveryMs(load.attempts, backAt, ['A', 'B']), null, 'both nodes accept again');
-    assert.ok(settled, 'every accepted message reached the provider and the queue drained');
-    assert.deepEqual(o.lost, [], 'no accepted message is lost');
-    assert.deepEqual(o.duplicated, [], 'no message is sent twice');
-    assert.deepEqual(o.orderViolations, [], 'per-contact order is kept');
-    assert.deepEqual(o.sentAfterRefusal, [], 'no refused request is sent');
   });
 });

@@ -4,6 +4,7 @@ import { exitReport, sleep, startCluster, type Cluster } from '../helpers/fault-
 import { recordResult } from '../helpers/fault-results.js';
 import {
   assertRefusalsAre503,
+  describeMarkers,
   drainMs,
   outcome,
   recoveryMs,
@@ -65,8 +66,16 @@ describe('fault: PostgreSQL restarted under load', () => {
 
     for (const n of c.nodes) assert.ok(n.alive(), exitReport(n));
     assert.ok(settled, 'every accepted message reached the provider and the queue drained');
-    assert.deepEqual(o.lost, [], 'no accepted message is lost');
-    assert.deepEqual(o.duplicated, [], 'no message is sent twice');
+    assert.deepEqual(
+      o.lost,
+      [],
+      `no accepted message is lost; lost:\n  ${describeMarkers(c, load.attempts, o.lost, backAt)}`,
+    );
+    assert.deepEqual(
+      o.duplicated,
+      [],
+      `no message is sent twice; sent twice (times from the end of the fault):\n  ${describeMarkers(c, load.attempts, o.duplicated, backAt)}`,
+    );
     assert.deepEqual(o.orderViolations, [], 'per-contact order is kept');
     assert.deepEqual(o.sentAfterRefusal, [], 'no refused request is sent');
     assertRefusalsAre503(load.attempts);

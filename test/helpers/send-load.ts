@@ -321,3 +321,29 @@ export function assertRefusalsAre503(attempts: readonly Attempt[]): void {
     message: `${bad.length} requests were neither accepted nor refused with the contract's 503, e.g.:\n  ${samples.join('\n  ')}`,
   });
 }
+
+/**
+ * For an assertion's message: each marker's request (node, phase, answer) and when the provider got
+ * it, in seconds from `since` — e.g. to tell a duplicate caused by a lease expiry from a retried send.
+ */
+export function describeMarkers(
+  cluster: Cluster,
+  attempts: readonly Attempt[],
+  markers: readonly string[],
+  since: number,
+): string {
+  const byMarker = new Map(attempts.map((a) => [a.marker, a]));
+  return markers
+    .slice(0, 10)
+    .map((m) => {
+      const a = byMarker.get(m);
+      const at = cluster.fake.requests
+        .filter((r) => textOf(r) === m)
+        .map((r) => {
+          const t = cluster.receivedAt.get(r);
+          return t === undefined ? '?' : `${((t - since) / 1000).toFixed(1)} s`;
+        });
+      return `${m}: sent to ${a?.node ?? '?'} (${a?.phase ?? '?'}, answered ${String(a?.status)}), provider got it at ${at.join(', ')}`;
+    })
+    .join('\n  ');
+}
