@@ -95,7 +95,7 @@ export async function buildApp({ config, services, logger, gateway }: AppOptions
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
 
-  healthRoutes(app, services.db);
+  healthRoutes(app, services.db, services.redisHealth);
   authRoutes(app, services, { secureCookie: false });
   channelApiRoutes(app, services);
   usersRoutes(app, services);

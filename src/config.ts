@@ -40,6 +40,11 @@ export interface Config {
    */
   gatewayRecoveryMs: number;
   /**
+   * How often each node tells Redis it is alive (and learns how many nodes share the rate limits).
+   * Not read from the environment; only tests shorten it.
+   */
+  redisHeartbeatMs: number;
+  /**
    * The gateway address the web console connects to, when a load balancer or proxy serves it
    * elsewhere; null = the gateway port on the host the console was loaded from.
    */
@@ -208,6 +213,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       retryWindowSeconds: int('ATENDE_WEBHOOK_RETRY_WINDOW_SECONDS', 24 * 3600, 1, 7 * 24 * 3600),
     },
     gatewayRecoveryMs: 2 * 60 * 1000,
+    redisHeartbeatMs: 5_000,
     publicGatewayUrl: url('ATENDE_PUBLIC_GATEWAY_URL', ['http:', 'https:'])?.replace(/\/$/, '') ?? null,
     consoleDir: defaultConsoleDir(),
   };

@@ -1,5 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
@@ -11,6 +10,9 @@ import { startGateway, type Gateway } from './gateway/gateway.js';
 import { migrateToLatest } from './db/migrate.js';
 import type { App } from './http/app-type.js';
 import { JobQueue } from './jobs/queue.js';
+import { failFastRedis } from './lib/redis.js';
+import { RedisHealth } from './lib/redis-health.js';
+import type { SharedStore } from './lib/shared-rate-limit.js';
 import { registerWorkers } from './jobs/workers.js';
 import { createServices, type Services } from './services.js';
 
@@ -101,12 +103,19 @@ export async function startCore(config: Config, logger: Logger): Promise<Core> {
     cleanups.push(() => database.close());
     const { db, databaseUrl } = database;
 
-    let redis: Redis | null = null;
+    // Redis is optional at every moment: a node starts, serves and recovers without it (degraded).
+    let redis: SharedStore | null = null;
     if (config.redisUrl) {
-      const client = new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true });
-      client.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
-      cleanups.push(() => client.quit());
-      redis = client;
+      const client = failFastRedis(config.redisUrl, logger, 'core');
+      cleanups.push(() => client.quit().catch(() => client.disconnect()));
+      const health = new RedisHealth(client, logger, {
+        nodeId: randomUUID(),
+        sharesBudgets: config.roles.includes('api'),
+        heartbeatMs: config.redisHeartbeatMs,
+      });
+      await health.start();
+      cleanups.push(() => health.stop());
+      redis = { client, health };
     }
 
     const jobs = new JobQueue({

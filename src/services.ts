@@ -1,4 +1,3 @@
-import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { JobQueue } from './jobs/queue.js';
 import { SendQueue } from './jobs/send-queue.js';
@@ -11,6 +10,7 @@ import { GatewayAccess } from './gateway/access.js';
 import { GatewayRepo } from './gateway/gateway.repo.js';
 import { ApiKeyRateLimiter } from './http/rate-limit.js';
 import { TokenService } from './lib/jwt.js';
+import type { SharedStore } from './lib/shared-rate-limit.js';
 import { AccountsService } from './modules/accounts/accounts.service.js';
 import { ApiKeysRepo } from './modules/api-keys/api-keys.repo.js';
 import { ApiKeysService } from './modules/api-keys/api-keys.service.js';
@@ -55,7 +55,8 @@ export function createServices(deps: {
   db: Db;
   config: Config;
   jwtSecret: string;
-  redis: Redis | null;
+  /** Redis and its health monitor, when configured. */
+  redis: SharedStore | null;
   jobs: JobQueue;
   logger: Logger;
 }) {
@@ -128,6 +129,8 @@ export function createServices(deps: {
     sendQueue,
     repos,
     tokens,
+    /** Whether Redis answers (null without Redis): for readiness and whatever falls back without it. */
+    redisHealth: deps.redis?.health ?? null,
     rateLimiter: new ApiKeyRateLimiter(config.rateLimit.points, config.rateLimit.durationSeconds, deps.redis),
     accounts: new AccountsService(db),
     auth: new AuthService(repos.users, tokens, new LoginRateLimiter(config.loginRateLimit, deps.redis)),

@@ -1,6 +1,7 @@
 import { createAdapter } from '@socket.io/redis-streams-adapter';
-import { Redis } from 'ioredis';
+import { Redis, type Command, type RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
+import { failFastOptions } from '../lib/redis.js';
 import { Server, type ServerOptions } from 'socket.io';
 
 /**
@@ -17,16 +18,52 @@ export interface RedisAdapter {
   close(): Promise<void>;
 }
 
+/** Idle blocking reads end this often; a closing node waits for the current one to end. */
+const BLOCK_MS = 1_000;
+
+/**
+ * The adapter's publishing client fails fast (`failFastOptions`): while Redis is away, a packet
+ * reaches this node's clients at once instead of after seconds of retries (the adapter publishes
+ * first and delivers locally after, whatever the outcome), and other nodes miss it.
+ * The adapter makes its reading connections with `duplicate()`; those must wait instead: a blocking
+ * read may not be cut by the command timeout, a read refused at once would be retried in a tight
+ * loop (the adapter polls again as soon as a read fails), and the subscription to the adapter's
+ * channels, made once at start, must survive Redis starting after the node. So a duplicate queues
+ * its commands while disconnected, and a blocking read ends (empty) a little after its BLOCK time
+ * even on a connection that silently died.
+ * The adapter also stores a dropped client's session with a command it never awaits: while Redis is
+ * away that rejection would go unhandled and end the process. Every command's failure is therefore
+ * marked handled here; the callers that await one (publishing, recovery) still see it.
+ */
+class AdapterClient extends Redis {
+  override sendCommand(command: Command, stream?: Parameters<Redis['sendCommand']>[1]): unknown {
+    command.promise.catch(() => undefined);
+    return super.sendCommand(command, stream);
+  }
+
+  override duplicate(override?: Partial<RedisOptions>): Redis {
+    return new Redis({
+      ...this.options,
+      commandTimeout: undefined,
+      enableOfflineQueue: true,
+      maxRetriesPerRequest: null,
+      autoResendUnfulfilledCommands: true,
+      blockingTimeout: BLOCK_MS + 1_000,
+      ...override,
+    });
+  }
+}
+
 /** The Redis Streams adapter on a connection of its own (it duplicates it for its blocking reads). */
 export function redisAdapter(redisUrl: string, logger: Logger): RedisAdapter {
-  const client = new Redis(redisUrl, { maxRetriesPerRequest: 2 });
-  client.on('error', (err) => logger.warn({ err: err.message }, 'gateway redis error'));
+  const client = new AdapterClient(redisUrl, { ...failFastOptions, connectionName: 'atende-gateway' });
+  // Repeats on every reconnect attempt; the outage itself is reported once by the Redis health monitor.
+  client.on('error', (err: Error) => logger.debug({ err: err.message }, 'gateway redis error'));
   const adapter = createAdapter(client, {
     ...STREAM,
     sessionKeyPrefix: 'atende:sio:session:',
     maxLen: MAX_LEN,
-    // Idle blocking reads end this often; a closing node waits for the current one to end.
-    blockTimeInMs: 1_000,
+    blockTimeInMs: BLOCK_MS,
   }) as NonNullable<ServerOptions['adapter']>;
   return {
     adapter,

@@ -1,10 +1,4 @@
-import type { Redis } from 'ioredis';
-import {
-  RateLimiterMemory,
-  RateLimiterRedis,
-  RateLimiterRes,
-  type RateLimiterAbstract,
-} from 'rate-limiter-flexible';
+import { BudgetSpent, SharedRateLimiter, type Budget, type SharedStore } from '../lib/shared-rate-limit.js';
 import { AppError } from './errors.js';
 
 export interface RateLimitDecision {
@@ -13,51 +7,41 @@ export interface RateLimitDecision {
 
 /**
  * The Channel API budget per account API key (default 120 requests per 60 s). Counters live in Redis
- * when configured, so every node spends one shared budget; if Redis fails, an in-memory limiter
- * stands in rather than refusing or waving through every request.
+ * when configured, so every node spends one shared budget; while Redis is unreachable each node
+ * hands out its share of it (see SharedRateLimiter).
  */
 export class ApiKeyRateLimiter {
-  private readonly limiter: RateLimiterAbstract;
+  private readonly limiter: SharedRateLimiter;
   readonly message: string;
 
   constructor(
     private readonly points: number,
     private readonly durationSeconds: number,
-    redis: Redis | null,
+    redis: SharedStore | null,
   ) {
-    const memory = new RateLimiterMemory({ points, duration: durationSeconds, keyPrefix: 'rl:apikey' });
-    this.limiter = redis
-      ? new RateLimiterRedis({
-          storeClient: redis,
-          points,
-          duration: durationSeconds,
-          keyPrefix: 'atende:rl:apikey',
-          insuranceLimiter: memory,
-        })
-      : memory;
+    this.limiter = new SharedRateLimiter(points, durationSeconds, 'rl:apikey', redis);
     this.message = `Limite de ${points} requisições a cada ${durationSeconds} segundos por chave de API excedido`;
   }
 
   /** Spends one point of the key's budget; throws the contract's 429 (no `error` field) when exhausted. */
   async consume(keyId: string): Promise<RateLimitDecision> {
     try {
-      const res = await this.limiter.consume(keyId);
-      return { headers: this.headers(res) };
+      return { headers: this.headers(await this.limiter.consume(keyId)) };
     } catch (err) {
-      if (!(err instanceof RateLimiterRes)) throw err;
+      if (!(err instanceof BudgetSpent)) throw err;
       const headers = {
-        ...this.headers(err),
+        ...this.headers({ remaining: 0, msBeforeNext: err.msBeforeNext }),
         'Retry-After': String(Math.max(1, Math.ceil(err.msBeforeNext / 1000))),
       };
       throw new AppError(429, this.message, headers, true);
     }
   }
 
-  private headers(res: RateLimiterRes): Record<string, string> {
+  private headers(budget: Budget): Record<string, string> {
     return {
       'RateLimit-Limit': String(this.points),
-      'RateLimit-Remaining': String(Math.max(0, res.remainingPoints)),
-      'RateLimit-Reset': String(Math.max(0, Math.ceil(res.msBeforeNext / 1000))),
+      'RateLimit-Remaining': String(Math.max(0, budget.remaining)),
+      'RateLimit-Reset': String(Math.max(0, Math.ceil(budget.msBeforeNext / 1000))),
     };
   }
 

@@ -95,7 +95,7 @@ export async function startCluster(): Promise<Cluster> {
     const ownPg = await startOwnPostgres();
     cleanups.push(() => ownPg.destroy());
     const redis = await startOwnRedis();
-    cleanups.push(() => redis.stop());
+    cleanups.push(() => redis.close());
     const fake = await FakeGraph.start();
     cleanups.push(() => fake.close());
 

@@ -87,6 +87,10 @@ export async function startOwnPostgres(opts: { port?: number } = {}): Promise<Ow
 
   let proc: ChildProcess | null = null;
   let exited: Promise<void> = Promise.resolve();
+  // Should the test process die first, the server must not outlive it (immediate shutdown: the
+  // postmaster takes its backends with it).
+  const quitOnExit = () => proc?.kill('SIGQUIT');
+  process.once('exit', quitOnExit);
 
   const start = async () => {
     if (proc) throw new Error('own PostgreSQL already running');
@@ -179,10 +183,8 @@ export async function startOwnPostgres(opts: { port?: number } = {}): Promise<Ow
     },
     destroy: async () => {
       await signal('SIGINT');
+      process.off('exit', quitOnExit);
       await rm(dir, { recursive: true, force: true });
     },
   };
 }
-
-/** The same, under the short name the fault suite's helpers share. */
-export { startOwnPostgres as start };

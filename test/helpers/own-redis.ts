@@ -1,93 +1,106 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { freePort } from './ports.js';
 
 /**
- * A redis-server of a test's own on a free port (no persistence), that the test may stop, restart or
- * kill without touching any other Redis. Needs `redis-server` on PATH.
+ * A Redis server of the test's own (never the shared one), on a free port, that the test may stop,
+ * kill and start again on the same port. Nothing is persisted: a restart comes back empty, as a Redis
+ * without persistence does. Needs `redis-server` on PATH.
  */
 export interface OwnRedis {
-  /** `redis://127.0.0.1:<port>` */
   url: string;
   port: number;
-  /** Starts it again after stop() or kill(), on the same port (empty: nothing is persisted). */
-  start(): Promise<void>;
-  /** SIGTERM: a clean shutdown. */
+  /** Stops the server (SIGTERM) and waits for it to exit. */
   stop(): Promise<void>;
+  /** Starts it again on the same port; resolves once it accepts connections. */
+  start(): Promise<void>;
+  /** stop(), then start(). */
   restart(): Promise<void>;
-  /** SIGKILL. */
+  /** Kills the server (SIGKILL) and waits for it to exit. */
   kill(): Promise<void>;
+  /** Freezes the server (SIGSTOP): connections stay open, nothing is answered — a hung Redis. */
+  pause(): void;
+  /** Lets a paused server go on (SIGCONT). */
+  resume(): void;
+  /** Stops it for good and removes its directory. */
+  close(): Promise<void>;
 }
 
+const READY = /Ready to accept connections/;
 const BOUND_MS = 30_000;
 
 export async function startOwnRedis(opts: { port?: number } = {}): Promise<OwnRedis> {
   const port = opts.port ?? (await freePort());
+  const dir = await mkdtemp(path.join(tmpdir(), 'atende-redis-'));
   let proc: ChildProcess | null = null;
-  let exited: Promise<void> = Promise.resolve();
+  // Should the test process die first, the server must not outlive it.
+  const killOnExit = () => proc?.kill('SIGKILL');
+  process.once('exit', killOnExit);
 
-  const start = async () => {
-    if (proc) throw new Error('own Redis already running');
-    const p = spawn(
-      'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    proc = p;
-    exited = new Promise((resolve) =>
-      p.on('exit', () => {
-        if (proc === p) proc = null;
-        resolve();
-      }),
-    );
-    let log = '';
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new Error(`own Redis not ready within ${BOUND_MS} ms:\n${log.slice(-2000)}`)),
-        BOUND_MS,
+  const start = () =>
+    new Promise<void>((resolve, reject) => {
+      const child = spawn(
+        'redis-server',
+        ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+        { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] },
       );
-      const done = (fn: () => void) => {
+      proc = child;
+      let out = '';
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        reject(new Error(`redis-server not ready within ${BOUND_MS} ms:\n${out}`));
+      }, BOUND_MS);
+      const onData = (chunk: Buffer) => {
+        out += chunk.toString('utf8');
+        if (READY.test(out)) {
+          clearTimeout(timer);
+          child.stdout!.off('data', onData);
+          child.off('exit', onExit);
+          // Keep reading its output so the pipe never fills.
+          child.stdout!.resume();
+          resolve();
+        }
+      };
+      const onExit = (code: number | null) => {
         clearTimeout(timer);
-        p.stdout!.off('data', onData);
-        fn();
+        reject(new Error(`redis-server exited (${code}) before it was ready:\n${out}`));
       };
-      const onData = (c: Buffer) => {
-        log += c.toString();
-        if (log.includes('Ready to accept connections')) done(resolve);
-      };
-      p.stdout!.on('data', onData);
-      p.on('error', (err) => done(() => reject(err)));
-      p.once('exit', (code) => done(() => reject(new Error(`own Redis exited (${code}):\n${log}`))));
+      child.stdout!.on('data', onData);
+      child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+      child.once('exit', onExit);
+      child.once('error', reject);
     });
-    p.stdout!.resume();
-    p.stderr!.resume();
-  };
 
-  const signal = async (sig: NodeJS.Signals) => {
-    const p = proc;
-    if (!p) return;
-    p.kill(sig);
-    let timer: NodeJS.Timeout | undefined;
-    const slow = new Promise<'slow'>((resolve) => (timer = setTimeout(() => resolve('slow'), BOUND_MS)));
-    if ((await Promise.race([exited, slow])) === 'slow') {
-      p.kill('SIGKILL');
-      await exited;
-    }
-    clearTimeout(timer);
+  const end = async (signal: NodeJS.Signals) => {
+    const child = proc;
+    child?.kill('SIGCONT');
+    proc = null;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill(signal);
+    await exited;
   };
+  const stop = () => end('SIGTERM');
 
   await start();
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
+    stop,
     start,
-    stop: () => signal('SIGTERM'),
     restart: async () => {
-      await signal('SIGTERM');
+      await stop();
       await start();
     },
-    kill: () => signal('SIGKILL'),
+    kill: () => end('SIGKILL'),
+    pause: () => void proc?.kill('SIGSTOP'),
+    resume: () => void proc?.kill('SIGCONT'),
+    close: async () => {
+      await stop();
+      process.off('exit', killOnExit);
+      await rm(dir, { recursive: true, force: true });
+    },
   };
 }
-
-/** The same, under the short name the fault suite's helpers share. */
-export { startOwnRedis as start };

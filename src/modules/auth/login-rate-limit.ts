@@ -1,11 +1,5 @@
-import type { Redis } from 'ioredis';
-import {
-  RateLimiterMemory,
-  RateLimiterRedis,
-  RateLimiterRes,
-  type RateLimiterAbstract,
-} from 'rate-limiter-flexible';
 import { AppError } from '../../http/errors.js';
+import { BudgetSpent, SharedRateLimiter, type SharedStore } from '../../lib/shared-rate-limit.js';
 
 export const LOGIN_RATE_LIMITED = 'Muitas tentativas de login; tente novamente mais tarde';
 
@@ -20,27 +14,17 @@ export interface LoginRateLimitOptions {
  * many accounts). Each attempt is spent before the password is checked, so concurrent guesses cannot
  * all slip past the check, and a blocked email answers 429 even to the right password. A success gives
  * the points back: the email's counter is reset and the IP's attempt is returned.
- * Counters live in Redis when configured (one budget for every node), in memory otherwise.
+ * Counters live in Redis when configured (one budget for every node), in memory otherwise; while
+ * Redis is unreachable each node allows its share of each budget (see SharedRateLimiter).
  */
 export class LoginRateLimiter {
-  private readonly byEmail: RateLimiterAbstract;
-  private readonly byIp: RateLimiterAbstract;
+  private readonly byEmail: SharedRateLimiter;
+  private readonly byIp: SharedRateLimiter;
 
-  constructor(opts: LoginRateLimitOptions, redis: Redis | null) {
-    const make = (name: string, points: number): RateLimiterAbstract => {
-      const memory = new RateLimiterMemory({ points, duration: opts.windowSeconds, keyPrefix: `rl:${name}` });
-      return redis
-        ? new RateLimiterRedis({
-            storeClient: redis,
-            points,
-            duration: opts.windowSeconds,
-            keyPrefix: `atende:rl:${name}`,
-            insuranceLimiter: memory,
-          })
-        : memory;
-    };
-    this.byEmail = make('login-email', opts.maxFailuresPerEmail);
-    this.byIp = make('login-ip', opts.maxFailuresPerIp);
+  constructor(opts: LoginRateLimitOptions, redis: SharedStore | null) {
+    const window = opts.windowSeconds;
+    this.byEmail = new SharedRateLimiter(opts.maxFailuresPerEmail, window, 'rl:login-email', redis);
+    this.byIp = new SharedRateLimiter(opts.maxFailuresPerIp, window, 'rl:login-ip', redis);
   }
 
   /** Spends one attempt of the IP and of the email; throws 429 (with Retry-After) when either is spent. */
@@ -50,21 +34,21 @@ export class LoginRateLimiter {
       await spend(this.byEmail, email);
     } catch (err) {
       // Refused before the password was looked at: not a failure of this IP.
-      await this.byIp.reward(ip, 1);
+      await this.byIp.reward(ip);
       throw err;
     }
   }
 
   async succeeded(email: string, ip: string): Promise<void> {
-    await Promise.all([this.byEmail.delete(email), this.byIp.reward(ip, 1)]);
+    await Promise.all([this.byEmail.delete(email), this.byIp.reward(ip)]);
   }
 }
 
-async function spend(limiter: RateLimiterAbstract, key: string): Promise<void> {
+async function spend(limiter: SharedRateLimiter, key: string): Promise<void> {
   try {
     await limiter.consume(key);
   } catch (err) {
-    if (!(err instanceof RateLimiterRes)) throw err;
+    if (!(err instanceof BudgetSpent)) throw err;
     const retryAfter = String(Math.max(1, Math.ceil(err.msBeforeNext / 1000)));
     throw new AppError(429, LOGIN_RATE_LIMITED, { 'Retry-After': retryAfter });
   }
