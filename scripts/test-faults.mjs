@@ -74,6 +74,8 @@ if (rows.length > 0) {
   console.log(line(table[0]));
   console.log(`| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |`);
   for (const row of table.slice(1)) console.log(line(row));
-  for (const r of rows) if (r.notes) console.log(`- ${r.scenario}: ${r.notes}`);
+  for (const r of rows) {
+    console.log(`- ${r.scenario}: ${r.notes}; test process stalled at most ${r.loopDelayMaxMs} ms`);
+  }
 }
 process.exit(code);

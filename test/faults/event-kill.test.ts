@@ -105,6 +105,7 @@ describe('fault: customer messages committed around a kill -9', () => {
 
     recordResult({
       scenario: 'event-kill',
+      loopDelayMaxMs: c.loopDelayMaxMs(),
       load: `${CONCURRENCY} concurrent customers writing to node A`,
       fault: `node A frozen 0.5 s (SIGSTOP) then kill -9 while they write (${ROUNDS} times)`,
       requests,

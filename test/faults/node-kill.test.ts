@@ -37,6 +37,7 @@ describe('fault: kill -9 of a node under load', () => {
     const after = load.attempts.filter((a) => a.phase === 'after');
     recordResult({
       scenario: 'node-kill',
+      loopDelayMaxMs: c.loopDelayMaxMs(),
       load: `${RATE} req/s, ${CONTACTS} contacts, 2 nodes`,
       fault: 'kill -9 of node A under load',
       requests: o.requests,

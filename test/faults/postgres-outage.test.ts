@@ -59,6 +59,7 @@ describe('fault: PostgreSQL stopped for 10 s under load', () => {
     const during = load.attempts.filter((a) => a.phase === 'fault');
     recordResult({
       scenario: 'postgres-outage',
+      loopDelayMaxMs: c.loopDelayMaxMs(),
       load: `${RATE} req/s, ${CONTACTS} contacts, 2 nodes`,
       fault: `PostgreSQL stopped ${((backAt - faultAt) / 1000).toFixed(1)} s`,
       requests: o.requests,

@@ -44,6 +44,7 @@ describe('fault: PostgreSQL restarted under load', () => {
     const o = outcome(load.attempts, c.fake.requests);
     recordResult({
       scenario: 'postgres-restart',
+      loopDelayMaxMs: c.loopDelayMaxMs(),
       load: `${RATE} req/s, ${CONTACTS} contacts, 2 nodes`,
       fault: `PostgreSQL restarted (down ${((backAt - faultAt) / 1000).toFixed(1)} s)`,
       requests: o.requests,

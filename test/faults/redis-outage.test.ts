@@ -153,6 +153,7 @@ describe('fault: Redis stopped for 20 s under load', () => {
         (probeSummary[`${p.what} ${String(p.status)}`] ?? 0) + 1;
     recordResult({
       scenario: 'redis-outage',
+      loopDelayMaxMs: c.loopDelayMaxMs(),
       load: `${RATE} req/s, ${CONTACTS} contacts, 2 nodes`,
       fault: `Redis stopped ${((backAt - stoppedAt) / 1000).toFixed(1)} s`,
       requests: o.requests,

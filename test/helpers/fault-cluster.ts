@@ -1,3 +1,6 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import pg from 'pg';
 import { FakeGraph, type RecordedRequest } from './fake-graph.js';
 import { startOwnPostgres, type OwnPostgres } from './own-postgres.js';
@@ -38,6 +41,8 @@ export interface Cluster {
   teamId: string;
   channelKey: string;
   sandboxChannelId: string;
+  /** The longest the test process's own event loop was held up, in ms: the harness's health. */
+  loopDelayMaxMs(): number;
   /** When the fake Graph API received each request (ms since the epoch). */
   receivedAt: WeakMap<RecordedRequest, number>;
   /** A query on the nodes' database; rejects while it is down. */
@@ -113,6 +118,12 @@ export async function startCluster(): Promise<Cluster> {
       stamping = false;
     });
 
+    // The fake Graph API and the load share this process: a stalled loop here would look like a slow
+    // provider to the nodes, so its delay is reported with the figures.
+    const loop = monitorEventLoopDelay({ resolution: 20 });
+    loop.enable();
+    cleanups.push(async () => loop.disable());
+
     const pool = new pg.Pool({ connectionString: ownPg.url(), max: 2 });
     // The suite stops this server on purpose: a dropped idle client is not a failure of the test.
     pool.on('error', () => undefined);
@@ -158,6 +169,16 @@ export async function startCluster(): Promise<Cluster> {
     cleanups.push(async () => {
       for (const n of all) if (n.alive()) n.child.proc.kill('SIGKILL');
       await Promise.all(all.map((n) => n.child.exited));
+      // ATENDE_FAULT_LOGS=<dir> keeps every node's output, to see what a node did during a fault.
+      const logs = process.env.ATENDE_FAULT_LOGS;
+      if (logs) {
+        await mkdir(logs, { recursive: true });
+        const stamp = `${path.basename(process.argv[1] ?? 'fault')}-${Date.now()}`;
+        for (const [i, n] of all.entries()) {
+          await writeFile(path.join(logs, `${stamp}-${i}-${n.name}.stdout`), n.child.stdout());
+          await writeFile(path.join(logs, `${stamp}-${i}-${n.name}.stderr`), n.child.stderr());
+        }
+      }
     });
     const startNode = async (index: number) => {
       const node = await spawnOne(index);
@@ -227,6 +248,7 @@ export async function startCluster(): Promise<Cluster> {
       channelKey: key.apiKey as string,
       sandboxChannelId: sandbox.id as string,
       receivedAt,
+      loopDelayMaxMs: () => Math.round(loop.max / 1e6),
       query: async <R extends pg.QueryResultRow>(text: string, params?: unknown[]) =>
         (await pool.query<R>(text, params)).rows,
       startNode,

@@ -15,6 +15,8 @@ export interface FaultResult {
   /** From the end of the fault until the last accepted message reached the provider, ms. */
   drainMs: number | null;
   notes: string;
+  /** The test process's longest event-loop stall (it hosts the fake Graph API and the load), ms. */
+  loopDelayMaxMs: number;
 }
 
 /**
