@@ -257,6 +257,15 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+// Interrupted, a command just leaves: on the way out the embedded PostgreSQL (in a process group of
+// its own, so the terminal's Ctrl-C does not reach it) is told to shut down.
+for (const [signal, status] of [
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+  ['SIGHUP', 129],
+] as const) {
+  process.on(signal, () => process.exit(status));
+}
 const code = await main(process.argv.slice(2));
 // Leave once the output is written; nothing else is meant to keep the process alive.
 process.stdout.write('', () => process.exit(code));

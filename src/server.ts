@@ -4,8 +4,6 @@ import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
 import { createDb, type Db } from './db/index.js';
-import { startBroadcaster } from './gateway/adapter.js';
-import { evictStaleWatchers } from './gateway/eviction.js';
 import { startGateway, type Gateway } from './gateway/gateway.js';
 import { migrateToLatest } from './db/migrate.js';
 import type { App } from './http/app-type.js';
@@ -82,7 +80,7 @@ export async function openDatabase(config: Config, logger: Logger): Promise<Open
       cleanups.push(() => embedded.stop());
       databaseUrl = embedded.url;
     }
-    const { db } = createDb(databaseUrl);
+    const { db } = createDb(databaseUrl, 20, { logger });
     cleanups.push(() => db.destroy());
     await migrateToLatest(db);
     return { db, databaseUrl, close: cleanups.run };
@@ -161,21 +159,15 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       cleanups.push(() => workers.stop());
     }
 
-    // Events reach clients through the gateway in this process, else through Redis to the gateway nodes.
+    // Events reach clients through the gateway nodes, which tail the event log: a node without the
+    // gateway role only writes events (and notifies them) in its transactions.
     let gatewayUrl: string | null = null;
     let gateway: Gateway | null = null;
     if (config.roles.includes('gateway')) {
-      const started = await startGateway(config, services, logger);
+      const started = await startGateway(config, databaseUrl, services, logger);
       cleanups.push(() => started.close());
       gateway = started;
       gatewayUrl = started.url;
-    } else if (config.redisUrl) {
-      const broadcaster = startBroadcaster(config.redisUrl, config.gatewayRecoveryMs, logger);
-      services.events.publisher.attach(
-        broadcaster.io,
-        evictStaleWatchers(broadcaster.io, services.gatewayRepo),
-      );
-      cleanups.push(() => broadcaster.close());
     }
 
     let app: App | null = null;

@@ -5,7 +5,6 @@ import type { Config } from './config.js';
 import type { Db } from './db/index.js';
 import { EventsRepo } from './events/events.repo.js';
 import { EventsService } from './events/events.service.js';
-import { EventPublisher } from './events/publisher.js';
 import { GatewayAccess } from './gateway/access.js';
 import { GatewayRepo } from './gateway/gateway.repo.js';
 import { ApiKeyRateLimiter } from './http/rate-limit.js';
@@ -76,15 +75,9 @@ export function createServices(deps: {
   // transaction (webhookJobs), then sent by the worker role (webhookDeliverer).
   const webhooksRepo = new WebhooksRepo(db);
   const webhookJobs = new WebhookJobs(deps.jobs);
-  // The event log: written in each change's transaction, published after commit (src/events).
-  const events = new EventsService(
-    db,
-    new EventsRepo(db),
-    repos.teams,
-    new EventPublisher(deps.logger),
-    config.eventRetentionDays,
-    webhookJobs,
-  );
+  // The event log: written in each change's transaction, sent by the gateway's tail (src/events).
+  const eventsRepo = new EventsRepo(db);
+  const events = new EventsService(db, eventsRepo, repos.teams, config.eventRetentionDays, webhookJobs);
   const notifications = new NotificationsService(new NotificationsRepo(db));
   const gatewayRepo = new GatewayRepo(db);
   // Agents' replies: stored and queued by the service, sent by the sender in SendWorker's jobs.
@@ -140,6 +133,7 @@ export function createServices(deps: {
     apiKeys: new ApiKeysService(repos.apiKeys),
     chats,
     events,
+    eventsRepo,
     notifications,
     webhooks: new WebhooksService(db, webhooksRepo, webhookJobs),
     webhookDeliverer: new WebhookDeliverer(

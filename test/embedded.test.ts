@@ -94,6 +94,48 @@ describe('embedded PostgreSQL: restart keeps the data and stops PostgreSQL', () 
   );
 });
 
+describe('embedded PostgreSQL: Ctrl-C in a terminal', () => {
+  let dataDir: string;
+  const children: Child[] = [];
+  before(async () => {
+    dataDir = await makeDataDir();
+  });
+  after(async () => cleanupDataDir(dataDir, children));
+
+  it(
+    'stops the node before its PostgreSQL: exit 0, no error logged, nothing left running',
+    { timeout: TEST_TIMEOUT },
+    async () => {
+      // A shell runs the command in a process group of its own, and Ctrl-C signals that whole group.
+      const { child, url } = await startBuiltServer(
+        { ATENDE_DATA_DIR: dataDir, ATENDE_ADMIN_EMAIL: ADMIN.email, ATENDE_ADMIN_PASSWORD: ADMIN.password },
+        { detached: true },
+      );
+      children.push(child);
+      await assertReady(url);
+      const created = await httpRequest(url, 'POST', '/api/teams', {
+        headers: await login(url),
+        body: { name: 'Antes do Ctrl-C' },
+      });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+
+      process.kill(-child.proc.pid!, 'SIGINT');
+      assert.equal(await child.exitCode(), 0, child.stderr());
+      const lines = child
+        .stdout()
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as { level: number; msg: string });
+      assert.ok(lines.some((l) => l.msg === 'shutting down'));
+      const errors = lines.filter((l) => l.level >= 50);
+      assert.deepEqual(errors, [], 'error-level log lines on shutdown');
+      assert.equal(child.stderr(), '');
+      assert.ok(!child.stdout().includes('"stack"'), 'a stack trace was logged');
+      assertNoPostgresLeft(dataDir);
+    },
+  );
+});
+
 describe('embedded PostgreSQL: a killed run', () => {
   let dataDir: string;
   const children: Child[] = [];

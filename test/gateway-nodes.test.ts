@@ -79,7 +79,7 @@ describe('gateway on several nodes', { skip: REDIS_URL ? false : 'needs REDIS_UR
     assert.deepEqual(seenOnB, seenOnA);
     assert.equal((seenOnB.data as { chat: { id: string } }).chat.id, res.json.chatId);
 
-    // Through a node without the gateway: its events go through Redis to the gateway nodes.
+    // Through a node without the gateway: it only writes the events; the gateway nodes send them.
     const transfer = await api.request(
       'POST',
       `/channel-api/chats/${String(res.json.chatId)}/transfer/team`,

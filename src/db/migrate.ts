@@ -7,6 +7,7 @@ import * as m005 from './migrations/005_events.js';
 import * as m006 from './migrations/006_webhooks.js';
 import * as m007 from './migrations/007_send_queue.js';
 import * as m008 from './migrations/008_send_lanes_hot.js';
+import * as m009 from './migrations/009_event_cursors.js';
 
 /** Versioned migrations, in order. Names are permanent: never rename or edit one that has shipped. */
 const migrations: Record<string, Migration> = {
@@ -18,6 +19,7 @@ const migrations: Record<string, Migration> = {
   '006_webhooks': m006,
   '007_send_queue': m007,
   '008_send_lanes_hot': m008,
+  '009_event_cursors': m009,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -2,6 +2,7 @@ import { CompiledQuery } from 'kysely';
 import type { PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely';
 import type pg from 'pg';
 import type { Db, Tx } from './index.js';
+import { isConnectionFailure, markUnavailable } from './unavailable.js';
 
 /**
  * Named prepared statements for the hot queries. PostgreSQL then parses a statement once per
@@ -58,7 +59,7 @@ export class Statement<R> {
  * The pool as Kysely sees it: each client sends registered texts by name. One wrapper per pg
  * client, so Kysely's per-client connection cache keeps working.
  */
-export function preparingPool(pool: pg.Pool): PostgresPool {
+export function preparingPool(pool: pg.Pool, onEnd: () => void = () => undefined): PostgresPool {
   const wrappers = new WeakMap<pg.PoolClient, PostgresPoolClient>();
   const wrap = (client: pg.PoolClient): PostgresPoolClient => ({
     query: ((arg: string | object, values?: readonly unknown[]) => {
@@ -66,13 +67,13 @@ export function preparingPool(pool: pg.Pool): PostgresPool {
       const name = names.get(arg);
       const config: pg.QueryConfig = { text: arg, values: values as unknown[] };
       if (name !== undefined) config.name = name;
-      return client.query(config) as Promise<PostgresQueryResult<unknown>>;
+      return (client.query(config) as Promise<PostgresQueryResult<unknown>>).catch(rethrowMarked);
     }) as PostgresPoolClient['query'],
     release: () => client.release(),
   });
   return {
     connect: async () => {
-      const client = await pool.connect();
+      const client = await pool.connect().catch(rethrowMarked);
       let wrapper = wrappers.get(client);
       if (!wrapper) {
         wrapper = wrap(client);
@@ -80,6 +81,15 @@ export function preparingPool(pool: pg.Pool): PostgresPool {
       }
       return wrapper;
     },
-    end: () => pool.end(),
+    end: () => {
+      onEnd();
+      return pool.end();
+    },
   };
+}
+
+/** Errors of a lost or unobtainable connection leave marked, so that requests answer 503. */
+function rethrowMarked(err: unknown): never {
+  if (isConnectionFailure(err)) markUnavailable(err);
+  throw err;
 }

@@ -230,6 +230,11 @@ export interface EventsTable {
   data: Json<Record<string, unknown>>;
 }
 
+export interface EventCursorsTable {
+  account_id: string;
+  published_seq: number;
+}
+
 export interface NotificationsTable {
   id: string;
   account_id: string;
@@ -302,6 +307,7 @@ export interface Database {
   inbound_webhook_events: InboundWebhookEventsTable;
   message_status_events: MessageStatusEventsTable;
   events: EventsTable;
+  event_cursors: EventCursorsTable;
   notifications: NotificationsTable;
   drafts: DraftsTable;
   webhook_subscriptions: WebhookSubscriptionsTable;

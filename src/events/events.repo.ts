@@ -1,5 +1,30 @@
 import { sql } from 'kysely';
 import type { Db, Tx } from '../db/index.js';
+import { Statement } from '../db/prepared.js';
+
+/**
+ * The channel every event-writing transaction notifies, with `<account id>:<last seq>` as payload;
+ * PostgreSQL delivers a notification only on commit, so a listener reads only committed events.
+ */
+export const EVENTS_CHANNEL = 'atende_events';
+
+/** An event as the gateway's tail sends it: the envelope's fields and its rooms. */
+export interface TailRow extends EventRow {
+  rooms: string[];
+}
+
+/** How many events of one account one tail read takes, at most. */
+export const TAIL_BATCH = 500;
+
+// Read on every notification the gateway's tail gets: the next events of each account named, past
+// its cursor, by primary key.
+const tailAfter = Statement.prepared<TailRow>(`SELECT e.account_id, e.seq, e.id, e.event, e.schema_version,
+       e.occurred_at, e.rooms, e.data
+FROM unnest($1::text[], $2::bigint[]) AS c(account_id, after)
+CROSS JOIN LATERAL (
+  SELECT * FROM events WHERE events.account_id = c.account_id AND events.seq > c.after
+  ORDER BY events.seq LIMIT ${TAIL_BATCH}
+) e`);
 
 export interface EventRow {
   account_id: string;
@@ -21,6 +46,7 @@ export class EventsRepo {
    * it last, after their own row locks, so the account row is held for this statement and the commit
    * only, and locks are taken in the same order everywhere. Answers the first seq, the time written
    * (`occurred_at`), and the deliveries, whose jobs the caller queues in the same transaction.
+   * It also notifies EVENTS_CHANNEL, which the gateway's tail listens to (src/events/tail.ts).
    */
   async append(
     tx: Tx,
@@ -60,7 +86,9 @@ export class EventsRepo {
       SELECT r.last, r.now,
              coalesce((SELECT json_agg(json_build_object('id', wd.id, 'webhookId', wd.webhook_id)) FROM wd),
                       '[]'::json) AS deliveries
-      FROM r`.execute(tx);
+      FROM r CROSS JOIN LATERAL (SELECT pg_notify(${EVENTS_CHANNEL}, ${accountId} || ':' || r.last)) AS n`.execute(
+      tx,
+    );
     const row = out[0];
     if (!row) throw new Error(`account ${accountId} not found while recording events`);
     return { first: Number(row.last) - events.length + 1, occurredAt: row.now, deliveries: row.deliveries };
@@ -116,6 +144,52 @@ export class EventsRepo {
       .select(sql<number | null>`max(w.seq)`.as('max'))
       .executeTakeFirst();
     return { rows, scannedTo: end?.max ?? null };
+  }
+
+  /** Every account's last seq (`accounts.event_seq`). */
+  async heads(): Promise<Map<string, number>> {
+    const rows = await this.db.selectFrom('accounts').select(['id', 'event_seq']).execute();
+    return new Map(rows.map((r) => [r.id, Number(r.event_seq)]));
+  }
+
+  /** The next events (at most TAIL_BATCH) of each account past its cursor, in any order. */
+  async tail(cursors: ReadonlyMap<string, number>): Promise<TailRow[]> {
+    return tailAfter.execute(this.db, [[...cursors.keys()], [...cursors.values()]]);
+  }
+
+  /**
+   * Where the tail of a gateway starting to send events for everyone stands, per account: the last
+   * seq, the seq recorded by the previous sender (null if none), and the last seq written more than
+   * `olderThanMs` ago (0 if none) — scanned back from the newest event, so it reads only the recent ones.
+   */
+  async tailStart(
+    olderThanMs: number,
+  ): Promise<{ accountId: string; head: number; stored: number | null; older: number }[]> {
+    const { rows } = await sql<{ id: string; head: number; stored: number | null; older: number }>`
+      SELECT a.id, a.event_seq AS head, c.published_seq AS stored,
+             coalesce((SELECT e.seq FROM events e
+                       WHERE e.account_id = a.id
+                         AND e.occurred_at < clock_timestamp() - ${olderThanMs} * interval '1 millisecond'
+                       ORDER BY e.seq DESC LIMIT 1), 0) AS older
+      FROM accounts a LEFT JOIN event_cursors c ON c.account_id = a.id`.execute(this.db);
+    return rows.map((r) => ({
+      accountId: r.id,
+      head: Number(r.head),
+      stored: r.stored === null ? null : Number(r.stored),
+      older: Number(r.older),
+    }));
+  }
+
+  /** Records how far events were sent, per account; a cursor never moves back. */
+  async storeCursors(cursors: ReadonlyMap<string, number>): Promise<void> {
+    if (cursors.size === 0) return;
+    await sql`
+      INSERT INTO event_cursors (account_id, published_seq)
+      SELECT u.account_id, u.seq
+      FROM unnest(${[...cursors.keys()]}::text[], ${[...cursors.values()]}::bigint[]) AS u(account_id, seq)
+      WHERE EXISTS (SELECT 1 FROM accounts a WHERE a.id = u.account_id)
+      ON CONFLICT (account_id) DO UPDATE
+        SET published_seq = greatest(event_cursors.published_seq, excluded.published_seq)`.execute(this.db);
   }
 
   /** Deletes events older than the cutoff, a batch at a time; how many went. */

@@ -4,7 +4,6 @@ import type { UserActor } from '../modules/auth/actors.js';
 import type { TeamsRepo } from '../modules/teams/teams.repo.js';
 import { SCHEMA_VERSION, type Envelope, type EventData, type EventName } from './catalogue.js';
 import type { EventsRepo } from './events.repo.js';
-import type { EventPublisher, Routed } from './publisher.js';
 import { READ_ALL_TAG, room, type Target } from './rooms.js';
 
 /**
@@ -24,12 +23,13 @@ interface Pending {
 
 /**
  * The events of one transaction: added while the change is made, written to the log just before
- * commit (`EventsService.transaction`), published once committed. A rolled-back transaction
- * publishes nothing.
+ * commit (`EventsService.transaction`). Once committed, the gateway's tail of the log sends them
+ * (src/events/tail.ts); a rolled-back transaction leaves nothing to send.
  */
 export class EventBuffer {
   private readonly pending: Pending[] = [];
-  private written: Routed[] = [];
+  /** Each account's last seq written, once `write` has run. */
+  readonly written = new Map<string, number>();
 
   add<E extends EventName>(accountId: string, event: E, data: EventData<E>, target: Target): void {
     this.pending.push({ accountId, event, data: data as Record<string, unknown>, target });
@@ -46,7 +46,6 @@ export class EventBuffer {
   async write(tx: Tx, repo: EventsRepo, deliveries: DeliveryQueue): Promise<void> {
     const byAccount = new Map<string, Pending[]>();
     for (const p of this.pending) byAccount.set(p.accountId, [...(byAccount.get(p.accountId) ?? []), p]);
-    const routed: Routed[] = [];
     const created: { id: string; webhookId: string }[] = [];
     for (const [accountId, list] of byAccount) {
       const events = list.map((p) => ({
@@ -57,21 +56,11 @@ export class EventBuffer {
         audience: p.target.audience,
         data: p.data,
       }));
-      const { first, occurredAt, deliveries: owed } = await repo.append(tx, accountId, events);
+      const { first, deliveries: owed } = await repo.append(tx, accountId, events);
       created.push(...owed);
-      events.forEach((e, i) =>
-        routed.push({
-          envelope: toEnvelope({ ...e, account_id: accountId, seq: first + i, occurred_at: occurredAt }),
-          rooms: e.rooms,
-        }),
-      );
+      this.written.set(accountId, first + events.length - 1);
     }
     if (created.length > 0) await deliveries.enqueue(tx, created);
-    this.written = routed;
-  }
-
-  get envelopes(): readonly Routed[] {
-    return this.written;
   }
 }
 
@@ -95,27 +84,43 @@ export function toEnvelope(row: {
   };
 }
 
+/** The gateway's tail in this process, as the writer sees it (src/events/tail.ts). */
+export interface LocalSender {
+  /** Resolves once the events up to these seqs are sent, or when this node does not send them. */
+  sent(written: ReadonlyMap<string, number>): Promise<void>;
+}
+
 /** Events deleted per statement by the retention clean-up, so no statement runs long. */
 const PURGE_BATCH = 10_000;
 
 /** How many log rows one `GET /api/events` looks at, at most, to fill its page. */
 const SCAN_WINDOW = 5_000;
 
-/** The event log: recording changes' events in their transaction, publishing after commit, resync. */
+/** The event log: recording changes' events in their transaction, and resync. */
 export class EventsService {
+  private sender: LocalSender | null = null;
+
   constructor(
     private readonly db: Db,
     private readonly repo: EventsRepo,
     private readonly teams: TeamsRepo,
-    readonly publisher: EventPublisher,
     private readonly retentionDays: number,
     private readonly deliveries: DeliveryQueue,
   ) {}
 
   /**
+   * The gateway running in this process: a writer here waits (briefly) until it has sent the events
+   * just committed, so they reach its clients before the caller's answer, as a client acting on the
+   * answer expects. Any other writer only notifies; sending never depends on this.
+   */
+  attachSender(sender: LocalSender | null): void {
+    this.sender = sender;
+  }
+
+  /**
    * `inTransaction` with an event buffer: a fresh buffer per attempt (a retried transaction starts
    * over), its events written last — so the account's seq row is held only briefly, after the
-   * change's own locks — and published after commit.
+   * change's own locks. The write notifies the gateway's tail, which sends them once committed.
    */
   async transaction<T>(fn: (tx: Tx, events: EventBuffer) => Promise<T>): Promise<T> {
     let buffer = new EventBuffer();
@@ -125,17 +130,8 @@ export class EventsService {
       await buffer.write(tx, this.repo, this.deliveries);
       return out;
     });
-    await this.publisher.publish(buffer.envelopes);
+    if (this.sender && buffer.written.size > 0) await this.sender.sent(buffer.written);
     return result;
-  }
-
-  /** For a transaction run elsewhere: write `buffer` in it, then `publish` after its commit. */
-  async write(tx: Tx, buffer: EventBuffer): Promise<void> {
-    await buffer.write(tx, this.repo, this.deliveries);
-  }
-
-  async publish(buffer: EventBuffer): Promise<void> {
-    await this.publisher.publish(buffer.envelopes);
   }
 
   /** Deletes events past the retention period, in batches; how many went. */

@@ -1,8 +1,9 @@
 import { createAdapter } from '@socket.io/redis-streams-adapter';
 import { Redis, type Command, type RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
+import type { ServerOptions } from 'socket.io';
+import type { RedisLink } from '../events/tail.js';
 import { failFastOptions } from '../lib/redis.js';
-import { Server, type ServerOptions } from 'socket.io';
 
 /**
  * Every packet a gateway emits to a room goes through this Redis stream; every node reads it, and a
@@ -15,6 +16,8 @@ const MAX_LEN = 50_000;
 
 export interface RedisAdapter {
   adapter: NonNullable<ServerOptions['adapter']>;
+  /** Whether the adapter's connection is up, for the event tail (src/events/tail.ts). */
+  link: RedisLink;
   close(): Promise<void>;
 }
 
@@ -67,6 +70,12 @@ export function redisAdapter(redisUrl: string, logger: Logger): RedisAdapter {
   }) as NonNullable<ServerOptions['adapter']>;
   return {
     adapter,
+    link: {
+      ready: () => client.status === 'ready',
+      onChange: (fn) => {
+        for (const e of ['ready', 'close', 'end', 'reconnecting']) client.on(e, fn);
+      },
+    },
     close: async () => {
       await client.quit().catch(() => client.disconnect());
     },
@@ -74,31 +83,10 @@ export function redisAdapter(redisUrl: string, logger: Logger): RedisAdapter {
 }
 
 /**
- * Options shared by the gateway and the broadcast-only server, so packets carry recovery offsets.
+ * The gateway's recovery options, so packets carry recovery offsets.
  * Within the window (`config.gatewayRecoveryMs`, the contract's 2 minutes) rooms and missed packets
  * come back. Auth middleware is skipped on recovery: the identity comes back with the session.
  */
 export const recoveryOptions = (windowMs: number): Partial<ServerOptions> => ({
   connectionStateRecovery: { maxDisconnectionDuration: windowMs, skipMiddlewares: true },
 });
-
-/**
- * For processes without the gateway role but with Redis (API-only or worker-only nodes): a Socket.IO
- * server that never listens, whose emits go into the Redis stream for the gateway nodes to deliver.
- */
-export function startBroadcaster(
-  redisUrl: string,
-  windowMs: number,
-  logger: Logger,
-): { io: Server; close(): Promise<void> } {
-  const redis = redisAdapter(redisUrl, logger);
-  const io = new Server({ ...recoveryOptions(windowMs), adapter: redis.adapter });
-  return {
-    io,
-    close: async () => {
-      // Server.close() expects an attached engine; this server has none, only the adapter to stop.
-      await io.of('/').adapter.close();
-      await redis.close();
-    },
-  };
-}

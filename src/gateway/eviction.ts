@@ -1,9 +1,9 @@
-import type { Routed } from '../events/publisher.js';
+import type { Routed } from '../events/tail.js';
 import { room } from '../events/rooms.js';
 import type { ChatT } from '../http/schemas.js';
 import type { GatewayRepo } from './gateway.repo.js';
 
-/** What eviction needs of a Socket.IO server (the gateway's, or a broadcast-only one). */
+/** What eviction needs of a Socket.IO server (through the adapter, or this node's sockets only). */
 export interface SocketsInRooms {
   in(rooms: string[]): { fetchSockets(): Promise<{ data: unknown; leave(room: string): void }[]> };
 }
@@ -15,7 +15,8 @@ const VISIBILITY_CHANGES = new Set(['chat.transfer', 'chat.queue']);
  * Room checks happen when a client subscribes; a transfer can take a chat away from someone already
  * watching or attending it. Once the transfer's own event is out (so they learn the chat left), the
  * connections of users who may no longer see the chat leave its `chat:` and `attendance:` rooms, on
- * every node (fetchSockets goes through the adapter).
+ * every node (fetchSockets goes through the adapter), or on this node's while Redis is down. The tail
+ * sends the next events only after this step.
  */
 export function evictStaleWatchers(io: SocketsInRooms, repo: GatewayRepo) {
   return async (events: readonly Routed[]): Promise<void> => {

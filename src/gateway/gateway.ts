@@ -5,6 +5,7 @@ import { Server, type Socket } from 'socket.io';
 import type { Config } from '../config.js';
 import { SESSION_READY, type AckError, type SessionReadyT } from '../events/catalogue.js';
 import { room } from '../events/rooms.js';
+import { EventTail } from '../events/tail.js';
 import { AppError } from '../http/errors.js';
 import { isObjectId } from '../lib/ids.js';
 import type { UserActor } from '../modules/auth/actors.js';
@@ -28,6 +29,8 @@ const MAX_IDS = 1_000;
 export interface Gateway {
   io: Server;
   url: string;
+  /** The tail of the event log that sends events to this gateway's clients. */
+  tail: EventTail;
   close(): Promise<void>;
 }
 
@@ -62,8 +65,16 @@ export function handshakeToken(handshake: {
   return null;
 }
 
-/** Starts the Socket.IO gateway on `config.gatewayPort` and attaches it to the event publisher. */
-export async function startGateway(config: Config, services: Services, logger: Logger): Promise<Gateway> {
+/**
+ * Starts the Socket.IO gateway on `config.gatewayPort`, and the tail of the event log that sends
+ * committed events to its rooms (src/events/tail.ts).
+ */
+export async function startGateway(
+  config: Config,
+  databaseUrl: string,
+  services: Services,
+  logger: Logger,
+): Promise<Gateway> {
   const redis: RedisAdapter | null = config.redisUrl ? redisAdapter(config.redisUrl, logger) : null;
   const http = createServer();
   const io: GatewayServer = new Server(http, {
@@ -88,12 +99,31 @@ export async function startGateway(config: Config, services: Services, logger: L
   }
   const port = (http.address() as AddressInfo).port;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-  services.events.publisher.attach(io, evictStaleWatchers(io, services.gatewayRepo));
+  const tail = new EventTail({
+    connectionString: databaseUrl,
+    repo: services.eventsRepo,
+    everywhere: { emitter: io, after: evictStaleWatchers(io, services.gatewayRepo) },
+    here: { emitter: io.local, after: evictStaleWatchers(io.local, services.gatewayRepo) },
+    redis: redis?.link ?? null,
+    windowMs: config.gatewayRecoveryMs,
+    logger,
+  });
+  try {
+    await tail.start();
+    services.events.attachSender(tail);
+  } catch (err) {
+    await tail.close();
+    await io.close();
+    await redis?.close();
+    throw err;
+  }
   return {
     io,
     url: `http://${host}:${port}`,
+    tail,
     close: async () => {
-      services.events.publisher.detach(io);
+      services.events.attachSender(null);
+      await tail.close();
       await io.close();
       await redis?.close();
     },

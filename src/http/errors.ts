@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isDatabaseUnavailable } from '../db/unavailable.js';
 
 /** The contract's error body. `error` is left out only of 429 answers. */
 export interface ErrorBody {
@@ -30,6 +31,13 @@ export const unauthorized = (message = 'Credencial ausente ou inválida') => new
 export const forbidden = (message = 'Forbidden') => new AppError(403, message);
 export const notFound = (message = 'Not Found') => new AppError(404, message);
 export const conflict = (message: string) => new AppError(409, message);
+
+/** Seconds a client is asked to wait when the database is unreachable: about a restart's length. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+export const DATABASE_UNAVAILABLE_MESSAGE =
+  'The service is temporarily unavailable because its database cannot be reached; try again shortly';
+export const databaseUnavailable = () =>
+  new AppError(503, DATABASE_UNAVAILABLE_MESSAGE, { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) });
 
 interface AjvError {
   keyword: string;
@@ -219,6 +227,11 @@ export function installErrorHandling(app: FastifyInstance): void {
       return reply
         .status(400)
         .send(errorBody(400, validationMessages(err.validation as AjvError[], err.validationContext)));
+    }
+    // A database restart, failover or outage: the client may retry; the node carries on.
+    if (isDatabaseUnavailable(err)) {
+      request.log.warn({ err: err.message }, 'database unavailable');
+      return sendError(reply, databaseUnavailable());
     }
     const status = err.statusCode ?? 500;
     if (status >= 400 && status < 500) {

@@ -1,6 +1,7 @@
 import { fromKysely, PgBoss, type JobInsert, type Queue } from 'pg-boss';
 import type { Logger } from 'pino';
 import type { Tx } from '../db/index.js';
+import { isConnectionFailure } from '../db/unavailable.js';
 
 /**
  * Durable jobs on the platform's own PostgreSQL (pg-boss, schema `pgboss`). A job inserted inside a
@@ -70,6 +71,7 @@ export interface JobQueueOptions {
 
 export class JobQueue {
   readonly boss: PgBoss;
+  private stopped = false;
 
   constructor(private readonly opts: JobQueueOptions) {
     this.boss = new PgBoss({
@@ -85,7 +87,15 @@ export class JobQueue {
       queueCacheIntervalSeconds: 2,
       useListenNotify: true,
     });
-    this.boss.on('error', (err: unknown) => opts.logger.error({ err }, 'job queue error'));
+    this.boss.on('error', (err: unknown) => {
+      // pg-boss closes its pool without waiting for the sockets: a database stopped right after may
+      // still reach one, which is no news once the queue has stopped.
+      if (this.stopped) return;
+      // Its loops retry on their own; an unreachable database is an outage, not a bug.
+      if (isConnectionFailure(err))
+        opts.logger.warn({ err: errorText(err) }, 'job queue: database unreachable');
+      else opts.logger.error({ err }, 'job queue error');
+    });
   }
 
   /** Installs or migrates pg-boss's schema (under its own lock) and creates the platform's queues. */
@@ -112,5 +122,12 @@ export class JobQueue {
 
   async stop(): Promise<void> {
     await this.boss.stop({ graceful: true, timeout: 10_000 });
+    this.stopped = true;
   }
+}
+
+/** pg-boss passes on copies of errors that are not always Error instances. */
+function errorText(err: unknown): string {
+  const message = (err as { message?: unknown } | null)?.message;
+  return typeof message === 'string' ? message : String(err);
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
+import { CONNECT_TIMEOUT_MS, KEEPALIVE_DELAY_MS } from '../db/index.js';
 import { Batcher } from '../lib/batcher.js';
 import type { Logger } from 'pino';
 import { SEND_NOTIFY_CHANNEL, type LeasedJob, type SendQueue } from './send-queue.js';
@@ -205,7 +206,13 @@ export class SendDispatcher {
   /** LISTEN on a connection of its own; lost, it is opened again (the poll covers the gap). */
   private async listen(): Promise<void> {
     if (this.stopping) return;
-    const client = new pg.Client({ connectionString: this.opts.databaseUrl });
+    // Bounded like the pool's connections, so that an unreachable server means a retry, not a hang.
+    const client = new pg.Client({
+      connectionString: this.opts.databaseUrl,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
+    });
     const retry = () => {
       if (this.listener !== client || this.stopping) return;
       this.listener = null;

@@ -1,3 +1,5 @@
+import { isDatabaseUnavailable } from '../db/unavailable.js';
+
 /**
  * Group commit for concurrent requests: items submitted while every runner is busy are handled
  * together by the next free one, in submission order, so under load one query or transaction carries
@@ -58,8 +60,9 @@ export class Batcher<I, O> {
       batch.forEach((p, i) => p.resolve(out[i] as O));
       return;
     } catch (err) {
-      if (batch.length === 1) {
-        batch[0]!.reject(err);
+      // Alone, no item would reach an unreachable database either: each would only wait its turn.
+      if (batch.length === 1 || isDatabaseUnavailable(err)) {
+        for (const p of batch) p.reject(err);
         return;
       }
     }

@@ -16,9 +16,10 @@ export interface GatewayClient {
   /** Emits a client event and resolves with its acknowledgement. */
   ack(event: string, arg: unknown): Promise<Record<string, unknown>>;
   /**
-   * A round trip to the server on this connection. An event the server published before it answers
-   * arrives before the answer (one ordered connection, in-memory adapter), so after `barrier()` the
-   * absence of an event means it was not sent to this client.
+   * A round trip to the server on this connection. An event the server sent before it answers
+   * arrives before the answer (one ordered connection, in-memory adapter), so after the gateway's
+   * `tail.settled()` (every committed event sent) and `barrier()`, the absence of an event means it
+   * was not sent to this client.
    */
   barrier(): Promise<void>;
   close(): void;

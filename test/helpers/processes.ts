@@ -37,8 +37,25 @@ export interface Child {
   exitCode(): Promise<number | null>;
 }
 
-export function spawnNode(script: string, args: string[], env: Record<string, string>): Child {
-  const proc = spawn(process.execPath, [script, ...args], { cwd: ROOT, env: childEnv(env) });
+export interface SpawnOptions {
+  /**
+   * In a process group of its own, as a shell runs a foreground command: `process.kill(-pid, signal)`
+   * then signals the whole group, as a terminal's Ctrl-C does.
+   */
+  detached?: boolean;
+}
+
+export function spawnNode(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  options: SpawnOptions = {},
+): Child {
+  const proc = spawn(process.execPath, [script, ...args], {
+    cwd: ROOT,
+    env: childEnv(env),
+    detached: options.detached ?? false,
+  });
   let out = '';
   let err = '';
   const lines: Record<string, unknown>[] = [];
@@ -121,8 +138,11 @@ export async function runNode(
 }
 
 /** The built server (`node dist/src/main.js`) on 127.0.0.1, a free port; resolves with its URL. */
-export async function startBuiltServer(env: Record<string, string>): Promise<{ child: Child; url: string }> {
-  const child = spawnNode(MAIN, [], { HOST: '127.0.0.1', PORT: '0', GATEWAY_PORT: '0', ...env });
+export async function startBuiltServer(
+  env: Record<string, string>,
+  options: SpawnOptions = {},
+): Promise<{ child: Child; url: string }> {
+  const child = spawnNode(MAIN, [], { HOST: '127.0.0.1', PORT: '0', GATEWAY_PORT: '0', ...env }, options);
   try {
     const line = await child.waitForLog((l) => l.msg === 'Atende is running');
     return { child, url: String(line.url) };

@@ -9,15 +9,27 @@ export interface Proxy {
   url: string;
   setTarget(url: string): void;
   dropAll(): void;
+  /**
+   * Cuts every open connection and, until `resume()`, accepts new ones without ever answering: a
+   * server that has vanished from the network (no refusal, no reset), as in a failover or a cut link.
+   */
+  stall(): void;
+  resume(): void;
   close(): Promise<void>;
 }
 
 export async function startProxy(target: string): Promise<Proxy> {
   let upstream = new URL(target);
+  let stalled = false;
   const open = new Set<net.Socket>();
   const server = net.createServer((client) => {
-    const up = net.connect(Number(upstream.port), upstream.hostname);
     open.add(client);
+    if (stalled) {
+      client.on('error', () => undefined);
+      client.on('close', () => open.delete(client));
+      return;
+    }
+    const up = net.connect(Number(upstream.port), upstream.hostname);
     open.add(up);
     const end = () => {
       client.destroy();
@@ -40,6 +52,16 @@ export async function startProxy(target: string): Promise<Proxy> {
       upstream = new URL(url);
     },
     dropAll: () => {
+      for (const s of open) s.destroy();
+      open.clear();
+    },
+    stall: () => {
+      stalled = true;
+      for (const s of open) s.destroy();
+      open.clear();
+    },
+    resume: () => {
+      stalled = false;
       for (const s of open) s.destroy();
       open.clear();
     },

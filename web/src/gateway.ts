@@ -5,11 +5,15 @@ import type { Envelope, SessionReady } from './types';
 // after every `connect` it re-emits user_logged_in, user_join_team, user_start_watch_chats and, with a
 // conversation open, user_start_attendance; when Socket.IO did not recover the session (a drop longer
 // than the recovery window, a server restart, a server-side disconnect) it tells the console to reload
-// what it shows through REST.
+// what it shows through REST. Events may arrive twice (a gateway node taking over from another sends
+// again what the other may not have sent): each seq is handed to the handlers once.
 
 export type ConnState = 'connecting' | 'online' | 'reconnecting';
 
 type EventHandler = (envelope: Envelope) => void;
+
+/** How many recent seqs are remembered to drop repeats; a repeat comes within seconds. */
+const SEEN_MAX = 5_000;
 
 export class Gateway {
   private readonly socket: Socket;
@@ -22,6 +26,7 @@ export class Gateway {
   private readonly handlers = new Map<string, Set<EventHandler>>();
   private retryTimer: ReturnType<typeof setTimeout> | null = null;
   private closed = false;
+  private readonly seen = new Set<number>();
   /** The account's last event seq the server reported (session.ready). */
   lastSeq: number | null = null;
 
@@ -58,8 +63,12 @@ export class Gateway {
     this.socket.onAny((event: string, payload: unknown) => {
       if (event === 'session.ready' || !payload || typeof payload !== 'object') return;
       const envelope = payload as Envelope;
-      if (typeof envelope.seq === 'number' && (this.lastSeq === null || envelope.seq > this.lastSeq)) {
-        this.lastSeq = envelope.seq;
+      if (typeof envelope.seq === 'number') {
+        if (this.seen.has(envelope.seq)) return;
+        this.seen.add(envelope.seq);
+        // A Set iterates in insertion order: the first is the oldest.
+        if (this.seen.size > SEEN_MAX) this.seen.delete(this.seen.values().next().value as number);
+        if (this.lastSeq === null || envelope.seq > this.lastSeq) this.lastSeq = envelope.seq;
       }
       for (const h of this.handlers.get(event) ?? []) h(envelope);
       for (const h of this.handlers.get('*') ?? []) h(envelope);

@@ -67,7 +67,7 @@ interface Deps {
   /** Agents' replies (AgentMessageSender), sent in the same per-contact order as API requests. */
   agentMessages: { process(messageId: string, lastAttempt: boolean): Promise<void> };
   logger: Logger;
-  /** The event log: each step's events are written in its transaction, published after commit. */
+  /** The event log: each step's events are written in its transaction (the gateway sends them). */
   events: EventsService;
   messageEvents: MessageEvents;
 }
