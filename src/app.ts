@@ -10,6 +10,7 @@ import type { Gateway } from './gateway/gateway.js';
 import type { App } from './http/app-type.js';
 import { eventsRoutes } from './events/events.routes.js';
 import { SPENDS_BUDGET } from './http/auth.js';
+import { docsPolicy, installBrowserProtections } from './http/browser-protections.js';
 import { installErrorHandling } from './http/errors.js';
 import { requestValidators } from './http/validation.js';
 import { installInputGuard, installJsonParser } from './http/input-guard.js';
@@ -74,6 +75,9 @@ export async function buildApp({ config, services, logger, gateway }: AppOptions
   app.decorateRequest('apiKey', null);
   app.decorateRequest('user', null);
   app.decorateRequest('apiChannel', null);
+  // First, so that every answer carries the headers, even one refused by an earlier hook.
+  const gatewayPort = gateway ? Number(new URL(gateway.url).port) : config.gatewayPort;
+  await installBrowserProtections(app, { url: config.publicGatewayUrl, port: gatewayPort });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
@@ -111,7 +115,7 @@ export async function buildApp({ config, services, logger, gateway }: AppOptions
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
-  await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
+  await app.register(fastifySwaggerUi, { routePrefix: '/docs', transformStaticCSP: docsPolicy });
 
   healthRoutes(app, services.db, services.redisHealth);
   authRoutes(app, services, { secureCookie: false });
@@ -132,7 +136,6 @@ export async function buildApp({ config, services, logger, gateway }: AppOptions
   // Reference routes of `npm run bench` (bench/README.md); off unless the benchmark starts the server.
   if (process.env.ATENDE_BENCH_ROUTES === '1') benchRoutes(app, services);
   // The web console at `/` (every GET outside the API paths above).
-  const gatewayPort = gateway ? Number(new URL(gateway.url).port) : config.gatewayPort;
   await consoleRoutes(app, config, { port: gatewayPort });
   // Test-only routes of the browser tests (test/e2e); off unless their server starts with the flag.
   if (process.env.ATENDE_TEST_ROUTES === '1') testRoutes(app, services, gateway?.io ?? null);

@@ -171,7 +171,7 @@ export function createServices(deps: {
     inbound,
     whatsappWebhooks,
     messageStatuses,
-    sandbox: new SandboxService(repos.channels, repos.chats, new SandboxRepo(db), messageStatuses),
+    sandbox: new SandboxService(repos.channels, repos.chats, chats, new SandboxRepo(db), messageStatuses),
     deliverer,
     send: new SendService(db, repos.requestLogs, repos.channels, sendQueue),
     agentMessages: new AgentMessagesService(

@@ -9,7 +9,8 @@ const api = process.env.ATENDE_DEV_API ?? 'http://127.0.0.1:3000';
 export default defineConfig({
   root,
   base: '/',
-  build: { outDir: 'dist', emptyOutDir: true, sourcemap: true, chunkSizeWarningLimit: 800 },
+  // No source maps: the console's source is not published (docs/decisions.md, "Browser protections").
+  build: { outDir: 'dist', emptyOutDir: true, sourcemap: false, chunkSizeWarningLimit: 800 },
   oxc: { jsx: { runtime: 'automatic' } },
   server: {
     proxy: Object.fromEntries(['/api', '/auth', '/console.json'].map((p) => [p, api])),

@@ -4,6 +4,7 @@ import type { ApiChannel } from '../modules/messages/send.service.js';
 import { requireScope } from '../modules/auth/guards.js';
 import type { ApiKeyScope } from '../modules/auth/permissions.js';
 import type { Services } from '../services.js';
+import { refuseCrossSiteCookieWrite } from './browser-protections.js';
 import { unauthorized } from './errors.js';
 
 declare module 'fastify' {
@@ -43,12 +44,16 @@ export function accountKeyGuard(services: Services, scope: ApiKeyScope) {
 /**
  * onRequest guard of the agent API: JWT from `Authorization: Bearer` or the `access_token` cookie,
  * then the user's request budget (401 before 429, both before the body is read).
+ * The cookie rides along on any request the browser makes, so a write it authenticates must come
+ * from the console's own origin (403 otherwise); a header no other site can make a browser send.
  */
 export function userGuard(services: Services) {
   return spendsBudget(async (request: FastifyRequest, reply: FastifyReply) => {
     const header = request.headers.authorization;
     const bearer = header && /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
-    const user = await services.auth.authenticate(bearer || request.cookies?.access_token);
+    const cookie = request.cookies?.access_token;
+    if (!bearer && cookie) refuseCrossSiteCookieWrite(request);
+    const user = await services.auth.authenticate(bearer || cookie);
     reply.headers((await services.userRateLimiter.consume(user.userId)).headers);
     request.user = user;
   });

@@ -7,7 +7,7 @@ import { PHONE, startE2E, type E2E, type TestPage } from './harness.js';
 
 // The admin screens in a real browser: a channel's API tab (enable, key shown once, a send with it in
 // the request log and its detail), account API keys (scopes, token once, revoke), users, teams and
-// webhooks, inline validation messages, keyboard use and the phone layout.
+// webhooks, inline validation messages, keyboard use and the phone layout; and the API reference.
 
 /** The browser logs every 4xx answer as a console error; these tests provoke some on purpose. */
 const EXPECTED_400 = /status of 400 \(Bad Request\)/;
@@ -422,6 +422,18 @@ describe('admin screens', () => {
     await page.goto(`${e2e.url}/admin/channels/${channelId}`);
     await page.getByRole('button', { name: 'Salvar' }).waitFor();
     await e2e.screenshot(page, 'admin-channel-phone');
+    e2e.assertNoBrowserErrors();
+  });
+
+  it('shows the API reference at /docs under its content security policy', async () => {
+    const docs = await e2e.newPage('docs');
+    const { page } = docs;
+    await page.goto(`${e2e.url}/docs`);
+    // Rendered: the operations, one of them opened (a refused style or script is a console error).
+    await page.locator('.opblock').first().waitFor();
+    await page.locator('.opblock-summary').first().click();
+    await page.getByRole('button', { name: 'Try it out' }).waitFor();
+    await e2e.screenshot(page, 'docs');
     e2e.assertNoBrowserErrors();
   });
 });

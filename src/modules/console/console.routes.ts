@@ -83,7 +83,9 @@ export async function consoleRoutes(
     const urlPath = request.url.split('?')[0] ?? '/';
     if (isApiPath(urlPath)) return reply.callNotFound();
     const file = normalise(request.params['*']);
-    if (file === null) return reply.callNotFound();
+    // Source maps are never published (they would hand out the console's source), even when a build
+    // made with them is deployed.
+    if (file === null || file.endsWith('.map')) return reply.callNotFound();
 
     if (!(await isFile(path.join(root, 'index.html')))) {
       return reply

@@ -59,7 +59,8 @@ export function sandboxRoutes(app: App, services: Services): void {
         summary: 'Play the customer: they read the messages sent to them',
         description:
           "The conversation's sent and delivered messages (agents', the Channel API's) become `read`, each a " +
-          '`message.update`, as a WhatsApp read receipt would make them. Answers how many changed.',
+          '`message.update`, as a WhatsApp read receipt would make them. Answers how many changed. ' +
+          'Only for a user who may see the chat (its attendant, its team, `chats:read_all`); another chat is 404.',
         security: [{ bearer: [] }],
         params: IdParams,
         body: ReadBody,

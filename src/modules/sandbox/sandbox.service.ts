@@ -2,6 +2,7 @@ import { badRequest, notFound } from '../../http/errors.js';
 import type { UserActor } from '../auth/actors.js';
 import type { ChannelsRepo } from '../channels/channels.repo.js';
 import type { ChatsRepo } from '../chats/chats.repo.js';
+import type { ChatsService } from '../chats/chats.service.js';
 import type { MessageStatusService } from '../messages/message-status.service.js';
 import type { SandboxRepo } from './sandbox.repo.js';
 
@@ -14,17 +15,23 @@ export class SandboxService {
   constructor(
     private readonly channels: ChannelsRepo,
     private readonly chats: ChatsRepo,
+    private readonly chatAccess: ChatsService,
     private readonly repo: SandboxRepo,
     private readonly statuses: MessageStatusService,
   ) {}
 
-  /** The customer of `chatId` read everything sent to them; answers how many messages moved to read. */
+  /**
+   * The customer of `chatId` read everything sent to them; answers how many messages moved to read.
+   * Only for a user who may see the chat (as every other chat action): another's is 404.
+   */
   async customerRead(actor: UserActor, channelId: string, chatId: string): Promise<{ read: number }> {
     const channel = await this.channels.find(actor.accountId, channelId);
     if (!channel) throw notFound();
     if (channel.provider !== 'sandbox') throw badRequest('O canal não é um canal sandbox');
     const chat = await this.chats.find(actor.accountId, chatId);
-    if (!chat || chat.channel_id !== channelId) throw notFound();
+    if (!chat || chat.channel_id !== channelId || !(await this.chatAccess.canSee(actor, chat))) {
+      throw notFound();
+    }
     let read = 0;
     const timestamp = new Date();
     for (const providerMessageId of await this.repo.unreadOutgoing(actor.accountId, chatId)) {
