@@ -43,6 +43,7 @@ export interface AppOptions {
 
 /** The HTTP API: Channel API, agent/admin API, docs and health, with the contract's error body. */
 export async function buildApp({ config, services, logger, gateway }: AppOptions): Promise<App> {
+  const trust = config.trustProxy;
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: config.bodyLimitBytes,
@@ -51,7 +52,8 @@ export async function buildApp({ config, services, logger, gateway }: AppOptions
       return typeof given === 'string' && /^[\w.-]{1,128}$/.test(given) ? given : randomUUID();
     },
     requestIdHeader: false,
-    trustProxy: config.trustProxy,
+    // A hop count trusts that many proxies in front, whatever their address (as Fastify does for a number).
+    trustProxy: typeof trust === 'number' ? (_address: string, hop: number) => hop < trust : trust,
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(requestValidators());
 
@@ -96,7 +98,7 @@ export async function buildApp({ config, services, logger, gateway }: AppOptions
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
 
   healthRoutes(app, services.db, services.redisHealth);
-  authRoutes(app, services, { secureCookie: false });
+  authRoutes(app, services, { cookieSecure: config.cookieSecure });
   channelApiRoutes(app, services);
   usersRoutes(app, services);
   teamsRoutes(app, services);

@@ -33,10 +33,15 @@ export function accountKeyGuard(services: Services, scope: ApiKeyScope) {
 /** onRequest guard of the agent API: JWT from `Authorization: Bearer` or the `access_token` cookie. */
 export function userGuard(services: Services) {
   return async (request: FastifyRequest) => {
-    const header = request.headers.authorization;
-    const bearer = header && /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
-    request.user = await services.auth.authenticate(bearer || request.cookies?.access_token);
+    request.user = await services.auth.authenticate(bearerOrCookie(request));
   };
+}
+
+/** The request's JWT: `Authorization: Bearer`, else the `access_token` cookie. */
+export function bearerOrCookie(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  const bearer = header && /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+  return bearer || request.cookies?.access_token;
 }
 
 /**

@@ -37,7 +37,7 @@ export class ApiKeyRateLimiter {
     }
   }
 
-  private headers(budget: Budget): Record<string, string> {
+  private headers(budget: Pick<Budget, 'remaining' | 'msBeforeNext'>): Record<string, string> {
     return {
       'RateLimit-Limit': String(this.points),
       'RateLimit-Remaining': String(Math.max(0, budget.remaining)),
