@@ -55,6 +55,7 @@ function documentRateLimits(app: App): void {
 
 /** The HTTP API: Channel API, agent/admin API, docs and health, with the contract's error body. */
 export async function buildApp({ config, services, logger, gateway }: AppOptions): Promise<App> {
+  const trust = config.trustProxy;
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     // Routes that need more (media) or less (login) say so; see docs/decisions.md.
@@ -68,7 +69,8 @@ export async function buildApp({ config, services, logger, gateway }: AppOptions
       return typeof given === 'string' && /^[\w.-]{1,128}$/.test(given) ? given : randomUUID();
     },
     requestIdHeader: false,
-    trustProxy: config.trustProxy,
+    // A hop count trusts that many proxies in front, whatever their address (as Fastify does for a number).
+    trustProxy: typeof trust === 'number' ? (_address: string, hop: number) => hop < trust : trust,
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(requestValidators());
 
@@ -118,7 +120,7 @@ export async function buildApp({ config, services, logger, gateway }: AppOptions
   await app.register(fastifySwaggerUi, { routePrefix: '/docs', transformStaticCSP: docsPolicy });
 
   healthRoutes(app, services.db, services.redisHealth);
-  authRoutes(app, services, { secureCookie: false });
+  authRoutes(app, services, { cookieSecure: config.cookieSecure });
   channelApiRoutes(app, services);
   usersRoutes(app, services);
   teamsRoutes(app, services);

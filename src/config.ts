@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -23,10 +24,19 @@ export interface Config {
   channelKeyRateLimit: { points: number; durationSeconds: number };
   /** Agent/admin API budget per signed-in user. */
   userRateLimit: { points: number; durationSeconds: number };
-  /** Failed logins allowed per email and per client IP within the window, before 429. */
+  /**
+   * Failed logins allowed per email from one client IP, and per client IP over all emails, within
+   * the window, before 429. Past `maxFailuresPerEmail` failures of an email from all IPs together,
+   * its logins are slowed, never refused (see LoginRateLimiter).
+   */
   loginRateLimit: { maxFailuresPerEmail: number; maxFailuresPerIp: number; windowSeconds: number };
-  /** Fastify's `trustProxy`: which peers may set X-Forwarded-For (and so the client IP). */
-  trustProxy: boolean | string;
+  /**
+   * Fastify's `trustProxy`: which peers may set X-Forwarded-For (the client IP) and X-Forwarded-Proto.
+   * false (default): none; a number: that many hops; a string: addresses and CIDR ranges.
+   */
+  trustProxy: boolean | number | string;
+  /** `Secure` on the session cookie: always, never, or when the request came over HTTPS ('auto'). */
+  cookieSecure: boolean | 'auto';
   /** Largest JSON body of the API's routes; login takes less, the media routes more (413 beyond). */
   bodyLimitBytes: number;
   /**
@@ -96,6 +106,16 @@ function defaultConsoleDir(): string {
     dir = up;
   }
   return path.join(dir, 'web', 'dist');
+}
+
+/** An IP address, or a CIDR range whose prefix fits the address family. */
+function isAddressOrRange(value: string): boolean {
+  const [addr, bits, ...rest] = value.split('/');
+  const family = isIP(addr ?? '');
+  if (family === 0 || rest.length > 0) return false;
+  if (bits === undefined) return true;
+  const n = Number(bits);
+  return /^\d{1,3}$/.test(bits) && n <= (family === 4 ? 32 : 128);
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -172,23 +192,33 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }
   }
 
-  // Only proxies we trust may name the client IP: trusting everyone lets any client pick its own IP
-  // and walk around the per-IP login limit. Default: proxies on this host or a private network.
+  // Only proxies we trust may name the client IP (the login limits' key) and the protocol (the
+  // cookie's Secure flag). Trusting a range by default would let any client there pick its own IP;
+  // the operator names the proxy in front, or nothing is trusted.
   const trustRaw = str('ATENDE_TRUST_PROXY');
-  let trustProxy: boolean | string = 'loopback,linklocal,uniquelocal';
+  let trustProxy: boolean | number | string = false;
   if (trustRaw === 'true' || trustRaw === 'false') trustProxy = trustRaw === 'true';
-  else if (trustRaw !== null) {
+  else if (trustRaw !== null && /^\d+$/.test(trustRaw)) {
+    trustProxy = Number(trustRaw);
+    if (trustProxy < 1 || trustProxy > 10) problems.push('ATENDE_TRUST_PROXY as a hop count must be 1 to 10');
+  } else if (trustRaw !== null) {
     const named = ['loopback', 'linklocal', 'uniquelocal'];
     const bad = trustRaw
       .split(',')
       .map((p) => p.trim())
-      .filter((p) => !named.includes(p) && !/^[0-9a-fA-F.:]+(\/\d{1,3})?$/.test(p));
+      .filter((p) => !named.includes(p) && !isAddressOrRange(p));
     if (bad.length > 0) {
       problems.push(
-        `ATENDE_TRUST_PROXY must be true, false or a comma-separated list of IPs, CIDR ranges, ${named.join(', ')}`,
+        `ATENDE_TRUST_PROXY must be false, true, a hop count or a comma-separated list of IPs, CIDR ranges, ${named.join(', ')} (got "${bad.join('", "')}")`,
       );
     } else trustProxy = trustRaw;
   }
+
+  const cookieRaw = str('ATENDE_COOKIE_SECURE') ?? 'auto';
+  let cookieSecure: boolean | 'auto' = 'auto';
+  if (cookieRaw === 'true' || cookieRaw === 'false') cookieSecure = cookieRaw === 'true';
+  else if (cookieRaw !== 'auto')
+    problems.push(`ATENDE_COOKIE_SECURE must be true, false or auto (got "${cookieRaw}")`);
 
   const graphVersion = str('WHATSAPP_GRAPH_VERSION') ?? 'v23.0';
   if (!/^v\d+\.\d+$/.test(graphVersion)) {
@@ -238,6 +268,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       windowSeconds: int('ATENDE_LOGIN_WINDOW_SECONDS', 15 * 60, 1, 86_400),
     },
     trustProxy,
+    cookieSecure,
     bodyLimitBytes: int('ATENDE_BODY_LIMIT_BYTES', 64 * 1024, 1024, 200 * 1024 * 1024),
     http: {
       requestTimeoutMs: int('ATENDE_REQUEST_TIMEOUT_MS', 60_000, 500, 3_600_000),

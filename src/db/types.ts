@@ -27,6 +27,8 @@ export interface UsersTable {
   status: UserStatus;
   role_id: string;
   password_hash: string;
+  /** Bumped to end every session of the user (migration 010). */
+  token_version: Generated<number>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

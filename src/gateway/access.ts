@@ -1,5 +1,5 @@
 import type { UserActor } from '../modules/auth/actors.js';
-import type { Permission } from '../modules/auth/permissions.js';
+import { sessionValid, toActor } from '../modules/auth/auth.service.js';
 import type { TeamsRepo } from '../modules/teams/teams.repo.js';
 import type { UsersRepo } from '../modules/users/users.repo.js';
 import type { GatewayRepo } from './gateway.repo.js';
@@ -17,17 +17,20 @@ export class GatewayAccess {
     private readonly teams: TeamsRepo,
   ) {}
 
-  /** The connection's user as it is now; null when cancelled, deleted or moved out of the account. */
-  async actor(identity: { userId: string; accountId: string }): Promise<UserActor | null> {
+  /**
+   * The connection's user as it is now; null when cancelled, deleted, moved out of the account or
+   * when the session the connection was opened with has ended (logout, password or role change).
+   */
+  async actor(identity: {
+    userId: string;
+    accountId: string;
+    tokenVersion: number;
+  }): Promise<UserActor | null> {
     const row = await this.users.findForAuth({ id: identity.userId });
-    if (!row || row.account_id !== identity.accountId || row.status === 'cancelled') return null;
-    return {
-      kind: 'user',
-      accountId: row.account_id,
-      userId: row.id,
-      name: row.name,
-      permissions: new Set(row.permissions as Permission[]),
-    };
+    if (!row || !sessionValid(row, { accountId: identity.accountId, version: identity.tokenVersion })) {
+      return null;
+    }
+    return toActor(row);
   }
 
   /** Teams the user may follow: those they belong to, or every team of the account with read_all. */

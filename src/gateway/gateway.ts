@@ -16,7 +16,7 @@ import { evictStaleWatchers } from './eviction.js';
 
 /** What a connection carries (restored with the session on recovery, so plain data only). */
 export interface SocketData {
-  user: { userId: string; accountId: string } | null;
+  user: { userId: string; accountId: string; tokenVersion: number } | null;
 }
 
 type Ack = (answer: Record<string, unknown>) => void;
@@ -143,9 +143,9 @@ export function installGateway(io: GatewayServer, services: Services, logger: Lo
       socket.data.user = null;
       return next();
     }
-    services.auth.authenticate(token).then(
-      (actor) => {
-        socket.data.user = { userId: actor.userId, accountId: actor.accountId };
+    services.auth.session(token).then(
+      ({ actor, tokenVersion }) => {
+        socket.data.user = { userId: actor.userId, accountId: actor.accountId, tokenVersion };
         next();
       },
       (err: unknown) => {

@@ -49,14 +49,24 @@ export function accountKeyGuard(services: Services, scope: ApiKeyScope) {
  */
 export function userGuard(services: Services) {
   return spendsBudget(async (request: FastifyRequest, reply: FastifyReply) => {
-    const header = request.headers.authorization;
-    const bearer = header && /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+    const bearer = bearerToken(request);
     const cookie = request.cookies?.access_token;
     if (!bearer && cookie) refuseCrossSiteCookieWrite(request);
     const user = await services.auth.authenticate(bearer || cookie);
     reply.headers((await services.userRateLimiter.consume(user.userId)).headers);
     request.user = user;
   });
+}
+
+/** The request's JWT: `Authorization: Bearer`, else the `access_token` cookie. */
+export function bearerOrCookie(request: FastifyRequest): string | undefined {
+  return bearerToken(request) || request.cookies?.access_token;
+}
+
+/** The token of an `Authorization: Bearer` header, if any. */
+function bearerToken(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  return (header && /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1]) || undefined;
 }
 
 /**

@@ -49,7 +49,7 @@ export class RequestRateLimiter {
     }
   }
 
-  private headers(budget: Budget): Record<string, string> {
+  private headers(budget: Pick<Budget, 'remaining' | 'msBeforeNext'>): Record<string, string> {
     return {
       'RateLimit-Limit': String(this.points),
       'RateLimit-Remaining': String(Math.max(0, budget.remaining)),

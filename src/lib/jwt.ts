@@ -3,6 +3,8 @@ import { jwtVerify, SignJWT } from 'jose';
 export interface AccessClaims {
   userId: string;
   accountId: string;
+  /** The user's token version when the token was issued; a token of an older version is refused. */
+  version: number;
 }
 
 /** HS256 access tokens shared by the REST API and the gateway. */
@@ -20,7 +22,7 @@ export class TokenService {
   }
 
   async sign(claims: AccessClaims): Promise<string> {
-    return new SignJWT({ acc: claims.accountId })
+    return new SignJWT({ acc: claims.accountId, ver: claims.version })
       .setProtectedHeader({ alg: 'HS256' })
       .setSubject(claims.userId)
       .setIssuedAt()
@@ -33,7 +35,10 @@ export class TokenService {
     try {
       const { payload } = await jwtVerify(token, this.key, { algorithms: ['HS256'] });
       if (typeof payload.sub !== 'string' || typeof payload.acc !== 'string') return null;
-      return { userId: payload.sub, accountId: payload.acc };
+      // Tokens issued before versions existed carry none: they are of version 0, every user's first.
+      const version = payload.ver ?? 0;
+      if (typeof version !== 'number' || !Number.isInteger(version)) return null;
+      return { userId: payload.sub, accountId: payload.acc, version };
     } catch {
       return null;
     }

@@ -11,6 +11,8 @@ export interface SharedStore {
 /** What is left of a key's budget after a request. */
 export interface Budget {
   remaining: number;
+  /** Requests spent in the window, this one included. */
+  spent: number;
   msBeforeNext: number;
 }
 
@@ -56,7 +58,11 @@ export class SharedRateLimiter {
       (shared) => shared.consume(key),
       (local, points) => local.consume(key, points),
     );
-    return { remaining: Math.floor(res.remainingPoints / cost), msBeforeNext: res.msBeforeNext };
+    return {
+      remaining: Math.floor(res.remainingPoints / cost),
+      spent: Math.ceil(res.consumedPoints / cost),
+      msBeforeNext: res.msBeforeNext,
+    };
   }
 
   /** Gives one request back to `key`. */

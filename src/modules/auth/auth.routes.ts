@@ -1,6 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/app-type.js';
-import { userGuard, userOf } from '../../http/auth.js';
+import type { FastifyRequest } from 'fastify';
+import { bearerOrCookie, userGuard, userOf } from '../../http/auth.js';
+import { clientIp } from '../../http/client-ip.js';
 import { errorResponses, UserSchema } from '../../http/schemas.js';
 import type { Services } from '../../services.js';
 
@@ -24,7 +26,16 @@ const LoginResponse = Type.Object({
   user: UserSchema,
 });
 
-export function authRoutes(app: App, services: Services, opts: { secureCookie: boolean }): void {
+/**
+ * The session cookie's `Secure` flag: as configured, or with 'auto' when the request came over HTTPS
+ * — its own TLS, or `X-Forwarded-Proto: https` from a proxy ATENDE_TRUST_PROXY trusts (Fastify reads
+ * the header only from those).
+ */
+function secure(request: FastifyRequest, setting: boolean | 'auto'): boolean {
+  return setting === 'auto' ? request.protocol === 'https' : setting;
+}
+
+export function authRoutes(app: App, services: Services, opts: { cookieSecure: boolean | 'auto' }): void {
   app.post(
     '/auth/login',
     {
@@ -40,12 +51,12 @@ export function authRoutes(app: App, services: Services, opts: { secureCookie: b
     },
     async (request, reply) => {
       const result = await services.auth.login(request.body.email, request.body.password, {
-        ip: request.ip,
+        ip: clientIp(request),
       });
       reply.setCookie('access_token', result.accessToken, {
         httpOnly: true,
         sameSite: 'lax',
-        secure: opts.secureCookie,
+        secure: secure(request, opts.cookieSecure),
         path: '/',
         maxAge: result.expiresIn,
       });
@@ -55,9 +66,23 @@ export function authRoutes(app: App, services: Services, opts: { secureCookie: b
 
   app.post(
     '/auth/logout',
-    { schema: { tags: ['Auth'], summary: 'Clear the session cookie', response: { 204: Type.Null() } } },
-    async (_request, reply) => {
-      reply.clearCookie('access_token', { path: '/' });
+    {
+      schema: {
+        tags: ['Auth'],
+        summary: 'Log out everywhere',
+        description:
+          "Ends every session of the token's user — the token presented (`Authorization: Bearer` or the `access_token` cookie) and any other token issued to them stop working at once, on the API and the gateway — and clears the cookie. Answers 204 with or without a valid token.",
+        response: { 204: Type.Null() },
+      },
+    },
+    async (request, reply) => {
+      await services.auth.logout(bearerOrCookie(request));
+      reply.clearCookie('access_token', {
+        path: '/',
+        httpOnly: true,
+        sameSite: 'lax',
+        secure: secure(request, opts.cookieSecure),
+      });
       return reply.status(204).send(null);
     },
   );

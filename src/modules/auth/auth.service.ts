@@ -1,8 +1,9 @@
+import { setTimeout } from 'node:timers/promises';
 import { unauthorized } from '../../http/errors.js';
 import type { TokenService } from '../../lib/jwt.js';
 import { DUMMY_PASSWORD_HASH, verifyPassword } from '../../lib/secrets.js';
 import type { UserT } from '../../http/schemas.js';
-import type { UsersRepo } from '../users/users.repo.js';
+import type { UserAuthRow, UsersRepo } from '../users/users.repo.js';
 import { toUser } from '../users/users.service.js';
 import type { UserActor } from './actors.js';
 import type { LoginRateLimiter } from './login-rate-limit.js';
@@ -28,28 +29,66 @@ export class AuthService {
   ): Promise<{ accessToken: string; tokenType: 'Bearer'; expiresIn: number; user: UserT }> {
     const normalized = email.trim().toLowerCase();
     const limit = client && this.limiter ? { limiter: this.limiter, ip: client.ip } : null;
-    if (limit) await limit.limiter.attempt(normalized, limit.ip);
+    if (limit) {
+      const { delayMs } = await limit.limiter.attempt(normalized, limit.ip);
+      if (delayMs > 0) await setTimeout(delayMs);
+    }
     const row = await this.users.findForAuth({ email: normalized });
     // Unknown emails cost a full hash too, so timing does not tell which emails exist.
     const ok = await verifyPassword(password, row?.password_hash ?? DUMMY_PASSWORD_HASH);
     if (!row || !ok || row.status === 'cancelled') throw unauthorized(INVALID_LOGIN);
     if (limit) await limit.limiter.succeeded(normalized, limit.ip);
-    const accessToken = await this.tokens.sign({ userId: row.id, accountId: row.account_id });
+    const accessToken = await this.tokens.sign({
+      userId: row.id,
+      accountId: row.account_id,
+      version: row.token_version,
+    });
     return { accessToken, tokenType: 'Bearer', expiresIn: this.tokens.expiresIn, user: toUser(row) };
   }
 
-  /** Resolves a JWT to the current user; cancelled users and unknown tokens answer 401. */
+  /** Resolves a JWT to the current user; cancelled users, ended sessions and unknown tokens answer 401. */
   async authenticate(token: string | undefined): Promise<UserActor> {
+    return (await this.session(token)).actor;
+  }
+
+  /**
+   * The token's user as it is now, with the token version the token was issued for (the gateway keeps
+   * it to check again later). The version is read with the user row the check loads anyway, so ending
+   * sessions costs no extra query per request.
+   */
+  async session(token: string | undefined): Promise<{ actor: UserActor; tokenVersion: number }> {
     const claims = token ? await this.tokens.verify(token) : null;
     if (!claims) throw unauthorized();
     const row = await this.users.findForAuth({ id: claims.userId });
-    if (!row || row.account_id !== claims.accountId || row.status === 'cancelled') throw unauthorized();
-    return {
-      kind: 'user',
-      accountId: row.account_id,
-      userId: row.id,
-      name: row.name,
-      permissions: new Set(row.permissions as Permission[]),
-    };
+    if (!row || !sessionValid(row, claims)) throw unauthorized();
+    return { actor: toActor(row), tokenVersion: claims.version };
   }
+
+  /**
+   * Ends every session of the token's user (logout): their tokens, this one included, are refused
+   * from now on. A token that is not valid any more ends nothing.
+   */
+  async logout(token: string | undefined): Promise<void> {
+    const claims = token ? await this.tokens.verify(token) : null;
+    if (!claims) return;
+    const row = await this.users.findForAuth({ id: claims.userId });
+    if (row && sessionValid(row, claims)) await this.users.endSessions(row.id);
+  }
+}
+
+/** Whether a token's claims still stand for the user row: same account, not cancelled, same version. */
+export function sessionValid(row: UserAuthRow, claims: { accountId: string; version: number }): boolean {
+  return (
+    row.account_id === claims.accountId && row.status !== 'cancelled' && row.token_version === claims.version
+  );
+}
+
+export function toActor(row: UserAuthRow): UserActor {
+  return {
+    kind: 'user',
+    accountId: row.account_id,
+    userId: row.id,
+    name: row.name,
+    permissions: new Set(row.permissions as Permission[]),
+  };
 }

@@ -15,6 +15,7 @@ export interface UserRow {
 export interface UserAuthRow extends UserRow {
   password_hash: string;
   permissions: string[];
+  token_version: number;
 }
 
 const columns = [
@@ -50,7 +51,7 @@ export class UsersRepo {
 
   /** The user with role permissions, for authentication. */
   async findForAuth(by: { id: string } | { email: string }): Promise<UserAuthRow | undefined> {
-    let q = this.base().select([...columns, 'u.password_hash', 'r.permissions']);
+    let q = this.base().select([...columns, 'u.password_hash', 'r.permissions', 'u.token_version']);
     q = 'id' in by ? q.where('u.id', '=', by.id) : q.where('u.email', '=', by.email);
     return q.executeTakeFirst();
   }
@@ -96,14 +97,28 @@ export class UsersRepo {
       role_id: string;
       password_hash: string;
     }>,
+    opts: { endSessions?: boolean } = {},
   ): Promise<boolean> {
     const res = await db
       .updateTable('users')
-      .set({ ...patch, updated_at: sql`now()` })
+      .set({
+        ...patch,
+        ...(opts.endSessions ? { token_version: sql<number>`token_version + 1` } : {}),
+        updated_at: sql`now()`,
+      })
       .where('account_id', '=', accountId)
       .where('id', '=', id)
       .executeTakeFirst();
     return res.numUpdatedRows > 0n;
+  }
+
+  /** Ends every session of the user: tokens issued before are refused from now on. */
+  async endSessions(id: string): Promise<void> {
+    await this.db
+      .updateTable('users')
+      .set({ token_version: sql<number>`token_version + 1` })
+      .where('id', '=', id)
+      .execute();
   }
 
   /** Which of these ids are users of the account that are not cancelled. */

@@ -78,7 +78,15 @@ export class UsersService {
       // An admin locking themselves out would leave an account nobody can administer.
       throw badRequest('Você não pode cancelar nem rebaixar o próprio usuário');
     }
-    if (!(await this.repo.update(this.db, actor.accountId, id, patch))) throw notFound();
+    const current = await this.repo.find(actor.accountId, id);
+    if (!current) throw notFound();
+    // A new password, a cancellation or another role ends the user's sessions: whoever held a token
+    // keeps nothing the change meant to take away (docs/decisions.md, "Sessions").
+    const endSessions =
+      patch.password_hash !== undefined ||
+      (patch.status === 'cancelled' && current.status !== 'cancelled') ||
+      (patch.role_id !== undefined && patch.role_id !== current.role_id);
+    if (!(await this.repo.update(this.db, actor.accountId, id, patch, { endSessions }))) throw notFound();
     return this.get(actor, id);
   }
 }
