@@ -1,4 +1,5 @@
 import type { Db } from '../../db/index.js';
+import type { EventsService } from '../../events/events.service.js';
 import { AppError, badRequest, notFound } from '../../http/errors.js';
 import type { UserT } from '../../http/schemas.js';
 import { newId } from '../../lib/ids.js';
@@ -22,6 +23,7 @@ export class UsersService {
   constructor(
     private readonly db: Db,
     private readonly repo: UsersRepo,
+    private readonly events: EventsService,
   ) {}
 
   /** Channel API: active and onboarding users; cancelled users are never listed. */
@@ -78,7 +80,13 @@ export class UsersService {
       // An admin locking themselves out would leave an account nobody can administer.
       throw badRequest('Você não pode cancelar nem rebaixar o próprio usuário');
     }
-    if (!(await this.repo.update(this.db, actor.accountId, id, patch))) throw notFound();
+    await this.events.transaction(async (tx, events) => {
+      if (!(await this.repo.update(tx, actor.accountId, id, patch))) throw notFound();
+      // A cancelled user or a new role may see less: the gateway re-checks their open connections
+      // once this commits.
+      if (patch.status !== undefined || patch.role_id !== undefined)
+        events.accessChanged(actor.accountId, [id]);
+    });
     return this.get(actor, id);
   }
 }
