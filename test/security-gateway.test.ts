@@ -17,6 +17,11 @@ let phoneSeq = 0;
 const phone = () => `5511986${String(++phoneSeq).padStart(6, '0')}`;
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 let userSeq = 0;
+/**
+ * Each test waits for what the server does (a disconnection, a refusal): without the behaviour it
+ * would wait forever, so this turns that into a failure. No test depends on how fast anything is.
+ */
+const T = { timeout: 60_000 };
 
 /** A new user of the fixture's account, with a token. */
 async function makeUser(f: Fixture, role: 'agent' | 'supervisor', teamIndex?: number) {
@@ -71,7 +76,7 @@ describe('gateway withdraws access', () => {
     await t?.close();
   });
 
-  it("disconnects a cancelled user's open connection: nothing reaches it after", async () => {
+  it("disconnects a cancelled user's open connection: nothing reaches it after", T, async () => {
     const agent = await makeUser(f, 'agent', 0);
     const c = await open(t.gatewayUrl!, { token: agent.token });
     const watcher = await open(t.gatewayUrl!, { token: f.adminToken });
@@ -92,7 +97,7 @@ describe('gateway withdraws access', () => {
     assert.deepEqual(c.events(), []);
   });
 
-  it("takes an agent removed from a team out of the team's room", async () => {
+  it("takes an agent removed from a team out of the team's room", T, async () => {
     const agent = await makeUser(f, 'agent', 1);
     const c = await open(t.gatewayUrl!, { token: agent.token });
     const watcher = await open(t.gatewayUrl!, { token: f.adminToken });
@@ -120,80 +125,92 @@ describe('gateway withdraws access', () => {
     });
   });
 
-  it("takes a demoted supervisor out of other teams' rooms and chats, keeps their own team's", async () => {
-    const sup = await makeUser(f, 'supervisor', 0);
-    const theirs = await f.inbound(1, phone());
-    const c = await open(t.gatewayUrl!, { token: sup.token });
-    const watcher = await open(t.gatewayUrl!, { token: f.adminToken });
-    const teams = [f.teams[0]!.id, f.teams[1]!.id];
-    assert.deepEqual((await c.ack('user_join_team', teams)).joined, teams);
-    assert.deepEqual((await c.ack('user_start_watch_chats', [theirs])).watching, [theirs]);
-    await watcher.ack('user_join_team', teams);
+  it(
+    "takes a demoted supervisor out of other teams' rooms and chats, keeps their own team's",
+    T,
+    async () => {
+      const sup = await makeUser(f, 'supervisor', 0);
+      const theirs = await f.inbound(1, phone());
+      const c = await open(t.gatewayUrl!, { token: sup.token });
+      const watcher = await open(t.gatewayUrl!, { token: f.adminToken });
+      const teams = [f.teams[0]!.id, f.teams[1]!.id];
+      assert.deepEqual((await c.ack('user_join_team', teams)).joined, teams);
+      assert.deepEqual((await c.ack('user_start_watch_chats', [theirs])).watching, [theirs]);
+      await watcher.ack('user_join_team', teams);
 
-    await patch(`/api/users/${sup.id}`, { role: 'agent' });
-    const own = await f.inbound(0, phone());
-    const other = await f.inbound(1, phone());
-    const otherChat = await t.request('POST', `/api/chats/${theirs}/capture`, {
-      headers: bearer(f.adminToken),
-    });
-    assert.equal(otherChat.status, 200);
-    await watcher.next('chat.capture', (e) => (e.data as { chat: { id: string } }).chat.id === theirs);
-    await watcher.next('chat.new', (e) => (e.data as { chat: { id: string } }).chat.id === other);
-    await settled();
-    await c.barrier();
-    assert.deepEqual(
-      c.events().map((e) => [e.event, (e.data as { chat: { id: string } }).chat.id]),
-      [['chat.new', own]],
-    );
-  });
+      await patch(`/api/users/${sup.id}`, { role: 'agent' });
+      const own = await f.inbound(0, phone());
+      const other = await f.inbound(1, phone());
+      const otherChat = await t.request('POST', `/api/chats/${theirs}/capture`, {
+        headers: bearer(f.adminToken),
+      });
+      assert.equal(otherChat.status, 200);
+      await watcher.next('chat.capture', (e) => (e.data as { chat: { id: string } }).chat.id === theirs);
+      await watcher.next('chat.new', (e) => (e.data as { chat: { id: string } }).chat.id === other);
+      await settled();
+      await c.barrier();
+      assert.deepEqual(
+        c.events().map((e) => [e.event, (e.data as { chat: { id: string } }).chat.id]),
+        [['chat.new', own]],
+      );
+    },
+  );
 
-  it('refuses to recover the session of a user cancelled meanwhile: no missed event reaches it', async () => {
-    const agent = await makeUser(f, 'agent', 0);
-    const c = await open(t.gatewayUrl!, { token: agent.token, reconnection: false });
-    await c.ack('user_join_team', [f.teams[0]!.id]);
-    await dropTransport(c);
-    const dropped = c.received.length;
+  it(
+    'refuses to recover the session of a user cancelled meanwhile: no missed event reaches it',
+    T,
+    async () => {
+      const agent = await makeUser(f, 'agent', 0);
+      const c = await open(t.gatewayUrl!, { token: agent.token, reconnection: false });
+      await c.ack('user_join_team', [f.teams[0]!.id]);
+      await dropTransport(c);
+      const dropped = c.received.length;
 
-    await patch(`/api/users/${agent.id}`, { status: 'cancelled' });
-    const chatId = await f.inbound(0, phone());
-    await settled();
-    assert.ok(chatId);
+      await patch(`/api/users/${agent.id}`, { status: 'cancelled' });
+      const chatId = await f.inbound(0, phone());
+      await settled();
+      assert.ok(chatId);
 
-    const refused = new Promise<Error>((resolve, reject) => {
-      c.socket.once('connect', () => reject(new Error('the session was recovered')));
-      c.socket.once('connect_error', resolve);
-    });
-    c.socket.connect();
-    assert.equal((await refused).message, 'unauthorized');
-    assert.deepEqual(c.received.slice(dropped), []);
-  });
+      const refused = new Promise<Error>((resolve, reject) => {
+        c.socket.once('connect', () => reject(new Error('the session was recovered')));
+        c.socket.once('connect_error', resolve);
+      });
+      c.socket.connect();
+      assert.equal((await refused).message, 'unauthorized');
+      assert.deepEqual(c.received.slice(dropped), []);
+    },
+  );
 
-  it('does not recover a session with a room its user lost meanwhile; the client starts afresh', async () => {
-    const agent = await makeUser(f, 'agent', 1);
-    const c = await open(t.gatewayUrl!, { token: agent.token, reconnection: false });
-    await c.ack('user_join_team', [f.teams[1]!.id]);
-    await dropTransport(c);
-    const dropped = c.received.length;
+  it(
+    'does not recover a session with a room its user lost meanwhile; the client starts afresh',
+    T,
+    async () => {
+      const agent = await makeUser(f, 'agent', 1);
+      const c = await open(t.gatewayUrl!, { token: agent.token, reconnection: false });
+      await c.ack('user_join_team', [f.teams[1]!.id]);
+      await dropTransport(c);
+      const dropped = c.received.length;
 
-    const team = await f.services.teams.get(f.admin, f.teams[1]!.id);
-    await patch(`/api/teams/${team.id}`, { members: team.members.filter((m) => m !== agent.id) });
-    await f.inbound(1, phone());
-    await settled();
+      const team = await f.services.teams.get(f.admin, f.teams[1]!.id);
+      await patch(`/api/teams/${team.id}`, { members: team.members.filter((m) => m !== agent.id) });
+      await f.inbound(1, phone());
+      await settled();
 
-    const back = new Promise((resolve) => c.socket.once('connect', () => resolve(undefined)));
-    c.socket.connect();
-    await back;
-    assert.equal(c.socket.recovered, false);
-    const ready = await c.next('session.ready');
-    assert.equal(ready.recovered, false);
-    await c.barrier();
-    assert.deepEqual(
-      c.received.slice(dropped).map((r) => r.event),
-      ['session.ready'],
-    );
-  });
+      const back = new Promise((resolve) => c.socket.once('connect', () => resolve(undefined)));
+      c.socket.connect();
+      await back;
+      assert.equal(c.socket.recovered, false);
+      const ready = await c.next('session.ready');
+      assert.equal(ready.recovered, false);
+      await c.barrier();
+      assert.deepEqual(
+        c.received.slice(dropped).map((r) => r.event),
+        ['session.ready'],
+      );
+    },
+  );
 
-  it('still recovers the session of a user who kept their access', async () => {
+  it('still recovers the session of a user who kept their access', T, async () => {
     const agent = await makeUser(f, 'agent', 0);
     const c = await open(t.gatewayUrl!, { token: agent.token, reconnection: false });
     await c.ack('user_join_team', [f.teams[0]!.id]);
@@ -208,7 +225,7 @@ describe('gateway withdraws access', () => {
     assert.equal((missed.data as { chat: { id: string } }).chat.id, chatId);
   });
 
-  it('refuses to recover a session whose handshake now carries another user’s token', async () => {
+  it('refuses to recover a session whose handshake now carries another user’s token', T, async () => {
     const agent = await makeUser(f, 'agent', 0);
     const c = await open(t.gatewayUrl!, { token: agent.token, reconnection: false });
     await dropTransport(c);
@@ -221,8 +238,7 @@ describe('gateway withdraws access', () => {
     assert.equal((await refused).message, 'unauthorized');
   });
 
-  // The timeout only turns a connection that is never ended into a failure instead of a hang.
-  it('disconnects a connection when its token expires', { timeout: 30_000 }, async () => {
+  it('disconnects a connection when its token expires', T, async () => {
     const agent = await makeUser(f, 'agent', 0);
     // A token that expires within two seconds (JWT expiry is in whole seconds).
     const token = await new TokenService(TEST_JWT_SECRET, 2).sign({
@@ -290,7 +306,7 @@ describe('gateway origins', () => {
     await t?.close();
   });
 
-  it('refuses a foreign origin on polling and on WebSocket, even with the cookie', async () => {
+  it('refuses a foreign origin on polling and on WebSocket, even with the cookie', T, async () => {
     const cookie = `access_token=${f.adminToken}`;
     for (const origin of ['https://evil.example', 'http://127.0.0.1:1', 'null']) {
       assert.deepEqual(await pollingHandshake(t.gatewayUrl!, { origin, cookie }), {
@@ -302,7 +318,7 @@ describe('gateway origins', () => {
     }
   });
 
-  it("accepts the console's own origin, and clients that send no origin", async () => {
+  it("accepts the console's own origin, and clients that send no origin", T, async () => {
     const cookie = `access_token=${f.adminToken}`;
     const polled = await pollingHandshake(t.gatewayUrl!, { origin: own, cookie });
     assert.deepEqual(polled, { status: 200, allowOrigin: own });
@@ -314,7 +330,26 @@ describe('gateway origins', () => {
     assert.deepEqual(await websocket(t.gatewayUrl!, { cookie }), { userId: f.admin.userId });
   });
 
-  it('accepts exactly the origins of ATENDE_GATEWAY_ORIGINS when set', async () => {
+  it(
+    'accepts the origin of ATENDE_PUBLIC_GATEWAY_URL, the console’s host name behind a proxy',
+    T,
+    async () => {
+      const proxied = await startTestApp({
+        databaseUrl: t.databaseUrl,
+        env: { ATENDE_PUBLIC_GATEWAY_URL: 'https://atende.example.com' },
+      });
+      try {
+        const ok = await pollingHandshake(proxied.gatewayUrl!, { origin: 'https://atende.example.com' });
+        assert.deepEqual(ok, { status: 200, allowOrigin: 'https://atende.example.com' });
+        const other = await pollingHandshake(proxied.gatewayUrl!, { origin: 'https://evil.example.com' });
+        assert.equal(other.status, 403);
+      } finally {
+        await proxied.close();
+      }
+    },
+  );
+
+  it('accepts exactly the origins of ATENDE_GATEWAY_ORIGINS when set', T, async () => {
     const listed = await startTestApp({
       databaseUrl: t.databaseUrl,
       env: { ATENDE_GATEWAY_ORIGINS: 'https://console.example.com' },
@@ -354,7 +389,7 @@ describe('gateway withdraws access on several nodes', { skip: REDIS_URL ? false 
     await a?.close();
   });
 
-  it('a user cancelled through one node loses their connections on every node', async () => {
+  it('a user cancelled through one node loses their connections on every node', T, async () => {
     const agent = await makeUser(f, 'agent', 0);
     const onA = await connect(a.gatewayUrl!, { token: agent.token });
     const onB = await connect(b.gatewayUrl!, { token: agent.token });
@@ -368,7 +403,7 @@ describe('gateway withdraws access on several nodes', { skip: REDIS_URL ? false 
     assert.deepEqual(await Promise.all(gone), ['io server disconnect', 'io server disconnect']);
   });
 
-  it('an agent removed from a team through one node leaves its room on every node', async () => {
+  it('an agent removed from a team through one node leaves its room on every node', T, async () => {
     const agent = await makeUser(f, 'agent', 1);
     const onB = await connect(b.gatewayUrl!, { token: agent.token });
     // A member who stays, on the same node: once it has the next chat.new, node B has sent it.

@@ -85,7 +85,11 @@ export async function startGateway(
 ): Promise<Gateway> {
   const redis: RedisAdapter | null = config.redisUrl ? redisAdapter(config.redisUrl, logger) : null;
   const http = createServer();
-  const origins: OriginPolicy = { configured: config.gatewayOrigins, apiPort };
+  const origins: OriginPolicy = {
+    configured: config.gatewayOrigins,
+    apiPort,
+    publicGatewayUrl: config.publicGatewayUrl,
+  };
   const io: GatewayServer = new Server(http, {
     path: '/socket.io',
     ...recoveryOptions(config.gatewayRecoveryMs),

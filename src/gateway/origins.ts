@@ -6,6 +6,8 @@ export interface OriginPolicy {
   configured: string[] | '*' | null;
   /** The port the API (and so the console) listens on; known once it listens. */
   apiPort: () => number;
+  /** `ATENDE_PUBLIC_GATEWAY_URL`, on the console's host name: its origin is the console's. */
+  publicGatewayUrl: string | null;
 }
 
 const DEFAULT_PORTS: Record<string, string> = { 'http:': '80', 'https:': '443' };
@@ -26,8 +28,9 @@ function parse(origin: string): URL | null {
  * transport. No `Origin` at all is a client outside a browser (an integration's socket.io-client),
  * which carries only the credentials it was given, and is accepted.
  * By default the origin must be the console's: the gateway's own origin (one address in front of
- * both, e.g. a proxy), or the same host on the API's port (the console served by the API, the
- * gateway on its own port). Host names are compared as the browser wrote them, in `Host`.
+ * both, e.g. a proxy), the origin of `ATENDE_PUBLIC_GATEWAY_URL` (on the console's host name), or the
+ * same host on the API's port (the console served by the API, the gateway on its own port). Host
+ * names are compared as the browser wrote them, in `Host`.
  */
 export function originAllowed(
   policy: OriginPolicy,
@@ -37,6 +40,7 @@ export function originAllowed(
   if (origin === undefined) return true;
   if (policy.configured === '*') return true;
   if (policy.configured !== null) return policy.configured.includes(origin.replace(/\/$/, ''));
+  if (policy.publicGatewayUrl !== null && parse(policy.publicGatewayUrl)?.origin === origin) return true;
   const from = parse(origin);
   const host = headers.host ? parse(`http://${headers.host}`) : null;
   if (!from || !host || from.hostname !== host.hostname) return false;

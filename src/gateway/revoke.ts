@@ -8,12 +8,14 @@ export interface FetchedSocket {
   data: unknown;
   rooms: Set<string>;
   leave(room: string): unknown;
-  disconnect(close?: boolean): unknown;
 }
 
 /** What withdrawing access needs of a Socket.IO server (through the adapter, or this node only). */
 export interface SocketsOfUser {
-  in(rooms: string | string[]): { fetchSockets(): Promise<FetchedSocket[]> };
+  in(rooms: string | string[]): {
+    fetchSockets(): Promise<FetchedSocket[]>;
+    disconnectSockets(close?: boolean): void;
+  };
 }
 
 /** The identity a connection carries (src/gateway/gateway.ts), plain data so it survives recovery. */
@@ -37,21 +39,32 @@ export const identityOf = (data: unknown): Identity | null =>
  */
 export function revokeLostAccess(io: SocketsOfUser, access: GatewayAccess) {
   return async (events: readonly Routed[]): Promise<void> => {
+    let failure: unknown = null;
     for (const { envelope } of events) {
       if ((envelope.event as string) !== ACCESS_CHANGE) continue;
       const { userIds } = envelope.data as unknown as AccessChangeData;
       for (const userId of userIds) {
-        const sockets = await io.in(room.owner(userId)).fetchSockets();
-        if (sockets.length === 0) continue;
-        const actor = await access.actor({ userId, accountId: envelope.accountId });
-        if (!actor) {
-          for (const s of sockets) s.disconnect(true);
-          continue;
+        const owner = io.in(room.owner(userId));
+        try {
+          const sockets = await owner.fetchSockets();
+          if (sockets.length === 0) continue;
+          const actor = await access.actor({ userId, accountId: envelope.accountId });
+          if (!actor) {
+            owner.disconnectSockets(true);
+            continue;
+          }
+          const lost = await access.lostRooms(actor, new Set(sockets.flatMap((s) => [...s.rooms])));
+          for (const s of sockets) for (const r of s.rooms) if (lost.has(r)) s.leave(r);
+        } catch (err) {
+          // A node that does not answer, the database away: access must not outlive the change, so
+          // the user's connections end (a client connects again, and subscribes, afresh).
+          owner.disconnectSockets(true);
+          failure ??= err;
         }
-        const lost = await access.lostRooms(actor, new Set(sockets.flatMap((s) => [...s.rooms])));
-        for (const s of sockets) for (const r of s.rooms) if (lost.has(r)) s.leave(r);
       }
     }
+    // Reported (logged by the tail) once every user has been dealt with.
+    if (failure !== null) throw failure;
   };
 }
 
