@@ -53,8 +53,11 @@ export interface Config {
   };
   /** WhatsApp Cloud API: Graph base URL (a local fake in tests), version, per-request timeout. */
   whatsapp: { graphBaseUrl: string; graphVersion: string; timeoutMs: number };
-  /** Browser origins the gateway accepts (CORS); null = any origin. */
-  gatewayOrigins: string[] | null;
+  /**
+   * Browser origins the gateway accepts (every transport, and CORS): a list, `*` (any), or null: the
+   * console's own origin (src/gateway/origins.ts).
+   */
+  gatewayOrigins: string[] | '*' | null;
   /** Days the event log keeps events for resync (`GET /api/events`). */
   eventRetentionDays: number;
   /**
@@ -226,7 +229,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
 
   const originsRaw = str('ATENDE_GATEWAY_ORIGINS');
-  let gatewayOrigins: string[] | null = null;
+  let gatewayOrigins: string[] | '*' | null = originsRaw === '*' ? '*' : null;
   if (originsRaw !== null && originsRaw !== '*') {
     gatewayOrigins = originsRaw.split(',').map((o) => o.trim().replace(/\/$/, ''));
     const bad = gatewayOrigins.filter((o) => !/^https?:\/\/[^/\s]+$/.test(o));

@@ -163,8 +163,11 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     // gateway role only writes events (and notifies them) in its transactions.
     let gatewayUrl: string | null = null;
     let gateway: Gateway | null = null;
+    // The port the console is served on, for the gateway's default origin policy: known once the
+    // API listens (after the gateway, which the API's console route describes).
+    let apiPort = config.port;
     if (config.roles.includes('gateway')) {
-      const started = await startGateway(config, databaseUrl, services, logger);
+      const started = await startGateway(config, databaseUrl, services, logger, () => apiPort);
       cleanups.push(() => started.close());
       gateway = started;
       gatewayUrl = started.url;
@@ -179,6 +182,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       await app.listen({ host: config.host, port: config.port });
       const addr = app.server.address();
       const port = typeof addr === 'object' && addr ? addr.port : config.port;
+      apiPort = port;
       const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
       url = `http://${host}:${port}`;
     }

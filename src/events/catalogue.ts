@@ -78,6 +78,18 @@ export type EventName = keyof typeof EVENT_DATA;
 export const EVENT_NAMES = Object.keys(EVENT_DATA) as EventName[];
 export type EventData<E extends EventName> = Static<(typeof EVENT_DATA)[E]>;
 
+/**
+ * An entry of the log for the gateway only, not an event of the catalogue: some users' access
+ * changed (cancelled, new role, removed from a team), so their connections must leave the rooms they
+ * may no longer see. It goes to no room, has no audience (never in `GET /api/events`) and no webhook
+ * receives it; it rides the log so that every gateway node acts on it once committed, whichever node
+ * made the change and whether Redis is up (src/gateway/revoke.ts).
+ */
+export const ACCESS_CHANGE = 'gateway.access';
+export interface AccessChangeData {
+  userIds: string[];
+}
+
 /** Which rooms each event goes to (DESIGN §3); the events service builds the actual room names. */
 export const EVENT_ROOMS: Record<EventName, string> = {
   'message.upsert': 'attendance:<chatId>',

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db, Tx } from '../db/index.js';
 import { Statement } from '../db/prepared.js';
+import { EVENT_NAMES } from './catalogue.js';
 
 /**
  * The channel every event-writing transaction notifies, with `<account id>:<last seq>` as payload;
@@ -42,7 +43,8 @@ export class EventsRepo {
   /**
    * Appends events to the account's log in one statement: reserves their seqs (the UPDATE holds the
    * account row until commit, so the account's event-writing transactions commit in seq order), writes
-   * them, and creates the webhook deliveries the account's enabled subscriptions are owed. Callers run
+   * them, and creates the webhook deliveries the account's enabled subscriptions are owed (events of
+   * the catalogue only: the gateway's own entries, ACCESS_CHANGE, are never delivered). Callers run
    * it last, after their own row locks, so the account row is held for this statement and the commit
    * only, and locks are taken in the same order everywhere. Answers the first seq, the time written
    * (`occurred_at`), and the deliveries, whose jobs the caller queues in the same transaction.
@@ -81,6 +83,7 @@ export class EventsRepo {
         SELECT gen_random_uuid(), ev.account_id, s.id, ev.seq
         FROM ev JOIN webhook_subscriptions s ON s.account_id = ev.account_id
         WHERE s.enabled AND (ev.event = ANY(s.events) OR '*' = ANY(s.events))
+          AND ev.event = ANY(${sql.val(EVENT_NAMES)}::text[])
         RETURNING id, webhook_id
       )
       SELECT r.last, r.now,

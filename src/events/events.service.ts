@@ -2,7 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { inTransaction, type Db, type Tx } from '../db/index.js';
 import type { UserActor } from '../modules/auth/actors.js';
 import type { TeamsRepo } from '../modules/teams/teams.repo.js';
-import { SCHEMA_VERSION, type Envelope, type EventData, type EventName } from './catalogue.js';
+import {
+  ACCESS_CHANGE,
+  SCHEMA_VERSION,
+  type AccessChangeData,
+  type Envelope,
+  type EventData,
+  type EventName,
+} from './catalogue.js';
 import type { EventsRepo } from './events.repo.js';
 import { READ_ALL_TAG, room, type Target } from './rooms.js';
 
@@ -16,7 +23,7 @@ export interface DeliveryQueue {
 
 interface Pending {
   accountId: string;
-  event: EventName;
+  event: EventName | typeof ACCESS_CHANGE;
   data: Record<string, unknown>;
   target: Target;
 }
@@ -33,6 +40,18 @@ export class EventBuffer {
 
   add<E extends EventName>(accountId: string, event: E, data: EventData<E>, target: Target): void {
     this.pending.push({ accountId, event, data: data as Record<string, unknown>, target });
+  }
+
+  /** Records that these users' access changed: the gateway re-checks their connections (ACCESS_CHANGE). */
+  accessChanged(accountId: string, userIds: readonly string[]): void {
+    if (userIds.length === 0) return;
+    const data: AccessChangeData = { userIds: [...new Set(userIds)] };
+    this.pending.push({
+      accountId,
+      event: ACCESS_CHANGE,
+      data: data as unknown as Record<string, unknown>,
+      target: { rooms: [], audience: [] },
+    });
   }
 
   get size(): number {

@@ -6,6 +6,11 @@ export const room = {
   team: (id: string) => `team:${id}`,
   chat: (id: string) => `chat:${id}`,
   attendance: (chatId: string) => `attendance:${chatId}`,
+  /**
+   * Every connection of a user joins this room at handshake (no event is ever sent to it), so the
+   * gateway finds a user's connections on every node when their access changes.
+   */
+  owner: (userId: string) => `uid:${userId}`,
 };
 
 /**

@@ -15,7 +15,7 @@ export interface Routed {
   rooms: string[];
 }
 
-/** Work after a batch of events is out, e.g. dropping watchers who may no longer see a transferred chat. */
+/** Work after an event is out, before the next one, e.g. dropping watchers who may no longer see a chat. */
 export type AfterSend = (events: readonly Routed[]) => Promise<void>;
 
 /** Where events go: through the adapter (every node) or to this node's sockets only. */
@@ -353,7 +353,6 @@ export class EventTail {
       else byAccount.set(r.account_id, [r]);
     }
     const outlet = this.mode === 'fallback' ? this.opts.here : this.opts.everywhere;
-    const sent: Routed[] = [];
     const moved = new Map<string, number>();
     for (const [accountId, list] of byAccount) {
       list.sort((a, b) => Number(a.seq) - Number(b.seq));
@@ -366,7 +365,12 @@ export class EventTail {
             this.opts.logger.error({ err, event: routed.envelope.event }, 'event send failed');
           }
         }
-        sent.push(routed);
+        // Before the next event: one that follows a change of access must not reach rooms lost by it.
+        try {
+          await outlet.after?.([routed]);
+        } catch (err) {
+          this.opts.logger.error({ err }, 'after-send step failed');
+        }
       }
       const last = Number(list.at(-1)!.seq);
       this.cursors.set(accountId, last);
@@ -388,12 +392,7 @@ export class EventTail {
         this.opts.logger.warn({ err }, 'event tail: recording the cursor failed');
       }
     }
-    try {
-      await outlet.after?.(sent);
-    } catch (err) {
-      this.opts.logger.error({ err }, 'after-send step failed');
-    }
-    // Writers answer after the after-send step, so a transfer's answer comes after the eviction.
+    // Writers answer after the after-send steps, so a transfer's answer comes after the eviction.
     this.release();
   }
 }

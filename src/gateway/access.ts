@@ -40,6 +40,27 @@ export class GatewayAccess {
     return new Set(ids.filter((id) => mine.has(id)));
   }
 
+  /**
+   * Those of `rooms` (a connection's) the user may no longer be in: teams they left, chats they may
+   * no longer see, another user's room. Rooms of no kind known here (the connection's own) are kept.
+   */
+  async lostRooms(actor: UserActor, rooms: Iterable<string>): Promise<Set<string>> {
+    const teams = new Map<string, string>();
+    const chats = new Map<string, string>();
+    const lost = new Set<string>();
+    for (const r of rooms) {
+      const [kind, id = ''] = r.split(':', 2);
+      if (kind === 'team') teams.set(r, id);
+      else if (kind === 'chat' || kind === 'attendance') chats.set(r, id);
+      else if ((kind === 'user' || kind === 'uid') && id !== actor.userId) lost.add(r);
+    }
+    const allowedTeams = await this.teamsFor(actor, [...new Set(teams.values())]);
+    const visible = await this.chatsFor(actor, [...new Set(chats.values())]);
+    for (const [r, id] of teams) if (!allowedTeams.has(id)) lost.add(r);
+    for (const [r, id] of chats) if (!visible.has(id)) lost.add(r);
+    return lost;
+  }
+
   /** Chats of `ids` the user may see. */
   async chatsFor(actor: UserActor, ids: readonly string[]): Promise<Set<string>> {
     const chats = await this.repo.chats(actor.accountId, ids);

@@ -1,7 +1,7 @@
 import { createAdapter } from '@socket.io/redis-streams-adapter';
 import { Redis, type Command, type RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
-import type { ServerOptions } from 'socket.io';
+import type { Server, ServerOptions } from 'socket.io';
 import type { RedisLink } from '../events/tail.js';
 import { failFastOptions } from '../lib/redis.js';
 
@@ -85,8 +85,40 @@ export function redisAdapter(redisUrl: string, logger: Logger): RedisAdapter {
 /**
  * The gateway's recovery options, so packets carry recovery offsets.
  * Within the window (`config.gatewayRecoveryMs`, the contract's 2 minutes) rooms and missed packets
- * come back. Auth middleware is skipped on recovery: the identity comes back with the session.
+ * come back. The auth middleware still runs on recovery: the handshake's token is checked again, and
+ * must be the restored identity's (src/gateway/gateway.ts); `guardRecovery` decides earlier.
  */
 export const recoveryOptions = (windowMs: number): Partial<ServerOptions> => ({
-  connectionStateRecovery: { maxDisconnectionDuration: windowMs, skipMiddlewares: true },
+  connectionStateRecovery: { maxDisconnectionDuration: windowMs, skipMiddlewares: false },
 });
+
+/** A session as the adapter restores it. */
+export interface RestoredSession {
+  data: unknown;
+  rooms: readonly string[];
+}
+
+/**
+ * Socket.IO sends a restored session's missed packets as soon as it restores it, before any
+ * middleware runs, so whether a session may come back is decided here, on the adapter of the main
+ * namespace (the in-memory one or Redis's alike): a session refused (or that cannot be checked) is
+ * treated as expired, and the client connects afresh.
+ */
+export function guardRecovery(
+  io: Server,
+  may: (session: RestoredSession) => Promise<boolean>,
+  logger: Logger,
+): void {
+  const adapter = io.of('/').adapter;
+  const restore = adapter.restoreSession.bind(adapter);
+  adapter.restoreSession = async (pid, offset) => {
+    const session = await restore(pid, offset);
+    if (!session) return session;
+    const allowed = await may(session).catch((err: unknown) => {
+      logger.warn({ err }, 'gateway: could not check a session to recover');
+      return false;
+    });
+    // The adapter's own "no session" (Socket.IO then connects afresh).
+    return allowed ? session : (null as unknown as typeof session);
+  };
+}

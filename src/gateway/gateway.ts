@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { decodeJwt } from 'jose';
 import type { Logger } from 'pino';
 import { Server, type Socket } from 'socket.io';
 import type { Config } from '../config.js';
@@ -11,13 +12,18 @@ import { httpServerOptions } from '../http/timeouts.js';
 import { isObjectId } from '../lib/ids.js';
 import type { UserActor } from '../modules/auth/actors.js';
 import type { Services } from '../services.js';
-import { recoveryOptions, redisAdapter, type RedisAdapter } from './adapter.js';
+import { guardRecovery, recoveryOptions, redisAdapter, type RedisAdapter } from './adapter.js';
 import { evictStaleWatchers } from './eviction.js';
+import { originAllowed, type OriginPolicy } from './origins.js';
+import { mayRecover, revokeLostAccess, type Identity } from './revoke.js';
 
 /** What a connection carries (restored with the session on recovery, so plain data only). */
 export interface SocketData {
-  user: { userId: string; accountId: string; tokenVersion: number } | null;
+  user: Identity | null;
 }
+
+/** Longest delay setTimeout takes; a later expiry is waited for in steps. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 type Ack = (answer: Record<string, unknown>) => void;
 type Events = Record<string, (...args: unknown[]) => void>;
@@ -68,23 +74,39 @@ export function handshakeToken(handshake: {
 
 /**
  * Starts the Socket.IO gateway on `config.gatewayPort`, and the tail of the event log that sends
- * committed events to its rooms (src/events/tail.ts).
+ * committed events to its rooms (src/events/tail.ts). `apiPort` is the port the console is served
+ * on, for the default origin policy (src/gateway/origins.ts).
  */
 export async function startGateway(
   config: Config,
   databaseUrl: string,
   services: Services,
   logger: Logger,
+  apiPort: () => number = () => config.port,
 ): Promise<Gateway> {
   const redis: RedisAdapter | null = config.redisUrl ? redisAdapter(config.redisUrl, logger) : null;
   // Request timeouts only: an upgraded WebSocket leaves them, and Socket.IO's pings watch it.
   const http = createServer(httpServerOptions(config.http));
+  const origins: OriginPolicy = {
+    configured: config.gatewayOrigins,
+    apiPort,
+    publicGatewayUrl: config.publicGatewayUrl,
+  };
   const io: GatewayServer = new Server(http, {
     path: '/socket.io',
     ...recoveryOptions(config.gatewayRecoveryMs),
     ...(redis ? { adapter: redis.adapter } : {}),
-    cors: { origin: config.gatewayOrigins ?? true, credentials: true },
+    // Every transport's handshake (a WebSocket is not subject to CORS); CORS then lets the same
+    // origins read polling answers, with credentials.
+    allowRequest: (req, done) => {
+      if (originAllowed(origins, req.headers)) done(null, true);
+      else done('origin not allowed', false);
+    },
+    cors: (req, done) => {
+      done(null, { origin: originAllowed(origins, req.headers), credentials: true });
+    },
   });
+  guardRecovery(io, (session) => mayRecover(services.gatewayAccess, session), logger);
   installGateway(io, services, logger);
   try {
     await new Promise<void>((resolve, reject) => {
@@ -104,8 +126,8 @@ export async function startGateway(
   const tail = new EventTail({
     connectionString: databaseUrl,
     repo: services.eventsRepo,
-    everywhere: { emitter: io, after: evictStaleWatchers(io, services.gatewayRepo) },
-    here: { emitter: io.local, after: evictStaleWatchers(io.local, services.gatewayRepo) },
+    everywhere: { emitter: io, after: afterSend(io, services) },
+    here: { emitter: io.local, after: afterSend(io.local, services) },
     redis: redis?.link ?? null,
     windowMs: config.gatewayRecoveryMs,
     logger,
@@ -132,20 +154,46 @@ export async function startGateway(
   };
 }
 
+/** What the tail does once events are out: rooms that transfers and access changes take away. */
+function afterSend(io: GatewayServer | GatewayServer['local'], services: Services) {
+  const watchers = evictStaleWatchers(io, services.gatewayRepo);
+  const access = revokeLostAccess(io, services.gatewayAccess);
+  return async (events: Parameters<typeof watchers>[0]) => {
+    await watchers(events);
+    await access(events);
+  };
+}
+
+/** The expiry (ms since the epoch) of a token `authenticate` accepted. */
+function expiryOf(token: string): number {
+  const exp = decodeJwt(token).exp;
+  return typeof exp === 'number' ? exp * 1000 : Number.POSITIVE_INFINITY;
+}
+
 /** Auth middleware, the four client events and `session.ready`, on any Socket.IO server. */
 export function installGateway(io: GatewayServer, services: Services, logger: Logger): void {
   const access = services.gatewayAccess;
 
   io.use((socket, next) => {
+    // On recovery the session's identity is back already (checked by guardRecovery): the handshake
+    // must still carry a valid token of that same user.
+    const restored = socket.recovered ? socket.data.user : null;
     const token = handshakeToken(socket.handshake);
     if (token === null) {
+      if (restored) return next(new Error('unauthorized'));
       // Accepted without identity: every subscription is refused, so nothing is ever delivered.
       socket.data.user = null;
       return next();
     }
     services.auth.session(token).then(
       ({ actor, tokenVersion }) => {
-        socket.data.user = { userId: actor.userId, accountId: actor.accountId, tokenVersion };
+        if (socket.recovered && actor.userId !== restored?.userId) return next(new Error('unauthorized'));
+        socket.data.user = {
+          userId: actor.userId,
+          accountId: actor.accountId,
+          tokenVersion,
+          expiresAt: expiryOf(token),
+        };
         next();
       },
       (err: unknown) => {
@@ -157,6 +205,29 @@ export function installGateway(io: GatewayServer, services: Services, logger: Lo
   });
 
   io.on('connection', (socket: GatewaySocket) => {
+    const identity = socket.data.user;
+    if (identity) {
+      // Found by the user's id when their access changes (src/gateway/revoke.ts); on every node.
+      void Promise.resolve(socket.join(room.owner(identity.userId))).catch((err: unknown) =>
+        logger.warn({ err }, 'gateway: joining the user room failed'),
+      );
+      // The connection lives no longer than its token: a client with a new token connects again.
+      let timer: NodeJS.Timeout | null = null;
+      const arm = () => {
+        const left = identity.expiresAt - Date.now();
+        if (left <= 0) {
+          socket.disconnect(true);
+          return;
+        }
+        timer = setTimeout(arm, Math.min(left, MAX_TIMER_MS));
+        timer.unref();
+      };
+      arm();
+      socket.once('disconnect', () => {
+        if (timer) clearTimeout(timer);
+      });
+    }
+
     // One subscription at a time per connection, in the order they were sent.
     let queue: Promise<void> = Promise.resolve();
     const on = (

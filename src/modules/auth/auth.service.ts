@@ -1,5 +1,6 @@
 import { setTimeout } from 'node:timers/promises';
 import { unauthorized } from '../../http/errors.js';
+import type { EventsService } from '../../events/events.service.js';
 import type { TokenService } from '../../lib/jwt.js';
 import { DUMMY_PASSWORD_HASH, verifyPassword } from '../../lib/secrets.js';
 import type { UserT } from '../../http/schemas.js';
@@ -15,6 +16,8 @@ export class AuthService {
   constructor(
     private readonly users: UsersRepo,
     private readonly tokens: TokenService,
+    /** Ending sessions tells the gateway, which then closes the user's open connections. */
+    private readonly events: Pick<EventsService, 'transaction'>,
     private readonly limiter: LoginRateLimiter | null = null,
   ) {}
 
@@ -72,7 +75,11 @@ export class AuthService {
     const claims = token ? await this.tokens.verify(token) : null;
     if (!claims) return;
     const row = await this.users.findForAuth({ id: claims.userId });
-    if (row && sessionValid(row, claims)) await this.users.endSessions(row.id);
+    if (!row || !sessionValid(row, claims)) return;
+    await this.events.transaction(async (tx, events) => {
+      await this.users.endSessions(row.id, tx);
+      events.accessChanged(row.account_id, [row.id]);
+    });
   }
 }
 

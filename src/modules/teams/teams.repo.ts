@@ -69,11 +69,13 @@ export class TeamsRepo {
     return res.numUpdatedRows > 0n;
   }
 
-  async setMembers(db: Db | Tx, teamId: string, userIds: string[]): Promise<void> {
-    await db
+  /** Makes `userIds` the team's members; answers the users removed. */
+  async setMembers(db: Db | Tx, teamId: string, userIds: string[]): Promise<string[]> {
+    const removed = await db
       .deleteFrom('team_members')
       .where('team_id', '=', teamId)
       .where('user_id', 'not in', userIds.length ? userIds : [''])
+      .returning('user_id')
       .execute();
     if (userIds.length > 0) {
       await db
@@ -82,6 +84,7 @@ export class TeamsRepo {
         .onConflict((oc) => oc.columns(['team_id', 'user_id']).doNothing())
         .execute();
     }
+    return removed.map((r) => r.user_id);
   }
 
   /** Team ids a user belongs to. */

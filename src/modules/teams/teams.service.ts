@@ -1,4 +1,5 @@
 import { inTransaction, type Db, type Tx } from '../../db/index.js';
+import type { EventsService } from '../../events/events.service.js';
 import { badRequest, notFound } from '../../http/errors.js';
 import type { TeamT } from '../../http/schemas.js';
 import { newId } from '../../lib/ids.js';
@@ -23,6 +24,7 @@ export class TeamsService {
     private readonly db: Db,
     private readonly repo: TeamsRepo,
     private readonly users: UsersRepo,
+    private readonly events: EventsService,
   ) {}
 
   async listForApiKey(actor: ApiKeyActor): Promise<TeamT[]> {
@@ -56,19 +58,24 @@ export class TeamsService {
 
   async update(actor: UserActor, id: string, input: UpdateTeamInput): Promise<TeamT> {
     requirePermission(actor, 'teams:manage');
-    await inTransaction(this.db, async (tx) => {
+    await this.events.transaction(async (tx, events) => {
       const { members, ...rest } = input;
       const patch = { ...rest, ...(rest.name !== undefined ? { name: rest.name.trim() } : {}) };
       if (!(await this.repo.update(tx, actor.accountId, id, patch))) throw notFound();
-      if (members) await this.setMembers(tx, actor.accountId, id, members);
+      if (!members) return;
+      // Users taken out of the team may no longer see its queue: the gateway re-checks their open
+      // connections once this commits.
+      const removed = await this.setMembers(tx, actor.accountId, id, members);
+      events.accessChanged(actor.accountId, removed);
     });
     return this.get(actor, id);
   }
 
-  private async setMembers(tx: Tx, accountId: string, teamId: string, members: string[]): Promise<void> {
+  /** Replaces the team's members; answers those who were members and no longer are. */
+  private async setMembers(tx: Tx, accountId: string, teamId: string, members: string[]): Promise<string[]> {
     const found = await this.users.existing(accountId, members, tx);
     const missing = members.filter((m) => !found.has(m));
     if (missing.length > 0) throw badRequest([`members contains unknown users: ${missing.join(', ')}`]);
-    await this.repo.setMembers(tx, teamId, members);
+    return this.repo.setMembers(tx, teamId, members);
   }
 }

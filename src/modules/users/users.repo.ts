@@ -113,8 +113,8 @@ export class UsersRepo {
   }
 
   /** Ends every session of the user: tokens issued before are refused from now on. */
-  async endSessions(id: string): Promise<void> {
-    await this.db
+  async endSessions(id: string, db: Db | Tx = this.db): Promise<void> {
+    await db
       .updateTable('users')
       .set({ token_version: sql<number>`token_version + 1` })
       .where('id', '=', id)

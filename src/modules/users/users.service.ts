@@ -1,4 +1,5 @@
 import type { Db } from '../../db/index.js';
+import type { EventsService } from '../../events/events.service.js';
 import { AppError, badRequest, notFound } from '../../http/errors.js';
 import type { UserT } from '../../http/schemas.js';
 import { newId } from '../../lib/ids.js';
@@ -22,6 +23,7 @@ export class UsersService {
   constructor(
     private readonly db: Db,
     private readonly repo: UsersRepo,
+    private readonly events: EventsService,
   ) {}
 
   /** Channel API: active and onboarding users; cancelled users are never listed. */
@@ -86,7 +88,13 @@ export class UsersService {
       patch.password_hash !== undefined ||
       (patch.status === 'cancelled' && current.status !== 'cancelled') ||
       (patch.role_id !== undefined && patch.role_id !== current.role_id);
-    if (!(await this.repo.update(this.db, actor.accountId, id, patch, { endSessions }))) throw notFound();
+    await this.events.transaction(async (tx, events) => {
+      if (!(await this.repo.update(tx, actor.accountId, id, patch, { endSessions }))) throw notFound();
+      // Ended sessions, a new status or a new role: the gateway re-checks the user's open connections
+      // once this commits (disconnected, or out of the rooms they may no longer see).
+      if (endSessions || patch.status !== undefined || patch.role_id !== undefined)
+        events.accessChanged(actor.accountId, [id]);
+    });
     return this.get(actor, id);
   }
 }
