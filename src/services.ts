@@ -146,7 +146,12 @@ export function createServices(deps: {
       USER,
     ),
     accounts: new AccountsService(db),
-    auth: new AuthService(repos.users, tokens, events, new LoginRateLimiter(config.loginRateLimit, deps.redis)),
+    auth: new AuthService(
+      repos.users,
+      tokens,
+      events,
+      new LoginRateLimiter(config.loginRateLimit, deps.redis),
+    ),
     users: new UsersService(db, repos.users, events),
     teams: new TeamsService(db, repos.teams, repos.users, events),
     channels: new ChannelsService(db, repos.channels, repos.teams),
