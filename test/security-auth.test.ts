@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { startTestApp, httpRequest, type TestApp, type TestResponse } from './helpers/app.js';
 import { seedAccount, type Fixture } from './helpers/fixtures.js';
-import { connect, connectError } from './helpers/gateway.js';
+import { connect, connectError, type GatewayClient } from './helpers/gateway.js';
 import { cleanupDataDir, makeDataDir, startBuiltServer, WAIT_MS, type Child } from './helpers/processes.js';
 
 const UNAUTHORIZED = { statusCode: 401, message: 'Credencial ausente ou inválida', error: 'Unauthorized' };
@@ -148,17 +148,28 @@ describe('sessions end', () => {
     assert.equal(res.status, 200, JSON.stringify(res.body));
   };
 
-  it('after logout: the token and the open connection’s next subscription', async () => {
+  /** Resolves with the reason when the server closes the connection. */
+  const closedByServer = (socket: GatewayClient['socket']) =>
+    new Promise<string>((resolve) => socket.once('disconnect', (reason) => resolve(reason)));
+
+  it('after logout: the token, and the open connection is closed at once', { timeout: 30_000 }, async () => {
     const user = await agentWithToken();
     const open = await connect(t.gatewayUrl!, { token: user.token });
     try {
       assert.equal((await open.ack('user_logged_in', user.id)).ok, true);
+      // Another site cannot log the user out with their cookie (it would end every session).
+      const forged = await t.request('POST', '/auth/logout', {
+        headers: { cookie: `access_token=${user.token}`, origin: 'https://evil.example' },
+      });
+      assert.equal(forged.status, 403);
+      assert.equal((await t.request('GET', '/api/me', { headers: bearer(user.token) })).status, 200);
+      const closed = closedByServer(open.socket);
       const res = await t.request('POST', '/auth/logout', {
-        headers: { cookie: `access_token=${user.token}` },
+        headers: { cookie: `access_token=${user.token}`, origin: new URL(t.url).origin },
       });
       assert.equal(res.status, 204);
+      assert.equal(await closed, 'io server disconnect');
       await assertEnded(user.token, 'logout');
-      assert.deepEqual(await open.ack('user_logged_in', user.id), { ok: false, error: 'unauthenticated' });
     } finally {
       open.close();
     }
@@ -170,9 +181,13 @@ describe('sessions end', () => {
     );
   });
 
-  it('after a password change', async () => {
+  it('after a password change, open connections included', { timeout: 30_000 }, async () => {
     const user = await agentWithToken();
+    const open = await connect(t.gatewayUrl!, { token: user.token });
+    const closed = closedByServer(open.socket);
     await patchUser(user.id, { password: 'second-password' });
+    assert.equal(await closed, 'io server disconnect');
+    open.close();
     await assertEnded(user.token, 'password change');
     assert.equal((await login(t, user.email, 'second-password')).status, 200);
   });

@@ -38,7 +38,7 @@ async function makeUser(f: Fixture, role: 'agent' | 'supervisor', teamIndex?: nu
     await f.services.teams.update(f.admin, f.teams[teamIndex]!.id, { members: [...seeded, user.id] });
   }
   const token = (await f.services.auth.login(email, 'user-password')).accessToken;
-  return { id: user.id, token };
+  return { id: user.id, email, token };
 }
 
 /** Resolves with the reason of the socket's next disconnection. */
@@ -126,19 +126,29 @@ describe('gateway withdraws access', () => {
   });
 
   it(
-    "takes a demoted supervisor out of other teams' rooms and chats, keeps their own team's",
+    "closes a demoted supervisor's connections (a new role ends the session); a new login sees only their own team",
     T,
     async () => {
       const sup = await makeUser(f, 'supervisor', 0);
       const theirs = await f.inbound(1, phone());
-      const c = await open(t.gatewayUrl!, { token: sup.token });
+      const c = await open(t.gatewayUrl!, { token: sup.token, reconnection: false });
       const watcher = await open(t.gatewayUrl!, { token: f.adminToken });
       const teams = [f.teams[0]!.id, f.teams[1]!.id];
       assert.deepEqual((await c.ack('user_join_team', teams)).joined, teams);
       assert.deepEqual((await c.ack('user_start_watch_chats', [theirs])).watching, [theirs]);
       await watcher.ack('user_join_team', teams);
 
+      const closed = disconnection(c.socket);
       await patch(`/api/users/${sup.id}`, { role: 'agent' });
+      assert.equal(await closed, 'io server disconnect');
+      const before = c.received.length;
+
+      // Signed in again, as an agent: only their own team.
+      const token = (
+        await t.request('POST', '/auth/login', { body: { email: sup.email, password: 'user-password' } })
+      ).json.accessToken as string;
+      const again = await open(t.gatewayUrl!, { token });
+      assert.deepEqual((await again.ack('user_join_team', teams)).joined, [teams[0]]);
       const own = await f.inbound(0, phone());
       const other = await f.inbound(1, phone());
       const otherChat = await t.request('POST', `/api/chats/${theirs}/capture`, {
@@ -148,11 +158,12 @@ describe('gateway withdraws access', () => {
       await watcher.next('chat.capture', (e) => (e.data as { chat: { id: string } }).chat.id === theirs);
       await watcher.next('chat.new', (e) => (e.data as { chat: { id: string } }).chat.id === other);
       await settled();
-      await c.barrier();
+      await again.barrier();
       assert.deepEqual(
-        c.events().map((e) => [e.event, (e.data as { chat: { id: string } }).chat.id]),
+        again.events().map((e) => [e.event, (e.data as { chat: { id: string } }).chat.id]),
         [['chat.new', own]],
       );
+      assert.equal(c.received.length, before);
     },
   );
 

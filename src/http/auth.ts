@@ -64,7 +64,7 @@ export function bearerOrCookie(request: FastifyRequest): string | undefined {
 }
 
 /** The token of an `Authorization: Bearer` header, if any. */
-function bearerToken(request: FastifyRequest): string | undefined {
+export function bearerToken(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
   return (header && /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1]) || undefined;
 }

@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/app-type.js';
 import type { FastifyRequest } from 'fastify';
-import { bearerOrCookie, userGuard, userOf } from '../../http/auth.js';
+import { bearerOrCookie, bearerToken, userGuard, userOf } from '../../http/auth.js';
+import { refuseCrossSiteCookieWrite } from '../../http/browser-protections.js';
 import { clientIp } from '../../http/client-ip.js';
 import { errorResponses, UserSchema } from '../../http/schemas.js';
 import type { Services } from '../../services.js';
@@ -76,6 +77,8 @@ export function authRoutes(app: App, services: Services, opts: { cookieSecure: b
       },
     },
     async (request, reply) => {
+      // Logging out ends every session of the user: another site must not do it with the cookie.
+      if (!bearerToken(request) && request.cookies?.access_token) refuseCrossSiteCookieWrite(request);
       await services.auth.logout(bearerOrCookie(request));
       reply.clearCookie('access_token', {
         path: '/',
