@@ -39,13 +39,27 @@ const BLOCK_MS = 1_000;
  * marked handled here; the callers that await one (publishing, recovery) still see it.
  */
 class AdapterClient extends Redis {
+  /** The adapter's reading connections: a node hears other nodes only while they are up too. */
+  readonly readers: Redis[] = [];
+  private readonly readerListeners: (() => void)[] = [];
+
+  /** Calls `fn` whenever this connection or one of its readers connects or loses its connection. */
+  onLinkChange(fn: () => void): void {
+    this.readerListeners.push(fn);
+    for (const c of [this, ...this.readers]) for (const e of LINK_EVENTS) c.on(e, fn);
+  }
+
+  get linkReady(): boolean {
+    return this.status === 'ready' && this.readers.every((r) => r.status === 'ready');
+  }
+
   override sendCommand(command: Command, stream?: Parameters<Redis['sendCommand']>[1]): unknown {
     command.promise.catch(() => undefined);
     return super.sendCommand(command, stream);
   }
 
   override duplicate(override?: Partial<RedisOptions>): Redis {
-    return new Redis({
+    const reader = new Redis({
       ...this.options,
       commandTimeout: undefined,
       enableOfflineQueue: true,
@@ -54,8 +68,13 @@ class AdapterClient extends Redis {
       blockingTimeout: BLOCK_MS + 1_000,
       ...override,
     });
+    this.readers.push(reader);
+    for (const fn of this.readerListeners) for (const e of LINK_EVENTS) reader.on(e, fn);
+    return reader;
   }
 }
+
+const LINK_EVENTS = ['ready', 'close', 'end', 'reconnecting'];
 
 /** The Redis Streams adapter on a connection of its own (it duplicates it for its blocking reads). */
 export function redisAdapter(redisUrl: string, logger: Logger): RedisAdapter {
@@ -71,10 +90,10 @@ export function redisAdapter(redisUrl: string, logger: Logger): RedisAdapter {
   return {
     adapter,
     link: {
-      ready: () => client.status === 'ready',
-      onChange: (fn) => {
-        for (const e of ['ready', 'close', 'end', 'reconnecting']) client.on(e, fn);
-      },
+      // Ready only once the reading connections are back too: until then the stream's entries would
+      // not reach this node's clients, so this node keeps sending to them itself (the tail's fallback).
+      ready: () => client.linkReady,
+      onChange: (fn) => client.onLinkChange(fn),
     },
     close: async () => {
       await client.quit().catch(() => client.disconnect());
