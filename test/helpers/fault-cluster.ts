@@ -2,7 +2,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import pg from 'pg';
-import { FakeGraph, type RecordedRequest } from './fake-graph.js';
+import type { RecordedRequest } from './fake-graph.js';
+import { ThreadedFakeGraph } from './fake-graph-thread.js';
 import { startOwnPostgres, type OwnPostgres } from './own-postgres.js';
 import { startOwnRedis, type OwnRedis } from './own-redis.js';
 import { freePort } from './ports.js';
@@ -34,7 +35,7 @@ export interface FaultNode {
 export interface Cluster {
   pg: OwnPostgres;
   redis: OwnRedis;
-  fake: FakeGraph;
+  fake: ThreadedFakeGraph;
   nodes: FaultNode[];
   adminToken: string;
   adminId: string;
@@ -101,25 +102,12 @@ export async function startCluster(): Promise<Cluster> {
     cleanups.push(() => ownPg.destroy());
     const redis = await startOwnRedis();
     cleanups.push(() => redis.close());
-    const fake = await FakeGraph.start();
+    // On a thread of its own: the load and the clients keep this thread's loop busy (see the class).
+    const fake = await ThreadedFakeGraph.start();
     cleanups.push(() => fake.close());
 
-    // Arrival times, stamped as each request arrives.
-    const receivedAt = new WeakMap<RecordedRequest, number>();
-    let stamping = true;
-    void (async () => {
-      while (stamping) {
-        const r = await fake.nextRequest().catch(() => null);
-        if (!r) return;
-        receivedAt.set(r, Date.now());
-      }
-    })();
-    cleanups.push(async () => {
-      stamping = false;
-    });
-
-    // The fake Graph API and the load share this process: a stalled loop here would look like a slow
-    // provider to the nodes, so its delay is reported with the figures.
+    // The load and the console clients run here: a stalled loop would delay them (and the stamps of
+    // what they saw), so its delay is reported with the figures.
     const loop = monitorEventLoopDelay({ resolution: 20 });
     loop.enable();
     cleanups.push(async () => loop.disable());
@@ -247,7 +235,7 @@ export async function startCluster(): Promise<Cluster> {
       teamId,
       channelKey: key.apiKey as string,
       sandboxChannelId: sandbox.id as string,
-      receivedAt,
+      receivedAt: fake.receivedAt,
       loopDelayMaxMs: () => Math.round(loop.max / 1e6),
       query: async <R extends pg.QueryResultRow>(text: string, params?: unknown[]) =>
         (await pool.query<R>(text, params)).rows,
