@@ -106,7 +106,8 @@ describe('agent screens', () => {
     await page.keyboard.press('Enter');
     const reply = bubble(page, 'Vou verificar agora mesmo');
     await reply.waitFor();
-    assert.equal(await page.getByLabel('Mensagem').inputValue(), '');
+    // The box is cleared once the send is answered, which may come just after the live event.
+    await waitForValue(page.getByLabel('Mensagem'), '');
 
     // The customer sees it, and reads it: delivered, then read, on both sides.
     const simReply = bubble(sim, 'Vou verificar agora mesmo');
