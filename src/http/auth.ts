@@ -49,22 +49,27 @@ export function accountKeyGuard(services: Services, scope: ApiKeyScope) {
  */
 export function userGuard(services: Services) {
   return spendsBudget(async (request: FastifyRequest, reply: FastifyReply) => {
-    const bearer = bearerToken(request);
-    const cookie = request.cookies?.access_token;
-    if (!bearer && cookie) refuseCrossSiteCookieWrite(request);
-    const user = await services.auth.authenticate(bearer || cookie);
+    const user = await services.auth.authenticate(sessionToken(request));
     reply.headers((await services.userRateLimiter.consume(user.userId)).headers);
     request.user = user;
   });
 }
 
-/** The request's JWT: `Authorization: Bearer`, else the `access_token` cookie. */
-export function bearerOrCookie(request: FastifyRequest): string | undefined {
-  return bearerToken(request) || request.cookies?.access_token;
+/**
+ * The request's JWT: `Authorization: Bearer`, else the `access_token` cookie. The cookie rides on any
+ * request the browser makes, so a write it authenticates must come from the console's own origin
+ * (403 otherwise); reads pass.
+ */
+export function sessionToken(request: FastifyRequest): string | undefined {
+  const bearer = bearerToken(request);
+  if (bearer) return bearer;
+  const cookie = request.cookies?.access_token;
+  if (cookie) refuseCrossSiteCookieWrite(request);
+  return cookie;
 }
 
 /** The token of an `Authorization: Bearer` header, if any. */
-export function bearerToken(request: FastifyRequest): string | undefined {
+function bearerToken(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
   return (header && /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1]) || undefined;
 }

@@ -1,8 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/app-type.js';
 import type { FastifyRequest } from 'fastify';
-import { bearerOrCookie, bearerToken, userGuard, userOf } from '../../http/auth.js';
-import { refuseCrossSiteCookieWrite } from '../../http/browser-protections.js';
+import { sessionToken, userGuard, userOf } from '../../http/auth.js';
 import { clientIp } from '../../http/client-ip.js';
 import { errorResponses, UserSchema } from '../../http/schemas.js';
 import type { Services } from '../../services.js';
@@ -78,8 +77,7 @@ export function authRoutes(app: App, services: Services, opts: { cookieSecure: b
     },
     async (request, reply) => {
       // Logging out ends every session of the user: another site must not do it with the cookie.
-      if (!bearerToken(request) && request.cookies?.access_token) refuseCrossSiteCookieWrite(request);
-      await services.auth.logout(bearerOrCookie(request));
+      await services.auth.logout(sessionToken(request));
       reply.clearCookie('access_token', {
         path: '/',
         httpOnly: true,
