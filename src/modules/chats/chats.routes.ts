@@ -39,12 +39,13 @@ const TransferBody = Type.Object(
 
 export function chatsRoutes(app: App, services: Services): void {
   const onRequest = userGuard(services);
-  const common = { tags: ['Chats'], security: [{ bearer: [] }] };
+  const common = { tags: ['Chats'] };
   app.get(
     '/api/chats',
     {
       onRequest,
       schema: {
+        operationId: 'listAgentChats',
         ...common,
         summary: 'List chats the user may see',
         description:
@@ -60,6 +61,7 @@ export function chatsRoutes(app: App, services: Services): void {
     {
       onRequest,
       schema: {
+        operationId: 'getChat',
         ...common,
         summary: 'Get a chat',
         params: IdParams,
@@ -73,6 +75,7 @@ export function chatsRoutes(app: App, services: Services): void {
     {
       onRequest,
       schema: {
+        operationId: 'moveChatToQueue',
         ...common,
         summary: 'Move a chat to another queue',
         params: IdParams,
@@ -87,6 +90,7 @@ export function chatsRoutes(app: App, services: Services): void {
     {
       onRequest,
       schema: {
+        operationId: 'transferChat',
         ...common,
         summary: 'Transfer a chat to a team or a user',
         description: 'Exactly one of `teamId` or `userId`; the same rules as the Channel API transfers.',
@@ -107,6 +111,7 @@ export function chatsRoutes(app: App, services: Services): void {
   );
   const change = (
     path: 'capture' | 'close' | 'read',
+    operationId: string,
     summary: string,
     description: string,
     run: (actor: UserActor, id: string) => Promise<ChatT>,
@@ -117,6 +122,7 @@ export function chatsRoutes(app: App, services: Services): void {
         onRequest,
         schema: {
           ...common,
+          operationId,
           summary,
           description,
           params: IdParams,
@@ -127,6 +133,7 @@ export function chatsRoutes(app: App, services: Services): void {
     );
   change(
     'capture',
+    'captureChat',
     'Capture a waiting chat',
     'A chat in `Espera` of one of your teams moves to `Em Atendimento` with you as attendant (`chats:attend`). ' +
       'Already captured, closed or in another queue → 409; held by another operation → 409 at once.',
@@ -134,12 +141,14 @@ export function chatsRoutes(app: App, services: Services): void {
   );
   change(
     'close',
+    'closeChat',
     'Close a chat',
     'By its attendant, or by a user with `chats:read_all`. An already closed chat → 409.',
     (actor, id) => services.chats.close(actor, id),
   );
   change(
     'read',
+    'markChatRead',
     'Mark a chat read',
     'Sets `unreadMessages` to 0; for anyone who may see the chat.',
     (actor, id) => services.chats.markRead(actor, id),
