@@ -167,7 +167,7 @@ describe('OpenAPI document', () => {
     assert.equal(ops['GET /api/drafts']!.responses['403'], undefined);
   });
 
-  it('types template.variables for a generated client: a list, or an object of lists', () => {
+  it('types template.variables (a list, or an object of lists) and amounts for a generated client', () => {
     const send = doc.paths['/channel-api/messages/send']!.post!;
     type Schema = { type?: string; oneOf?: Schema[]; items?: Schema; properties?: Record<string, Schema> };
     const body = (send.requestBody!.content['application/json'] as { schema: Schema }).schema;
@@ -183,5 +183,12 @@ describe('OpenAPI document', () => {
     );
     assert.deepEqual(Object.keys(object!.properties!), ['header', 'body', 'buttons']);
     assert.deepEqual(object!.properties!.body, list);
+    // Amounts: an integer in the smallest unit, or a decimal string.
+    const button = body.properties!.message!.properties!.template!.properties!.buttons!.items!;
+    const total = button.properties!.orderDetails!.properties!.totalAmount!;
+    assert.deepEqual(
+      total.properties!.value!.oneOf?.map((s) => s.type),
+      ['integer', 'string'],
+    );
   });
 });

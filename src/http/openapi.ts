@@ -98,6 +98,9 @@ const isObject = (v: Json): v is JsonObject => typeof v === 'object' && v !== nu
  *   has type T and B another type;
  * - `propertyNames: {maxLength: N}` (keys of a free-form map) becomes a sentence of the description.
  *
+ * And `x-documented-types: [T1, T2]`, on a value the schema leaves to the service to check (so that
+ * the service's sentence is the one a client gets), is documented as `oneOf: [{type: T1}, {type: T2}]`.
+ *
  * Anything else of the kind throws, so a new keyword is seen in the tests, not by a client.
  */
 function toOpenApi30(node: Json, path: string): Json {
@@ -117,6 +120,14 @@ function toOpenApi30(node: Json, path: string): Json {
       throw new Error(`${path}: the then branch must have the if's type, the else branch another one`);
     }
     return { ...rest, oneOf: [then, otherwise] };
+  }
+  if ('x-documented-types' in out) {
+    // A value the service checks rather than the schema: documented with the types it takes.
+    const { 'x-documented-types': types, ...rest } = out;
+    if (!Array.isArray(types) || types.some((t) => typeof t !== 'string') || 'type' in rest) {
+      throw new Error(`${path}: x-documented-types must be a list of type names, on a schema without type`);
+    }
+    return { ...rest, oneOf: types.map((type) => ({ type })) };
   }
   if ('propertyNames' in out) {
     const { propertyNames, ...rest } = out;
