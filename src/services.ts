@@ -32,6 +32,8 @@ import { InboundService } from './modules/messages/inbound.service.js';
 import { MessageEvents } from './modules/messages/message-events.js';
 import { MessagesRepo } from './modules/messages/messages.repo.js';
 import { Deliverer } from './modules/messages/deliver.js';
+import { ReadReceiptsRepo } from './modules/messages/read-receipts.repo.js';
+import { ReadReceiptsService } from './modules/messages/read-receipts.service.js';
 import { RequestLogsRepo } from './modules/messages/send.repo.js';
 import { SendService } from './modules/messages/send.service.js';
 import { SendWorker } from './modules/messages/send.worker.js';
@@ -111,7 +113,16 @@ export function createServices(deps: {
     messageStatuses,
     deps.logger,
   );
-  const chats = new ChatsService(db, repos.chats, repos.teams, repos.users, events, notifications);
+  const readReceipts = new ReadReceiptsService(new ReadReceiptsRepo(db), deps.jobs, providers, deps.logger);
+  const chats = new ChatsService(
+    db,
+    repos.chats,
+    repos.teams,
+    repos.users,
+    events,
+    notifications,
+    readReceipts,
+  );
   // Outbound messages (Channel API requests, agents' replies): FIFO per contact, run by SendWorker.
   const sendQueue = new SendQueue(db);
   const agentMessageSender = new AgentMessageSender(
@@ -185,6 +196,7 @@ export function createServices(deps: {
     deliverer,
     providers,
     channelHealth,
+    readReceipts,
     send: new SendService(db, repos.requestLogs, repos.channels, sendQueue),
     agentMessages: new AgentMessagesService(
       db,

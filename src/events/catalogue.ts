@@ -14,7 +14,7 @@ export const NotificationSchema = Type.Object({
   id: Type.String(),
   kind: Type.String({
     description:
-      '`chat.assigned` (a chat was transferred or assigned to you), `webhook.disabled` (an outgoing webhook endpoint was disabled after failing) or `channel.unhealthy` (the provider refused a channel\'s access token; to users with `channels:manage`)',
+      "`chat.assigned` (a chat was transferred or assigned to you), `webhook.disabled` (an outgoing webhook endpoint was disabled after failing) or `channel.unhealthy` (the provider refused a channel's access token; to users with `channels:manage`)",
   }),
   data: Type.Unsafe<Record<string, unknown>>({
     type: 'object',

@@ -1,10 +1,6 @@
 import type { Logger } from 'pino';
 import type { EventsService } from '../../events/events.service.js';
-import {
-  ProviderError,
-  type ProviderContext,
-  type ProviderObserver,
-} from '../../providers/types.js';
+import { ProviderError, type ProviderContext, type ProviderObserver } from '../../providers/types.js';
 import type { NotificationsService } from '../notifications/notifications.service.js';
 import type { ChannelsRepo } from './channels.repo.js';
 

@@ -78,7 +78,7 @@ export const ChannelSchema = Type.Object({
   queue: Type.String(),
   health: Type.Union([Type.Literal('ok'), Type.Literal('unhealthy')], {
     description:
-      '`unhealthy` once the provider refused the channel\'s access token (WhatsApp error 190): sends fail at once with `channel_unhealthy` until a new `accessToken` is stored, which makes it `ok` again',
+      "`unhealthy` once the provider refused the channel's access token (WhatsApp error 190): sends fail at once with `channel_unhealthy` until a new `accessToken` is stored, which makes it `ok` again",
   }),
   healthReason: Nullable(
     Type.Object(
