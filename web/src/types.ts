@@ -51,6 +51,11 @@ export interface Channel {
   hasApiKey: boolean;
   defaultTeamId: string;
   queue: string;
+  /** `unhealthy` once the provider refused the channel's access token; a new token makes it `ok`. */
+  health: 'ok' | 'unhealthy';
+  healthReason: { code: string; message: string; details?: string } | null;
+  unhealthySince: string | null;
+  sendReadReceipts: boolean;
   createdAt: string;
   updatedAt: string;
 }
