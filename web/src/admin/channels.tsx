@@ -500,17 +500,20 @@ function GeneralTab(props: { channel: Channel; teams: Team[]; onSaved: (c: Chann
 function ReadReceiptsField(props: { checked: boolean; onChange: (v: boolean) => void; errors?: string[] }) {
   const m = useAdminText();
   return (
-    <div className="field adm-field">
+    <div>
       <label className="adm-check">
         <input
           type="checkbox"
           name="sendReadReceipts"
           checked={props.checked}
           onChange={(e) => props.onChange(e.target.checked)}
+          aria-describedby="read-receipts-hint"
         />
         <span>{m('channels.readReceipts')}</span>
       </label>
-      <small className="adm-hint">{m('channels.readReceiptsHint')}</small>
+      <small id="read-receipts-hint" className="adm-hint">
+        {m('channels.readReceiptsHint')}
+      </small>
       {props.errors && <small className="adm-field-error">{props.errors.join('. ')}</small>}
     </div>
   );
