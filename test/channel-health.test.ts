@@ -152,6 +152,17 @@ describe('channel health', () => {
       ['ok', null, null],
     );
     assert.equal((await settled(ch.key, await accept(ch.key, text('quatro')))).status, 'sent');
+
+    // Refused again later (revoked at Meta): marked again, and the admins are told again.
+    fake.setToken('rotated-at-meta');
+    try {
+      const again = await settled(ch.key, await accept(ch.key, text('cinco')));
+      assert.deepEqual([again.status, again.error?.code], ['failed', '190']);
+    } finally {
+      fake.setToken(GOOD_TOKEN);
+    }
+    assert.equal((await getChannel(ch.id)).health, 'unhealthy');
+    assert.equal((await notificationsOf(f.adminToken, ch.id)).length, 2);
   });
 
   it('a refused token on media upload marks the channel unhealthy too', async () => {
