@@ -107,7 +107,8 @@ export interface Message {
   content: { text?: string; media?: MediaContent; [key: string]: unknown };
   status: string;
   providerMessageId: string | null;
-  error: { code: string; message: string } | null;
+  /** Why a failed message failed; `details` is the provider's longer explanation, when given. */
+  error: { code: string; message: string; details?: string } | null;
   requestId: string | null;
   userId: string | null;
   createdAt: string;
