@@ -176,6 +176,10 @@ describe('WhatsApp Cloud channels and inbound webhooks', () => {
         hasApiKey: false,
         defaultTeamId: f.teams[1]!.id,
         queue: 'Triagem',
+        health: 'ok',
+        healthReason: null,
+        unhealthySince: null,
+        sendReadReceipts: false,
         createdAt: iso(created.json.createdAt),
         updatedAt: iso(created.json.updatedAt),
       };

@@ -196,7 +196,7 @@ describe('parseWebhook', () => {
     });
   });
 
-  it('reads statuses, with the first error of a failure', () => {
+  it('reads statuses, with the first error of a failure and its details apart', () => {
     const body = webhook({
       statuses: [
         { id: 'wamid.S', status: 'delivered', timestamp: '1744344496', recipient_id: '5511987654321' },
@@ -236,8 +236,8 @@ describe('parseWebhook', () => {
           recipient: '5511987654321',
           error: {
             code: '131049',
-            message:
-              'This message was not delivered to maintain healthy ecosystem engagement. (In order to maintain a healthy ecosystem engagement, the message failed.)',
+            message: 'This message was not delivered to maintain healthy ecosystem engagement.',
+            details: 'In order to maintain a healthy ecosystem engagement, the message failed.',
           },
         },
       ],

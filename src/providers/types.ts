@@ -85,6 +85,20 @@ export interface MessagingProvider {
     file: { bytes: Buffer; mimetype: string; filename?: string },
   ): Promise<{ mediaId: string }>;
   send(ctx: ProviderContext, to: string, message: PreparedMessage): Promise<SendResult>;
+  /**
+   * Tells the provider an agent read the customer's messages up to this one (WhatsApp: the blue
+   * ticks). A provider without such receipts does nothing.
+   */
+  markRead(ctx: ProviderContext, providerMessageId: string): Promise<void>;
+}
+
+/**
+ * Told of every provider call that failed because the channel's credentials were refused (WhatsApp's
+ * Graph error 190: the access token expired or was revoked), whichever call it was. The channel
+ * cannot work until an admin fixes them; the observer marks it so. It must not throw.
+ */
+export interface ProviderObserver {
+  credentialsRefused(ctx: ProviderContext, error: ProviderError): Promise<void>;
 }
 
 /** A provider's refusal or a transport failure. `temporary` failures are retried with backoff. */
@@ -119,7 +133,8 @@ export interface InboundProviderStatus {
   status: ProviderStatus;
   timestamp: Date;
   recipient: string | null;
-  error: { code: string; message: string } | null;
+  /** The provider's reason for a failure; `details` is its longer explanation, when it gave one. */
+  error: { code: string; message: string; details?: string } | null;
 }
 
 export interface ParsedWebhook {

@@ -113,6 +113,8 @@ const pt = {
   'notif.empty': 'Nenhuma notificação',
   'notif.assigned': 'Uma conversa foi atribuída a você',
   'notif.webhookDisabled': 'Um webhook foi desativado após falhas: {url}',
+  'notif.channelUnhealthy':
+    'A Meta recusou o token do canal {name}: os envios estão parados até um novo token',
   'notif.markRead': 'Marcar como lida',
   'notif.openChat': 'Abrir conversa',
   'notif.open': 'Abrir notificações ({n} não lidas)',
@@ -330,6 +332,8 @@ const en: Record<MessageKey, string> = {
   'notif.empty': 'No notifications',
   'notif.assigned': 'A conversation was assigned to you',
   'notif.webhookDisabled': 'A webhook was disabled after failing: {url}',
+  'notif.channelUnhealthy':
+    "Meta refused channel {name}'s token: sending is stopped until a new token is saved",
   'notif.markRead': 'Mark as read',
   'notif.openChat': 'Open conversation',
   'notif.open': 'Open notifications ({n} unread)',

@@ -27,6 +27,16 @@ export function toChannel(row: ChannelRow): ChannelT {
     hasApiKey: row.has_api_key,
     defaultTeamId: row.default_team_id,
     queue: row.queue,
+    health: row.health,
+    healthReason: row.health_reason
+      ? {
+          code: row.health_reason.code,
+          message: row.health_reason.message,
+          ...(row.health_reason.details !== undefined ? { details: row.health_reason.details } : {}),
+        }
+      : null,
+    unhealthySince: row.unhealthy_since?.toISOString() ?? null,
+    sendReadReceipts: row.send_read_receipts,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
@@ -105,6 +115,7 @@ export class ChannelsService {
       default_team_id: input.defaultTeamId,
       ...(input.queue !== undefined ? { queue: input.queue.trim() } : {}),
       ...(input.apiEnabled !== undefined ? { api_enabled: input.apiEnabled } : {}),
+      ...(input.sendReadReceipts !== undefined ? { send_read_receipts: input.sendReadReceipts } : {}),
       provider_config: providerConfig,
     });
     return this.get(actor, id);
@@ -130,8 +141,13 @@ export class ChannelsService {
       ...(input.defaultTeamId !== undefined ? { default_team_id: input.defaultTeamId } : {}),
       ...(input.queue !== undefined ? { queue: input.queue.trim() } : {}),
       ...(input.apiEnabled !== undefined ? { api_enabled: input.apiEnabled } : {}),
+      ...(input.sendReadReceipts !== undefined ? { send_read_receipts: input.sendReadReceipts } : {}),
       ...(provider !== current.provider ? { provider } : {}),
       ...(providerConfig !== undefined ? { provider_config: providerConfig } : {}),
+      // A new token (or provider) is the fix for a refused one: the next send tries it.
+      ...(input.providerConfig?.accessToken !== undefined || provider !== current.provider
+        ? { healthy: true as const }
+        : {}),
     });
     return this.get(actor, id);
   }

@@ -80,6 +80,8 @@ export class ChatsService {
     private readonly users: UsersRepo,
     private readonly events: EventsService,
     private readonly notifications: NotificationsService,
+    /** Read receipts to the provider, queued when an agent reads a chat (ReadReceiptsService). */
+    private readonly readReceipts: { chatRead(tx: Tx, chatId: string): Promise<void> },
   ) {}
 
   /** Channel API list: open chats the key may reach, `Observação` left out, newest first. */
@@ -305,10 +307,14 @@ export class ChatsService {
     });
   }
 
-  /** The customer's messages so far are read: the unread counter starts again from zero. */
+  /**
+   * The customer's messages so far are read: the unread counter starts again from zero, and, on a
+   * channel that sends read receipts, the provider is told (by a job: reading never waits on it).
+   */
   async markRead(actor: UserActor, chatId: string): Promise<ChatT> {
     return this.change(actor, chatId, false, async (tx, chat) => {
       await this.repo.update(tx, chat.id, { unread_messages: 0 });
+      await this.readReceipts.chatRead(tx, chat.id);
       return (events, c) => events.add(actor.accountId, 'chat.update', { chat: c }, targets.chatUpdate(c));
     });
   }

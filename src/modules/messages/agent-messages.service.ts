@@ -50,7 +50,13 @@ export function toMessage(row: MessageRow): MessageT {
     content: row.content,
     status: row.status,
     providerMessageId: row.provider_message_id,
-    error: row.error ? { code: String(row.error.code), message: row.error.message } : null,
+    error: row.error
+      ? {
+          code: String(row.error.code),
+          message: row.error.message,
+          ...(typeof row.error.details === 'string' ? { details: row.error.details } : {}),
+        }
+      : null,
     requestId: row.request_id,
     userId: row.user_id,
     createdAt: row.created_at.toISOString(),

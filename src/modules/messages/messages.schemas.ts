@@ -20,7 +20,16 @@ export const MessageSchema = Type.Object({
     description: '`queued`, `sent`, `delivered`, `read`, `failed`, or `received` (customer)',
   }),
   providerMessageId: Nullable(Type.String()),
-  error: Nullable(Type.Object({ code: Type.String(), message: Type.String() })),
+  error: Nullable(
+    Type.Object(
+      {
+        code: Type.String({ description: "The provider's error code, e.g. 131047" }),
+        message: Type.String(),
+        details: Type.Optional(Type.String({ description: "The provider's longer explanation, when given" })),
+      },
+      { description: 'Why a `failed` message failed' },
+    ),
+  ),
   requestId: Nullable(Type.String({ description: 'The send-message request that produced it' })),
   userId: Nullable(Type.String({ description: 'The agent who wrote it' })),
   createdAt: Type.String({ format: 'date-time' }),

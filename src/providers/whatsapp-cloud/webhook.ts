@@ -173,7 +173,8 @@ function parseStatus(s: Obj | undefined, now: Date): InboundProviderStatus | nul
     const details = str(obj(first.error_data)?.details);
     error = {
       code: typeof code === 'number' || typeof code === 'string' ? String(code) : 'unknown',
-      message: details && details !== message ? `${message} (${details})` : message,
+      message,
+      ...(details && details !== message ? { details } : {}),
     };
   }
   return {

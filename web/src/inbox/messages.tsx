@@ -127,7 +127,10 @@ export function Bubble(props: { m: Message; side: 'agent' | 'customer'; author?:
       </span>
       {m.status === 'failed' && (
         <span className="msg-error" role="note">
-          {t('status.failed')}: {m.error ? `${m.error.message} (${m.error.code})` : t('common.error')}
+          {t('status.failed')}:{' '}
+          {m.error
+            ? `${m.error.message} (${m.error.code})${m.error.details ? ` — ${m.error.details}` : ''}`
+            : t('common.error')}
         </span>
       )}
     </li>
