@@ -189,7 +189,12 @@ export interface InboundInteractive {
 export interface InboundOrder {
   catalogId: string | null;
   text: string | null;
-  items: Array<{ productRetailerId: string | null; quantity: number | null; itemPrice: number | null; currency: string | null }>;
+  items: Array<{
+    productRetailerId: string | null;
+    quantity: number | null;
+    itemPrice: number | null;
+    currency: string | null;
+  }>;
 }
 
 export interface InboundLocation {

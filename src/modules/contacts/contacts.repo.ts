@@ -133,7 +133,9 @@ export class ContactsRepo {
       UPDATE contacts c SET value = ${value}, provider_address = ${address}, updated_at = now()
       WHERE c.id = ${id} AND NOT EXISTS (
         SELECT 1 FROM contacts o
-        WHERE o.channel_id = c.channel_id AND o.type = c.type AND o.value = ${value} AND o.id <> c.id)`.execute(tx);
+        WHERE o.channel_id = c.channel_id AND o.type = c.type AND o.value = ${value} AND o.id <> c.id)`.execute(
+      tx,
+    );
     if (Number(moved.numAffectedRows ?? 0) > 0) return true;
     await this.setProviderAddress(tx, id, address);
     return false;

@@ -49,7 +49,12 @@ export class InboundActions {
    * The content to store: the messages it names (by provider id) get our ids, `messageId`, or null
    * when they are not stored (sent before the channel existed, or not arrived yet).
    */
-  async resolve(tx: Tx, channelId: string, content: Content, links: InboundLinks | undefined): Promise<Content> {
+  async resolve(
+    tx: Tx,
+    channelId: string,
+    content: Content,
+    links: InboundLinks | undefined,
+  ): Promise<Content> {
     if (!links) return content;
     const named = [links.replyTo, links.action?.providerMessageId].filter((v): v is string => !!v);
     if (named.length === 0) return content;
@@ -98,11 +103,19 @@ export class InboundActions {
     });
     if (!target) {
       // Kept as its own message (with `messageId: null`), so nothing the customer did is lost.
-      log.warn({ action: action.kind }, 'inbound %s names a message not stored; kept on its own', action.kind);
+      log.warn(
+        { action: action.kind },
+        'inbound %s names a message not stored; kept on its own',
+        action.kind,
+      );
       return;
     }
     if (action.kind !== 'reaction' && target.origin !== 'contact') {
-      log.warn({ action: action.kind }, 'inbound %s names a message the customer did not send; not applied', action.kind);
+      log.warn(
+        { action: action.kind },
+        'inbound %s names a message the customer did not send; not applied',
+        action.kind,
+      );
       return;
     }
     const content = target.content;
@@ -118,7 +131,10 @@ export class InboundActions {
       // The text stays for the agents (the conversation's record); the console marks it deleted.
       next = { ...content, revokedAt: at.sentAt };
     } else {
-      const previous = { text: typeof content.text === 'string' ? content.text : null, at: content.editedAt ?? content.sentAt ?? null };
+      const previous = {
+        text: typeof content.text === 'string' ? content.text : null,
+        at: content.editedAt ?? content.sentAt ?? null,
+      };
       const edits = Array.isArray(content.edits) ? (content.edits as unknown[]) : [];
       const media = obj(content.media);
       next = {

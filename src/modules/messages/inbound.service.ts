@@ -143,7 +143,13 @@ export class InboundService {
           provider_message_id: providerMessageId,
         });
         if (!stored) throw new Redelivery();
-        const links = { channelId: channel.id, contactId: contact.id, messageId: id, providerMessageId, sentAt };
+        const links = {
+          channelId: channel.id,
+          contactId: contact.id,
+          messageId: id,
+          providerMessageId,
+          sentAt,
+        };
         await this.actions.apply(tx, events, links, input.links);
         const last: LastMessage = {
           id,

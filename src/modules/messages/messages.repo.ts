@@ -47,7 +47,9 @@ export class MessagesRepo {
       .where('channel_id', '=', channelId)
       .where('provider_message_id', 'in', providerMessageIds)
       .execute();
-    return rows.flatMap((r) => (r.provider_message_id ? [{ id: r.id, provider_message_id: r.provider_message_id }] : []));
+    return rows.flatMap((r) =>
+      r.provider_message_id ? [{ id: r.id, provider_message_id: r.provider_message_id }] : [],
+    );
   }
 
   /** A message of the channel by provider id, locked until commit so concurrent changes to it queue. */

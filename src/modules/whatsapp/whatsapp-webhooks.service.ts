@@ -108,7 +108,10 @@ export class WhatsAppWebhooksService {
         continue;
       }
       if (m.type === 'unsupported')
-        log.info({ providerMessageId: m.providerMessageId, unsupported: m.unsupported }, 'unsupported inbound message kept');
+        log.info(
+          { providerMessageId: m.providerMessageId, unsupported: m.unsupported },
+          'unsupported inbound message kept',
+        );
       await this.inbound.receive(channel, message);
     }
     for (const s of parsed.statuses) await this.statuses.apply(channel.id, s);
@@ -138,7 +141,11 @@ export function toInbound(m: InboundProviderMessage): InboundMessage | null {
   if (m.edit) links.action = { kind: 'edit', providerMessageId: m.edit.providerMessageId, text: m.edit.text };
   if (m.revoke) links.action = { kind: 'revoke', providerMessageId: m.revoke.providerMessageId };
   if (m.reaction)
-    links.action = { kind: 'reaction', providerMessageId: m.reaction.providerMessageId, emoji: m.reaction.emoji };
+    links.action = {
+      kind: 'reaction',
+      providerMessageId: m.reaction.providerMessageId,
+      emoji: m.reaction.emoji,
+    };
   if (m.system?.newAddress) {
     const next = phoneValue(m.system.newAddress);
     if (next) links.numberChange = { value: next, providerAddress: m.system.newAddress };
@@ -211,7 +218,10 @@ function contentOf(m: InboundProviderMessage): { content: Record<string, unknown
       // The emoji is on the reaction, not a text of the customer's.
       delete c.text;
       if (m.reaction) c.reaction = m.reaction;
-      return { content: c, summary: m.reaction?.emoji ? `[reaction] ${m.reaction.emoji}` : '[reaction removed]' };
+      return {
+        content: c,
+        summary: m.reaction?.emoji ? `[reaction] ${m.reaction.emoji}` : '[reaction removed]',
+      };
     case 'edit':
       if (m.edit) c.edit = { providerMessageId: m.edit.providerMessageId };
       return { content: c, summary: caption('edited') };
@@ -227,7 +237,10 @@ function contentOf(m: InboundProviderMessage): { content: Record<string, unknown
       if (raw.length <= MAX_RAW_CHARS) c.raw = m.raw;
       else c.rawOmitted = raw.length;
       const kind = m.unsupported?.type;
-      return { content: c, summary: kind && kind !== 'unsupported' ? `[unsupported: ${kind}]` : '[unsupported]' };
+      return {
+        content: c,
+        summary: kind && kind !== 'unsupported' ? `[unsupported: ${kind}]` : '[unsupported]',
+      };
     }
   }
   return { content: c, summary: m.text ?? `[${m.type}]` };

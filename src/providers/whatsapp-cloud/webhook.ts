@@ -283,7 +283,8 @@ function readContent(type: string, body: Obj | undefined, m: Obj): Partial<Inbou
     }
     case 'system': {
       const kind = str(body?.type) ?? null;
-      const newAddress = kind === 'user_changed_number' ? (str(body?.new_wa_id) ?? str(body?.wa_id)) : undefined;
+      const newAddress =
+        kind === 'user_changed_number' ? (str(body?.new_wa_id) ?? str(body?.wa_id)) : undefined;
       const text = str(body?.body) ?? null;
       return { system: { kind, body: text, ...(newAddress ? { newAddress } : {}) }, text };
     }
@@ -342,7 +343,9 @@ function contactCard(c: unknown): InboundContactCard {
   const name = obj(card?.name);
   const org = obj(card?.org);
   return {
-    name: str(name?.formatted_name) ?? ([str(name?.first_name), str(name?.last_name)].filter(Boolean).join(' ') || null),
+    name:
+      str(name?.formatted_name) ??
+      ([str(name?.first_name), str(name?.last_name)].filter(Boolean).join(' ') || null),
     phones: list(card?.phones)
       .slice(0, MAX_ITEMS)
       .map((p) => ({
