@@ -542,6 +542,70 @@ describe('WhatsApp inbound types', () => {
     assert.deepEqual(new Set((await rows(ch.id)).map((r) => r.chat_id)).size, 1);
   });
 
+  it('a number change to a number another contact has: both kept, replies go to the new number, logged', async () => {
+    const ch = await createChannel();
+    await deliver(ch, 'text');
+    // The new number already wrote on this channel, as another contact.
+    const other = (name: string) =>
+      name.replaceAll('5511987654321', '5511976543210').replace(TEXT_ID, 'wamid.from.new.number');
+    const raw = other(JSON.stringify(fixture('text'))).replaceAll(FIXTURE_NUMBER_ID, ch.phoneNumberId);
+    const res = await t.request('POST', `/webhooks/whatsapp/${ch.id}`, {
+      headers: { 'content-type': 'application/json', 'x-hub-signature-256': hubSignature(ch.appSecret, raw) },
+      raw,
+    });
+    assert.equal(res.status, 200);
+    await deliver(ch, 'system_user_changed_number');
+    const contacts = await t.server.services.db
+      .selectFrom('contacts')
+      .select(['value', 'provider_address'])
+      .where('channel_id', '=', ch.id)
+      .orderBy('created_at')
+      .execute();
+    assert.deepEqual(contacts, [
+      { value: '5511987654321', provider_address: '5511976543210' },
+      { value: '5511976543210', provider_address: '5511976543210' },
+    ]);
+    assert.ok(
+      logged.some(
+        (l) => l.level === 40 && l.channelId === ch.id && /another contact has/.test(String(l.msg)),
+      ),
+    );
+  });
+
+  it('a reaction taken back clears it from its target; an older one arriving late does not replace a newer one', async () => {
+    const ch = await createChannel();
+    await deliver(ch, 'text');
+    const send = async (id: string, timestamp: string, emoji: string | null) => {
+      const body = fixture('reaction') as { entry: { changes: { value: { messages: Obj[] } }[] }[] };
+      const m = body.entry[0]!.changes[0]!.value.messages[0]!;
+      m.id = id;
+      m.timestamp = timestamp;
+      m.reaction = { message_id: TEXT_ID, ...(emoji ? { emoji } : {}) };
+      const raw = JSON.stringify(body).replaceAll(FIXTURE_NUMBER_ID, ch.phoneNumberId);
+      const res = await t.request('POST', `/webhooks/whatsapp/${ch.id}`, {
+        headers: {
+          'content-type': 'application/json',
+          'x-hub-signature-256': hubSignature(ch.appSecret, raw),
+        },
+        raw,
+      });
+      assert.equal(res.status, 200);
+      const deadline = Date.now() + 20_000;
+      while (!(await rows(ch.id)).some((r) => r.provider_message_id === id)) {
+        if (Date.now() > deadline) assert.fail(`${id} not stored`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
+    const target = async () => (await rows(ch.id))[0]!.content.reaction;
+    await send('wamid.r.2', '1764037300', '❤️');
+    await send('wamid.r.1', '1764037260', '👍');
+    assert.equal(((await target()) as Obj).emoji, '❤️', 'the later reaction stays');
+    await send('wamid.r.3', '1764037400', null);
+    assert.equal(await target(), undefined);
+    const summaries = (await rows(ch.id)).map((r) => r.type);
+    assert.deepEqual(summaries, ['text', 'reaction', 'reaction', 'reaction']);
+  });
+
   it('bsuid_sender: a customer with only a business-scoped user id gets a user_id contact', async () => {
     const { stored, view, ch } = await receive('bsuid_sender');
     assert.equal(stored.type, 'text');
