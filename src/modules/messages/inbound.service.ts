@@ -143,14 +143,15 @@ export class InboundService {
           provider_message_id: providerMessageId,
         });
         if (!stored) throw new Redelivery();
-        const links = {
+        // Edits, revokes and reactions reach the message they name; a number change, the contact.
+        const storedAt = {
           channelId: channel.id,
           contactId: contact.id,
           messageId: id,
           providerMessageId,
           sentAt,
         };
-        await this.actions.apply(tx, events, links, input.links);
+        await this.actions.apply(tx, events, storedAt, input.links);
         const last: LastMessage = {
           id,
           origin: 'contact',
