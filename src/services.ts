@@ -28,6 +28,7 @@ import { NotificationsService } from './modules/notifications/notifications.serv
 import { AgentMessagesRepo } from './modules/messages/agent-messages.repo.js';
 import { AgentMessagesService } from './modules/messages/agent-messages.service.js';
 import { AgentMessageSender } from './modules/messages/agent-messages.worker.js';
+import { InboundActions } from './modules/messages/inbound-actions.js';
 import { InboundService } from './modules/messages/inbound.service.js';
 import { MessageEvents } from './modules/messages/message-events.js';
 import { MessagesRepo } from './modules/messages/messages.repo.js';
@@ -94,7 +95,17 @@ export function createServices(deps: {
   const providers = new ProviderRegistry(config.whatsapp, channelHealth);
   // Provider calls of every outbound message (Channel API requests, agents' replies).
   const deliverer = new Deliverer(providers);
-  const inbound = new InboundService(db, repos.chats, repos.contacts, repos.messages, repos.channels, events);
+  // Replies, edits, revokes and reactions resolved to the message they name; number changes.
+  const inboundActions = new InboundActions(repos.messages, repos.contacts, messageEvents, deps.logger);
+  const inbound = new InboundService(
+    db,
+    repos.chats,
+    repos.contacts,
+    repos.messages,
+    repos.channels,
+    events,
+    inboundActions,
+  );
   // Delivery statuses: applied from provider webhooks, and caught up by the send pipeline.
   const messageStatuses = new MessageStatusService(
     db,

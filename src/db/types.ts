@@ -93,7 +93,8 @@ export interface AccountApiKeysTable {
   created_at: Timestamp;
 }
 
-export type ContactType = 'phone' | 'email';
+/** `user_id`: a customer known only by a provider's business-scoped user id (migration 011). */
+export type ContactType = 'phone' | 'email' | 'user_id';
 export interface ContactsTable {
   id: string;
   account_id: string;

@@ -43,7 +43,8 @@ const message = { chatId: Type.String(), message: MessageSchema };
 export const EVENT_DATA = {
   'message.upsert': Type.Object(message, { description: 'A message was stored (inbound, agent, API)' }),
   'message.update': Type.Object(message, {
-    description: "A message's status changed (sent, delivered, read, failed)",
+    description:
+      'A message changed: its status (sent, delivered, read, failed), or the customer edited, deleted or reacted to it',
   }),
   'chat.new': Type.Object(chat, { description: "A conversation entered a team's queue" }),
   'chat.update': Type.Object(chat, {

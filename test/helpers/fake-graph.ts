@@ -213,14 +213,23 @@ export class FakeGraph {
       return send(res, 200, { success: true });
     }
     const to = body.to;
-    if (body.messaging_product !== 'whatsapp' || typeof to !== 'string' || typeof body.type !== 'string') {
+    // A business-scoped user id goes in `recipient`; Graph then answers its `user_id`, no `wa_id`.
+    const recipient = body.recipient;
+    const byUserId = to === undefined && typeof recipient === 'string' && /^[A-Z]{2}\./.test(recipient);
+    if (
+      body.messaging_product !== 'whatsapp' ||
+      (typeof to !== 'string' && !byUserId) ||
+      typeof body.type !== 'string'
+    ) {
       return send(res, 400, graphError(100, 'Invalid parameter'));
     }
-    const digits = to.replace(/[^\d]/g, '');
-    const waId = this.waIds.get(digits) ?? digits;
+    const digits = typeof to === 'string' ? to.replace(/[^\d]/g, '') : '';
+    const contact = byUserId
+      ? { input: recipient, user_id: recipient }
+      : { input: to, wa_id: this.waIds.get(digits) ?? digits };
     send(res, 200, {
       messaging_product: 'whatsapp',
-      contacts: [{ input: to, wa_id: waId }],
+      contacts: [contact],
       messages: [
         {
           id: `wamid.${++this.messageSeq}`,

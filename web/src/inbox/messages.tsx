@@ -4,12 +4,14 @@ import {
   useEffect,
   useImperativeHandle,
   useLayoutEffect,
+  useMemo,
   useRef,
   type ReactNode,
 } from 'react';
 import { useI18n, type MessageKey } from '../i18n';
 import type { Message } from '../types';
 import { isOutgoing, messageText } from './chat-state';
+import { hasOwnBody, MessageBody, MessageContext, MessageMarks, type MessageLookup } from './message-content';
 import { useShortTime } from './format';
 
 // A conversation's messages, for the agent's conversation view and the customer simulator: bubbles
@@ -105,7 +107,12 @@ function MediaChip(props: { m: Message }) {
 }
 
 /** One message. `side` says whose view it is: the agent's (customer on the left) or the customer's. */
-export function Bubble(props: { m: Message; side: 'agent' | 'customer'; author?: string }) {
+export function Bubble(props: {
+  m: Message;
+  side: 'agent' | 'customer';
+  author?: string;
+  lookup?: MessageLookup;
+}) {
   const { t, time } = useI18n();
   const short = useShortTime();
   const { m } = props;
@@ -116,8 +123,14 @@ export function Bubble(props: { m: Message; side: 'agent' | 'customer'; author?:
   return (
     <li className={cls} data-message-id={m.id} data-origin={m.origin} data-status={m.status}>
       {props.author && <span className="msg-author">{props.author}</span>}
+      <MessageContext m={m} lookup={props.lookup} />
       <MediaChip m={m} />
-      {text && <span className="msg-text">{text}</span>}
+      {hasOwnBody(m) ? (
+        <MessageBody m={m} lookup={props.lookup} />
+      ) : (
+        text && <span className="msg-text">{text}</span>
+      )}
+      <MessageMarks m={m} />
       {m.type === 'template' && !text && <span className="msg-text">[template]</span>}
       <span className="msg-foot">
         <time dateTime={m.createdAt} title={time(m.createdAt)}>
@@ -165,6 +178,8 @@ export const MessageList = forwardRef<
   const lastId = useRef<string | null>(null);
   const heightBefore = useRef(0);
   const { messages, hasOlder, loadingOlder, onLoadOlder } = props;
+  const byId = useMemo(() => new Map(messages.map((m) => [m.id, m])), [messages]);
+  const lookup = useCallback((id: string) => byId.get(id), [byId]);
 
   const scrollToBottom = useCallback(() => {
     const el = box.current;
@@ -224,7 +239,7 @@ export const MessageList = forwardRef<
         messages.length > 0 && <li className="messages-edge">{t('chat.start')}</li>
       )}
       {messages.map((m) => (
-        <Bubble key={m.id} m={m} side={props.side} author={props.authorOf?.(m)} />
+        <Bubble key={m.id} m={m} side={props.side} author={props.authorOf?.(m)} lookup={lookup} />
       ))}
     </ol>
   );
