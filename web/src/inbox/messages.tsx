@@ -7,7 +7,7 @@ import {
   useRef,
   type ReactNode,
 } from 'react';
-import { useI18n, type MessageKey } from '../i18n';
+import { kindLabel, summaryLabel, useI18n, type MessageKey } from '../i18n';
 import type { Message } from '../types';
 import { isOutgoing, messageText } from './chat-state';
 import { useShortTime } from './format';
@@ -86,10 +86,12 @@ export function Tick(props: { status: string }) {
 }
 
 function MediaChip(props: { m: Message }) {
+  const { t } = useI18n();
   const media = props.m.content.media;
   if (!media) return null;
   const name =
-    media.filename ?? `${media.kind ?? props.m.type}${media.mimetype ? ` · ${media.mimetype}` : ''}`;
+    media.filename ??
+    `${kindLabel(t, media.kind ?? props.m.type)}${media.mimetype ? ` · ${media.mimetype}` : ''}`;
   return (
     <div className="msg-media">
       <svg viewBox="0 0 24 24" width="18" height="18" aria-hidden="true">
@@ -117,8 +119,8 @@ export function Bubble(props: { m: Message; side: 'agent' | 'customer'; author?:
     <li className={cls} data-message-id={m.id} data-origin={m.origin} data-status={m.status}>
       {props.author && <span className="msg-author">{props.author}</span>}
       <MediaChip m={m} />
-      {text && <span className="msg-text">{text}</span>}
-      {m.type === 'template' && !text && <span className="msg-text">[template]</span>}
+      {text && <span className="msg-text">{summaryLabel(t, text, m.type)}</span>}
+      {m.type === 'template' && !text && <span className="msg-text">{kindLabel(t, 'template')}</span>}
       <span className="msg-foot">
         <time dateTime={m.createdAt} title={time(m.createdAt)}>
           {short(m.createdAt)}
