@@ -160,7 +160,7 @@ describe('admin screens', () => {
     await details.waitFor();
     await page.getByLabel('ID da requisição').fill('not-a-uuid');
     await page.getByRole('button', { name: 'Filtrar' }).click();
-    await page.getByRole('alert').filter({ hasText: 'requestId must be a UUID' }).waitFor();
+    await page.getByRole('alert').filter({ hasText: 'requestId deve ser um UUID' }).waitFor();
     await page.getByRole('button', { name: 'Limpar' }).click();
     await details.waitFor();
 
