@@ -16,13 +16,17 @@ import {
   type ChatRow,
   type ChatsRepo,
 } from './chats.repo.js';
-import { pt } from '../../http/language.js';
+import { pt, Text } from '../../http/language.js';
 
 export const QUEUE_WAITING = 'Espera';
 export const QUEUE_ATTENDING = 'Em Atendimento';
 export const QUEUE_API = 'API';
 
-export const CHAT_BUSY = pt('O chat ja esta sendo processado.', 'The chat is already being processed.');
+// The contract's sentence has no accents; the console, asking for pt-BR, reads them.
+export const CHAT_BUSY = new Text('O chat ja esta sendo processado.', {
+  'pt-BR': 'O chat já está sendo processado.',
+  en: 'The chat is already being processed.',
+});
 /** How long a transfer to a team waits for a chat another operation holds before answering 409. */
 export const TEAM_TRANSFER_WAIT_MS = 2_000;
 
