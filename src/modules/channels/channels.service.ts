@@ -14,6 +14,8 @@ import type {
   PublicProviderConfigT,
   UpdateChannelInput,
 } from './channels.schemas.js';
+import { en } from '../../http/language.js';
+import { TEAM_NOT_FOUND } from '../chats/chats.service.js';
 
 export const CHANNEL_KEY_PREFIX = 'ck';
 
@@ -72,12 +74,25 @@ export function checkProviderConfig(
   const given = input ?? {};
   if (provider === 'sandbox') {
     const extra = Object.keys(given);
-    if (extra.length > 0) throw badRequest(extra.map((k) => `property providerConfig.${k} should not exist`));
+    if (extra.length > 0)
+      throw badRequest(
+        extra.map((k) =>
+          en(
+            `property providerConfig.${k} should not exist`,
+            `a propriedade providerConfig.${k} não é permitida`,
+          ),
+        ),
+      );
     return {};
   }
   const merged: Record<string, unknown> = { ...current, ...given };
   const missing = WHATSAPP_FIELDS.filter((k) => typeof merged[k] !== 'string' || merged[k] === '');
-  if (missing.length > 0) throw badRequest(missing.map((k) => `providerConfig.${k} should not be empty`));
+  if (missing.length > 0)
+    throw badRequest(
+      missing.map((k) =>
+        en(`providerConfig.${k} should not be empty`, `providerConfig.${k} não pode ficar vazio`),
+      ),
+    );
   return Object.fromEntries(WHATSAPP_FIELDS.map((k) => [k, merged[k]]));
 }
 
@@ -99,7 +114,7 @@ export class ChannelsService {
   }
 
   private async checkTeam(accountId: string, teamId: string): Promise<void> {
-    if (!(await this.teams.findActive(accountId, teamId))) throw badRequest('Equipe não encontrada');
+    if (!(await this.teams.findActive(accountId, teamId))) throw badRequest(TEAM_NOT_FOUND);
   }
 
   async create(actor: UserActor, input: CreateChannelInput): Promise<ChannelT> {

@@ -13,6 +13,7 @@ import {
 import type { Services } from '../../services.js';
 import type { UserActor } from '../auth/actors.js';
 import { ListChatsQuery } from '../channel-api/channel-api.routes.js';
+import { en } from '../../http/language.js';
 
 const AgentListChatsQuery = Type.Composite(
   [
@@ -103,7 +104,9 @@ export function chatsRoutes(app: App, services: Services): void {
       const { teamId, userId, ...reason } = request.body;
       const actor = userOf(request);
       if ((teamId === undefined) === (userId === undefined))
-        throw badRequest(['exactly one of teamId or userId must be given']);
+        throw badRequest([
+          en('exactly one of teamId or userId must be given', 'informe exatamente um de teamId ou userId'),
+        ]);
       return teamId !== undefined
         ? services.chats.transferToTeam(actor, request.params.id, { teamId, ...reason })
         : services.chats.transferToUser(actor, request.params.id, { userId: userId as string, ...reason });

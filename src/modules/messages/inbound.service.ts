@@ -12,6 +12,9 @@ import type { ContactsRepo } from '../contacts/contacts.repo.js';
 import { normalizeContact } from '../contacts/normalize.js';
 import type { InboundActions, InboundLinks } from './inbound-actions.js';
 import type { MessagesRepo } from './messages.repo.js';
+import { pt } from '../../http/language.js';
+
+const NOT_SANDBOX = pt('O canal não é um canal sandbox', 'The channel is not a sandbox channel');
 
 export interface InboundChannel {
   id: string;
@@ -78,7 +81,7 @@ export class InboundService {
   async receiveSandbox(actor: UserActor, channelId: string, input: InboundText) {
     const channel = await this.channels.find(actor.accountId, channelId);
     if (!channel) throw notFound();
-    if (channel.provider !== 'sandbox') throw badRequest('O canal não é um canal sandbox');
+    if (channel.provider !== 'sandbox') throw badRequest(NOT_SANDBOX);
     const normalized = normalizeContact('phone', input.from);
     if (!normalized.ok) throw badRequest([normalized.message.replace('contact.value', 'from')]);
     const result = await this.receive(channel, {

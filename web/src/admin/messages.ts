@@ -131,6 +131,17 @@ const pt = {
   'hooks.nextAttempt': 'Próxima tentativa: {time}',
   'hooks.deliveredAt': 'Entregue em {time}',
   'hooks.lastSuccess': 'Última entrega: {time}',
+  // The event catalogue's descriptions, shown beside each event a webhook may subscribe to.
+  'hooks.event.message.upsert': 'Uma mensagem foi registrada (do cliente, de um atendente ou da API)',
+  'hooks.event.message.update': 'O status de uma mensagem mudou (enviada, entregue, lida, falhou)',
+  'hooks.event.chat.new': 'Uma conversa entrou na fila de uma equipe',
+  'hooks.event.chat.update': 'Um item da lista mudou: última mensagem, não lidas, fila ou atendente',
+  'hooks.event.chat.queue': 'A conversa passou de uma fila para outra',
+  'hooks.event.chat.capture': 'Um atendente capturou a conversa da fila',
+  'hooks.event.chat.transfer': 'A conversa foi transferida para uma equipe ou um atendente',
+  'hooks.event.chat.close': 'A conversa foi encerrada',
+  'hooks.event.notification.new': 'Algo precisa da atenção do usuário',
+  'hooks.event.draft.update': 'Um rascunho do usuário mudou (em outro dispositivo)',
 } as const;
 
 export type AdminKey = keyof typeof pt;
@@ -178,7 +189,8 @@ const en: Record<AdminKey, string> = {
   'channels.back': 'Channels',
   'channels.sandbox': 'Sandbox (testing)',
   'channels.whatsapp': 'WhatsApp Cloud',
-  'channels.queueHint': 'Queue of new conversations arriving on the channel. Default: Espera.',
+  'channels.queueHint':
+    'Queue of new conversations arriving on the channel, by its stored name. Default: Espera (shown as “Waiting”).',
   'channels.whatsappConfig': 'WhatsApp Cloud settings',
   'channels.webhookUrl': 'Webhook URL (set it in the Meta app)',
   'channels.secretWriteOnly': 'Secrets are never shown back; type a value only to replace it.',
@@ -263,6 +275,16 @@ const en: Record<AdminKey, string> = {
   'hooks.nextAttempt': 'Next attempt: {time}',
   'hooks.deliveredAt': 'Delivered {time}',
   'hooks.lastSuccess': 'Last delivery: {time}',
+  'hooks.event.message.upsert': 'A message was stored (inbound, agent, API)',
+  'hooks.event.message.update': "A message's status changed (sent, delivered, read, failed)",
+  'hooks.event.chat.new': "A conversation entered a team's queue",
+  'hooks.event.chat.update': 'A list item changed: last message, unread count, queue or attendant',
+  'hooks.event.chat.queue': 'The chat moved from one queue to another',
+  'hooks.event.chat.capture': 'An agent took the chat from the queue',
+  'hooks.event.chat.transfer': 'The chat was transferred to a team or a user',
+  'hooks.event.chat.close': 'The conversation ended',
+  'hooks.event.notification.new': "Something needs the user's attention",
+  'hooks.event.draft.update': "One of the user's drafts changed (on another device)",
 };
 
 const TABLES: Record<Lang, Record<AdminKey, string>> = { 'pt-BR': pt, en };

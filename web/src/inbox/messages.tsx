@@ -8,7 +8,7 @@ import {
   useRef,
   type ReactNode,
 } from 'react';
-import { useI18n, type MessageKey } from '../i18n';
+import { kindLabel, summaryLabel, useI18n, type MessageKey } from '../i18n';
 import type { Message } from '../types';
 import { isOutgoing, messageText } from './chat-state';
 import { hasOwnBody, MessageBody, MessageContext, MessageMarks, type MessageLookup } from './message-content';
@@ -88,10 +88,12 @@ export function Tick(props: { status: string }) {
 }
 
 function MediaChip(props: { m: Message }) {
+  const { t } = useI18n();
   const media = props.m.content.media;
   if (!media) return null;
   const name =
-    media.filename ?? `${media.kind ?? props.m.type}${media.mimetype ? ` · ${media.mimetype}` : ''}`;
+    media.filename ??
+    `${kindLabel(t, media.kind ?? props.m.type)}${media.mimetype ? ` · ${media.mimetype}` : ''}`;
   return (
     <div className="msg-media">
       <svg viewBox="0 0 24 24" width="18" height="18" aria-hidden="true">
@@ -128,10 +130,10 @@ export function Bubble(props: {
       {hasOwnBody(m) ? (
         <MessageBody m={m} lookup={props.lookup} />
       ) : (
-        text && <span className="msg-text">{text}</span>
+        text && <span className="msg-text">{summaryLabel(t, text, m.type)}</span>
       )}
       <MessageMarks m={m} />
-      {m.type === 'template' && !text && <span className="msg-text">[template]</span>}
+      {m.type === 'template' && !text && <span className="msg-text">{kindLabel(t, 'template')}</span>}
       <span className="msg-foot">
         <time dateTime={m.createdAt} title={time(m.createdAt)}>
           {short(m.createdAt)}
