@@ -99,7 +99,8 @@ describe('replies to API conversations and the all-open view', () => {
     await t?.close();
   });
 
-  describe('a customer reply to a chat in queue API', () => {
+  // An event that never comes fails the test instead of hanging the run (not a timing assertion).
+  describe('a customer reply to a chat in queue API', { timeout: 60_000 }, () => {
     it('moves an unattended one to Espera of the channel team: chat.queue reaches the team live, an agent captures', async () => {
       const agent0 = await open(f.agents[0]!.token, [f.teams[0]!.id]);
       const agent1 = await open(f.agents[1]!.token, [f.teams[1]!.id]);
@@ -110,6 +111,9 @@ describe('replies to API conversations and the all-open view', () => {
       const chatId = await f.inbound(0, to, 'Já paguei, obrigado');
       assert.equal(chatId, opened.id, 'the reply continues the conversation the send opened');
 
+      // Stored before the answer; the event follows it over the gateway.
+      const stored = await chatOf(chatId);
+      assert.deepEqual([stored.queue, stored.teamId, stored.userId], ['Espera', f.teams[0]!.id, null]);
       const moved = await agent0.next('chat.queue', chatEvent(chatId));
       const data = moved.data as {
         chat: ChatJson & { lastMessage: { content: string } };
@@ -122,8 +126,6 @@ describe('replies to API conversations and the all-open view', () => {
         ['Espera', f.teams[0]!.id, null, 'open'],
       );
       assert.equal(data.chat.lastMessage.content, 'Já paguei, obrigado');
-      const stored = await chatOf(chatId);
-      assert.deepEqual([stored.queue, stored.teamId, stored.userId], ['Espera', f.teams[0]!.id, null]);
       // In the team's waiting list as the console reads it.
       const waiting = await list(f.agents[0]!.token, { queue: 'Espera' });
       assert.ok(waiting.chats.some((c) => c.id === chatId));
@@ -165,6 +167,8 @@ describe('replies to API conversations and the all-open view', () => {
       assert.equal(patched.status, 200, JSON.stringify(patched.body));
       try {
         await f.inbound(0, to, 'Oi');
+        const stored = await chatOf(opened.id);
+        assert.deepEqual([stored.queue, stored.teamId], ['Triagem', f.teams[1]!.id]);
         const moved = await agent1.next('chat.queue', chatEvent(opened.id));
         const data = moved.data as { chat: ChatJson; from: string; to: string };
         assert.deepEqual([data.from, data.to, data.chat.teamId], ['API', 'Triagem', f.teams[1]!.id]);
