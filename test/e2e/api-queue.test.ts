@@ -154,6 +154,10 @@ describe('replies to API conversations', () => {
     await e2e.screenshot(page, 'all-open-search');
     await search.fill('');
     await chatItem(page, apiId).waitFor();
+    // A supervisor can open it from there, whatever its queue.
+    await chatItem(page, apiId).getByRole('link').click();
+    await bubble(page, 'Sua fatura chegou').waitFor();
+    await page.locator(`.convo[data-queue="API"]`).waitFor();
 
     // The customer answers: the conversation, filtered by queue API, leaves the view for Espera.
     await filters.getByLabel('Fila').selectOption('API');
