@@ -11,6 +11,7 @@ import * as m009 from './migrations/009_event_cursors.js';
 import * as m010 from './migrations/010_user_token_version.js';
 import * as m011 from './migrations/011_contact_user_id.js';
 import * as m013 from './migrations/013_channel_health_read_receipts.js';
+import * as m014 from './migrations/014_chat_search.js';
 
 /** Versioned migrations, in order. Names are permanent: never rename or edit one that has shipped. */
 const migrations: Record<string, Migration> = {
@@ -26,6 +27,7 @@ const migrations: Record<string, Migration> = {
   '010_user_token_version': m010,
   '011_contact_user_id': m011,
   '013_channel_health_read_receipts': m013,
+  '014_chat_search': m014,
 };
 
 class StaticProvider implements MigrationProvider {

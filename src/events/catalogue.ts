@@ -52,7 +52,10 @@ export const EVENT_DATA = {
   }),
   'chat.queue': Type.Object(
     { ...chat, from: Type.String(), to: Type.String() },
-    { description: 'The chat moved from one queue to another' },
+    {
+      description:
+        "The chat moved from one queue to another (also when a customer's reply brings a conversation the Channel API opened from `API` to the channel's inbound queue)",
+    },
   ),
   'chat.capture': Type.Object(chat, { description: 'An agent took the chat from the queue' }),
   'chat.transfer': Type.Object(

@@ -18,7 +18,17 @@ import { en } from '../../http/language.js';
 const AgentListChatsQuery = Type.Composite(
   [
     ListChatsQuery,
-    Type.Object({ status: Type.Optional(Type.Union([Type.Literal('open'), Type.Literal('closed')])) }),
+    Type.Object({
+      status: Type.Optional(Type.Union([Type.Literal('open'), Type.Literal('closed')])),
+      q: Type.Optional(
+        Type.String({
+          maxLength: 100,
+          description:
+            "Search by the customer: digits (spaces, `+`, `-`, `()` allowed) find them anywhere in the contact's number; " +
+            'other text finds the name, accents and case ignored, or the address.',
+        }),
+      ),
+    }),
   ],
   { additionalProperties: false },
 );
@@ -50,7 +60,9 @@ export function chatsRoutes(app: App, services: Services): void {
         ...common,
         summary: 'List chats the user may see',
         description:
-          'Same filters as the Channel API, plus `status` (default `open`). `Observação` is left out unless asked for by `queue`.',
+          'Same filters as the Channel API, plus `status` (default `open`) and the search `q`. Users with ' +
+          '`chats:read_all` (supervisors, admins) list every chat of the account; others the chats of their ' +
+          'teams and those they attend. `Observação` is left out unless asked for by `queue`.',
         querystring: AgentListChatsQuery,
         response: { 200: ChatPageSchema, ...errorResponses(400, 401) },
       },

@@ -12,6 +12,7 @@ import type { UsersRepo } from '../users/users.repo.js';
 import {
   HIDDEN_QUEUE,
   type ChatFilter,
+  type ChatSearch,
   type ChatListRow,
   type ChatRow,
   type ChatsRepo,
@@ -20,7 +21,7 @@ import { pt, Text } from '../../http/language.js';
 
 export const QUEUE_WAITING = 'Espera';
 export const QUEUE_ATTENDING = 'Em Atendimento';
-export const QUEUE_API = 'API';
+export { QUEUE_API } from './chats.repo.js';
 
 // The contract's sentence has no accents; the console, asking for pt-BR, reads them.
 export const CHAT_BUSY = new Text('O chat ja esta sendo processado.', {
@@ -133,9 +134,14 @@ export class ChatsService {
     if (!chat || chat.status !== 'open' || !keyAllowsChannel(actor, chat.channel_id)) throw notFound();
   }
 
-  /** Agent API list: what the user may see (own teams and own chats, or all with chats:read_all). */
-  async listForUser(actor: UserActor, query: ListChatsQuery & { status?: 'open' | 'closed' }) {
+  /**
+   * Agent API list: what the user may see (own teams and own chats, or all with chats:read_all),
+   * optionally searched by the customer's name or number (`q`).
+   */
+  async listForUser(actor: UserActor, query: ListChatsQuery & { status?: 'open' | 'closed'; q?: string }) {
     const filter: ChatFilter = { accountId: actor.accountId, status: query.status ?? 'open', ...pick(query) };
+    const search = query.q === undefined ? undefined : chatSearch(query.q);
+    if (search) filter.search = search;
     if (!actor.permissions.has('chats:read_all')) {
       filter.visibleTo = { teamIds: await this.teams.teamsOf(actor.userId), userId: actor.userId };
     }
@@ -365,6 +371,19 @@ export class ChatsService {
     if (!row) throw notFound();
     return toChat(row);
   }
+}
+
+/**
+ * What a search means: something written like a phone number (digits with spaces, `+`, `-`, dots or
+ * parentheses) looks for those digits in the contact's number, however it was typed; anything else
+ * looks in the name (accents and case ignored) and the address. Blank searches for nothing.
+ */
+export function chatSearch(q: string): ChatSearch | undefined {
+  const term = q.trim();
+  if (term === '') return undefined;
+  if (/^[\d\s+().-]+$/.test(term) && /\d/.test(term))
+    return { kind: 'number', digits: term.replace(/\D/g, '') };
+  return { kind: 'text', text: term };
 }
 
 function pick(q: ListChatsQuery): Pick<ChatFilter, 'channelId' | 'queue' | 'teamId' | 'userId'> {

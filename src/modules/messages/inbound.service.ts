@@ -155,6 +155,12 @@ export class InboundService {
           sentAt,
         };
         await this.actions.apply(tx, events, storedAt, input.links);
+        const routed = chat.created
+          ? null
+          : await this.chats.routeApiReply(tx, chat.id, {
+              queue: channel.queue,
+              teamId: channel.default_team_id,
+            });
         const last: LastMessage = {
           id,
           origin: 'contact',
@@ -184,6 +190,15 @@ export class InboundService {
           const account = channel.account_id;
           // A new conversation reaches its team's queue; an existing one updates its list item.
           if (chat.created) events.add(account, 'chat.new', { chat: c }, targets.chatNew(c));
+          // A reply that brought an API conversation to the team's queue arrives there like a new one.
+          if (routed) {
+            events.add(
+              account,
+              'chat.queue',
+              { chat: c, from: routed.fromQueue, to: c.queue },
+              targets.chatQueue(c, routed.fromTeamId),
+            );
+          }
           events.add(account, 'message.upsert', { chatId: chat.id, message }, targets.message(c));
           if (!chat.created) events.add(account, 'chat.update', { chat: c }, targets.chatUpdate(c));
         }
