@@ -30,6 +30,9 @@ import { AgentMessageSender } from './modules/messages/agent-messages.worker.js'
 import { InboundService } from './modules/messages/inbound.service.js';
 import { MessageEvents } from './modules/messages/message-events.js';
 import { MessagesRepo } from './modules/messages/messages.repo.js';
+import { PostgresMediaStore } from './modules/media/media-store.js';
+import { MediaRepo } from './modules/media/media.repo.js';
+import { MediaDownloader, MediaDownloads, MediaService } from './modules/media/media.service.js';
 import { Deliverer } from './modules/messages/deliver.js';
 import { RequestLogsRepo } from './modules/messages/send.repo.js';
 import { SendService } from './modules/messages/send.service.js';
@@ -87,8 +90,20 @@ export function createServices(deps: {
   const agentMessagesRepo = new AgentMessagesRepo();
   const messageEvents = new MessageEvents(repos.chats, agentMessagesRepo);
   // Provider calls of every outbound message (Channel API requests, agents' replies).
-  const deliverer = new Deliverer(new ProviderRegistry(config.whatsapp));
-  const inbound = new InboundService(db, repos.chats, repos.contacts, repos.messages, repos.channels, events);
+  const providers = new ProviderRegistry(config.whatsapp);
+  const deliverer = new Deliverer(providers);
+  // Messages' files (customers' downloads, agents' attachments), in PostgreSQL: every node reads them.
+  const mediaStore = new PostgresMediaStore(db);
+  const mediaRepo = new MediaRepo();
+  const inbound = new InboundService(
+    db,
+    repos.chats,
+    repos.contacts,
+    repos.messages,
+    repos.channels,
+    events,
+    new MediaDownloads(deps.jobs),
+  );
   // Delivery statuses: applied from provider webhooks, and caught up by the send pipeline.
   const messageStatuses = new MessageStatusService(
     db,
@@ -118,6 +133,7 @@ export function createServices(deps: {
     deps.logger,
     events,
     messageEvents,
+    mediaStore,
   );
   return {
     db,
@@ -176,6 +192,17 @@ export function createServices(deps: {
     inbound,
     whatsappWebhooks,
     messageStatuses,
+    mediaStore,
+    media: new MediaService(db, mediaRepo, mediaStore, chats),
+    mediaDownloader: new MediaDownloader(
+      db,
+      mediaRepo,
+      mediaStore,
+      providers,
+      events,
+      messageEvents,
+      deps.logger,
+    ),
     sandbox: new SandboxService(repos.channels, repos.chats, chats, new SandboxRepo(db), messageStatuses),
     deliverer,
     send: new SendService(db, repos.requestLogs, repos.channels, sendQueue),
@@ -188,6 +215,7 @@ export function createServices(deps: {
       sendQueue,
       events,
       messageEvents,
+      mediaStore,
     ),
     sendWorker: new SendWorker({
       db,

@@ -26,3 +26,8 @@ export interface WebhookDeliveryJob {
   /** The delivery's generation when scheduled: a replay bumps it, retiring older scheduled attempts. */
   generation: number;
 }
+
+/** `media-download` queue: the file of a customer's media message (row in messages). */
+export interface MediaDownloadJob {
+  messageId: string;
+}

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Services } from '../services.js';
 import { registerEventRetention } from '../events/retention.js';
 import { registerInboundWebhookWorker } from '../modules/whatsapp/whatsapp-webhooks.worker.js';
+import { registerMediaDownloadWorker } from '../modules/media/media-download.worker.js';
 import { SendDispatcher } from './send-dispatcher.js';
 
 /**
@@ -15,6 +16,7 @@ export async function registerWorkers(
 ): Promise<{ stop(): Promise<void> }> {
   await registerInboundWebhookWorker(services.jobs, services.whatsappWebhooks, logger);
   await services.webhookDeliverer.register(services.jobs);
+  await registerMediaDownloadWorker(services.jobs, services.mediaDownloader, logger);
   await registerEventRetention(services.jobs, services.events, logger);
   // Outbound messages run on the send queue (FIFO per contact), not on pg-boss.
   const sends = new SendDispatcher({

@@ -11,6 +11,7 @@ import { toChat } from '../chats/chats.service.js';
 import type { ContactsRepo } from '../contacts/contacts.repo.js';
 import { normalizeContact } from '../contacts/normalize.js';
 import type { MessagesRepo } from './messages.repo.js';
+import type { MediaDownloads } from '../media/media.service.js';
 
 export interface InboundChannel {
   id: string;
@@ -61,6 +62,8 @@ export class InboundService {
     private readonly messages: MessagesRepo,
     private readonly channels: ChannelsRepo,
     private readonly events: EventsService,
+    /** Queues the download of a customer's file with its message. */
+    private readonly mediaDownloads?: MediaDownloads,
   ) {}
 
   /** A tester playing the customer on a sandbox channel of their account. */
@@ -125,6 +128,7 @@ export class InboundService {
           provider_message_id: providerMessageId,
         });
         if (!stored) throw new Redelivery();
+        await this.mediaDownloads?.queue(tx, id, input.content);
         const last: LastMessage = {
           id,
           origin: 'contact',

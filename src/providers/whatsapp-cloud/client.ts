@@ -1,5 +1,6 @@
 import {
   ProviderError,
+  type DownloadedMedia,
   type MessagingProvider,
   type PreparedMessage,
   type ProviderContext,
@@ -7,6 +8,7 @@ import {
 } from '../types.js';
 import { classifyGraphError, classifyTransportError } from './errors.js';
 import { postText } from './http.js';
+import { downloadWhatsAppMedia } from './media.js';
 import { buildGraphMessage } from './payloads.js';
 
 export interface WhatsAppCloudOptions {
@@ -90,6 +92,21 @@ export class WhatsAppCloudProvider implements MessagingProvider {
     const id = typeof body === 'object' && body !== null ? (body as { id?: unknown }).id : undefined;
     if (typeof id !== 'string' || id === '') throw invalidResponse('a media id');
     return { mediaId: id };
+  }
+
+  async downloadMedia(
+    ctx: ProviderContext,
+    mediaId: string,
+    opts: { maxBytes: number },
+  ): Promise<DownloadedMedia> {
+    const config = whatsAppChannelConfig(ctx.config);
+    return downloadWhatsAppMedia(mediaId, {
+      baseUrl: this.baseUrl,
+      version: this.options.version,
+      accessToken: config.accessToken,
+      timeoutMs: this.options.timeoutMs,
+      maxBytes: opts.maxBytes,
+    });
   }
 
   /** POST to `{base}/{version}/{phoneNumberId}/{edge}`; the parsed 2xx body, or a ProviderError. */
