@@ -336,6 +336,20 @@ describe('message media', () => {
       });
     });
 
+    it('is documented in OpenAPI as getMessageMedia, binary, with its errors', async () => {
+      const doc = (await t.request('GET', '/docs/json')).json as {
+        paths: Record<string, Record<string, { operationId?: string; responses: Record<string, unknown> }>>;
+      };
+      const op = doc.paths['/api/messages/{id}/media']?.get;
+      assert.equal(op?.operationId, 'getMessageMedia');
+      assert.ok(op);
+      assert.deepEqual(Object.keys(op.responses).sort(), ['200', '206', '400', '401', '404', '416', '429']);
+      assert.deepEqual(op.responses['200'], {
+        description: 'The whole file',
+        content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
+      });
+    });
+
     it('serves an agent’s own attachment from the same store', async () => {
       const chatId = await f.inbound(0, phone(), 'Pode mandar o boleto?');
       assert.equal(
