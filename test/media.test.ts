@@ -299,6 +299,50 @@ describe('message media', () => {
     });
   });
 
+  describe('the PostgreSQL store', () => {
+    it('cuts a file given at once or in uneven pieces into whole chunks, read back exactly', async () => {
+      const store = f.services.mediaStore;
+      const bytes = pattern(2 * CHUNK_SIZE + CHUNK_SIZE / 2);
+      const pieces = async function* () {
+        for (let at = 0; at < bytes.length; at += 100_003) yield bytes.subarray(at, at + 100_003);
+      };
+      for (const body of [bytes, pieces()]) {
+        const msg = await f.services.inbound.receiveSandbox(f.admin, f.channels[0]!.id, {
+          from: phone(),
+          text: 'Arquivo',
+        });
+        const file = {
+          key: msg.messageId,
+          accountId: f.accountId,
+          mimetype: 'application/pdf',
+          filename: null,
+        };
+        const stored = await store.put(f.services.db, file, body);
+        assert.equal(stored.size, bytes.length);
+        assert.equal(stored.sha256, createHash('sha256').update(bytes).digest('hex'));
+        const sizes = await db.query<{ n: number }>(
+          'SELECT length(bytes) AS n FROM media_chunks WHERE message_id = $1 ORDER BY seq',
+          [msg.messageId],
+        );
+        assert.deepEqual(
+          sizes.rows.map((r) => r.n),
+          [CHUNK_SIZE, CHUNK_SIZE, CHUNK_SIZE / 2],
+        );
+        const read = async (range?: { start: number; end: number }) => {
+          const out: Buffer[] = [];
+          for await (const piece of store.read(stored, range)) out.push(piece);
+          return Buffer.concat(out);
+        };
+        assert.ok((await read()).equals(bytes));
+        assert.ok(
+          (await read({ start: 5, end: CHUNK_SIZE * 2 })).equals(bytes.subarray(5, CHUNK_SIZE * 2 + 1)),
+        );
+        await store.delete(f.services.db, msg.messageId);
+        assert.equal(await store.stat(f.services.db, msg.messageId), undefined);
+      }
+    });
+  });
+
   describe('GET /api/messages/:id/media', () => {
     let ready: { id: string; chatId: string };
     before(async () => {

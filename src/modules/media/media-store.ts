@@ -98,14 +98,18 @@ export class PostgresMediaStore implements MediaStore {
           throw new MediaStoreError('too_large', `The file is larger than ${checks.maxBytes} bytes`);
         }
         hash.update(piece);
-        pending.push(Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength));
-        pendingBytes += piece.byteLength;
-        while (pendingBytes >= this.chunkSize) {
-          const all = Buffer.concat(pending, pendingBytes);
-          await flush(all.subarray(0, this.chunkSize));
-          const rest = all.subarray(this.chunkSize);
-          pending = rest.length > 0 ? [rest] : [];
-          pendingBytes = rest.length;
+        // Views, not copies: a whole file given at once is cut into chunks without copying it.
+        let rest = Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength);
+        while (pendingBytes + rest.length >= this.chunkSize) {
+          const head = rest.subarray(0, this.chunkSize - pendingBytes);
+          await flush(pending.length === 0 ? head : Buffer.concat([...pending, head], this.chunkSize));
+          pending = [];
+          pendingBytes = 0;
+          rest = rest.subarray(head.length);
+        }
+        if (rest.length > 0) {
+          pending.push(rest);
+          pendingBytes += rest.length;
         }
       }
       if (pendingBytes > 0) await flush(Buffer.concat(pending, pendingBytes));
