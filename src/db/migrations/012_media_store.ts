@@ -7,6 +7,9 @@ import { sql, type Kysely } from 'kysely';
  * deleted). Chunks are stored uncompressed: media is compressed already, and PostgreSQL's own
  * compression would only spend CPU on it. A file is visible once `complete`: a download cut short
  * leaves a row the next attempt replaces.
+ *
+ * Customers' files received before this version were never downloaded and have no download queued:
+ * they are marked `failed` (`not_downloaded`), so the console does not show them as waiting forever.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
@@ -28,6 +31,15 @@ CREATE TABLE media_chunks (
   PRIMARY KEY (message_id, seq)
 );
 ALTER TABLE media_chunks ALTER COLUMN bytes SET STORAGE EXTERNAL;
+
+UPDATE messages
+   SET content = jsonb_set(content, '{media}', (content->'media') || jsonb_build_object(
+         'status', 'failed',
+         'error', jsonb_build_object('code', 'not_downloaded',
+                                     'message', 'Received before files were downloaded')))
+ WHERE origin = 'contact'
+   AND jsonb_typeof(content->'media') = 'object'
+   AND NOT (content->'media' ? 'status');
 `.execute(db);
 }
 
