@@ -142,4 +142,29 @@ describe('media in the console', () => {
 
     e2e.assertNoBrowserErrors();
   });
+
+  it('an agent’s own picture attachment shows inline too', async () => {
+    const chats = await ana.api.ok<{ chats: { id: string }[] }>('GET', '/api/chats?queue=Espera');
+    const chatId = chats.chats[0]!.id;
+    await ana.api.ok('POST', `/api/chats/${chatId}/capture`);
+    const tab = await e2e.newPage('ana-reply');
+    const { page } = tab;
+    await e2e.loginUi(page, ana);
+    await page.goto(`${e2e.url}/inbox/${chatId}`);
+    await page.locator('.messages a.msg-media-doc').waitFor();
+    await page.getByTestId('attach-input').setInputFiles({
+      name: 'etiqueta.png',
+      mimeType: 'image/png',
+      buffer: png(240, 120),
+    });
+    await page.locator('.composer-attachment', { hasText: 'etiqueta.png' }).waitFor();
+    await page.getByRole('button', { name: 'Enviar' }).click();
+    const img = page.locator('.messages .msg.out img.msg-media-view');
+    await img.waitFor();
+    await page.waitForFunction(
+      (el) => (el as { naturalWidth?: number } | null)?.naturalWidth === 240,
+      await img.elementHandle(),
+    );
+    e2e.assertNoBrowserErrors();
+  });
 });
