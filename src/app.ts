@@ -29,6 +29,7 @@ import { testRoutes } from './modules/console/test-routes.js';
 import { healthRoutes } from './modules/health/health.routes.js';
 import { sandboxRoutes } from './modules/sandbox/sandbox.routes.js';
 import { messagesRoutes } from './modules/messages/messages.routes.js';
+import { mediaRoutes } from './modules/media/media.routes.js';
 import { sendRoutes } from './modules/messages/send.routes.js';
 import { teamsRoutes } from './modules/teams/teams.routes.js';
 import { usersRoutes } from './modules/users/users.routes.js';
@@ -95,6 +96,7 @@ export async function buildApp({ config, services, logger, gateway }: AppOptions
   apiKeysRoutes(app, services);
   chatsRoutes(app, services);
   messagesRoutes(app, services);
+  mediaRoutes(app, services);
   sandboxRoutes(app, services);
   sendRoutes(app, services);
   whatsappWebhookRoutes(app, services);

@@ -32,6 +32,9 @@ import { InboundActions } from './modules/messages/inbound-actions.js';
 import { InboundService } from './modules/messages/inbound.service.js';
 import { MessageEvents } from './modules/messages/message-events.js';
 import { MessagesRepo } from './modules/messages/messages.repo.js';
+import { PostgresMediaStore } from './modules/media/media-store.js';
+import { MediaRepo } from './modules/media/media.repo.js';
+import { MediaDownloader, MediaDownloads, MediaService } from './modules/media/media.service.js';
 import { Deliverer } from './modules/messages/deliver.js';
 import { ReadReceiptsRepo } from './modules/messages/read-receipts.repo.js';
 import { ReadReceiptsService } from './modules/messages/read-receipts.service.js';
@@ -97,6 +100,9 @@ export function createServices(deps: {
   const deliverer = new Deliverer(providers);
   // Replies, edits, revokes and reactions resolved to the message they name; number changes.
   const inboundActions = new InboundActions(repos.messages, repos.contacts, messageEvents, deps.logger);
+  // Messages' files (customers' downloads, agents' attachments), in PostgreSQL: every node reads them.
+  const mediaStore = new PostgresMediaStore(db);
+  const mediaRepo = new MediaRepo();
   const inbound = new InboundService(
     db,
     repos.chats,
@@ -105,6 +111,7 @@ export function createServices(deps: {
     repos.channels,
     events,
     inboundActions,
+    new MediaDownloads(deps.jobs),
   );
   // Delivery statuses: applied from provider webhooks, and caught up by the send pipeline.
   const messageStatuses = new MessageStatusService(
@@ -145,6 +152,7 @@ export function createServices(deps: {
     deps.logger,
     events,
     messageEvents,
+    mediaStore,
   );
   return {
     db,
@@ -203,6 +211,17 @@ export function createServices(deps: {
     inbound,
     whatsappWebhooks,
     messageStatuses,
+    mediaStore,
+    media: new MediaService(db, mediaRepo, mediaStore, chats),
+    mediaDownloader: new MediaDownloader(
+      db,
+      mediaRepo,
+      mediaStore,
+      providers,
+      events,
+      messageEvents,
+      deps.logger,
+    ),
     sandbox: new SandboxService(repos.channels, repos.chats, chats, new SandboxRepo(db), messageStatuses),
     deliverer,
     providers,
@@ -218,6 +237,7 @@ export function createServices(deps: {
       sendQueue,
       events,
       messageEvents,
+      mediaStore,
     ),
     sendWorker: new SendWorker({
       db,

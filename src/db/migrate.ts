@@ -12,6 +12,7 @@ import * as m010 from './migrations/010_user_token_version.js';
 import * as m011 from './migrations/011_contact_user_id.js';
 import * as m013 from './migrations/013_channel_health_read_receipts.js';
 import * as m014 from './migrations/014_chat_search.js';
+import * as m012 from './migrations/012_media_store.js';
 
 /** Versioned migrations, in order. Names are permanent: never rename or edit one that has shipped. */
 const migrations: Record<string, Migration> = {
@@ -28,6 +29,7 @@ const migrations: Record<string, Migration> = {
   '011_contact_user_id': m011,
   '013_channel_health_read_receipts': m013,
   '014_chat_search': m014,
+  '012_media_store': m012,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -211,6 +211,25 @@ export interface MediaBlobsTable {
   created_at: Timestamp;
 }
 
+/** A message's file in the media store (migration 012); readable once `complete`. */
+export interface MediaObjectsTable {
+  message_id: string;
+  account_id: string;
+  mimetype: string;
+  filename: string | null;
+  size: ColumnType<number, number | undefined, number>;
+  chunk_size: number;
+  sha256: Buffer | null;
+  complete: ColumnType<boolean, boolean | undefined, boolean>;
+  created_at: Timestamp;
+}
+
+export interface MediaChunksTable {
+  message_id: string;
+  seq: number;
+  bytes: Buffer;
+}
+
 export interface SettingsTable {
   key: string;
   value: string;
@@ -332,6 +351,8 @@ export interface Database {
   chat_transfers: ChatTransfersTable;
   request_logs: RequestLogsTable;
   media_blobs: MediaBlobsTable;
+  media_objects: MediaObjectsTable;
+  media_chunks: MediaChunksTable;
   inbound_webhook_events: InboundWebhookEventsTable;
   message_status_events: MessageStatusEventsTable;
   read_receipts: ReadReceiptsTable;

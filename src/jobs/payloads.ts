@@ -31,3 +31,8 @@ export interface WebhookDeliveryJob {
 export interface ReadReceiptJob {
   messageId: string;
 }
+
+/** `media-download` queue: the file of a customer's media message (row in messages). */
+export interface MediaDownloadJob {
+  messageId: string;
+}

@@ -19,6 +19,11 @@ export const QUEUES = {
   webhookDelivery: 'webhook-delivery',
   /** A read receipt to the provider (row in read_receipts), queued when an agent reads a chat. */
   readReceipt: 'read-receipt',
+  /**
+   * One customer file to download from the provider into the media store. Temporary failures are
+   * retried by pg-boss with backoff; the last attempt or a permanent failure marks the media `failed`.
+   */
+  mediaDownload: 'media-download',
   /** Periodic clean-up (event log retention), on a pg-boss schedule: one run per tick, any worker. */
   housekeeping: 'housekeeping',
 } as const;
@@ -29,6 +34,9 @@ export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
  * heartbeat and the supervisor (running on every worker node) checks often.
  */
 export const HEARTBEAT_SECONDS = 10;
+
+/** Retries of a media download: its handler marks the file failed on the last one. */
+export const MEDIA_DOWNLOAD_RETRY_LIMIT = 10;
 
 const QUEUE_DEFINITIONS: Record<QueueName, Omit<Queue, 'name'>> = {
   [QUEUES.inboundWebhook]: {
@@ -65,6 +73,20 @@ const QUEUE_DEFINITIONS: Record<QueueName, Omit<Queue, 'name'>> = {
     heartbeatSeconds: HEARTBEAT_SECONDS,
     expireInSeconds: 120,
     deleteAfterSeconds: 24 * 3600,
+    notify: true,
+  },
+  [QUEUES.mediaDownload]: {
+    policy: 'standard',
+    // About an hour of attempts (5 s doubling to 10 min): Meta's own trouble rarely lasts longer,
+    // and a customer's file stays downloadable for days.
+    retryLimit: MEDIA_DOWNLOAD_RETRY_LIMIT,
+    retryDelay: 5,
+    retryBackoff: true,
+    retryDelayMax: 600,
+    heartbeatSeconds: HEARTBEAT_SECONDS,
+    // A 100 MB document on a slow link.
+    expireInSeconds: 900,
+    deleteAfterSeconds: 7 * 24 * 3600,
     notify: true,
   },
   [QUEUES.housekeeping]: {

@@ -3,6 +3,7 @@ import type { Services } from '../services.js';
 import { registerEventRetention } from '../events/retention.js';
 import { registerReadReceiptWorker } from '../modules/messages/read-receipts.worker.js';
 import { registerInboundWebhookWorker } from '../modules/whatsapp/whatsapp-webhooks.worker.js';
+import { registerMediaDownloadWorker } from '../modules/media/media-download.worker.js';
 import { SendDispatcher } from './send-dispatcher.js';
 
 /**
@@ -17,6 +18,7 @@ export async function registerWorkers(
   await registerInboundWebhookWorker(services.jobs, services.whatsappWebhooks, logger);
   await services.webhookDeliverer.register(services.jobs);
   await registerReadReceiptWorker(services.jobs, services.readReceipts, logger);
+  await registerMediaDownloadWorker(services.jobs, services.mediaDownloader, logger);
   await registerEventRetention(services.jobs, services.events, logger);
   // Outbound messages run on the send queue (FIFO per contact), not on pg-boss.
   const sends = new SendDispatcher({

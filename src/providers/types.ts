@@ -90,6 +90,22 @@ export interface MessagingProvider {
    * ticks). A provider without such receipts does nothing.
    */
   markRead(ctx: ProviderContext, providerMessageId: string): Promise<void>;
+  /**
+   * The file of a customer's media message, by the provider's media id. Refuses (ProviderError
+   * `media_too_large`, permanent) a file over `maxBytes`, by its declared size first and by counting
+   * the bytes as they stream. Absent when the provider's customers send no files (the sandbox).
+   */
+  downloadMedia?(ctx: ProviderContext, mediaId: string, opts: { maxBytes: number }): Promise<DownloadedMedia>;
+}
+
+/** A file being downloaded from a provider: read `body` to the end (or stop early) once. */
+export interface DownloadedMedia {
+  mimetype: string | null;
+  /** As the provider declared it. */
+  size: number | null;
+  /** As the provider declared it (hex or base64), to check the bytes against. */
+  sha256: string | null;
+  body: AsyncIterable<Uint8Array>;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -34,6 +35,15 @@ export interface FakeGraphOptions {
   waIds?: Record<string, string>;
 }
 
+/** A customer's file the fake holds, as Graph keeps an inbound media. */
+export interface FakeMedia {
+  bytes: Buffer;
+  mimetype: string;
+  /** What the metadata answer declares; default the real size and hex digest. */
+  fileSize?: number;
+  sha256?: string;
+}
+
 type Scripted =
   | { kind: 'answer'; answer: ScriptedAnswer }
   | { kind: 'hang' }
@@ -52,6 +62,7 @@ export class FakeGraph {
   });
   private token: string;
   private readonly waIds: Map<string, string>;
+  private readonly media = new Map<string, FakeMedia>();
 
   private constructor(opts: FakeGraphOptions) {
     this.token = opts.token ?? 'test-token';
@@ -131,6 +142,15 @@ export class FakeGraph {
     };
   }
 
+  /**
+   * Holds a customer's file under `id`: `GET /{version}/{id}` answers its metadata and a URL on this
+   * server, whose `GET` (with the same Bearer token) answers the bytes. Unknown ids answer Graph's
+   * "does not exist" error, as an expired media does.
+   */
+  addMedia(id: string, media: FakeMedia): void {
+    this.media.set(id, media);
+  }
+
   setToken(token: string): void {
     this.token = token;
   }
@@ -186,6 +206,8 @@ export class FakeGraph {
       return send(res, next.answer.status, next.answer.body);
     }
     if (malformed) return send(res, 400, graphError(100, 'Invalid parameter'));
+
+    if (req.method === 'GET') return this.answerMediaGet(res, path);
 
     const m = /^\/[^/]+\/[^/]+\/(messages|media)$/.exec(path);
     if (req.method !== 'POST' || !m) {
@@ -258,6 +280,39 @@ export class FakeGraph {
       return send(res, 400, graphError(131053, 'Media upload error', 'mime type mismatch'));
     }
     send(res, 200, { id: `media.${++this.mediaSeq}` });
+  }
+
+  private answerMediaGet(res: ServerResponse, path: string): void {
+    const bytesPath = /^\/media-bytes\/([^/]+)$/.exec(path);
+    if (bytesPath) {
+      const media = this.media.get(decodeURIComponent(bytesPath[1]!));
+      if (!media) return send(res, 404, graphError(100, 'Not found'));
+      res.writeHead(200, { 'content-type': media.mimetype, 'content-length': media.bytes.length });
+      return void res.end(media.bytes);
+    }
+    const meta = /^\/[^/]+\/([^/]+)$/.exec(path);
+    const id = meta ? decodeURIComponent(meta[1]!) : '';
+    const media = this.media.get(id);
+    if (!media) {
+      return send(
+        res,
+        400,
+        graphError(
+          100,
+          `Unsupported get request. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`,
+          undefined,
+          33,
+        ),
+      );
+    }
+    send(res, 200, {
+      url: `${this.url}/media-bytes/${encodeURIComponent(id)}`,
+      mime_type: media.mimetype,
+      sha256: media.sha256 ?? createHash('sha256').update(media.bytes).digest('hex'),
+      file_size: media.fileSize ?? media.bytes.length,
+      id,
+      messaging_product: 'whatsapp',
+    });
   }
 
   private record(r: RecordedRequest): void {

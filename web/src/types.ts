@@ -97,6 +97,10 @@ export interface MediaContent {
   filename?: string;
   caption?: string;
   id?: string;
+  /** The stored file: `ready` (GET /api/messages/:id/media), `failed`; absent while a download waits. */
+  status?: 'pending' | 'ready' | 'failed';
+  size?: number;
+  error?: { code: string; message: string };
 }
 
 export interface Message {

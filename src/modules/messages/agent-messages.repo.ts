@@ -57,13 +57,6 @@ export class AgentMessagesRepo {
     return db.selectFrom('messages').selectAll().where('id', 'in', ids).execute();
   }
 
-  async insertMediaBlob(
-    tx: Tx,
-    row: { id: string; account_id: string; mimetype: string; filename: string | null; bytes: Buffer },
-  ): Promise<void> {
-    await tx.insertInto('media_blobs').values(row).execute();
-  }
-
   async deleteMediaBlob(db: Db | Tx, id: string): Promise<void> {
     await db.deleteFrom('media_blobs').where('id', '=', id).execute();
   }

@@ -18,6 +18,7 @@ import {
 import type { AgentMessagesRepo, MessageRow } from './agent-messages.repo.js';
 import type { MessageEvents } from './message-events.js';
 import type { MessagesRepo } from './messages.repo.js';
+import type { MediaStore } from '../media/media-store.js';
 import {
   DEFAULT_HISTORY_LIMIT,
   type AgentReplyBodyT,
@@ -41,13 +42,18 @@ export const EXACTLY_ONE_CONTENT = en(
   'informe exatamente um de text ou media',
 );
 
-/** The media of an agent's reply as stored in `messages.content.media`; `mediaId` once uploaded. */
+/**
+ * The media of an agent's reply as stored in `messages.content.media`; `mediaId` once uploaded.
+ * `status` `ready` and `size`: the file is in the media store.
+ */
 export interface StoredMedia {
   kind: RequestMedia['kind'];
   mimetype: string;
   filename?: string;
   caption?: string;
   mediaId?: string;
+  status?: 'ready';
+  size?: number;
 }
 
 export function toMessage(row: MessageRow): MessageT {
@@ -88,6 +94,7 @@ export class AgentMessagesService {
     private readonly sendQueue: SendQueue,
     private readonly events: EventsService,
     private readonly messageEvents: MessageEvents,
+    private readonly mediaStore: MediaStore,
   ) {}
 
   /** A page of the chat's messages, newest first; `nextBefore` continues with older ones. */
@@ -129,9 +136,6 @@ export class AgentMessagesService {
         const chat = await this.chatsRepo.find(actor.accountId, held.id, tx);
         if (!chat) throw notFound();
 
-        // The bytes wait under the message's own id until the worker has uploaded them.
-        if (content.blob)
-          await this.repo.insertMediaBlob(tx, { id, account_id: actor.accountId, ...content.blob });
         const stored = await this.messages.insert(tx, {
           id,
           account_id: actor.accountId,
@@ -143,6 +147,12 @@ export class AgentMessagesService {
           status: 'queued',
           user_id: actor.userId,
         });
+        // The file is kept in the media store under the message's id: the worker uploads it from
+        // there, and agents open it there (GET /api/messages/:id/media) for as long as the message exists.
+        if (content.blob) {
+          const { bytes, ...file } = content.blob;
+          await this.mediaStore.put(tx, { key: id, accountId: actor.accountId, ...file }, bytes);
+        }
         const last: LastMessage = {
           id,
           origin: 'user',
@@ -189,12 +199,14 @@ export class AgentMessagesService {
       case 'text':
         return { type: 'text', content: { text: prepared.text }, summary: prepared.text, blob: null };
       case 'media': {
-        const { kind, mimetype, filename, caption } = prepared.media;
+        const { kind, mimetype, filename, caption, byteLength } = prepared.media;
         const media: StoredMedia = {
           kind,
           mimetype,
           ...(filename !== undefined ? { filename } : {}),
           ...(caption !== undefined ? { caption } : {}),
+          status: 'ready',
+          size: byteLength,
         };
         return {
           type: kind,

@@ -10,6 +10,7 @@ import type { StoredMedia } from './agent-messages.service.js';
 import type { Deliverer, DeliveryResult, MediaSource, OutboundMessage } from './deliver.js';
 import type { MessageEvents } from './message-events.js';
 import type { MessagesRepo } from './messages.repo.js';
+import type { MediaStore } from '../media/media-store.js';
 import { HOLD_RESULTS } from './send.worker.js';
 
 /**
@@ -29,6 +30,7 @@ export class AgentMessageSender {
     private readonly logger: Logger,
     private readonly events: EventsService,
     private readonly messageEvents: MessageEvents,
+    private readonly mediaStore: MediaStore,
     /** How a provider's answer is held while the database cannot record it. */
     private readonly hold: Omit<PersistOptions, 'onFailure'> = HOLD_RESULTS,
   ) {}
@@ -139,10 +141,23 @@ export class AgentMessageSender {
     );
   }
 
-  /** The reply's file, stored under the message's id until the provider has it. */
+  /**
+   * The reply's file, in the media store under the message's id (or, for a reply queued by an earlier
+   * version, in `media_blobs` until the provider has it).
+   */
   private mediaSource(messageId: string): MediaSource {
     return {
       load: async () => {
+        const file = await this.mediaStore.stat(this.db, messageId);
+        if (file) {
+          const pieces: Buffer[] = [];
+          for await (const piece of this.mediaStore.read(file)) pieces.push(piece);
+          return {
+            bytes: Buffer.concat(pieces, file.size),
+            mimetype: file.mimetype,
+            ...(file.filename ? { filename: file.filename } : {}),
+          };
+        }
         const blob = await this.repo.mediaBlob(this.db, messageId);
         if (!blob) throw new ProviderError('media_missing', 'The media file is no longer stored', false);
         return {

@@ -13,6 +13,7 @@ import { normalizeContact } from '../contacts/normalize.js';
 import type { InboundActions, InboundLinks } from './inbound-actions.js';
 import type { MessagesRepo } from './messages.repo.js';
 import { pt } from '../../http/language.js';
+import type { MediaDownloads } from '../media/media.service.js';
 
 const NOT_SANDBOX = pt('O canal não é um canal sandbox', 'The channel is not a sandbox channel');
 
@@ -75,6 +76,8 @@ export class InboundService {
     private readonly channels: ChannelsRepo,
     private readonly events: EventsService,
     private readonly actions: InboundActions,
+    /** Queues the download of a customer's file with its message. */
+    private readonly mediaDownloads?: MediaDownloads,
   ) {}
 
   /** A tester playing the customer on a sandbox channel of their account. */
@@ -161,6 +164,7 @@ export class InboundService {
               queue: channel.queue,
               teamId: channel.default_team_id,
             });
+        await this.mediaDownloads?.queue(tx, id, content);
         const last: LastMessage = {
           id,
           origin: 'contact',

@@ -1,5 +1,6 @@
 import {
   ProviderError,
+  type DownloadedMedia,
   type MessagingProvider,
   type PreparedMessage,
   type ProviderContext,
@@ -8,6 +9,7 @@ import {
 } from '../types.js';
 import { classifyGraphError, classifyTransportError, isTokenRefused } from './errors.js';
 import { postText } from './http.js';
+import { downloadWhatsAppMedia } from './media.js';
 import { buildGraphMessage } from './payloads.js';
 
 export interface WhatsAppCloudOptions {
@@ -93,6 +95,29 @@ export class WhatsAppCloudProvider implements MessagingProvider {
     const id = typeof body === 'object' && body !== null ? (body as { id?: unknown }).id : undefined;
     if (typeof id !== 'string' || id === '') throw invalidResponse('a media id');
     return { mediaId: id };
+  }
+
+  async downloadMedia(
+    ctx: ProviderContext,
+    mediaId: string,
+    opts: { maxBytes: number },
+  ): Promise<DownloadedMedia> {
+    const config = whatsAppChannelConfig(ctx.config);
+    try {
+      return await downloadWhatsAppMedia(mediaId, {
+        baseUrl: this.baseUrl,
+        version: this.options.version,
+        accessToken: config.accessToken,
+        timeoutMs: this.options.timeoutMs,
+        maxBytes: opts.maxBytes,
+      });
+    } catch (error) {
+      // A refused token is the channel's problem, not this file's: the observer marks the channel.
+      if (error instanceof ProviderError && isTokenRefused(error)) {
+        await this.options.observer?.credentialsRefused(ctx, error);
+      }
+      throw error;
+    }
   }
 
   /** `{"status":"read","message_id":…}` on the messages edge: the customer sees blue ticks. */

@@ -13,6 +13,7 @@ import type { Message } from '../types';
 import { isOutgoing, messageText } from './chat-state';
 import { hasOwnBody, MessageBody, MessageContext, MessageMarks, type MessageLookup } from './message-content';
 import { useShortTime } from './format';
+import { MessageMedia } from './media';
 
 // A conversation's messages, for the agent's conversation view and the customer simulator: bubbles
 // with delivery ticks, older pages loaded when scrolled to the top (keeping the reading position),
@@ -87,27 +88,6 @@ export function Tick(props: { status: string }) {
   );
 }
 
-function MediaChip(props: { m: Message }) {
-  const { t } = useI18n();
-  const media = props.m.content.media;
-  if (!media) return null;
-  const name =
-    media.filename ??
-    `${kindLabel(t, media.kind ?? props.m.type)}${media.mimetype ? ` · ${media.mimetype}` : ''}`;
-  return (
-    <div className="msg-media">
-      <svg viewBox="0 0 24 24" width="18" height="18" aria-hidden="true">
-        <path
-          d="M14 2H6a2 2 0 0 0-2 2v16a2 2 0 0 0 2 2h12a2 2 0 0 0 2-2V8zm0 2.5L17.5 8H14z"
-          fill="currentColor"
-          opacity="0.7"
-        />
-      </svg>
-      <span>{name}</span>
-    </div>
-  );
-}
-
 /** One message. `side` says whose view it is: the agent's (customer on the left) or the customer's. */
 export function Bubble(props: {
   m: Message;
@@ -126,7 +106,7 @@ export function Bubble(props: {
     <li className={cls} data-message-id={m.id} data-origin={m.origin} data-status={m.status}>
       {props.author && <span className="msg-author">{props.author}</span>}
       <MessageContext m={m} lookup={props.lookup} />
-      <MediaChip m={m} />
+      <MessageMedia m={m} />
       {hasOwnBody(m) ? (
         <MessageBody m={m} lookup={props.lookup} />
       ) : (
