@@ -129,6 +129,18 @@ describe('WhatsApp inbound types', () => {
   }
   const lastSeq = () => t.server.services.events.lastSeq(f.accountId);
 
+  /**
+   * A message's content without the outcome of its file's download (`media.status`, `size`,
+   * `error`): a job of its own writes those, possibly before these tests read the row
+   * (test/media.test.ts covers them).
+   */
+  const withoutDownload = (content: Obj): Obj => {
+    const media = content.media as Obj | undefined;
+    if (!media) return content;
+    const { status: _status, size: _size, error: _error, ...rest } = media;
+    return { ...content, media: rest };
+  };
+
   /** Delivers one fixture on a fresh channel (after `first`, when given) and reads what it left. */
   async function receive(name: string, first?: string) {
     const ch = await createChannel();
@@ -144,7 +156,7 @@ describe('WhatsApp inbound types', () => {
     // The event carries the message as stored, content and all.
     assert.equal(message.id, stored.id);
     assert.equal(message.type, stored.type);
-    assert.deepEqual(message.content, stored.content);
+    assert.deepEqual(withoutDownload(message.content as Obj), withoutDownload(stored.content));
     return { ch, stored, all, events, view: await chatView(stored.chat_id) };
   }
 
@@ -155,7 +167,7 @@ describe('WhatsApp inbound types', () => {
       assert.equal(all.length, 1);
       assert.equal(stored.type, type);
       assert.equal(stored.provider_message_id, rawMessage(name).id);
-      assert.deepEqual(stored.content, { ...content, sentAt: SENT });
+      assert.deepEqual(withoutDownload(stored.content), { ...content, sentAt: SENT });
       assert.equal(view.lastMessage.content, summary);
       assert.equal(view.lastMessage.type, type);
     });
@@ -237,6 +249,7 @@ describe('WhatsApp inbound types', () => {
         id: '1342871270393456',
         mimetype: 'image/webp',
         sha256: 'c3RpY2tlcmhhc2hleGFtcGxlZm9ydGhlZml4dHVyZT0=',
+        animated: false,
       },
     },
     '[sticker]',

@@ -181,6 +181,8 @@ export interface InboundMedia {
   caption?: string;
   /** An audio recorded as a voice note (push-to-talk), not a shared file. */
   voice?: true;
+  /** A sticker's kind, when the provider says: static stickers have a smaller size limit. */
+  animated?: boolean;
 }
 
 export interface InboundContext {

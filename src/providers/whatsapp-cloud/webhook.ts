@@ -197,6 +197,7 @@ function readMedia(type: string, body: Obj | undefined): Partial<InboundProvider
             ...(filename ? { filename } : {}),
             ...(caption ? { caption } : {}),
             ...(type === 'audio' && body?.voice === true ? { voice: true as const } : {}),
+            ...(type === 'sticker' && typeof body?.animated === 'boolean' ? { animated: body.animated } : {}),
           },
         }
       : {}),
