@@ -78,7 +78,7 @@ function literalUnions(errors: AjvError[]): Map<string, string[]> {
 }
 
 const FORMAT_WORDING: Record<string, string> = {
-  objectid: 'must be a mongodb id',
+  objectid: 'must be a 24-character hexadecimal id',
   uuid: 'must be a UUID',
   email: 'must be an email',
   uri: 'must be a URL address',
