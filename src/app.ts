@@ -53,6 +53,32 @@ function documentRateLimits(app: App): void {
   });
 }
 
+/**
+ * The URL as logged: values of query parameters that may carry a secret (Meta's `hub.verify_token`, a
+ * token or key someone put in a query) are replaced, so a log never holds a credential.
+ */
+export function loggableUrl(url: string): string {
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  const params = url
+    .slice(q + 1)
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      const name = eq < 0 ? pair : pair.slice(0, eq);
+      return eq >= 0 && SECRET_PARAM.test(decodeQueryName(name)) ? `${name}=[redacted]` : pair;
+    });
+  return `${url.slice(0, q)}?${params.join('&')}`;
+}
+const SECRET_PARAM = /token|key|secret|password|signature|auth/i;
+function decodeQueryName(name: string): string {
+  try {
+    return decodeURIComponent(name.replace(/\+/g, ' '));
+  } catch {
+    return name;
+  }
+}
+
 /** The HTTP API: Channel API, agent/admin API, docs and health, with the contract's error body. */
 export async function buildApp({ config, services, logger, gateway }: AppOptions): Promise<App> {
   const trust = config.trustProxy;
@@ -69,6 +95,8 @@ export async function buildApp({ config, services, logger, gateway }: AppOptions
       return typeof given === 'string' && /^[\w.-]{1,128}$/.test(given) ? given : randomUUID();
     },
     requestIdHeader: false,
+    // Fastify logs two lines per request (received, completed); one line, written below, is enough.
+    disableRequestLogging: true,
     // A hop count trusts that many proxies in front, whatever their address (as Fastify does for a number).
     trustProxy: typeof trust === 'number' ? (_address: string, hop: number) => hop < trust : trust,
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -82,6 +110,16 @@ export async function buildApp({ config, services, logger, gateway }: AppOptions
   await installBrowserProtections(app, { url: config.publicGatewayUrl, port: gatewayPort });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      {
+        req: { method: request.method, url: loggableUrl(request.url), remoteAddress: request.ip },
+        res: { statusCode: reply.statusCode },
+        responseTime: reply.elapsedTime,
+      },
+      'request completed',
+    );
   });
   installErrorHandling(app);
   // Every body route takes JSON; Fastify's built-in text/plain parser would hand a string to a route

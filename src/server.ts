@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
+import { assertPortsFree, namePortError } from './http/ports.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
 import { createDb, type Db } from './db/index.js';
 import { startGateway, type Gateway } from './gateway/gateway.js';
@@ -148,6 +149,7 @@ export async function startCore(config: Config, logger: Logger): Promise<Core> {
  * admin) and the roles this process runs. `close()` stops them in reverse order, the database last.
  */
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
+  await assertPortsFree(config);
   const cleanups = cleanupStack(logger);
   try {
     const core = await startCore(config, logger);
@@ -179,7 +181,9 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       app = await buildApp({ config, services, logger, gateway });
       const server = app;
       cleanups.push(() => server.close());
-      await app.listen({ host: config.host, port: config.port });
+      await app
+        .listen({ host: config.host, port: config.port })
+        .catch((err: unknown) => Promise.reject(namePortError(err, 'PORT', config.port, config.host)));
       const addr = app.server.address();
       const port = typeof addr === 'object' && addr ? addr.port : config.port;
       apiPort = port;
