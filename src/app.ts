@@ -176,7 +176,7 @@ export async function buildApp({ config, services, logger, gateway }: AppOptions
   // Reference routes of `npm run bench` (bench/README.md); off unless the benchmark starts the server.
   if (process.env.ATENDE_BENCH_ROUTES === '1') benchRoutes(app, services);
   // The web console at `/` (every GET outside the API paths above).
-  await consoleRoutes(app, config, { port: gatewayPort });
+  await consoleRoutes(app, config, { port: gatewayPort }, () => services.repos.users.anyUser());
   // Test-only routes of the browser tests (test/e2e); off unless their server starts with the flag.
   if (process.env.ATENDE_TEST_ROUTES === '1') testRoutes(app, services, gateway?.io ?? null);
 

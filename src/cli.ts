@@ -14,6 +14,10 @@ Commands:
                   channel with its channel API key, an account API key with every scope) and
                   print the logins, the keys and curl commands to try them. Each run creates
                   another demo account; the keys are shown only this once.
+  admin create --email <email> [--name <name>] [--account <account name>]
+                  Create an account and its admin: the first admin of a new installation.
+                  The password (8 to 200 characters) is read from the standard input:
+                  prompted, not shown, in a terminal; or piped in.
   migrate         Apply pending database migrations and exit.
   help            Show this help.
 
@@ -23,6 +27,8 @@ stop the server before running a command against it (or run the command before s
 `;
 
 class UsageError extends Error {}
+/** A command that cannot do what was asked, for a reason the operator can act on. */
+class CommandError extends Error {}
 
 interface DemoAccount {
   accountName: string;
@@ -199,6 +205,80 @@ async function demo(config: Config, logger: Logger, args: string[]): Promise<voi
   }
 }
 
+/** `--name value` options; anything else is a usage error. */
+function options(args: string[], allowed: string[], command: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (let i = 0; i < args.length; i++) {
+    const name = args[i]!.replace(/^--/, '');
+    const value = args[i + 1];
+    if (!args[i]!.startsWith('--') || !allowed.includes(name) || value === undefined) {
+      throw new UsageError(`Unknown option for ${command}: ${args.slice(i).join(' ')}`);
+    }
+    out.set(name, value);
+    i++;
+  }
+  return out;
+}
+
+/** The whole standard input; in a terminal, a prompt whose answer is not echoed. */
+async function readPassword(): Promise<string> {
+  const stdin = process.stdin;
+  if (!stdin.isTTY) {
+    let text = '';
+    for await (const chunk of stdin) text += String(chunk);
+    return text.replace(/\r?\n$/, '');
+  }
+  process.stderr.write('Password: ');
+  stdin.setRawMode(true);
+  stdin.setEncoding('utf8');
+  return new Promise((resolve) => {
+    let typed = '';
+    const onData = (key: string) => {
+      for (const ch of key) {
+        if (ch === '\r' || ch === '\n' || ch === '\u0004') {
+          stdin.setRawMode(false);
+          stdin.off('data', onData);
+          stdin.pause();
+          process.stderr.write('\n');
+          return resolve(typed);
+        }
+        if (ch === '\u0003') process.exit(130);
+        typed = ch === '\u007f' ? typed.slice(0, -1) : typed + ch;
+      }
+    };
+    stdin.on('data', onData);
+  });
+}
+
+async function admin(config: Config, logger: Logger, args: string[]): Promise<void> {
+  const [sub, ...rest] = args;
+  if (sub !== 'create') throw new UsageError(`Unknown admin command: ${sub ?? '(none)'}`);
+  const opts = options(rest, ['email', 'name', 'account'], 'admin create');
+  const email = opts.get('email')?.trim().toLowerCase();
+  if (!email) throw new UsageError('admin create needs --email');
+  if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new UsageError(`Not an email address: ${email}`);
+  const pw = await readPassword();
+  if (pw.length < 8 || pw.length > 200) throw new UsageError('The password must have 8 to 200 characters');
+  const core = await startCore({ ...config, redisUrl: null, adminEmail: null, adminPassword: null }, logger);
+  try {
+    if (await core.services.repos.users.emailTaken(email)) {
+      throw new CommandError(`a user with the email ${email} already exists`);
+    }
+    const accountName = opts.get('account') ?? 'Atende';
+    await core.services.accounts.createWithAdmin({
+      accountName,
+      adminName: opts.get('name') ?? 'Admin',
+      email,
+      password: pw,
+    });
+    process.stdout.write(
+      `Created account "${accountName}" and its admin ${email}. Log in with that email and password.\n`,
+    );
+  } finally {
+    await core.close();
+  }
+}
+
 async function migrate(config: Config, logger: Logger, args: string[]): Promise<void> {
   if (args.length > 0) throw new UsageError(`Unknown option for migrate: ${args.join(' ')}`);
   const database = await openDatabase(config, logger);
@@ -212,7 +292,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
-  if (command !== 'demo' && command !== 'migrate') {
+  if (command !== 'demo' && command !== 'migrate' && command !== 'admin') {
     process.stderr.write(`Unknown command: ${command}\n\n${USAGE}`);
     return 2;
   }
@@ -235,6 +315,7 @@ async function main(argv: string[]): Promise<number> {
 
   try {
     if (command === 'demo') await demo(config, logger, args);
+    else if (command === 'admin') await admin(config, logger, args);
     else await migrate(config, logger, args);
     return 0;
   } catch (err) {
@@ -250,6 +331,10 @@ async function main(argv: string[]): Promise<number> {
           `stop the server, run \`atende ${command}\`, then start the server again ` +
           `(or set DATABASE_URL to a PostgreSQL server both can share).\n`,
       );
+      return 1;
+    }
+    if (err instanceof CommandError) {
+      process.stderr.write(`atende ${command}: ${err.message}\n`);
       return 1;
     }
     process.stderr.write(`atende ${command} failed: ${err instanceof Error ? err.message : String(err)}\n`);

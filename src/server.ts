@@ -144,6 +144,13 @@ export async function startCore(config: Config, logger: Logger): Promise<Core> {
   }
 }
 
+export const FIRST_ADMIN_HINT =
+  'No user exists yet, so nobody can log in. Create the first admin: run ' +
+  '`npm run admin:create -- --email you@example.com` (the `atende admin create` command; it asks for ' +
+  'the password; with the embedded PostgreSQL, stop the server first), ' +
+  'or start the server with ATENDE_ADMIN_EMAIL and ATENDE_ADMIN_PASSWORD set. ' +
+  '(`npm run demo` creates a demo account with its own logins.)';
+
 /**
  * Starts the platform: the core (database — embedded when DATABASE_URL is unset —, migrations, first
  * admin) and the roles this process runs. `close()` stops them in reverse order, the database last.
@@ -155,6 +162,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     const core = await startCore(config, logger);
     cleanups.push(() => core.close());
     const { services, databaseUrl } = core;
+    // Without it nobody can log in, and the login page alone would only say the password is wrong.
+    if (!(await services.repos.users.anyUser())) logger.warn(FIRST_ADMIN_HINT);
 
     if (config.roles.includes('worker')) {
       const workers = await registerWorkers(services, databaseUrl, logger);
