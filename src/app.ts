@@ -3,7 +3,12 @@ import fastifyCookie from '@fastify/cookie';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyBaseLogger } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Gateway } from './gateway/gateway.js';
@@ -54,6 +59,31 @@ function documentRateLimits(app: App): void {
 }
 
 /**
+ * Fastify logs two lines per request at info (received, completed), and a third for an unknown route:
+ * one line, once the answer is sent, says it all. Its other lines (errors, broken streams) stay.
+ */
+class OneLinePerRequest extends LogController {
+  override incomingRequest(): void {}
+  override routeNotFound(): void {}
+  override requestCompleted(
+    error: Error | null | undefined,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): void {
+    // Plain fields: pino's req/res serializers would take the whole request (headers, raw URL).
+    const line = {
+      method: request.method,
+      url: loggableUrl(request.url),
+      statusCode: reply.statusCode,
+      responseTime: reply.elapsedTime,
+      remoteAddress: request.ip,
+    };
+    if (error) request.log.error({ ...line, err: error }, 'request errored');
+    else request.log.info(line, 'request completed');
+  }
+}
+
+/**
  * The URL as logged: values of query parameters that may carry a secret (Meta's `hub.verify_token`, a
  * token or key someone put in a query) are replaced, so a log never holds a credential.
  */
@@ -95,8 +125,7 @@ export async function buildApp({ config, services, logger, gateway }: AppOptions
       return typeof given === 'string' && /^[\w.-]{1,128}$/.test(given) ? given : randomUUID();
     },
     requestIdHeader: false,
-    // Fastify logs two lines per request (received, completed); one line, written below, is enough.
-    disableRequestLogging: true,
+    logController: new OneLinePerRequest(),
     // A hop count trusts that many proxies in front, whatever their address (as Fastify does for a number).
     trustProxy: typeof trust === 'number' ? (_address: string, hop: number) => hop < trust : trust,
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -110,16 +139,6 @@ export async function buildApp({ config, services, logger, gateway }: AppOptions
   await installBrowserProtections(app, { url: config.publicGatewayUrl, port: gatewayPort });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
-  });
-  app.addHook('onResponse', async (request, reply) => {
-    request.log.info(
-      {
-        req: { method: request.method, url: loggableUrl(request.url), remoteAddress: request.ip },
-        res: { statusCode: reply.statusCode },
-        responseTime: reply.elapsedTime,
-      },
-      'request completed',
-    );
   });
   installErrorHandling(app);
   // Every body route takes JSON; Fastify's built-in text/plain parser would hand a string to a route

@@ -40,6 +40,8 @@ interface DemoAccount {
   accountApiKey: { id: string; scopes: string[]; token: string };
   /** A customer conversation already waiting in the first team's queue, to list and transfer. */
   sampleChatId: string;
+  /** An access token of the admin, for the agent/admin API examples (lasts ATENDE_JWT_TTL_SECONDS). */
+  adminToken: string;
 }
 
 // Passwords are generated, not well known: the server listens on every interface by default and the
@@ -76,9 +78,8 @@ async function createDemo(services: Services, baseUrl: string): Promise<DemoAcco
   }
   const domain = demoDomain(n);
   const adminEmail = `admin@${domain}`;
-  const admin = await services.auth.authenticate(
-    (await services.auth.login(adminEmail, adminPassword)).accessToken,
-  );
+  const { accessToken: adminToken } = await services.auth.login(adminEmail, adminPassword);
+  const admin = await services.auth.authenticate(adminToken);
 
   const agents: DemoAccount['agents'] = [];
   for (const [name, local] of [
@@ -125,6 +126,7 @@ async function createDemo(services: Services, baseUrl: string): Promise<DemoAcco
     channel: { id: channel.id, name: channel.name, apiKey: channelKey },
     accountApiKey: { id: key.id, scopes: key.scopes, token: key.token },
     sampleChatId: sample.chatId,
+    adminToken,
   };
 }
 
@@ -158,32 +160,36 @@ function formatDemo(d: DemoAccount): string {
     `  Account API key (scopes ${d.accountApiKey.scopes.join(', ')}): ${d.accountApiKey.token}`,
     `  Channel API key (x-channel-api-key of channel ${d.channel.name}): ${d.channel.apiKey}`,
     '',
-    `Try it (start the server first: npm start). Paste into a shell:`,
+    `The demo data is in the account "${d.accountName}": log in as one of the users above to see it. Users of`,
+    'other accounts (such as the admin created from ATENDE_ADMIN_EMAIL) do not see it.',
+    '',
+    "Start the server (npm start), then paste these lines into a shell: the README's examples use the",
+    'same names and run as they are.',
     '',
     `export BASE=${d.baseUrl}`,
     `export ACCOUNT_KEY=${q(d.accountApiKey.token)}`,
     `export CHANNEL_KEY=${q(d.channel.apiKey)}`,
-    `export CHAT_ID=${d.sampleChatId} TEAM_ID=${d.teams[1]!.id} USER_ID=${d.agents[0]!.id}`,
+    `export CHANNEL_ID=${d.channel.id} CHAT_ID=${d.sampleChatId} TEAM_ID=${d.teams[1]!.id} USER_ID=${d.agents[0]!.id}`,
+    `export ADMIN_EMAIL=${q(d.admin.email)} ADMIN_PASSWORD=${q(d.admin.password)}`,
+    `export TOKEN=${q(d.adminToken)}`,
+    'export AUTH="Authorization: Bearer $TOKEN"',
     '',
     '# Channel API (account API key)',
     `curl -s -w '\\n' "$BASE/channel-api/chats?queue=Espera" -H "Authorization: ApiKey $ACCOUNT_KEY"`,
     `curl -s -w '\\n' "$BASE/channel-api/users" -H "Authorization: ApiKey $ACCOUNT_KEY"`,
     `curl -s -w '\\n' "$BASE/channel-api/teams" -H "Authorization: ApiKey $ACCOUNT_KEY"`,
     `curl -s -w '\\n' -X POST "$BASE/channel-api/chats/$CHAT_ID/transfer/user" -H "Authorization: ApiKey $ACCOUNT_KEY" \\`,
-    `  -H 'content-type: application/json' -d "{\\"userId\\":\\"$USER_ID\\"}"`,
+    `  -H 'content-type: application/json' -d '{"userId":"'$USER_ID'"}'`,
     `curl -s -w '\\n' -X POST "$BASE/channel-api/chats/$CHAT_ID/transfer/team" -H "Authorization: ApiKey $ACCOUNT_KEY" \\`,
-    `  -H 'content-type: application/json' -d "{\\"teamId\\":\\"$TEAM_ID\\",\\"reasonCode\\":\\"demo\\",\\"reason\\":\\"Tried the demo\\"}"`,
+    `  -H 'content-type: application/json' -d '{"teamId":"'$TEAM_ID'","reasonCode":"demo","reason":"Tried the demo"}'`,
     '',
     '# Channel API: send a message (channel API key)',
     `curl -s -w '\\n' -X POST "$BASE/channel-api/messages/send" -H "x-channel-api-key: $CHANNEL_KEY" \\`,
     `  -H 'content-type: application/json' \\`,
     `  -d ${json({ contact: { value: '5511987654321', name: 'Cliente Demo' }, message: { type: 'text', text: { value: 'Olá! Seu pedido saiu para entrega.' } } })}`,
     '',
-    '# Sandbox: play the customer (needs a user token)',
-    `export TOKEN=$(curl -s -X POST "$BASE/auth/login" -H 'content-type: application/json' \\`,
-    `  -d ${json({ email: d.admin.email, password: d.admin.password })} \\`,
-    `  | node -pe 'JSON.parse(require("fs").readFileSync(0, "utf8")).accessToken')`,
-    `curl -s -w '\\n' -X POST "$BASE/api/sandbox/channels/${d.channel.id}/inbound" -H "Authorization: Bearer $TOKEN" \\`,
+    '# Sandbox: play the customer (agent/admin API, the admin token)',
+    `curl -s -w '\\n' -X POST "$BASE/api/sandbox/channels/$CHANNEL_ID/inbound" -H "$AUTH" \\`,
     `  -H 'content-type: application/json' -d ${json({ from: '5521912345678', name: 'Outra Cliente', text: 'Oi, preciso de ajuda' })}`,
     '',
   ];

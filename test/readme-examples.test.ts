@@ -1,0 +1,104 @@
+// The README's curl examples as a newcomer runs them: the server started, `atende demo` run, its
+// `export` lines pasted into a shell, then each example pasted as it is. Every request they make must
+// succeed (2xx), with nothing to fill in by hand.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { createTestDatabase } from './helpers/db.js';
+import { childEnv, CLI, ROOT, runNode, startBuiltServer, WAIT_MS, type Child } from './helpers/processes.js';
+
+const TEST_TIMEOUT = 4 * WAIT_MS;
+
+/** The fenced `sh` blocks of the README that make requests, with the heading they are under. */
+function curlBlocks(readme: string): { heading: string; code: string }[] {
+  const blocks: { heading: string; code: string }[] = [];
+  let heading = '';
+  const lines = readme.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (line.startsWith('#')) heading = line;
+    if (line !== '```sh') continue;
+    const body: string[] = [];
+    for (i++; i < lines.length && lines[i] !== '```'; i++) body.push(lines[i]!);
+    const code = body.join('\n');
+    if (/\bcurl\b/.test(code)) blocks.push({ heading, code });
+  }
+  return blocks;
+}
+
+/**
+ * Runs `code` in bash after `exports`, every curl writing its status to stderr as `HTTP <code>`.
+ * `set -e`: a step that fails (an answer without the id the next step takes) stops the block there.
+ */
+function runShell(
+  exports: string,
+  code: string,
+  cwd: string,
+): Promise<{ exit: number | null; stdout: string; stderr: string }> {
+  const script = [
+    'set -euo pipefail',
+    exports,
+    `curl() { command curl -w '%{stderr}HTTP %{http_code}\\n' "$@"; }`,
+    code,
+  ].join('\n');
+  const proc = spawn('bash', ['-c', script], { cwd, env: childEnv({}) });
+  let stdout = '';
+  let stderr = '';
+  proc.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+  proc.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+  return new Promise((resolve) => proc.on('exit', (exit) => resolve({ exit, stdout, stderr })));
+}
+
+/** How many requests a block makes: every `curl` command in it. */
+const curlCount = (code: string) => (code.match(/(^|\$\(|\s)curl\s/gm) ?? []).length;
+
+describe('README examples', () => {
+  let fresh: { url: string; drop: () => Promise<void> };
+  let server: { child: Child; url: string } | undefined;
+  let cwd: string;
+  before(async () => {
+    fresh = await createTestDatabase();
+    cwd = await mkdtemp(path.join(tmpdir(), 'atende-readme-'));
+  });
+  after(async () => {
+    server?.child.proc.kill('SIGKILL');
+    await server?.child.exited;
+    await fresh?.drop();
+    await rm(cwd, { recursive: true, force: true });
+  });
+
+  it('run as pasted after the demo, every request answered 2xx', { timeout: TEST_TIMEOUT }, async () => {
+    server = await startBuiltServer({ DATABASE_URL: fresh.url });
+    const port = new URL(server.url).port;
+    const demo = await runNode(CLI, ['demo'], { DATABASE_URL: fresh.url, HOST: '127.0.0.1', PORT: port });
+    assert.equal(demo.code, 0, demo.stderr);
+    const exports = demo.stdout
+      .split('\n')
+      .filter((l) => l.startsWith('export '))
+      .join('\n');
+    // BASE follows the PORT in use.
+    assert.match(exports, new RegExp(`^export BASE=http://127\\.0\\.0\\.1:${port}$`, 'm'));
+    for (const name of ['ACCOUNT_KEY', 'CHANNEL_KEY', 'CHANNEL_ID', 'CHAT_ID', 'TEAM_ID', 'USER_ID']) {
+      assert.match(exports, new RegExp(`\\b${name}=`), name);
+    }
+
+    const readme = await readFile(path.join(ROOT, 'README.md'), 'utf8');
+    const blocks = curlBlocks(readme);
+    assert.ok(blocks.length >= 6, `only ${blocks.length} curl blocks found`);
+    // The demo's own commands too: they promise the same.
+    const demoCommands = demo.stdout.slice(demo.stdout.lastIndexOf('export AUTH='));
+    for (const { heading, code } of [...blocks, { heading: 'npm run demo', code: demoCommands }]) {
+      const res = await runShell(exports, code, cwd);
+      const where = `${heading}\n${code}\n--- stdout ---\n${res.stdout}\n--- stderr ---\n${res.stderr}`;
+      assert.equal(res.exit, 0, where);
+      const statuses = [...res.stderr.matchAll(/^HTTP (\d{3})$/gm)].map((m) => Number(m[1]));
+      assert.equal(statuses.length, curlCount(code), `requests answered: ${where}`);
+      for (const status of statuses) assert.ok(status >= 200 && status < 300, `HTTP ${status}: ${where}`);
+      // No variable left for the reader to set.
+      assert.doesNotMatch(res.stderr, /unbound variable/, where);
+    }
+  });
+});
