@@ -112,7 +112,8 @@ async function createDemo(services: Services, baseUrl: string): Promise<DemoAcco
     channelIds: null,
   });
   const sample = await services.inbound.receiveSandbox(admin, channel.id, {
-    from: '+55 11 98765-4321',
+    // Not the customer of the README's send examples, whose closeConversation would close this chat.
+    from: '+55 11 97777-0001',
     name: 'Cliente Demo',
     text: 'Olá! Gostaria de saber o status do meu pedido.',
   });

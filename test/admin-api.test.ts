@@ -673,7 +673,10 @@ describe('admin API', () => {
           ],
         ],
         [{ name: 'X', scopes: ['chats:read', 'chats:read'] }, ["All scopes's elements must be unique"]],
-        [{ name: 'X', scopes: ['chats:read'], channelIds: ['nope'] }, ['channelIds.0 must be a 24-character hexadecimal id']],
+        [
+          { name: 'X', scopes: ['chats:read'], channelIds: ['nope'] },
+          ['channelIds.0 must be a 24-character hexadecimal id'],
+        ],
         [{ name: 'X', scopes: ['chats:read'], token: 'mine' }, ['property token should not exist']],
         // Falsy values are not taken for null, which would mean every channel.
         [{ name: 'X', scopes: ['chats:read'], channelIds: '' }, ['channelIds must be an array']],

@@ -430,7 +430,12 @@ describe('Channel API transfers', () => {
     const cases: ['team' | 'user', string, unknown, string[]][] = [
       ['team', 'abc', { teamId: UNKNOWN_ID }, ['id must be a 24-character hexadecimal id']],
       ['user', 'abc', { userId: UNKNOWN_ID }, ['id must be a 24-character hexadecimal id']],
-      ['team', '0123456789abcdef0123456z', { teamId: UNKNOWN_ID }, ['id must be a 24-character hexadecimal id']],
+      [
+        'team',
+        '0123456789abcdef0123456z',
+        { teamId: UNKNOWN_ID },
+        ['id must be a 24-character hexadecimal id'],
+      ],
       ['team', '', {}, ['teamId should not be empty']],
       ['user', '', {}, ['userId should not be empty']],
       ['team', '', { teamId: 'equipe' }, ['teamId must be a 24-character hexadecimal id']],

@@ -41,7 +41,8 @@ function runShell(
   const script = [
     'set -euo pipefail',
     exports,
-    `curl() { command curl -w '%{stderr}HTTP %{http_code}\\n' "$@"; }`,
+    // Last, so that it wins over an example's own -w.
+    `curl() { command curl "$@" -w '%{stderr}HTTP %{http_code}\\n'; }`,
     code,
   ].join('\n');
   const proc = spawn('bash', ['-c', script], { cwd, env: childEnv({}) });
@@ -90,7 +91,8 @@ describe('README examples', () => {
     assert.ok(blocks.length >= 6, `only ${blocks.length} curl blocks found`);
     // The demo's own commands too: they promise the same.
     const demoCommands = demo.stdout.slice(demo.stdout.lastIndexOf('export AUTH='));
-    for (const { heading, code } of [...blocks, { heading: 'npm run demo', code: demoCommands }]) {
+    // The demo's commands first, as printed; then the README's, in its order.
+    for (const { heading, code } of [{ heading: 'npm run demo', code: demoCommands }, ...blocks]) {
       const res = await runShell(exports, code, cwd);
       const where = `${heading}\n${code}\n--- stdout ---\n${res.stdout}\n--- stderr ---\n${res.stderr}`;
       assert.equal(res.exit, 0, where);
