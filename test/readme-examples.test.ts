@@ -24,7 +24,7 @@ function curlBlocks(readme: string): { heading: string; code: string }[] {
     const body: string[] = [];
     for (i++; i < lines.length && lines[i] !== '```'; i++) body.push(lines[i]!);
     const code = body.join('\n');
-    if (/\bcurl\b/.test(code)) blocks.push({ heading, code });
+    if (/(^|\$\(|\s)curl\s/m.test(withoutComments(code))) blocks.push({ heading, code });
   }
   return blocks;
 }
@@ -53,8 +53,15 @@ function runShell(
   return new Promise((resolve) => proc.on('exit', (exit) => resolve({ exit, stdout, stderr })));
 }
 
+/** Shell code without its comments (a `#` that starts a line or follows a space). */
+const withoutComments = (code: string) =>
+  code
+    .split('\n')
+    .map((l) => l.replace(/(^|\s)#.*$/, ''))
+    .join('\n');
+
 /** How many requests a block makes: every `curl` command in it. */
-const curlCount = (code: string) => (code.match(/(^|\$\(|\s)curl\s/gm) ?? []).length;
+const curlCount = (code: string) => (withoutComments(code).match(/(^|\$\(|\s)curl\s/gm) ?? []).length;
 
 describe('README examples', () => {
   let fresh: { url: string; drop: () => Promise<void> };
