@@ -12,12 +12,13 @@ import {
 
 export function channelsRoutes(app: App, services: Services): void {
   const onRequest = userGuard(services);
-  const common = { tags: ['Channels'], security: [{ bearer: [] }] };
+  const common = { tags: ['Channels'] };
   app.get(
     '/api/channels',
     {
       onRequest,
       schema: {
+        operationId: 'listChannels',
         ...common,
         summary: 'List channels',
         response: { 200: Type.Array(ChannelSchema), ...errorResponses(401) },
@@ -30,6 +31,7 @@ export function channelsRoutes(app: App, services: Services): void {
     {
       onRequest,
       schema: {
+        operationId: 'createChannel',
         ...common,
         summary: 'Create a channel',
         body: CreateChannelBody,
@@ -44,6 +46,7 @@ export function channelsRoutes(app: App, services: Services): void {
     {
       onRequest,
       schema: {
+        operationId: 'getChannel',
         ...common,
         summary: 'Get a channel',
         params: IdParams,
@@ -57,6 +60,7 @@ export function channelsRoutes(app: App, services: Services): void {
     {
       onRequest,
       schema: {
+        operationId: 'updateChannel',
         ...common,
         summary: 'Change a channel',
         params: IdParams,
@@ -71,6 +75,7 @@ export function channelsRoutes(app: App, services: Services): void {
     {
       onRequest,
       schema: {
+        operationId: 'generateChannelApiKey',
         ...common,
         summary: 'Generate the channel API key',
         description: 'The key is shown only in this answer; the previous key stops working at once.',

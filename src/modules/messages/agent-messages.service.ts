@@ -26,11 +26,20 @@ import {
 } from './messages.schemas.js';
 import { prepareMessage, type RequestMedia } from './prepare.js';
 import type { SendMessage } from './send.types.js';
+import { en, pt } from '../../http/language.js';
 
-export const ONLY_ATTENDANT_REPLIES =
-  'Somente o atendente do chat pode enviar mensagens; capture ou transfira o chat primeiro';
-export const UNKNOWN_CURSOR = 'before must be the id of a message of this chat';
-export const EXACTLY_ONE_CONTENT = 'exactly one of text or media must be given';
+export const ONLY_ATTENDANT_REPLIES = pt(
+  'Somente o atendente do chat pode enviar mensagens; capture ou transfira o chat primeiro',
+  "Only the chat's attendant can send messages; capture or transfer the chat first",
+);
+export const UNKNOWN_CURSOR = en(
+  'before must be the id of a message of this chat',
+  'before deve ser o id de uma mensagem desta conversa',
+);
+export const EXACTLY_ONE_CONTENT = en(
+  'exactly one of text or media must be given',
+  'informe exatamente um de text ou media',
+);
 
 /** The media of an agent's reply as stored in `messages.content.media`; `mediaId` once uploaded. */
 export interface StoredMedia {
@@ -50,7 +59,13 @@ export function toMessage(row: MessageRow): MessageT {
     content: row.content,
     status: row.status,
     providerMessageId: row.provider_message_id,
-    error: row.error ? { code: String(row.error.code), message: row.error.message } : null,
+    error: row.error
+      ? {
+          code: String(row.error.code),
+          message: row.error.message,
+          ...(typeof row.error.details === 'string' ? { details: row.error.details } : {}),
+        }
+      : null,
     requestId: row.request_id,
     userId: row.user_id,
     createdAt: row.created_at.toISOString(),

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { Avatar } from '../components';
-import { useI18n } from '../i18n';
+import { summaryLabel, useI18n } from '../i18n';
 import { Link } from '../router';
 import { useSession } from '../session';
 import type { Chat } from '../types';
@@ -150,7 +150,7 @@ function ChatItem(props: { chat: Chat; current: boolean; list: ListName }) {
               ) : (
                 <>
                   {fromMe && `${t('chat.you')}: `}
-                  {last?.content ?? ''}
+                  {last ? summaryLabel(t, last.content, last.type) : ''}
                 </>
               )}
             </span>
