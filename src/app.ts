@@ -3,7 +3,12 @@ import fastifyCookie from '@fastify/cookie';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyBaseLogger } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Gateway } from './gateway/gateway.js';
@@ -45,6 +50,57 @@ export interface AppOptions {
   gateway?: Gateway | null;
 }
 
+/**
+ * Fastify logs two lines per request at info (received, completed), and a third for an unknown route:
+ * one line, once the answer is sent, says it all. Its other lines (errors, broken streams) stay.
+ */
+class OneLinePerRequest extends LogController {
+  override incomingRequest(): void {}
+  override routeNotFound(): void {}
+  override requestCompleted(
+    error: Error | null | undefined,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): void {
+    // Plain fields: pino's req/res serializers would take the whole request (headers, raw URL).
+    const line = {
+      method: request.method,
+      url: loggableUrl(request.url),
+      statusCode: reply.statusCode,
+      responseTime: reply.elapsedTime,
+      remoteAddress: request.ip,
+    };
+    if (error) request.log.error({ ...line, err: error }, 'request errored');
+    else request.log.info(line, 'request completed');
+  }
+}
+
+/**
+ * The URL as logged: values of query parameters that may carry a secret (Meta's `hub.verify_token`, a
+ * token or key someone put in a query) are replaced, so a log never holds a credential.
+ */
+export function loggableUrl(url: string): string {
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  const params = url
+    .slice(q + 1)
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      const name = eq < 0 ? pair : pair.slice(0, eq);
+      return eq >= 0 && SECRET_PARAM.test(decodeQueryName(name)) ? `${name}=[redacted]` : pair;
+    });
+  return `${url.slice(0, q)}?${params.join('&')}`;
+}
+const SECRET_PARAM = /token|key|secret|password|signature|auth/i;
+function decodeQueryName(name: string): string {
+  try {
+    return decodeURIComponent(name.replace(/\+/g, ' '));
+  } catch {
+    return name;
+  }
+}
+
 /** The HTTP API: Channel API, agent/admin API, docs and health, with the contract's error body. */
 export async function buildApp({ config, services, logger, gateway }: AppOptions): Promise<App> {
   const trust = config.trustProxy;
@@ -61,6 +117,7 @@ export async function buildApp({ config, services, logger, gateway }: AppOptions
       return typeof given === 'string' && /^[\w.-]{1,128}$/.test(given) ? given : randomUUID();
     },
     requestIdHeader: false,
+    logController: new OneLinePerRequest(),
     // A hop count trusts that many proxies in front, whatever their address (as Fastify does for a number).
     trustProxy: typeof trust === 'number' ? (_address: string, hop: number) => hop < trust : trust,
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -107,7 +164,7 @@ export async function buildApp({ config, services, logger, gateway }: AppOptions
   // Reference routes of `npm run bench` (bench/README.md); off unless the benchmark starts the server.
   if (process.env.ATENDE_BENCH_ROUTES === '1') benchRoutes(app, services);
   // The web console at `/` (every GET outside the API paths above).
-  await consoleRoutes(app, config, { port: gatewayPort });
+  await consoleRoutes(app, config, { port: gatewayPort }, () => services.repos.users.anyUser());
   // Test-only routes of the browser tests (test/e2e); off unless their server starts with the flag.
   if (process.env.ATENDE_TEST_ROUTES === '1') testRoutes(app, services, gateway?.io ?? null);
 

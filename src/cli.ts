@@ -14,6 +14,10 @@ Commands:
                   channel with its channel API key, an account API key with every scope) and
                   print the logins, the keys and curl commands to try them. Each run creates
                   another demo account; the keys are shown only this once.
+  admin create --email <email> [--name <name>] [--account <account name>]
+                  Create an account and its admin: the first admin of a new installation.
+                  The password (8 to 200 characters) is read from the standard input:
+                  prompted, not shown, in a terminal; or piped in.
   migrate         Apply pending database migrations and exit.
   help            Show this help.
 
@@ -23,6 +27,8 @@ stop the server before running a command against it (or run the command before s
 `;
 
 class UsageError extends Error {}
+/** A command that cannot do what was asked, for a reason the operator can act on. */
+class CommandError extends Error {}
 
 interface DemoAccount {
   accountName: string;
@@ -34,6 +40,8 @@ interface DemoAccount {
   accountApiKey: { id: string; scopes: string[]; token: string };
   /** A customer conversation already waiting in the first team's queue, to list and transfer. */
   sampleChatId: string;
+  /** An access token of the admin, for the agent/admin API examples (lasts ATENDE_JWT_TTL_SECONDS). */
+  adminToken: string;
 }
 
 // Passwords are generated, not well known: the server listens on every interface by default and the
@@ -70,9 +78,8 @@ async function createDemo(services: Services, baseUrl: string): Promise<DemoAcco
   }
   const domain = demoDomain(n);
   const adminEmail = `admin@${domain}`;
-  const admin = await services.auth.authenticate(
-    (await services.auth.login(adminEmail, adminPassword)).accessToken,
-  );
+  const { accessToken: adminToken } = await services.auth.login(adminEmail, adminPassword);
+  const admin = await services.auth.authenticate(adminToken);
 
   const agents: DemoAccount['agents'] = [];
   for (const [name, local] of [
@@ -105,7 +112,8 @@ async function createDemo(services: Services, baseUrl: string): Promise<DemoAcco
     channelIds: null,
   });
   const sample = await services.inbound.receiveSandbox(admin, channel.id, {
-    from: '+55 11 98765-4321',
+    // Not the customer of the README's send examples, whose closeConversation would close this chat.
+    from: '+55 11 97777-0001',
     name: 'Cliente Demo',
     text: 'Olá! Gostaria de saber o status do meu pedido.',
   });
@@ -119,6 +127,7 @@ async function createDemo(services: Services, baseUrl: string): Promise<DemoAcco
     channel: { id: channel.id, name: channel.name, apiKey: channelKey },
     accountApiKey: { id: key.id, scopes: key.scopes, token: key.token },
     sampleChatId: sample.chatId,
+    adminToken,
   };
 }
 
@@ -152,32 +161,36 @@ function formatDemo(d: DemoAccount): string {
     `  Account API key (scopes ${d.accountApiKey.scopes.join(', ')}): ${d.accountApiKey.token}`,
     `  Channel API key (x-channel-api-key of channel ${d.channel.name}): ${d.channel.apiKey}`,
     '',
-    `Try it (start the server first: npm start). Paste into a shell:`,
+    `The demo data is in the account "${d.accountName}": log in as one of the users above to see it. Users of`,
+    'other accounts (such as the admin created from ATENDE_ADMIN_EMAIL) do not see it.',
+    '',
+    "Start the server (npm start), then paste these lines into a shell: the README's examples use the",
+    'same names and run as they are.',
     '',
     `export BASE=${d.baseUrl}`,
     `export ACCOUNT_KEY=${q(d.accountApiKey.token)}`,
     `export CHANNEL_KEY=${q(d.channel.apiKey)}`,
-    `export CHAT_ID=${d.sampleChatId} TEAM_ID=${d.teams[1]!.id} USER_ID=${d.agents[0]!.id}`,
+    `export CHANNEL_ID=${d.channel.id} CHAT_ID=${d.sampleChatId} TEAM_ID=${d.teams[1]!.id} USER_ID=${d.agents[0]!.id}`,
+    `export ADMIN_EMAIL=${q(d.admin.email)} ADMIN_PASSWORD=${q(d.admin.password)}`,
+    `export TOKEN=${q(d.adminToken)}`,
+    'export AUTH="Authorization: Bearer $TOKEN"',
     '',
     '# Channel API (account API key)',
     `curl -s -w '\\n' "$BASE/channel-api/chats?queue=Espera" -H "Authorization: ApiKey $ACCOUNT_KEY"`,
     `curl -s -w '\\n' "$BASE/channel-api/users" -H "Authorization: ApiKey $ACCOUNT_KEY"`,
     `curl -s -w '\\n' "$BASE/channel-api/teams" -H "Authorization: ApiKey $ACCOUNT_KEY"`,
     `curl -s -w '\\n' -X POST "$BASE/channel-api/chats/$CHAT_ID/transfer/user" -H "Authorization: ApiKey $ACCOUNT_KEY" \\`,
-    `  -H 'content-type: application/json' -d "{\\"userId\\":\\"$USER_ID\\"}"`,
+    `  -H 'content-type: application/json' -d '{"userId":"'$USER_ID'"}'`,
     `curl -s -w '\\n' -X POST "$BASE/channel-api/chats/$CHAT_ID/transfer/team" -H "Authorization: ApiKey $ACCOUNT_KEY" \\`,
-    `  -H 'content-type: application/json' -d "{\\"teamId\\":\\"$TEAM_ID\\",\\"reasonCode\\":\\"demo\\",\\"reason\\":\\"Tried the demo\\"}"`,
+    `  -H 'content-type: application/json' -d '{"teamId":"'$TEAM_ID'","reasonCode":"demo","reason":"Tried the demo"}'`,
     '',
     '# Channel API: send a message (channel API key)',
     `curl -s -w '\\n' -X POST "$BASE/channel-api/messages/send" -H "x-channel-api-key: $CHANNEL_KEY" \\`,
     `  -H 'content-type: application/json' \\`,
     `  -d ${json({ contact: { value: '5511987654321', name: 'Cliente Demo' }, message: { type: 'text', text: { value: 'Olá! Seu pedido saiu para entrega.' } } })}`,
     '',
-    '# Sandbox: play the customer (needs a user token)',
-    `export TOKEN=$(curl -s -X POST "$BASE/auth/login" -H 'content-type: application/json' \\`,
-    `  -d ${json({ email: d.admin.email, password: d.admin.password })} \\`,
-    `  | node -pe 'JSON.parse(require("fs").readFileSync(0, "utf8")).accessToken')`,
-    `curl -s -w '\\n' -X POST "$BASE/api/sandbox/channels/${d.channel.id}/inbound" -H "Authorization: Bearer $TOKEN" \\`,
+    '# Sandbox: play the customer (agent/admin API, the admin token)',
+    `curl -s -w '\\n' -X POST "$BASE/api/sandbox/channels/$CHANNEL_ID/inbound" -H "$AUTH" \\`,
     `  -H 'content-type: application/json' -d ${json({ from: '5521912345678', name: 'Outra Cliente', text: 'Oi, preciso de ajuda' })}`,
     '',
   ];
@@ -199,6 +212,80 @@ async function demo(config: Config, logger: Logger, args: string[]): Promise<voi
   }
 }
 
+/** `--name value` options; anything else is a usage error. */
+function options(args: string[], allowed: string[], command: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (let i = 0; i < args.length; i++) {
+    const name = args[i]!.replace(/^--/, '');
+    const value = args[i + 1];
+    if (!args[i]!.startsWith('--') || !allowed.includes(name) || value === undefined) {
+      throw new UsageError(`Unknown option for ${command}: ${args.slice(i).join(' ')}`);
+    }
+    out.set(name, value);
+    i++;
+  }
+  return out;
+}
+
+/** The whole standard input; in a terminal, a prompt whose answer is not echoed. */
+async function readPassword(): Promise<string> {
+  const stdin = process.stdin;
+  if (!stdin.isTTY) {
+    let text = '';
+    for await (const chunk of stdin) text += String(chunk);
+    return text.replace(/\r?\n$/, '');
+  }
+  process.stderr.write('Password: ');
+  stdin.setRawMode(true);
+  stdin.setEncoding('utf8');
+  return new Promise((resolve) => {
+    let typed = '';
+    const onData = (key: string) => {
+      for (const ch of key) {
+        if (ch === '\r' || ch === '\n' || ch === '\u0004') {
+          stdin.setRawMode(false);
+          stdin.off('data', onData);
+          stdin.pause();
+          process.stderr.write('\n');
+          return resolve(typed);
+        }
+        if (ch === '\u0003') process.exit(130);
+        typed = ch === '\u007f' ? typed.slice(0, -1) : typed + ch;
+      }
+    };
+    stdin.on('data', onData);
+  });
+}
+
+async function admin(config: Config, logger: Logger, args: string[]): Promise<void> {
+  const [sub, ...rest] = args;
+  if (sub !== 'create') throw new UsageError(`Unknown admin command: ${sub ?? '(none)'}`);
+  const opts = options(rest, ['email', 'name', 'account'], 'admin create');
+  const email = opts.get('email')?.trim().toLowerCase();
+  if (!email) throw new UsageError('admin create needs --email');
+  if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new UsageError(`Not an email address: ${email}`);
+  const pw = await readPassword();
+  if (pw.length < 8 || pw.length > 200) throw new UsageError('The password must have 8 to 200 characters');
+  const core = await startCore({ ...config, redisUrl: null, adminEmail: null, adminPassword: null }, logger);
+  try {
+    if (await core.services.repos.users.emailTaken(email)) {
+      throw new CommandError(`a user with the email ${email} already exists`);
+    }
+    const accountName = opts.get('account') ?? 'Atende';
+    await core.services.accounts.createWithAdmin({
+      accountName,
+      adminName: opts.get('name') ?? 'Admin',
+      email,
+      password: pw,
+    });
+    process.stdout.write(
+      `Created account "${accountName}" and its admin ${email}. Log in with that email and password.\n`,
+    );
+  } finally {
+    await core.close();
+  }
+}
+
 async function migrate(config: Config, logger: Logger, args: string[]): Promise<void> {
   if (args.length > 0) throw new UsageError(`Unknown option for migrate: ${args.join(' ')}`);
   const database = await openDatabase(config, logger);
@@ -212,7 +299,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
-  if (command !== 'demo' && command !== 'migrate') {
+  if (command !== 'demo' && command !== 'migrate' && command !== 'admin') {
     process.stderr.write(`Unknown command: ${command}\n\n${USAGE}`);
     return 2;
   }
@@ -235,6 +322,7 @@ async function main(argv: string[]): Promise<number> {
 
   try {
     if (command === 'demo') await demo(config, logger, args);
+    else if (command === 'admin') await admin(config, logger, args);
     else await migrate(config, logger, args);
     return 0;
   } catch (err) {
@@ -250,6 +338,10 @@ async function main(argv: string[]): Promise<number> {
           `stop the server, run \`atende ${command}\`, then start the server again ` +
           `(or set DATABASE_URL to a PostgreSQL server both can share).\n`,
       );
+      return 1;
+    }
+    if (err instanceof CommandError) {
+      process.stderr.write(`atende ${command}: ${err.message}\n`);
       return 1;
     }
     process.stderr.write(`atende ${command} failed: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -301,6 +301,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (config.webhooks.retryWindowSeconds > config.eventRetentionDays * 24 * 3600) {
     problems.push('ATENDE_WEBHOOK_RETRY_WINDOW_SECONDS must not exceed ATENDE_EVENT_RETENTION_DAYS');
   }
+  // One port cannot serve both: the second listener would fail only after the database had started.
+  if (config.port !== 0 && config.port === config.gatewayPort) {
+    problems.push(`PORT and GATEWAY_PORT must differ (both are ${config.port})`);
+  }
   // The headers are part of the request: Node refuses a headers timeout longer than the request's.
   config.http.headersTimeoutMs = Math.min(config.http.headersTimeoutMs, config.http.requestTimeoutMs);
   if (problems.length > 0) throw new ConfigError(problems);

@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
+import { assertPortsFree, namePortError } from './http/ports.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
 import { createDb, type Db } from './db/index.js';
 import { startGateway, type Gateway } from './gateway/gateway.js';
@@ -143,16 +144,26 @@ export async function startCore(config: Config, logger: Logger): Promise<Core> {
   }
 }
 
+export const FIRST_ADMIN_HINT =
+  'No user exists yet, so nobody can log in. Create the first admin: run ' +
+  '`npm run admin:create -- --email you@example.com` (the `atende admin create` command; it asks for ' +
+  'the password; with the embedded PostgreSQL, stop the server first), ' +
+  'or start the server with ATENDE_ADMIN_EMAIL and ATENDE_ADMIN_PASSWORD set. ' +
+  '(`npm run demo` creates a demo account with its own logins.)';
+
 /**
  * Starts the platform: the core (database — embedded when DATABASE_URL is unset —, migrations, first
  * admin) and the roles this process runs. `close()` stops them in reverse order, the database last.
  */
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
+  await assertPortsFree(config);
   const cleanups = cleanupStack(logger);
   try {
     const core = await startCore(config, logger);
     cleanups.push(() => core.close());
     const { services, databaseUrl } = core;
+    // Without it nobody can log in, and the login page alone would only say the password is wrong.
+    if (!(await services.repos.users.anyUser())) logger.warn(FIRST_ADMIN_HINT);
 
     if (config.roles.includes('worker')) {
       const workers = await registerWorkers(services, databaseUrl, logger);
@@ -179,7 +190,9 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       app = await buildApp({ config, services, logger, gateway });
       const server = app;
       cleanups.push(() => server.close());
-      await app.listen({ host: config.host, port: config.port });
+      await app
+        .listen({ host: config.host, port: config.port })
+        .catch((err: unknown) => Promise.reject(namePortError(err, 'PORT', config.port, config.host)));
       const addr = app.server.address();
       const port = typeof addr === 'object' && addr ? addr.port : config.port;
       apiPort = port;

@@ -443,7 +443,7 @@ describe('admin API', () => {
         headers: admin(),
         body: { name: 'X', members: ['x'] },
       });
-      assert.deepEqual(bad.body, badRequest(['members.0 must be a mongodb id']));
+      assert.deepEqual(bad.body, badRequest(['members.0 must be a 24-character hexadecimal id']));
     });
   });
 
@@ -535,7 +535,7 @@ describe('admin API', () => {
         [{ ...base, foo: 1 }, ['property foo should not exist']],
         [{ ...base, providerConfig: { token: 'x' } }, ['property providerConfig.token should not exist']],
         [{ ...base, apiKeyHash: 'x' }, ['property apiKeyHash should not exist']],
-        [{ ...base, defaultTeamId: 'x' }, ['defaultTeamId must be a mongodb id']],
+        [{ ...base, defaultTeamId: 'x' }, ['defaultTeamId must be a 24-character hexadecimal id']],
       ];
       for (const [body, message] of cases) {
         const res = await t.request('POST', '/api/channels', { headers: admin(), body });
@@ -681,7 +681,10 @@ describe('admin API', () => {
           ],
         ],
         [{ name: 'X', scopes: ['chats:read', 'chats:read'] }, ["All scopes's elements must be unique"]],
-        [{ name: 'X', scopes: ['chats:read'], channelIds: ['nope'] }, ['channelIds.0 must be a mongodb id']],
+        [
+          { name: 'X', scopes: ['chats:read'], channelIds: ['nope'] },
+          ['channelIds.0 must be a 24-character hexadecimal id'],
+        ],
         [{ name: 'X', scopes: ['chats:read'], token: 'mine' }, ['property token should not exist']],
         // Falsy values are not taken for null, which would mean every channel.
         [{ name: 'X', scopes: ['chats:read'], channelIds: '' }, ['channelIds must be an array']],
@@ -986,7 +989,7 @@ describe('admin API', () => {
         [{ teamId: inactive.id }, 'Equipe não encontrada'],
         [{ userId: other.agents[0]!.id }, 'Usuário não encontrado'],
         [{ userId: cancelled.id }, 'Usuário não encontrado'],
-        [{ teamId: 'x' }, ['teamId must be a mongodb id']],
+        [{ teamId: 'x' }, ['teamId must be a 24-character hexadecimal id']],
         [{ teamId: g.teams[0]!.id, foo: 1 }, ['property foo should not exist']],
         [
           { teamId: g.teams[0]!.id, reasonCode: 'x'.repeat(65) },
@@ -1013,7 +1016,7 @@ describe('admin API', () => {
         ['?page=0', ['page must not be less than 1']],
         ['?limit=abc', ['limit must be an integer number']],
         ['?status=pending', ['status must be one of the following values: open, closed']],
-        ['?channelId=123', ['channelId must be a mongodb id']],
+        ['?channelId=123', ['channelId must be a 24-character hexadecimal id']],
       ];
       for (const [query, message] of cases) {
         const res = await t.request('GET', `/api/chats${query}`, { headers: as(g.adminToken) });

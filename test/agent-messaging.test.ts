@@ -192,7 +192,7 @@ describe('Agent messaging', () => {
         ['limit=0', 'limit must not be less than 1'],
         ['limit=101', 'limit must not be greater than 100'],
         ['limit=abc', 'limit must be an integer number'],
-        ['before=xyz', 'before must be a mongodb id'],
+        ['before=xyz', 'before must be a 24-character hexadecimal id'],
         ['page=1', 'property page should not exist'],
       ];
       for (const [query, message] of cases) {

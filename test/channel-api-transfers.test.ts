@@ -428,12 +428,17 @@ describe('Channel API transfers', () => {
     });
 
     const cases: ['team' | 'user', string, unknown, string[]][] = [
-      ['team', 'abc', { teamId: UNKNOWN_ID }, ['id must be a mongodb id']],
-      ['user', 'abc', { userId: UNKNOWN_ID }, ['id must be a mongodb id']],
-      ['team', '0123456789abcdef0123456z', { teamId: UNKNOWN_ID }, ['id must be a mongodb id']],
+      ['team', 'abc', { teamId: UNKNOWN_ID }, ['id must be a 24-character hexadecimal id']],
+      ['user', 'abc', { userId: UNKNOWN_ID }, ['id must be a 24-character hexadecimal id']],
+      [
+        'team',
+        '0123456789abcdef0123456z',
+        { teamId: UNKNOWN_ID },
+        ['id must be a 24-character hexadecimal id'],
+      ],
       ['team', '', {}, ['teamId should not be empty']],
       ['user', '', {}, ['userId should not be empty']],
-      ['team', '', { teamId: 'equipe' }, ['teamId must be a mongodb id']],
+      ['team', '', { teamId: 'equipe' }, ['teamId must be a 24-character hexadecimal id']],
       // JSON bodies are taken as typed: a number is not turned into a string.
       ['user', '', { userId: 42 }, ['userId must be a string']],
       ['team', '', { teamId: UNKNOWN_ID, reason: 5 }, ['reason must be a string']],

@@ -57,6 +57,21 @@ describe('invalid configuration', () => {
   });
 });
 
+describe('ports', () => {
+  it(
+    'equal PORT and GATEWAY_PORT are refused before anything starts',
+    { timeout: TEST_TIMEOUT },
+    async () => {
+      const res = await runNode(MAIN, [], { PORT: '4555', GATEWAY_PORT: '4555' });
+      assert.equal(res.code, 2, res.stderr);
+      assert.equal(
+        res.stderr,
+        'Invalid configuration:\n  - PORT and GATEWAY_PORT must differ (both are 4555)\n',
+      );
+    },
+  );
+});
+
 describe('atende command', () => {
   it(
     'prints its usage for help, refuses unknown commands and options',

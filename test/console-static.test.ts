@@ -112,7 +112,23 @@ describe('web console serving', () => {
     const res = await t.request('GET', '/console.json');
     assert.equal(res.status, 200);
     const port = Number(new URL(t.gatewayUrl!).port);
-    assert.deepEqual(res.json, { gatewayUrl: null, gatewayPort: port, gatewayPath: '/socket.io' });
+    assert.deepEqual(res.json, {
+      gatewayUrl: null,
+      gatewayPort: port,
+      gatewayPath: '/socket.io',
+      needsFirstAdmin: true,
+    });
+  });
+
+  it('says whether the first admin is still to be created, for the login page', async () => {
+    assert.equal((await t.request('GET', '/console.json')).json.needsFirstAdmin, true);
+    await t.server.services.accounts.createWithAdmin({
+      accountName: 'Primeira',
+      adminName: 'Admin',
+      email: `first-${Date.now()}@example.com`,
+      password: 'first-admin-1',
+    });
+    assert.equal((await t.request('GET', '/console.json')).json.needsFirstAdmin, false);
   });
 });
 
@@ -125,6 +141,7 @@ describe('web console settings', () => {
         gatewayUrl: 'https://rt.example.com',
         gatewayPort: null,
         gatewayPath: '/socket.io',
+        needsFirstAdmin: true,
       });
     } finally {
       await t.close();

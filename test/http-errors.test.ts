@@ -213,7 +213,7 @@ describe('HTTP errors', () => {
     ];
     for (const [method, path, headers, body] of routes) {
       const res = await t.request(method, path, { headers, body });
-      expectError(res, 400, ['id must be a mongodb id'], `${method} ${path}`);
+      expectError(res, 400, ['id must be a 24-character hexadecimal id'], `${method} ${path}`);
     }
   });
 

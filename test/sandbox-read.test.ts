@@ -106,7 +106,10 @@ describe('sandbox read receipt', () => {
     const bad = await read(f.channels[0]!.id, 'nope');
     assert.deepEqual(
       [bad.status, bad.json],
-      [400, { statusCode: 400, message: ['chatId must be a mongodb id'], error: 'Bad Request' }],
+      [
+        400,
+        { statusCode: 400, message: ['chatId must be a 24-character hexadecimal id'], error: 'Bad Request' },
+      ],
     );
     const extra = await t.request('POST', `/api/sandbox/channels/${f.channels[0]!.id}/read`, {
       headers: bearer(f.adminToken),

@@ -206,7 +206,7 @@ describe('outgoing webhooks', () => {
       const badId = await t.request('GET', '/api/webhooks/nope', { headers: bearer(f.adminToken) });
       assert.deepEqual(badId.json, {
         statusCode: 400,
-        message: ['id must be a mongodb id'],
+        message: ['id must be a 24-character hexadecimal id'],
         error: 'Bad Request',
       });
     });

@@ -8,6 +8,7 @@ import { SESSION_READY, type AckError, type SessionReadyT } from '../events/cata
 import { room } from '../events/rooms.js';
 import { EventTail } from '../events/tail.js';
 import { AppError } from '../http/errors.js';
+import { namePortError } from '../http/ports.js';
 import { httpServerOptions } from '../http/timeouts.js';
 import { isObjectId } from '../lib/ids.js';
 import type { UserActor } from '../modules/auth/actors.js';
@@ -110,7 +111,9 @@ export async function startGateway(
   installGateway(io, services, logger);
   try {
     await new Promise<void>((resolve, reject) => {
-      http.once('error', reject);
+      http.once('error', (err) =>
+        reject(namePortError(err, 'GATEWAY_PORT', config.gatewayPort, config.host)),
+      );
       http.listen(config.gatewayPort, config.host, () => {
         http.off('error', reject);
         resolve();

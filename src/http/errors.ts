@@ -99,7 +99,7 @@ function literalUnions(errors: AjvError[]): Map<string, string[]> {
 
 /** Format checks: the English (base) and Portuguese predicates. */
 const FORMAT_WORDING: Record<string, [string, string]> = {
-  objectid: ['must be a mongodb id', 'deve ser um id válido (24 caracteres hexadecimais)'],
+  objectid: ['must be a 24-character hexadecimal id', 'deve ser um id válido (24 caracteres hexadecimais)'],
   uuid: ['must be a UUID', 'deve ser um UUID'],
   email: ['must be an email', 'deve ser um e-mail'],
   uri: ['must be a URL address', 'deve ser um endereço URL'],

@@ -23,6 +23,10 @@ const pt = {
   'login.submit': 'Entrar',
   'login.failed': 'E-mail ou senha inválidos',
   'login.expired': 'Sua sessão terminou. Entre novamente.',
+  'login.noUsers':
+    'Esta instalação ainda não tem usuários. Crie o primeiro administrador no servidor (com o PostgreSQL embutido, pare o servidor antes):',
+  'login.noUsersEnv':
+    'Ou inicie o servidor com ATENDE_ADMIN_EMAIL e ATENDE_ADMIN_PASSWORD. O npm run demo cria uma conta de demonstração com logins próprios.',
   'conn.reconnecting': 'Reconectando…',
   'conn.offline': 'Sem conexão em tempo real. Tentando novamente…',
   'conn.online': 'Conectado',
@@ -266,6 +270,10 @@ const en: Record<MessageKey, string> = {
   'login.submit': 'Log in',
   'login.failed': 'Invalid email or password',
   'login.expired': 'Your session ended. Please log in again.',
+  'login.noUsers':
+    'This installation has no user yet. Create the first admin on the server (with the embedded PostgreSQL, stop the server first):',
+  'login.noUsersEnv':
+    'Or start the server with ATENDE_ADMIN_EMAIL and ATENDE_ADMIN_PASSWORD set. npm run demo creates a demo account with logins of its own.',
   'conn.reconnecting': 'Reconnecting…',
   'conn.offline': 'No real-time connection. Retrying…',
   'conn.online': 'Connected',

@@ -1,8 +1,8 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { ApiError, get, post } from './api';
 import { LangSwitch } from './components';
 import { useI18n } from './i18n';
-import type { Me } from './types';
+import type { ConsoleConfig, Me } from './types';
 
 export function Login(props: { expired: boolean; onLoggedIn: (me: Me) => void }) {
   const { t } = useI18n();
@@ -10,6 +10,20 @@ export function Login(props: { expired: boolean; onLoggedIn: (me: Me) => void })
   const [password, setPassword] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const [needsFirstAdmin, setNeedsFirstAdmin] = useState(false);
+
+  // A new installation has no user: say how to create the first admin rather than let every attempt
+  // read as a wrong password.
+  useEffect(() => {
+    let live = true;
+    fetch('/console.json', { credentials: 'same-origin' })
+      .then((res) => (res.ok ? (res.json() as Promise<ConsoleConfig>) : null))
+      .then((cfg) => live && setNeedsFirstAdmin(cfg?.needsFirstAdmin === true))
+      .catch(() => undefined);
+    return () => {
+      live = false;
+    };
+  }, []);
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -37,6 +51,15 @@ export function Login(props: { expired: boolean; onLoggedIn: (me: Me) => void })
           <p className="notice" role="status">
             {t('login.expired')}
           </p>
+        )}
+        {needsFirstAdmin && (
+          <div className="notice" role="status" data-testid="first-admin-hint">
+            <p>{t('login.noUsers')}</p>
+            <pre>
+              <code>npm run admin:create -- --email you@example.com</code>
+            </pre>
+            <p>{t('login.noUsersEnv')}</p>
+          </div>
         )}
         {error && (
           <p className="error" role="alert">

@@ -249,6 +249,8 @@ export interface ConsoleConfig {
   gatewayUrl: string | null;
   gatewayPort: number | null;
   gatewayPath: string;
+  /** True while the installation has no user: the login page says how to create the first admin. */
+  needsFirstAdmin?: boolean;
 }
 
 export const QUEUE_WAITING = 'Espera';

@@ -42,6 +42,10 @@ const ConsoleConfigSchema = Type.Object({
     description: 'Gateway port on the host the console was loaded from, used when gatewayUrl is null',
   }),
   gatewayPath: Type.String(),
+  needsFirstAdmin: Type.Boolean({
+    description:
+      'True while the installation has no user at all: the login page then says how to create the first admin',
+  }),
 });
 
 const WildcardParams = Type.Object({ '*': Type.String() });
@@ -55,7 +59,10 @@ export async function consoleRoutes(
   app: App,
   config: Config,
   gateway: { port: number | null },
+  /** Whether any user exists. Once one does, the answer cannot change back: asked no more. */
+  anyUser: () => Promise<boolean>,
 ): Promise<void> {
+  let hasUser = false;
   const root = config.consoleDir;
   // Only `reply.sendFile` (ranges, ETag, content type); the route below decides what to serve.
   await app.register(fastifyStatic, { root, serve: false, cacheControl: false });
@@ -72,10 +79,12 @@ export async function consoleRoutes(
     },
     async (_request, reply) => {
       reply.header('cache-control', REVALIDATE);
+      hasUser ||= await anyUser();
       return {
         gatewayUrl: config.publicGatewayUrl,
         gatewayPort: config.publicGatewayUrl ? null : gateway.port,
         gatewayPath: '/socket.io',
+        needsFirstAdmin: !hasUser,
       };
     },
   );

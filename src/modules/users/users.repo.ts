@@ -56,6 +56,11 @@ export class UsersRepo {
     return q.executeTakeFirst();
   }
 
+  /** Whether the installation has any user at all (a new one has none until its first admin). */
+  async anyUser(): Promise<boolean> {
+    return (await this.db.selectFrom('users').select('id').limit(1).executeTakeFirst()) !== undefined;
+  }
+
   async emailTaken(email: string, exceptId?: string): Promise<boolean> {
     let q = this.db.selectFrom('users').select('id').where('email', '=', email);
     if (exceptId) q = q.where('id', '<>', exceptId);

@@ -194,8 +194,9 @@ export class WebhooksRepo {
     return { total: Number(count.n), rows };
   }
 
-  async findDelivery(webhookId: string, id: string): Promise<DeliveryRow | undefined> {
-    return this.db
+  /** `tx`: read inside a transaction, as that transaction wrote it. */
+  async findDelivery(webhookId: string, id: string, tx: Db | Tx = this.db): Promise<DeliveryRow | undefined> {
+    return tx
       .selectFrom('webhook_deliveries as d')
       .innerJoin('events as e', (j) =>
         j.onRef('e.account_id', '=', 'd.account_id').onRef('e.seq', '=', 'd.event_seq'),

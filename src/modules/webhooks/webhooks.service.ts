@@ -201,13 +201,15 @@ export class WebhooksService {
     requirePermission(actor, 'webhooks:manage');
     const webhook = await this.find(actor, id);
     if (!webhook.enabled) throw new AppError(409, pt('O webhook está desativado', 'The webhook is disabled'));
-    await inTransaction(this.db, async (tx) => {
+    // The answer is the delivery as the replay left it (pending): read after the commit, the attempt
+    // could already have run and the answer would depend on how fast the worker was.
+    const row = await inTransaction(this.db, async (tx) => {
       const now = new Date();
       const generation = await this.repo.replay(tx, id, deliveryId, now);
       if (generation === undefined) throw notFound();
       await this.jobs.schedule(tx, [{ deliveryId, generation, webhookId: id }], now);
+      return this.repo.findDelivery(id, deliveryId, tx);
     });
-    const row = await this.repo.findDelivery(id, deliveryId);
     if (!row) throw notFound();
     return toDelivery(row);
   }

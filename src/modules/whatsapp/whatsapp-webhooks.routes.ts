@@ -25,8 +25,6 @@ export function whatsappWebhookRoutes(app: App, services: Services): void {
   app.get(
     '/webhooks/whatsapp/:channelId',
     {
-      // The query carries the verify token: keep it out of the access log.
-      logLevel: 'warn',
       schema: {
         operationId: 'verifyWhatsAppWebhook',
         ...common,

@@ -1,0 +1,49 @@
+import { createServer } from 'node:net';
+import type { Config } from '../config.js';
+
+/** A port this process must listen on is taken: says which setting names it. */
+export class PortInUseError extends Error {
+  constructor(
+    readonly variable: 'PORT' | 'GATEWAY_PORT',
+    readonly port: number,
+    readonly host: string,
+  ) {
+    super(
+      `${variable} ${port} is already in use on ${host} (another Atende, or another program): ` +
+        `stop it, or set ${variable} to a free port`,
+    );
+    this.name = 'PortInUseError';
+  }
+}
+
+/** `err` as a PortInUseError when it is a listen's EADDRINUSE; otherwise `err` itself. */
+export function namePortError(
+  err: unknown,
+  variable: 'PORT' | 'GATEWAY_PORT',
+  port: number,
+  host: string,
+): unknown {
+  return (err as { code?: string } | null)?.code === 'EADDRINUSE'
+    ? new PortInUseError(variable, port, host)
+    : err;
+}
+
+/**
+ * Checks, before anything starts, that the ports this process's roles listen on are free. Found
+ * only when the API or the gateway listens, a busy port would come after the embedded PostgreSQL's
+ * initialisation and migrations, and the answer would be a bare EADDRINUSE. (Something may still take
+ * the port in between: the listens name the setting too.)
+ */
+export async function assertPortsFree(config: Config): Promise<void> {
+  const wanted: ['PORT' | 'GATEWAY_PORT', number][] = [];
+  if (config.roles.includes('api')) wanted.push(['PORT', config.port]);
+  if (config.roles.includes('gateway')) wanted.push(['GATEWAY_PORT', config.gatewayPort]);
+  for (const [variable, port] of wanted) {
+    if (port === 0) continue; // any free port
+    await new Promise<void>((resolve, reject) => {
+      const probe = createServer();
+      probe.once('error', (err) => reject(namePortError(err, variable, port, config.host)));
+      probe.listen({ host: config.host, port, exclusive: true }, () => probe.close(() => resolve()));
+    });
+  }
+}
