@@ -9,6 +9,7 @@ import * as m007 from './migrations/007_send_queue.js';
 import * as m008 from './migrations/008_send_lanes_hot.js';
 import * as m009 from './migrations/009_event_cursors.js';
 import * as m010 from './migrations/010_user_token_version.js';
+import * as m015 from './migrations/015_customer_window.js';
 
 /** Versioned migrations, in order. Names are permanent: never rename or edit one that has shipped. */
 const migrations: Record<string, Migration> = {
@@ -22,6 +23,7 @@ const migrations: Record<string, Migration> = {
   '008_send_lanes_hot': m008,
   '009_event_cursors': m009,
   '010_user_token_version': m010,
+  '015_customer_window': m015,
 };
 
 class StaticProvider implements MigrationProvider {

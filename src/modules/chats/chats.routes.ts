@@ -3,8 +3,8 @@ import type { App } from '../../http/app-type.js';
 import { userGuard, userOf } from '../../http/auth.js';
 import { badRequest } from '../../http/errors.js';
 import {
-  ChatPageSchema,
-  ChatSchema,
+  AgentChatPageSchema,
+  AgentChatSchema,
   errorResponses,
   IdParams,
   ObjectIdString,
@@ -50,7 +50,7 @@ export function chatsRoutes(app: App, services: Services): void {
         description:
           'Same filters as the Channel API, plus `status` (default `open`). `Observação` is left out unless asked for by `queue`.',
         querystring: AgentListChatsQuery,
-        response: { 200: ChatPageSchema, ...errorResponses(400, 401) },
+        response: { 200: AgentChatPageSchema, ...errorResponses(400, 401) },
       },
     },
     async (request) => services.chats.listForUser(userOf(request), request.query),
@@ -63,7 +63,7 @@ export function chatsRoutes(app: App, services: Services): void {
         ...common,
         summary: 'Get a chat',
         params: IdParams,
-        response: { 200: ChatSchema, ...errorResponses(400, 401, 404) },
+        response: { 200: AgentChatSchema, ...errorResponses(400, 401, 404) },
       },
     },
     async (request) => services.chats.getForUser(userOf(request), request.params.id),
@@ -77,7 +77,7 @@ export function chatsRoutes(app: App, services: Services): void {
         summary: 'Move a chat to another queue',
         params: IdParams,
         body: QueueBody,
-        response: { 200: ChatSchema, ...errorResponses(400, 401, 403, 404, 409) },
+        response: { 200: AgentChatSchema, ...errorResponses(400, 401, 403, 404, 409) },
       },
     },
     async (request) => services.chats.moveToQueue(userOf(request), request.params.id, request.body.queue),
@@ -92,7 +92,7 @@ export function chatsRoutes(app: App, services: Services): void {
         description: 'Exactly one of `teamId` or `userId`; the same rules as the Channel API transfers.',
         params: IdParams,
         body: TransferBody,
-        response: { 200: ChatSchema, ...errorResponses(400, 401, 403, 404, 409) },
+        response: { 200: AgentChatSchema, ...errorResponses(400, 401, 403, 404, 409) },
       },
     },
     async (request) => {
@@ -120,7 +120,7 @@ export function chatsRoutes(app: App, services: Services): void {
           summary,
           description,
           params: IdParams,
-          response: { 200: ChatSchema, ...errorResponses(400, 401, 403, 404, 409) },
+          response: { 200: AgentChatSchema, ...errorResponses(400, 401, 403, 404, 409) },
         },
       },
       async (request) => run(userOf(request), request.params.id),

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, ObjectIdString } from '../../http/schemas.js';
-import { MAX_BASE64_LENGTH } from './send.schemas.js';
+import { MAX_BASE64_LENGTH, TemplateMessageSchema } from './send.schemas.js';
 
 /**
  * A stored message as the agent API shows it (and, later, the gateway's `message.*` events). Shared
@@ -14,7 +14,10 @@ export const MessageSchema = Type.Object({
   content: Type.Unsafe<Record<string, unknown>>({
     type: 'object',
     additionalProperties: true,
-    description: '`{text}` for text; `{text?, media: {kind, mimetype, filename?, caption?, id?}}` for media',
+    description:
+      '`{text}` for text; `{text?, media: {kind, mimetype, filename?, caption?, id?}}` for media; ' +
+      '`{template: {name, language, header, body, urlButtons, mediaHeader?, orderDetails}}` for a template, ' +
+      'its variables as resolved for the provider (`header`/`body`: `[{text, parameterName?}]` in order)',
   }),
   status: Type.String({
     description: '`queued`, `sent`, `delivered`, `read`, `failed`, or `received` (customer)',
@@ -55,7 +58,10 @@ export const MessageHistorySchema = Type.Object({
   ),
 });
 
-/** An agent's reply: exactly one of `text` or `media`, judged by the Channel API's own rules. */
+/**
+ * An agent's reply: exactly one of `text`, `media` or `template`, judged by the Channel API's own
+ * rules. Free text and media need the customer's 24-hour window open; a template does not.
+ */
 export const AgentReplyBody = Type.Object(
   {
     text: Type.Optional(Type.String({ description: 'At most 4096 characters' })),
@@ -74,7 +80,8 @@ export const AgentReplyBody = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    template: Type.Optional(TemplateMessageSchema),
   },
-  { additionalProperties: false, description: 'Exactly one of `text` or `media`' },
+  { additionalProperties: false, description: 'Exactly one of `text`, `media` or `template`' },
 );
 export type AgentReplyBodyT = Static<typeof AgentReplyBody>;
