@@ -17,6 +17,7 @@ import { AuthService } from './modules/auth/auth.service.js';
 import { LoginRateLimiter } from './modules/auth/login-rate-limit.js';
 import { ChannelsRepo } from './modules/channels/channels.repo.js';
 import { ChannelsService } from './modules/channels/channels.service.js';
+import { TemplatesService } from './modules/channels/templates.service.js';
 import { ChatsRepo } from './modules/chats/chats.repo.js';
 import { ChatsService } from './modules/chats/chats.service.js';
 import { ContactsRepo } from './modules/contacts/contacts.repo.js';
@@ -87,7 +88,8 @@ export function createServices(deps: {
   const agentMessagesRepo = new AgentMessagesRepo();
   const messageEvents = new MessageEvents(repos.chats, agentMessagesRepo);
   // Provider calls of every outbound message (Channel API requests, agents' replies).
-  const deliverer = new Deliverer(new ProviderRegistry(config.whatsapp));
+  const providers = new ProviderRegistry(config.whatsapp);
+  const deliverer = new Deliverer(providers);
   const inbound = new InboundService(db, repos.chats, repos.contacts, repos.messages, repos.channels, events);
   // Delivery statuses: applied from provider webhooks, and caught up by the send pipeline.
   const messageStatuses = new MessageStatusService(
@@ -155,6 +157,7 @@ export function createServices(deps: {
     users: new UsersService(db, repos.users, events),
     teams: new TeamsService(db, repos.teams, repos.users, events),
     channels: new ChannelsService(db, repos.channels, repos.teams),
+    templates: new TemplatesService(repos.channels, providers),
     apiKeys: new ApiKeysService(repos.apiKeys),
     chats,
     events,

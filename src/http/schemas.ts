@@ -64,7 +64,8 @@ export const CUSTOMER_WINDOW_MS = 24 * 60 * 60 * 1000;
 export const ChatWindowSchema = Type.Object(
   {
     open: Type.Boolean({
-      description: 'Whether free text and media may be sent now; when false only a template reaches the customer',
+      description:
+        'Whether free text and media may be sent now; when false only a template reaches the customer',
     }),
     expiresAt: Nullable(
       Type.String({
