@@ -11,6 +11,7 @@ import { useI18n, type MessageKey } from '../i18n';
 import type { Message } from '../types';
 import { isOutgoing, messageText } from './chat-state';
 import { useShortTime } from './format';
+import { TemplateContent } from './template-form';
 
 // A conversation's messages, for the agent's conversation view and the customer simulator: bubbles
 // with delivery ticks, older pages loaded when scrolled to the top (keeping the reading position),
@@ -118,7 +119,7 @@ export function Bubble(props: { m: Message; side: 'agent' | 'customer'; author?:
       {props.author && <span className="msg-author">{props.author}</span>}
       <MediaChip m={m} />
       {text && <span className="msg-text">{text}</span>}
-      {m.type === 'template' && !text && <span className="msg-text">[template]</span>}
+      {m.type === 'template' && <TemplateContent m={m} />}
       <span className="msg-foot">
         <time dateTime={m.createdAt} title={time(m.createdAt)}>
           {short(m.createdAt)}
