@@ -11,14 +11,17 @@ const PLACEHOLDER = /\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g;
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 
-/** The current time, again every `everyMs`: the window closes by the clock, without any event. */
+/**
+ * Renders again every `everyMs` (the window closes by the clock, without any event) and answers the
+ * time of this render: a render caused by a change (the customer wrote) must not use an older clock.
+ */
 export function useNow(everyMs = 30_000): number {
-  const [now, setNow] = useState(() => Date.now());
+  const [, setTick] = useState(0);
   useEffect(() => {
-    const timer = setInterval(() => setNow(Date.now()), everyMs);
+    const timer = setInterval(() => setTick((n) => n + 1), everyMs);
     return () => clearInterval(timer);
   }, [everyMs]);
-  return now;
+  return Date.now();
 }
 
 /** Whether free text may go now, and for how long (ms); an older server without a window: open. */
