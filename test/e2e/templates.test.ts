@@ -209,7 +209,7 @@ describe('templates from the console', () => {
     await page.goto(`${e2e.url}/inbox/${chatId}`);
     await bubble(page, 'Cadê meu pedido?').waitFor();
     await page.locator('.window-badge[data-window="open"]').waitFor();
-    await page.locator('.convo-actions').getByRole('button', { name: 'Enviar modelo' }).click();
+    await page.locator('.convo-actions').getByRole('button', { name: 'Usar modelo' }).click();
     const dialog = page.getByRole('dialog', { name: 'Enviar um modelo (template)' });
     await dialog.getByText('O canal não lista modelos').waitFor();
     await dialog.getByLabel('Nome do modelo').fill('pedido_atrasado');

@@ -249,7 +249,7 @@ export function Conversation(props: { chatId: string; lists: InboxLists }) {
         <div className="convo-actions">
           {canReply && (
             <button type="button" className="btn" onClick={() => setDialog('template')}>
-              {t('template.open')}
+              {t('template.use')}
             </button>
           )}
           {canCapture && (
