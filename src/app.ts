@@ -9,9 +9,9 @@ import type { Config } from './config.js';
 import type { Gateway } from './gateway/gateway.js';
 import type { App } from './http/app-type.js';
 import { eventsRoutes } from './events/events.routes.js';
-import { SPENDS_BUDGET } from './http/auth.js';
 import { docsPolicy, installBrowserProtections } from './http/browser-protections.js';
 import { installErrorHandling } from './http/errors.js';
+import { swaggerOptions } from './http/openapi.js';
 import { requestValidators } from './http/validation.js';
 import { installInputGuard, installJsonParser } from './http/input-guard.js';
 import { httpServerOptions } from './http/timeouts.js';
@@ -42,15 +42,6 @@ export interface AppOptions {
   logger: Logger;
   /** The gateway of this process, if it runs one: its port for the web console (`/console.json`). */
   gateway?: Gateway | null;
-}
-
-/** Every route whose guard spends a request budget documents the 429 it may answer. */
-function documentRateLimits(app: App): void {
-  app.addHook('onRoute', (route) => {
-    const guards = [route.onRequest ?? []].flat();
-    const response = route.schema?.response as Record<string, unknown> | undefined;
-    if (response && guards.some((g) => SPENDS_BUDGET in g)) response[429] ??= { $ref: 'ErrorBody#' };
-  });
 }
 
 /** The HTTP API: Channel API, agent/admin API, docs and health, with the contract's error body. */
@@ -90,33 +81,9 @@ export async function buildApp({ config, services, logger, gateway }: AppOptions
   installJsonParser(app);
   installInputGuard(app);
   app.addSchema(ErrorBodySchema);
-  documentRateLimits(app);
 
   await app.register(fastifyCookie);
-  await app.register(fastifySwagger, {
-    openapi: {
-      openapi: '3.0.3',
-      info: {
-        title: 'Atende API',
-        version: '1.0.0',
-        description:
-          'Channel API (`/channel-api`, account and channel API keys), agent/admin API (`/api`, JWT) and authentication. Errors always use the body `{statusCode, message, error}`; 429 has no `error`.',
-      },
-      components: {
-        securitySchemes: {
-          accountApiKey: {
-            type: 'apiKey',
-            in: 'header',
-            name: 'Authorization',
-            description: 'Account API key: `Authorization: ApiKey <token>`',
-          },
-          channelApiKey: { type: 'apiKey', in: 'header', name: 'x-channel-api-key' },
-          bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
-        },
-      },
-    },
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
-  });
+  await app.register(fastifySwagger, swaggerOptions());
   await app.register(fastifySwaggerUi, { routePrefix: '/docs', transformStaticCSP: docsPolicy });
 
   healthRoutes(app, services.db, services.redisHealth);

@@ -15,6 +15,7 @@ import { ApiKeysRepo } from './modules/api-keys/api-keys.repo.js';
 import { ApiKeysService } from './modules/api-keys/api-keys.service.js';
 import { AuthService } from './modules/auth/auth.service.js';
 import { LoginRateLimiter } from './modules/auth/login-rate-limit.js';
+import { ChannelHealthService } from './modules/channels/channel-health.service.js';
 import { ChannelsRepo } from './modules/channels/channels.repo.js';
 import { ChannelsService } from './modules/channels/channels.service.js';
 import { TemplatesService } from './modules/channels/templates.service.js';
@@ -28,10 +29,13 @@ import { NotificationsService } from './modules/notifications/notifications.serv
 import { AgentMessagesRepo } from './modules/messages/agent-messages.repo.js';
 import { AgentMessagesService } from './modules/messages/agent-messages.service.js';
 import { AgentMessageSender } from './modules/messages/agent-messages.worker.js';
+import { InboundActions } from './modules/messages/inbound-actions.js';
 import { InboundService } from './modules/messages/inbound.service.js';
 import { MessageEvents } from './modules/messages/message-events.js';
 import { MessagesRepo } from './modules/messages/messages.repo.js';
 import { Deliverer } from './modules/messages/deliver.js';
+import { ReadReceiptsRepo } from './modules/messages/read-receipts.repo.js';
+import { ReadReceiptsService } from './modules/messages/read-receipts.service.js';
 import { RequestLogsRepo } from './modules/messages/send.repo.js';
 import { SendService } from './modules/messages/send.service.js';
 import { SendWorker } from './modules/messages/send.worker.js';
@@ -87,10 +91,22 @@ export function createServices(deps: {
   // Agents' replies: stored and queued by the service, sent by the sender in SendWorker's jobs.
   const agentMessagesRepo = new AgentMessagesRepo();
   const messageEvents = new MessageEvents(repos.chats, agentMessagesRepo);
+  // A channel whose credentials the provider refuses, on any call, is marked unhealthy (admins told).
+  const channelHealth = new ChannelHealthService(repos.channels, events, notifications, deps.logger);
+  const providers = new ProviderRegistry(config.whatsapp, channelHealth);
   // Provider calls of every outbound message (Channel API requests, agents' replies).
-  const providers = new ProviderRegistry(config.whatsapp);
   const deliverer = new Deliverer(providers);
-  const inbound = new InboundService(db, repos.chats, repos.contacts, repos.messages, repos.channels, events);
+  // Replies, edits, revokes and reactions resolved to the message they name; number changes.
+  const inboundActions = new InboundActions(repos.messages, repos.contacts, messageEvents, deps.logger);
+  const inbound = new InboundService(
+    db,
+    repos.chats,
+    repos.contacts,
+    repos.messages,
+    repos.channels,
+    events,
+    inboundActions,
+  );
   // Delivery statuses: applied from provider webhooks, and caught up by the send pipeline.
   const messageStatuses = new MessageStatusService(
     db,
@@ -98,6 +114,7 @@ export function createServices(deps: {
     deps.logger,
     events,
     messageEvents,
+    repos.requestLogs,
   );
   const whatsappWebhooks = new WhatsAppWebhooksService(
     db,
@@ -108,7 +125,16 @@ export function createServices(deps: {
     messageStatuses,
     deps.logger,
   );
-  const chats = new ChatsService(db, repos.chats, repos.teams, repos.users, events, notifications);
+  const readReceipts = new ReadReceiptsService(new ReadReceiptsRepo(db), deps.jobs, providers, deps.logger);
+  const chats = new ChatsService(
+    db,
+    repos.chats,
+    repos.teams,
+    repos.users,
+    events,
+    notifications,
+    readReceipts,
+  );
   // Outbound messages (Channel API requests, agents' replies): FIFO per contact, run by SendWorker.
   const sendQueue = new SendQueue(db);
   const agentMessageSender = new AgentMessageSender(
@@ -181,6 +207,9 @@ export function createServices(deps: {
     messageStatuses,
     sandbox: new SandboxService(repos.channels, repos.chats, chats, new SandboxRepo(db), messageStatuses),
     deliverer,
+    providers,
+    channelHealth,
+    readReceipts,
     send: new SendService(db, repos.requestLogs, repos.channels, sendQueue),
     agentMessages: new AgentMessagesService(
       db,

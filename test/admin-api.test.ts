@@ -461,6 +461,10 @@ describe('admin API', () => {
         hasApiKey: false,
         defaultTeamId: f.teams[0]!.id,
         queue: 'Espera',
+        health: 'ok',
+        healthReason: null,
+        unhealthySince: null,
+        sendReadReceipts: false,
         createdAt: iso(first.createdAt),
         updatedAt: iso(first.updatedAt),
       });
@@ -487,6 +491,10 @@ describe('admin API', () => {
         hasApiKey: false,
         defaultTeamId: f.teams[1]!.id,
         queue: 'Triagem',
+        health: 'ok',
+        healthReason: null,
+        unhealthySince: null,
+        sendReadReceipts: false,
         createdAt: iso(created.json.createdAt),
         updatedAt: iso(created.json.updatedAt),
       });

@@ -165,7 +165,7 @@ describe('event log', () => {
     const message = events[1]!.data.message as Record<string, unknown>;
     assert.equal(message.providerMessageId, wamid);
     assert.equal(message.origin, 'contact');
-    assert.deepEqual(message.content, { text: 'Oi' });
+    assert.deepEqual(message.content, { text: 'Oi', sentAt: '2025-04-11T04:08:16.000Z' });
   });
 
   it('an agent capture: chat.capture with the attendant; a queue move: chat.queue', async () => {

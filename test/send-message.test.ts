@@ -575,7 +575,8 @@ describe('POST /channel-api/messages/send', () => {
       const send = paths['/channel-api/messages/send']?.post;
       assert.ok(send?.requestBody, 'send documents its body');
       assert.deepEqual(send.security, [{ channelApiKey: [] }]);
-      assert.deepEqual(Object.keys(send.responses).sort(), ['201', '400', '404', '413', '429']);
+      // 415 for a body that is not JSON, 503 (with Retry-After) while the database is unreachable.
+      assert.deepEqual(Object.keys(send.responses).sort(), ['201', '400', '404', '413', '415', '429', '503']);
       const status = paths['/channel-api/messages/requests/{requestId}']?.get;
       assert.deepEqual(status?.security, [{ channelApiKey: [] }]);
       assert.ok(paths['/api/channels/{id}/request-logs']?.get);

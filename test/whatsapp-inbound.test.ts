@@ -40,6 +40,9 @@ const textMessage = (from: string, id: string, body: string, name = 'Maria') => 
   messages: [{ from, id, timestamp: '1744344496', type: 'text', text: { body } }],
 });
 
+/** The customer's timestamp of `textMessage`, kept as `content.sentAt`. */
+const SENT_AT = new Date(1744344496 * 1000).toISOString();
+
 const status = (id: string, s: string, extra: Record<string, unknown> = {}) => ({
   statuses: [{ id, status: s, timestamp: '1744344500', recipient_id: '5511987654321', ...extra }],
 });
@@ -176,6 +179,10 @@ describe('WhatsApp Cloud channels and inbound webhooks', () => {
         hasApiKey: false,
         defaultTeamId: f.teams[1]!.id,
         queue: 'Triagem',
+        health: 'ok',
+        healthReason: null,
+        unhealthySince: null,
+        sendReadReceipts: false,
         createdAt: iso(created.json.createdAt),
         updatedAt: iso(created.json.updatedAt),
       };
@@ -372,7 +379,7 @@ describe('WhatsApp Cloud channels and inbound webhooks', () => {
         chat_id: opened.id,
         origin: 'contact',
         type: 'text',
-        content: { text: 'Oi' },
+        content: { text: 'Oi', sentAt: SENT_AT },
         status: 'received',
         provider_message_id: first,
         error: null,
@@ -449,6 +456,7 @@ describe('WhatsApp Cloud channels and inbound webhooks', () => {
       assert.deepEqual(m!.content, {
         text: 'Comprovante',
         media: { id: 'media-1', mimetype: 'image/jpeg', sha256: 'abc=', caption: 'Comprovante' },
+        sentAt: SENT_AT,
       });
       const view = await chat(m!.chat_id);
       assert.equal((view.lastMessage as { content: string }).content, '[image] Comprovante');
@@ -530,7 +538,10 @@ describe('WhatsApp Cloud channels and inbound webhooks', () => {
       const msgs = await messagesOf(ch.id);
       assert.deepEqual(
         msgs.map((m) => m.content),
-        [{ text: 'Oi' }, { text: 'De novo' }],
+        [
+          { text: 'Oi', sentAt: SENT_AT },
+          { text: 'De novo', sentAt: SENT_AT },
+        ],
       );
       assert.equal((await events(ch.id)).length, 4);
       const view = await chat(msgs[0]!.chat_id);
@@ -578,6 +589,7 @@ describe('WhatsApp Cloud channels and inbound webhooks', () => {
 
     it('processes junk, unknown fields and types without failing the job', async () => {
       const ch = await createChannel();
+      const hologram = wamid();
       const bodies: unknown[] = [
         {},
         [],
@@ -588,7 +600,7 @@ describe('WhatsApp Cloud channels and inbound webhooks', () => {
         { entry: [{ changes: [{ field: 'messages', value: { messages: [{ id: 5 }], statuses: [{}] } }] }] },
         { entry: [{ changes: [{ field: 'account_update', value: { foo: 'bar' } }] }] },
         webhook(ch.phoneNumberId, {
-          messages: [{ from: '5511987654321', id: wamid(), timestamp: 'x', type: 'hologram', hologram: {} }],
+          messages: [{ from: '5511987654321', id: hologram, timestamp: 'x', type: 'hologram', hologram: {} }],
           statuses: [{ id: 'wamid.x', status: 'teleported', timestamp: '1' }],
           unknown_field: { nested: [1, 2, 3] },
         }),
@@ -607,10 +619,15 @@ describe('WhatsApp Cloud channels and inbound webhooks', () => {
       );
       assert.equal((await events(ch.id)).length, bodies.length + 1);
       const msgs = await messagesOf(ch.id);
+      // A type the platform does not know is kept as `unsupported` (see whatsapp-inbound-types).
       assert.deepEqual(
-        msgs.map((m) => [m.provider_message_id, m.content]),
-        [[id, { text: 'ab\ufffdc' }]],
+        msgs.map((m) => [m.provider_message_id, m.type]),
+        [
+          [hologram, 'unsupported'],
+          [id, 'text'],
+        ],
       );
+      assert.deepEqual(msgs[1]!.content, { text: 'ab\ufffdc', sentAt: SENT_AT });
     });
   });
 

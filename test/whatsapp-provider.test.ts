@@ -91,6 +91,19 @@ describe('WhatsApp Cloud provider against a fake Graph API', () => {
     fake.setWaId('5511987654321', '5511987654321');
   });
 
+  it('sends to a customer known only by a business-scoped user id through `recipient`', async () => {
+    const { request: req, result } = await sent({ type: 'text', text: 'Olá' }, 'BR.1502576394655843');
+    assert.deepEqual(req.json, {
+      messaging_product: 'whatsapp',
+      recipient_type: 'individual',
+      recipient: 'BR.1502576394655843',
+      type: 'text',
+      text: { body: 'Olá', preview_url: false },
+    });
+    // Graph answers no wa_id for such a send: the stored address stays the user id.
+    assert.equal(result.recipientAddress, null);
+  });
+
   it('sends each media kind by id, with captions and file names only where they belong', async () => {
     const id = '1013859600285441';
     const cases: Array<[PreparedMessage, unknown]> = [

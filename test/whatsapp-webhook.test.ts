@@ -76,6 +76,7 @@ describe('parseWebhook', () => {
         {
           providerMessageId: 'wamid.A',
           from: '551187654321',
+          userId: null,
           name: 'Maria',
           timestamp: T,
           type: 'text',
@@ -84,6 +85,8 @@ describe('parseWebhook', () => {
         },
       ],
       statuses: [],
+      errors: [],
+      skipped: [],
     });
   });
 
@@ -109,7 +112,7 @@ describe('parseWebhook', () => {
       type: 'audio',
       audio: { id: '3', mime_type: 'audio/ogg; codecs=opus', sha256: 'ghi=', voice: true },
     };
-    const base = { from: '551187654321', name: 'Maria', timestamp: T };
+    const base = { from: '551187654321', userId: null, name: 'Maria', timestamp: T };
     assert.deepEqual(parseWebhook(webhook({ contacts, messages: [image, document, audio] }), NOW), {
       messages: [
         {
@@ -133,11 +136,13 @@ describe('parseWebhook', () => {
           providerMessageId: 'wamid.V',
           type: 'audio',
           text: null,
-          media: { id: '3', mimetype: 'audio/ogg; codecs=opus', sha256: 'ghi=' },
+          media: { id: '3', mimetype: 'audio/ogg; codecs=opus', sha256: 'ghi=', voice: true },
           raw: audio,
         },
       ],
       statuses: [],
+      errors: [],
+      skipped: [],
     });
   });
 
@@ -178,25 +183,27 @@ describe('parseWebhook', () => {
       'Sim',
       'Segunda',
       'Confirmar',
-      '[reaction] 👍',
-      '[reaction removed]',
+      '👍',
+      null,
       'Maria changed her number',
     ];
-    assert.deepEqual(parseWebhook(webhook({ contacts, messages: raws }), NOW), {
-      messages: raws.map((raw, i) => ({
-        providerMessageId: raw.id,
-        from: '551187654321',
-        name: 'Maria',
-        timestamp: T,
-        type: raw.type,
-        text: texts[i],
-        raw,
-      })),
-      statuses: [],
+    const parsed = parseWebhook(webhook({ contacts, messages: raws }), NOW);
+    assert.deepEqual(
+      parsed.messages.map((m) => [m.providerMessageId, m.type, m.text]),
+      raws.map((raw, i) => [raw.id, raw.type, texts[i]]),
+    );
+    // Besides the text, each keeps its fields (the end-to-end shapes: whatsapp-inbound-types).
+    assert.deepEqual(parsed.messages[2]!.interactive, { kind: 'button_reply', id: 'yes', title: 'Sim' });
+    assert.deepEqual(parsed.messages[4]!.button, { text: 'Confirmar', payload: 'CONFIRM' });
+    assert.deepEqual(parsed.messages[5]!.reaction, { providerMessageId: 'wamid.X', emoji: '👍' });
+    assert.deepEqual(parsed.messages[6]!.reaction, { providerMessageId: 'wamid.X', emoji: null });
+    assert.deepEqual(parsed.messages[7]!.system, {
+      kind: 'user_changed_number',
+      body: 'Maria changed her number',
     });
   });
 
-  it('reads statuses, with the first error of a failure', () => {
+  it('reads statuses, with the first error of a failure and its details apart', () => {
     const body = webhook({
       statuses: [
         { id: 'wamid.S', status: 'delivered', timestamp: '1744344496', recipient_id: '5511987654321' },
@@ -221,6 +228,8 @@ describe('parseWebhook', () => {
     });
     assert.deepEqual(parseWebhook(body, NOW), {
       messages: [],
+      errors: [],
+      skipped: [],
       statuses: [
         {
           providerMessageId: 'wamid.S',
@@ -236,15 +245,15 @@ describe('parseWebhook', () => {
           recipient: '5511987654321',
           error: {
             code: '131049',
-            message:
-              'This message was not delivered to maintain healthy ecosystem engagement. (In order to maintain a healthy ecosystem engagement, the message failed.)',
+            message: 'This message was not delivered to maintain healthy ecosystem engagement.',
+            details: 'In order to maintain a healthy ecosystem engagement, the message failed.',
           },
         },
       ],
     });
   });
 
-  it('never throws on junk and skips what it does not know', () => {
+  it('never throws on junk and skips what it cannot read', () => {
     const empty = { messages: [], statuses: [] };
     for (const junk of [
       null,
@@ -270,12 +279,13 @@ describe('parseWebhook', () => {
       }),
       webhook({ messages: { id: 'wamid.1' }, statuses: 'delivered', contacts: 'x' }),
     ]) {
-      assert.deepEqual(parseWebhook(junk, NOW), empty, JSON.stringify(junk));
+      const { messages, statuses } = parseWebhook(junk, NOW);
+      assert.deepEqual({ messages, statuses }, empty, JSON.stringify(junk));
     }
   });
 
   it('keeps a message whose details are odd, with what can be read', () => {
-    const unknown = { from: '1', id: 'wamid.U', timestamp: '1', type: 'order', order: {} };
+    const empty = { from: '1', id: 'wamid.U', timestamp: '1', type: 'order', order: {} };
     const odd = {
       from: '551187654321',
       id: 'wamid.O',
@@ -285,12 +295,24 @@ describe('parseWebhook', () => {
     };
     const textless = { from: '551187654321', id: 'wamid.T', type: 'text', text: { body: 5 } };
     assert.deepEqual(
-      parseWebhook(webhook({ contacts: [{ wa_id: 1 }], messages: [unknown, odd, textless] }), NOW),
+      parseWebhook(webhook({ contacts: [{ wa_id: 1 }], messages: [empty, odd, textless] }), NOW),
       {
         messages: [
           {
+            providerMessageId: 'wamid.U',
+            from: '1',
+            userId: null,
+            name: null,
+            timestamp: new Date(1000),
+            type: 'order',
+            text: null,
+            order: { catalogId: null, text: null, items: [] },
+            raw: empty,
+          },
+          {
             providerMessageId: 'wamid.O',
             from: '551187654321',
+            userId: null,
             name: null,
             timestamp: NOW,
             type: 'image',
@@ -300,6 +322,7 @@ describe('parseWebhook', () => {
           {
             providerMessageId: 'wamid.T',
             from: '551187654321',
+            userId: null,
             name: null,
             timestamp: NOW,
             type: 'text',
@@ -308,7 +331,57 @@ describe('parseWebhook', () => {
           },
         ],
         statuses: [],
+        errors: [],
+        skipped: [],
       },
     );
+  });
+
+  it('returns unreadable messages and webhook-level errors apart, for the caller to log', () => {
+    const body = webhook({
+      messages: [
+        { id: 'wamid.N', timestamp: '1', type: 'text', text: { body: 'who?' } },
+        { from: '551187654321', timestamp: '1', type: 'text' },
+      ],
+      errors: [{ code: 131000, title: 'Something went wrong', error_data: { details: 'Unknown error.' } }],
+    });
+    const parsed = parseWebhook(body, NOW);
+    assert.deepEqual(parsed.messages, []);
+    assert.deepEqual(parsed.skipped, [
+      { providerMessageId: 'wamid.N', type: 'text', reason: 'no sender' },
+      { providerMessageId: null, type: 'text', reason: 'no id or type' },
+    ]);
+    assert.deepEqual(parsed.errors, [
+      { code: '131000', title: 'Something went wrong', details: 'Unknown error.' },
+    ]);
+  });
+
+  it('reads a sender known only by a business-scoped user id', () => {
+    const raw = {
+      from_user_id: 'US.13491208655302741918',
+      id: 'wamid.B',
+      timestamp: '1744344496',
+      type: 'text',
+      text: { body: 'Oi' },
+    };
+    const parsed = parseWebhook(
+      webhook({
+        contacts: [{ profile: { name: 'Ana' }, user_id: 'US.13491208655302741918' }],
+        messages: [raw],
+      }),
+      NOW,
+    );
+    assert.deepEqual(parsed.messages, [
+      {
+        providerMessageId: 'wamid.B',
+        from: null,
+        userId: 'US.13491208655302741918',
+        name: 'Ana',
+        timestamp: T,
+        type: 'text',
+        text: 'Oi',
+        raw,
+      },
+    ]);
   });
 });

@@ -9,6 +9,9 @@ import * as m007 from './migrations/007_send_queue.js';
 import * as m008 from './migrations/008_send_lanes_hot.js';
 import * as m009 from './migrations/009_event_cursors.js';
 import * as m010 from './migrations/010_user_token_version.js';
+import * as m011 from './migrations/011_contact_user_id.js';
+import * as m013 from './migrations/013_channel_health_read_receipts.js';
+import * as m014 from './migrations/014_chat_search.js';
 import * as m015 from './migrations/015_customer_window.js';
 
 /** Versioned migrations, in order. Names are permanent: never rename or edit one that has shipped. */
@@ -23,6 +26,9 @@ const migrations: Record<string, Migration> = {
   '008_send_lanes_hot': m008,
   '009_event_cursors': m009,
   '010_user_token_version': m010,
+  '011_contact_user_id': m011,
+  '013_channel_health_read_receipts': m013,
+  '014_chat_search': m014,
   '015_customer_window': m015,
 };
 

@@ -61,8 +61,23 @@ export interface ChannelsTable {
   api_key_hash: Buffer | null;
   default_team_id: string;
   queue: ColumnType<string, string | undefined, string>;
+  /** `unhealthy` once the provider refused the channel's credentials (migration 013). */
+  health: ColumnType<ChannelHealth, ChannelHealth | undefined, ChannelHealth>;
+  health_reason: Json<ProviderErrorInfo> | null;
+  unhealthy_since: Date | null;
+  /** Whether an agent reading a chat sends the provider a read receipt (migration 013). */
+  send_read_receipts: ColumnType<boolean, boolean | undefined, boolean>;
   created_at: Timestamp;
   updated_at: Timestamp;
+}
+
+export type ChannelHealth = 'ok' | 'unhealthy';
+
+/** A provider's error as stored: its code, message and, when it gave them, further details. */
+export interface ProviderErrorInfo {
+  code: string;
+  message: string;
+  details?: string;
 }
 
 export interface AccountApiKeysTable {
@@ -78,7 +93,8 @@ export interface AccountApiKeysTable {
   created_at: Timestamp;
 }
 
-export type ContactType = 'phone' | 'email';
+/** `user_id`: a customer known only by a provider's business-scoped user id (migration 011). */
+export type ContactType = 'phone' | 'email' | 'user_id';
 export interface ContactsTable {
   id: string;
   account_id: string;
@@ -141,7 +157,7 @@ export interface MessagesTable {
   content: Json<Record<string, unknown>>;
   status: MessageStatus;
   provider_message_id: string | null;
-  error: Json<{ code: number | string; message: string }> | null;
+  error: Json<{ code: number | string; message: string; details?: string }> | null;
   request_id: string | null;
   user_id: string | null;
   created_at: Timestamp;
@@ -217,9 +233,19 @@ export interface MessageStatusEventsTable {
   channel_id: string;
   provider_message_id: string;
   status: ProviderMessageStatus;
-  error: Json<{ code: string; message: string }> | null;
+  error: Json<ProviderErrorInfo> | null;
   occurred_at: Date;
   received_at: Timestamp;
+}
+
+/** A read receipt queued for an inbound message (migration 013): at most one per message. */
+export interface ReadReceiptsTable {
+  message_id: string;
+  account_id: string;
+  channel_id: string;
+  queued_at: Timestamp;
+  sent_at: Date | null;
+  error: Json<ProviderErrorInfo> | null;
 }
 
 export interface EventsTable {
@@ -310,6 +336,7 @@ export interface Database {
   media_blobs: MediaBlobsTable;
   inbound_webhook_events: InboundWebhookEventsTable;
   message_status_events: MessageStatusEventsTable;
+  read_receipts: ReadReceiptsTable;
   events: EventsTable;
   event_cursors: EventCursorsTable;
   notifications: NotificationsTable;

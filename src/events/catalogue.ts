@@ -14,12 +14,13 @@ export const NotificationSchema = Type.Object({
   id: Type.String(),
   kind: Type.String({
     description:
-      '`chat.assigned` (a chat was transferred or assigned to you) or `webhook.disabled` (an outgoing webhook endpoint was disabled after failing)',
+      "`chat.assigned` (a chat was transferred or assigned to you), `webhook.disabled` (an outgoing webhook endpoint was disabled after failing) or `channel.unhealthy` (the provider refused a channel's access token; to users with `channels:manage`)",
   }),
   data: Type.Unsafe<Record<string, unknown>>({
     type: 'object',
     additionalProperties: true,
-    description: '`{chatId, by}` for chat.assigned; `{webhookId, url}` for webhook.disabled',
+    description:
+      '`{chatId, by}` for chat.assigned; `{webhookId, url}` for webhook.disabled; `{channelId, name, reason: {code, message, details?}}` for channel.unhealthy',
   }),
   readAt: Nullable(Type.String({ format: 'date-time' })),
   createdAt: Type.String({ format: 'date-time' }),
@@ -42,7 +43,8 @@ const message = { chatId: Type.String(), message: MessageSchema };
 export const EVENT_DATA = {
   'message.upsert': Type.Object(message, { description: 'A message was stored (inbound, agent, API)' }),
   'message.update': Type.Object(message, {
-    description: "A message's status changed (sent, delivered, read, failed)",
+    description:
+      'A message changed: its status (sent, delivered, read, failed), or the customer edited, deleted or reacted to it',
   }),
   'chat.new': Type.Object(chat, { description: "A conversation entered a team's queue" }),
   'chat.update': Type.Object(chat, {
@@ -50,7 +52,10 @@ export const EVENT_DATA = {
   }),
   'chat.queue': Type.Object(
     { ...chat, from: Type.String(), to: Type.String() },
-    { description: 'The chat moved from one queue to another' },
+    {
+      description:
+        "The chat moved from one queue to another (also when a customer's reply brings a conversation the Channel API opened from `API` to the channel's inbound queue)",
+    },
   ),
   'chat.capture': Type.Object(chat, { description: 'An agent took the chat from the queue' }),
   'chat.transfer': Type.Object(

@@ -28,6 +28,7 @@ export function eventsRoutes(app: App, services: Services): void {
     {
       onRequest: userGuard(services),
       schema: {
+        operationId: 'listEvents',
         tags: ['Events'],
         summary: 'The event log after a seq (resync)',
         description:
@@ -35,7 +36,6 @@ export function eventsRoutes(app: App, services: Services): void {
           '(every team with `chats:read_all`) and the chats they could see when the event happened. For a ' +
           'client that missed the gateway’s 2-minute recovery window. Events are kept 7 days (configurable). ' +
           'An empty page with `hasMore` means the scanned part of the log held nothing for this user.',
-        security: [{ bearer: [] }],
         querystring: EventsQuery,
         response: { 200: EventsPage, ...errorResponses(400, 401) },
       },
@@ -49,9 +49,13 @@ export function eventsRoutes(app: App, services: Services): void {
     '/docs/events.json',
     {
       schema: {
+        operationId: 'getEventCatalogue',
         tags: ['Events'],
         summary: 'Event catalogue (AsyncAPI 3)',
         description: 'Every gateway event: name, rooms, envelope and `data` schema; the client events.',
+        response: {
+          200: Type.Object({}, { additionalProperties: true, description: 'An AsyncAPI 3.0 document' }),
+        },
       },
     },
     async () => catalogue,

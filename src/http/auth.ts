@@ -16,15 +16,45 @@ declare module 'fastify' {
   }
 }
 
-/**
- * Marks a guard that spends a request budget, so the route's OpenAPI answers list its 429 (see
- * documentRateLimits in app.ts).
- */
-export const SPENDS_BUDGET = Symbol('spends a request budget');
+/** An OpenAPI security requirement: scheme names of `components.securitySchemes` (src/http/openapi.ts). */
+export type SecurityRequirement = Record<string, string[]>;
 
-function spendsBudget<T extends object>(guard: T): T {
-  return Object.assign(guard, { [SPENDS_BUDGET]: true });
+/** What a guard asks of a request and may answer instead of the route, for the API reference. */
+export interface GuardDoc {
+  /** Alternatives: any one of them lets the request through. */
+  security: SecurityRequirement[];
+  /** Error statuses the guard answers, on every method. */
+  errors: number[];
+  /** Further error statuses on methods other than GET and HEAD. */
+  writeErrors?: number[];
 }
+
+/**
+ * Marks a guard with what it requires and answers, so each route's OpenAPI operation gets its
+ * security and errors from the guard it really runs (see src/http/openapi.ts) rather than from a
+ * copy that could drift from it.
+ */
+export const GUARD_DOC = Symbol('what a guard requires and answers');
+
+function documented<T extends object>(guard: T, doc: GuardDoc): T {
+  return Object.assign(guard, { [GUARD_DOC]: doc });
+}
+
+/** The guard's documentation, when `value` is a documented guard. */
+export function guardDoc(value: unknown): GuardDoc | undefined {
+  return typeof value === 'function' && GUARD_DOC in value ? (value[GUARD_DOC] as GuardDoc) : undefined;
+}
+
+// Every guard reads its credential from the database: 503 while it cannot be reached.
+const ACCOUNT_KEY_DOC: GuardDoc = { security: [{ accountApiKey: [] }], errors: [401, 404, 429, 503] };
+const USER_DOC: GuardDoc = {
+  security: [{ bearer: [] }, { sessionCookie: [] }],
+  errors: [401, 429, 503],
+  // A write authenticated by the cookie from another site (refuseCrossSiteCookieWrite).
+  writeErrors: [403],
+};
+// A missing key is a 400 and a wrong one a 404 (the contract's answers), never a 401.
+const CHANNEL_KEY_DOC: GuardDoc = { security: [{ channelApiKey: [] }], errors: [400, 404, 429, 503] };
 
 /**
  * onRequest guard of the Channel API's account-key routes. It runs before the body is parsed and
@@ -32,13 +62,13 @@ function spendsBudget<T extends object>(guard: T): T {
  * validation (400).
  */
 export function accountKeyGuard(services: Services, scope: ApiKeyScope) {
-  return spendsBudget(async (request: FastifyRequest, reply: FastifyReply) => {
+  return documented(async (request: FastifyRequest, reply: FastifyReply) => {
     const actor = await services.apiKeys.authenticate(request.headers.authorization);
     const { headers } = await services.rateLimiter.consume(actor.keyId);
     reply.headers(headers);
     requireScope(actor, scope);
     request.apiKey = actor;
-  });
+  }, ACCOUNT_KEY_DOC);
 }
 
 /**
@@ -48,11 +78,11 @@ export function accountKeyGuard(services: Services, scope: ApiKeyScope) {
  * from the console's own origin (403 otherwise); a header no other site can make a browser send.
  */
 export function userGuard(services: Services) {
-  return spendsBudget(async (request: FastifyRequest, reply: FastifyReply) => {
+  return documented(async (request: FastifyRequest, reply: FastifyReply) => {
     const user = await services.auth.authenticate(sessionToken(request));
     reply.headers((await services.userRateLimiter.consume(user.userId)).headers);
     request.user = user;
-  });
+  }, USER_DOC);
 }
 
 /**
@@ -80,12 +110,12 @@ function bearerToken(request: FastifyRequest): string | undefined {
  * body is read. Missing → 400; unknown, rotated away or API disabled → 404 `Invalid API token`.
  */
 export function channelKeyGuard(services: Services) {
-  return spendsBudget(async (request: FastifyRequest, reply: FastifyReply) => {
+  return documented(async (request: FastifyRequest, reply: FastifyReply) => {
     const channel = await services.send.authenticate(request.headers['x-channel-api-key']);
     // One budget per channel: rotating its key does not refill it.
     reply.headers((await services.channelKeyRateLimiter.consume(channel.id)).headers);
     request.apiChannel = channel;
-  });
+  }, CHANNEL_KEY_DOC);
 }
 
 export function apiChannelOf(request: FastifyRequest): ApiChannel {

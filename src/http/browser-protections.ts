@@ -3,6 +3,7 @@ import fastifyHelmet from '@fastify/helmet';
 import type { FastifyRequest } from 'fastify';
 import type { App } from './app-type.js';
 import { forbidden } from './errors.js';
+import { en } from './language.js';
 
 /** Where the web console finds the gateway, as `/console.json` tells it. */
 export interface ConsoleGateway {
@@ -95,8 +96,10 @@ function gatewayOnPageHost(request: FastifyRequest, port: number | null): string
   return sourcesOf(new URL(`${request.protocol === 'https' ? 'https' : 'http'}://${host}:${port}`));
 }
 
-export const CROSS_SITE_REFUSED =
-  'Cross-site request refused: a request authenticated by the session cookie must come from the console';
+export const CROSS_SITE_REFUSED = en(
+  'Cross-site request refused: a request authenticated by the session cookie must come from the console',
+  'Requisição de outro site recusada: uma requisição autenticada pelo cookie de sessão deve vir do console',
+);
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 

@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
+import { en, pt, render, requestLanguage, type Language, type Message, type Text } from './language.js';
 
 /** The contract's error body. `error` is left out only of 429 answers. */
 export interface ErrorBody {
@@ -13,29 +14,48 @@ export function errorBody(statusCode: number, message: string | string[]): Error
   return { statusCode, message, error: STATUS_CODES[statusCode] ?? 'Error' };
 }
 
-/** A failure with a defined HTTP answer; services throw these, the error handler renders them. */
+/**
+ * A failure with a defined HTTP answer; services throw these, the error handler renders them in the
+ * request's language (see `requestLanguage`). `body` is the base wording.
+ */
 export class AppError extends Error {
+  readonly body: string | string[];
   constructor(
     public readonly statusCode: number,
-    public readonly body: string | string[],
+    private readonly messages: Message | Message[],
     public readonly headers: Record<string, string> = {},
     public readonly omitErrorField = false,
   ) {
+    const body = bodyIn(messages, undefined);
     super(Array.isArray(body) ? body.join('; ') : body);
+    this.body = body;
     this.name = 'AppError';
+  }
+
+  bodyIn(language: Language | undefined): string | string[] {
+    return bodyIn(this.messages, language);
   }
 }
 
-export const badRequest = (message: string | string[]) => new AppError(400, message);
-export const unauthorized = (message = 'Credencial ausente ou inválida') => new AppError(401, message);
-export const forbidden = (message = 'Forbidden') => new AppError(403, message);
-export const notFound = (message = 'Not Found') => new AppError(404, message);
-export const conflict = (message: string) => new AppError(409, message);
+const bodyIn = (m: Message | Message[], language: Language | undefined) =>
+  Array.isArray(m) ? m.map((x) => render(x, language)) : render(m, language);
+
+const NOT_FOUND = en('Not Found', 'Não encontrado');
+const FORBIDDEN = en('Forbidden', 'Acesso negado');
+const MISSING_CREDENTIAL = pt('Credencial ausente ou inválida', 'Missing or invalid credentials');
+
+export const badRequest = (message: Message | Message[]) => new AppError(400, message);
+export const unauthorized = (message: Message = MISSING_CREDENTIAL) => new AppError(401, message);
+export const forbidden = (message: Message = FORBIDDEN) => new AppError(403, message);
+export const notFound = (message: Message = NOT_FOUND) => new AppError(404, message);
+export const conflict = (message: Message) => new AppError(409, message);
 
 /** Seconds a client is asked to wait when the database is unreachable: about a restart's length. */
 export const DATABASE_RETRY_AFTER_SECONDS = 5;
-export const DATABASE_UNAVAILABLE_MESSAGE =
-  'The service is temporarily unavailable because its database cannot be reached; try again shortly';
+export const DATABASE_UNAVAILABLE_MESSAGE = en(
+  'The service is temporarily unavailable because its database cannot be reached; try again shortly',
+  'O serviço está temporariamente indisponível porque o banco de dados não pode ser acessado; tente novamente em instantes',
+);
 export const databaseUnavailable = () =>
   new AppError(503, DATABASE_UNAVAILABLE_MESSAGE, { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) });
 
@@ -77,23 +97,30 @@ function literalUnions(errors: AjvError[]): Map<string, string[]> {
   return values;
 }
 
-const FORMAT_WORDING: Record<string, string> = {
-  objectid: 'must be a mongodb id',
-  uuid: 'must be a UUID',
-  email: 'must be an email',
-  uri: 'must be a URL address',
-  'date-time': 'must be a valid ISO 8601 date string',
+/** Format checks: the English (base) and Portuguese predicates. */
+const FORMAT_WORDING: Record<string, [string, string]> = {
+  objectid: ['must be a mongodb id', 'deve ser um id válido (24 caracteres hexadecimais)'],
+  uuid: ['must be a UUID', 'deve ser um UUID'],
+  email: ['must be an email', 'deve ser um e-mail'],
+  uri: ['must be a URL address', 'deve ser um endereço URL'],
+  'date-time': ['must be a valid ISO 8601 date string', 'deve ser uma data ISO 8601 válida'],
 };
 
-const TYPE_WORDING: Record<string, string> = {
-  integer: 'must be an integer number',
-  number: 'must be a number conforming to the specified constraints',
-  string: 'must be a string',
-  boolean: 'must be a boolean value',
-  array: 'must be an array',
-  object: 'must be an object',
-  null: 'must be null',
+const TYPE_WORDING: Record<string, [string, string]> = {
+  integer: ['must be an integer number', 'deve ser um número inteiro'],
+  number: ['must be a number conforming to the specified constraints', 'deve ser um número'],
+  string: ['must be a string', 'deve ser um texto'],
+  boolean: ['must be a boolean value', 'deve ser verdadeiro ou falso (boolean)'],
+  array: ['must be an array', 'deve ser uma lista'],
+  object: ['must be an object', 'deve ser um objeto'],
+  null: ['must be null', 'deve ser nulo'],
 };
+
+/** `name` followed by a predicate given in both languages. */
+const says = (name: string, [english, portuguese]: [string, string]) =>
+  en(`${name} ${english}`, `${name} ${portuguese}`);
+
+const elements = (n: string) => (n === '1' ? '1 elemento' : `${n} elementos`);
 
 /**
  * Most sentences one validation failure reports. A huge array of bad items would otherwise give one
@@ -103,10 +130,12 @@ export const MAX_VALIDATION_MESSAGES = 50;
 
 /**
  * Turns Ajv errors into the sentences clients of this API already parse (class-validator wording),
- * e.g. `limit must not be greater than 100`, `property foo should not exist`.
+ * e.g. `limit must not be greater than 100`, `property foo should not exist`, each with its
+ * Portuguese wording for the console's API. The property path always comes first, as the console
+ * places a sentence beside the field it names.
  */
-export function validationMessages(errors: AjvError[], context?: string): string[] {
-  const out: string[] = [];
+export function validationTexts(errors: AjvError[], context?: string): Text[] {
+  const out: Text[] = [];
   const seen = new Set<string>();
   const unions = literalUnions(errors);
   // `maxProperties` on an object that refuses unknown properties only says there are unknown ones:
@@ -116,10 +145,10 @@ export function validationMessages(errors: AjvError[], context?: string): string
   );
   const unionOf = (e: AjvError, anyOfPath: string | undefined) =>
     anyOfPath === undefined ? undefined : unions.get(`${e.instancePath}\u0000${anyOfPath}`);
-  const push = (s: string) => {
-    if (!seen.has(s)) {
-      seen.add(s);
-      out.push(s);
+  const push = (t: Text) => {
+    if (!seen.has(t.base)) {
+      seen.add(t.base);
+      out.push(t);
     }
   };
   for (const e of errors) {
@@ -132,72 +161,118 @@ export function validationMessages(errors: AjvError[], context?: string): string
     const name = prop || (context === 'body' ? 'body' : context || 'value');
     const join = (child: string) => (prop ? `${prop}.${child}` : child);
     const p = e.params;
+    const limit = String(p.limit);
     if (e.keyword === 'const' && unionOf(e, CONST_BRANCH.exec(e.schemaPath ?? '')?.[1])) continue;
     // The `null` branch of a nullable field: the other branch's errors say what is wrong.
     if (e.keyword === 'type' && p.type === 'null' && NULL_BRANCH.test(e.schemaPath ?? '')) continue;
     switch (e.keyword) {
       case 'maximum':
-        push(`${name} must not be greater than ${String(p.limit)}`);
+        push(says(name, [`must not be greater than ${limit}`, `não pode ser maior que ${limit}`]));
         break;
       case 'minimum':
-        push(`${name} must not be less than ${String(p.limit)}`);
+        push(says(name, [`must not be less than ${limit}`, `não pode ser menor que ${limit}`]));
         break;
       case 'exclusiveMinimum':
-        push(`${name} must be greater than ${String(p.limit)}`);
+        push(says(name, [`must be greater than ${limit}`, `deve ser maior que ${limit}`]));
         break;
       case 'exclusiveMaximum':
-        push(`${name} must be less than ${String(p.limit)}`);
+        push(says(name, [`must be less than ${limit}`, `deve ser menor que ${limit}`]));
         break;
       case 'type': {
         const t = String(p.type).split(',')[0] ?? '';
-        push(`${name} ${TYPE_WORDING[t] ?? `must be ${String(p.type)}`}`);
+        push(
+          says(name, TYPE_WORDING[t] ?? [`must be ${String(p.type)}`, `deve ser do tipo ${String(p.type)}`]),
+        );
         break;
       }
       case 'required':
-        push(`${join(String(p.missingProperty))} should not be empty`);
+        push(says(join(String(p.missingProperty)), EMPTY));
         break;
-      case 'additionalProperties':
-        push(`property ${join(String(p.additionalProperty))} should not exist`);
+      case 'additionalProperties': {
+        const extra = join(String(p.additionalProperty));
+        push(en(`property ${extra} should not exist`, `a propriedade ${extra} não é permitida`));
         break;
+      }
       case 'minLength':
         push(
           Number(p.limit) <= 1
-            ? `${name} should not be empty`
-            : `${name} must be longer than or equal to ${String(p.limit)} characters`,
+            ? says(name, EMPTY)
+            : says(name, [
+                `must be longer than or equal to ${limit} characters`,
+                `deve ter pelo menos ${limit} caracteres`,
+              ]),
         );
         break;
       case 'maxLength':
-        push(`${name} must be shorter than or equal to ${String(p.limit)} characters`);
+        push(
+          says(name, [
+            `must be shorter than or equal to ${limit} characters`,
+            `deve ter no máximo ${limit} caracteres`,
+          ]),
+        );
         break;
       case 'minItems':
-        push(`${name} must contain at least ${String(p.limit)} elements`);
+        push(
+          says(name, [
+            `must contain at least ${limit} elements`,
+            `deve conter pelo menos ${elements(limit)}`,
+          ]),
+        );
         break;
       case 'maxItems':
-        push(`${name} must contain no more than ${String(p.limit)} elements`);
+        push(
+          says(name, [
+            `must contain no more than ${limit} elements`,
+            `deve conter no máximo ${elements(limit)}`,
+          ]),
+        );
         break;
       case 'minProperties':
-        push(`${name} should not be empty`);
+        push(says(name, EMPTY));
         break;
       case 'maxProperties':
         if (named.has(e.instancePath)) break;
-        push(`${name} must contain no more than ${String(p.limit)} properties`);
+        push(
+          says(name, [
+            `must contain no more than ${limit} properties`,
+            `deve conter no máximo ${limit} propriedades`,
+          ]),
+        );
         break;
       case 'uniqueItems':
-        push(`All ${name}'s elements must be unique`);
+        push(en(`All ${name}'s elements must be unique`, `${name} não pode ter elementos repetidos`));
         break;
       case 'enum': {
         const allowed = Array.isArray(p.allowedValues) ? p.allowedValues.map(String).join(', ') : '';
-        push(`${name} must be one of the following values: ${allowed}`);
+        push(oneOf(name, allowed));
         break;
       }
       case 'const':
-        push(`${name} must be equal to ${JSON.stringify(p.allowedValue)}`);
+        push(
+          says(name, [
+            `must be equal to ${JSON.stringify(p.allowedValue)}`,
+            `deve ser igual a ${JSON.stringify(p.allowedValue)}`,
+          ]),
+        );
         break;
       case 'format':
-        push(`${name} ${FORMAT_WORDING[String(p.format)] ?? `must match format ${String(p.format)}`}`);
+        push(
+          says(
+            name,
+            FORMAT_WORDING[String(p.format)] ?? [
+              `must match format ${String(p.format)}`,
+              `deve estar no formato ${String(p.format)}`,
+            ],
+          ),
+        );
         break;
       case 'pattern':
-        push(`${name} must match ${String(p.pattern)} regular expression`);
+        push(
+          says(name, [
+            `must match ${String(p.pattern)} regular expression`,
+            `deve corresponder à expressão regular ${String(p.pattern)}`,
+          ]),
+        );
         break;
       case 'if':
         // if/then/else picks one shape by the value's type; that branch's errors say what is wrong.
@@ -205,23 +280,37 @@ export function validationMessages(errors: AjvError[], context?: string): string
       case 'anyOf':
       case 'oneOf': {
         const allowed = e.keyword === 'anyOf' ? unionOf(e, e.schemaPath) : undefined;
-        if (allowed) push(`${name} must be one of the following values: ${allowed.join(', ')}`);
+        if (allowed) push(oneOf(name, allowed.join(', ')));
         // The branch errors above already say what is wrong; only add a sentence when none did.
-        else if (out.length === 0) push(`${name} has an invalid shape`);
+        else if (out.length === 0) push(says(name, ['has an invalid shape', 'tem um formato inválido']));
         break;
       }
       default:
-        push(`${name} ${e.message ?? 'is invalid'}`);
+        push(en(`${name} ${e.message ?? 'is invalid'}`, `${name} é inválido`));
     }
   }
   return out;
 }
 
+const EMPTY: [string, string] = ['should not be empty', 'não pode ficar vazio'];
+
+const oneOf = (name: string, allowed: string) =>
+  says(name, [
+    `must be one of the following values: ${allowed}`,
+    `deve ser um dos seguintes valores: ${allowed}`,
+  ]);
+
+/** The validation sentences in `language`, or the base (class-validator) wording. */
+export function validationMessages(errors: AjvError[], context?: string, language?: Language): string[] {
+  return validationTexts(errors, context).map((t) => t.in(language));
+}
+
 export function sendError(reply: FastifyReply, err: AppError): FastifyReply {
   reply.headers(err.headers);
+  const message = err.bodyIn(requestLanguage(reply.request));
   const body: ErrorBody = err.omitErrorField
-    ? { statusCode: err.statusCode, message: err.body }
-    : errorBody(err.statusCode, err.body);
+    ? { statusCode: err.statusCode, message }
+    : errorBody(err.statusCode, message);
   return reply.status(err.statusCode).send(body);
 }
 
@@ -232,7 +321,12 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (err.validation) {
       return reply
         .status(400)
-        .send(errorBody(400, validationMessages(err.validation as AjvError[], err.validationContext)));
+        .send(
+          errorBody(
+            400,
+            validationMessages(err.validation as AjvError[], err.validationContext, requestLanguage(request)),
+          ),
+        );
     }
     // A database restart, failover or outage: the client may retry; the node carries on.
     if (isDatabaseUnavailable(err)) {

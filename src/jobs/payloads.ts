@@ -26,3 +26,8 @@ export interface WebhookDeliveryJob {
   /** The delivery's generation when scheduled: a replay bumps it, retiring older scheduled attempts. */
   generation: number;
 }
+
+/** `read-receipt` queue: tell the provider an agent read the customer's messages up to this one. */
+export interface ReadReceiptJob {
+  messageId: string;
+}

@@ -17,6 +17,8 @@ export const QUEUES = {
    * (`startAfter`, backoff with jitter, Retry-After), so the schedule survives restarts.
    */
   webhookDelivery: 'webhook-delivery',
+  /** A read receipt to the provider (row in read_receipts), queued when an agent reads a chat. */
+  readReceipt: 'read-receipt',
   /** Periodic clean-up (event log retention), on a pg-boss schedule: one run per tick, any worker. */
   housekeeping: 'housekeeping',
 } as const;
@@ -50,6 +52,18 @@ const QUEUE_DEFINITIONS: Record<QueueName, Omit<Queue, 'name'>> = {
     heartbeatSeconds: HEARTBEAT_SECONDS,
     expireInSeconds: 300,
     // One job per attempt: finished ones are of no use after a day.
+    deleteAfterSeconds: 24 * 3600,
+    notify: true,
+  },
+  [QUEUES.readReceipt]: {
+    policy: 'standard',
+    // Blue ticks are a courtesy: a few tries over a couple of minutes, then given up.
+    retryLimit: 3,
+    retryDelay: 5,
+    retryBackoff: true,
+    retryDelayMax: 60,
+    heartbeatSeconds: HEARTBEAT_SECONDS,
+    expireInSeconds: 120,
     deleteAfterSeconds: 24 * 3600,
     notify: true,
   },

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Services } from '../services.js';
 import { registerEventRetention } from '../events/retention.js';
+import { registerReadReceiptWorker } from '../modules/messages/read-receipts.worker.js';
 import { registerInboundWebhookWorker } from '../modules/whatsapp/whatsapp-webhooks.worker.js';
 import { SendDispatcher } from './send-dispatcher.js';
 
@@ -15,6 +16,7 @@ export async function registerWorkers(
 ): Promise<{ stop(): Promise<void> }> {
   await registerInboundWebhookWorker(services.jobs, services.whatsappWebhooks, logger);
   await services.webhookDeliverer.register(services.jobs);
+  await registerReadReceiptWorker(services.jobs, services.readReceipts, logger);
   await registerEventRetention(services.jobs, services.events, logger);
   // Outbound messages run on the send queue (FIFO per contact), not on pg-boss.
   const sends = new SendDispatcher({

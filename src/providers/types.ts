@@ -105,10 +105,24 @@ export interface MessagingProvider {
   ): Promise<{ mediaId: string }>;
   send(ctx: ProviderContext, to: string, message: PreparedMessage): Promise<SendResult>;
   /**
+   * Tells the provider an agent read the customer's messages up to this one (WhatsApp: the blue
+   * ticks). A provider without such receipts does nothing.
+   */
+  markRead(ctx: ProviderContext, providerMessageId: string): Promise<void>;
+  /**
    * The channel's approved templates; null when its settings do not say where they live. Absent on a
    * provider without templates of its own (the sandbox), where agents type the template by hand.
    */
   listTemplates?(ctx: ProviderContext): Promise<ProviderTemplate[] | null>;
+}
+
+/**
+ * Told of every provider call that failed because the channel's credentials were refused (WhatsApp's
+ * Graph error 190: the access token expired or was revoked), whichever call it was. The channel
+ * cannot work until an admin fixes them; the observer marks it so. It must not throw.
+ */
+export interface ProviderObserver {
+  credentialsRefused(ctx: ProviderContext, error: ProviderError): Promise<void>;
 }
 
 /** A provider's refusal or a transport failure. `temporary` failures are retried with backoff. */
@@ -124,16 +138,137 @@ export class ProviderError extends Error {
   }
 }
 
-/** Inbound events a provider's webhook carries, in the platform's terms. */
+/**
+ * Inbound events a provider's webhook carries, in the platform's terms: every field a customer's
+ * message can carry, typed and provider-neutral, so the core needs no provider knowledge.
+ */
 export interface InboundProviderMessage {
   providerMessageId: string;
-  from: string; // provider address (wa_id)
+  /** Phone address (WhatsApp's `wa_id`); null for a sender known only by a business-scoped user id. */
+  from: string | null;
+  /** Business-scoped user id (e.g. `US.13491208655302741918`), when the provider gave one. */
+  userId: string | null;
   name: string | null;
+  /** When the customer sent it (the provider's timestamp; arrival time when it has none). */
   timestamp: Date;
-  type: string; // text, image, video, audio, document, sticker, location, ...
-  text: string | null; // body, caption, or a summary
-  media?: { id: string; mimetype: string; sha256?: string; filename?: string; caption?: string };
+  /**
+   * text, image, video, audio, document, sticker, location, contacts, interactive, button, order,
+   * reaction, edit, revoke, system, or `unsupported` for anything else (kept, never dropped).
+   */
+  type: string;
+  /** Body, caption, or what a summary starts from; null when there is none. */
+  text: string | null;
+  media?: InboundMedia;
+  /** The message this one replies to (quoted), by the provider's id. */
+  context?: InboundContext;
+  /** The ad or post the customer came from (click-to-WhatsApp). */
+  referral?: InboundReferral;
+  interactive?: InboundInteractive;
+  /** A quick-reply button of a template. */
+  button?: { text: string | null; payload: string | null };
+  order?: InboundOrder;
+  location?: InboundLocation;
+  contacts?: InboundContactCard[];
+  /** An emoji on another message; `emoji` null removes the customer's reaction. */
+  reaction?: { providerMessageId: string; emoji: string | null };
+  /** New content of an earlier message of the customer's. */
+  edit?: { providerMessageId: string; text: string | null };
+  /** The customer deleted an earlier message of theirs for everyone. */
+  revoke?: { providerMessageId: string };
+  system?: InboundSystem;
+  /** What the provider could not deliver: its own type name and errors. */
+  unsupported?: { type: string | null; errors: InboundProviderError[] };
   raw: Record<string, unknown>;
+}
+
+export interface InboundMedia {
+  id: string;
+  mimetype: string;
+  sha256?: string;
+  filename?: string;
+  caption?: string;
+  /** An audio recorded as a voice note (push-to-talk), not a shared file. */
+  voice?: true;
+}
+
+export interface InboundContext {
+  /** Null for a forwarded message, which quotes nothing. */
+  providerMessageId: string | null;
+  forwarded?: true;
+  frequentlyForwarded?: true;
+  /** A product the customer asked about from a catalog message. */
+  product?: { catalogId: string | null; productRetailerId: string | null };
+}
+
+export interface InboundReferral {
+  sourceType: string | null;
+  sourceId: string | null;
+  sourceUrl: string | null;
+  headline: string | null;
+  body: string | null;
+  mediaType: string | null;
+  mediaUrl: string | null;
+  /** Click id of a click-to-WhatsApp ad, for attribution. */
+  ctwaClid: string | null;
+}
+
+export interface InboundInteractive {
+  kind: 'button_reply' | 'list_reply' | 'nfm_reply' | 'other';
+  id: string | null;
+  title: string | null;
+  description?: string;
+  /** Flow answers (`nfm_reply`): the parsed response, or the text as sent when it is not JSON. */
+  response?: unknown;
+  /** Flow name and the text the customer saw (`nfm_reply`). */
+  name?: string;
+  body?: string;
+}
+
+export interface InboundOrder {
+  catalogId: string | null;
+  text: string | null;
+  items: Array<{
+    productRetailerId: string | null;
+    quantity: number | null;
+    itemPrice: number | null;
+    currency: string | null;
+  }>;
+}
+
+export interface InboundLocation {
+  latitude: number | null;
+  longitude: number | null;
+  name?: string;
+  address?: string;
+  url?: string;
+}
+
+export interface InboundContactCard {
+  name: string | null;
+  phones: Array<{ phone: string | null; waId: string | null; type: string | null }>;
+  emails: Array<{ email: string | null; type: string | null }>;
+  organization?: { company: string | null; title: string | null };
+}
+
+export interface InboundSystem {
+  /** `user_changed_number`, or what the provider says. */
+  kind: string | null;
+  body: string | null;
+  /** For a number change: the customer's new address. */
+  newAddress?: string;
+}
+
+export interface InboundProviderError {
+  code: string;
+  title: string | null;
+  details: string | null;
+}
+
+/** A message of a webhook that could not be read as one (no id, no sender), to log. */
+export interface SkippedInbound {
+  providerMessageId: string | null;
+  type: string | null;
+  reason: string;
 }
 
 export type ProviderStatus = 'sent' | 'delivered' | 'read' | 'failed';
@@ -143,10 +278,14 @@ export interface InboundProviderStatus {
   status: ProviderStatus;
   timestamp: Date;
   recipient: string | null;
-  error: { code: string; message: string } | null;
+  /** The provider's reason for a failure; `details` is its longer explanation, when it gave one. */
+  error: { code: string; message: string; details?: string } | null;
 }
 
 export interface ParsedWebhook {
   messages: InboundProviderMessage[];
   statuses: InboundProviderStatus[];
+  /** Webhook-level errors (`value.errors`): nothing to store, but worth a warning. */
+  errors: InboundProviderError[];
+  skipped: SkippedInbound[];
 }

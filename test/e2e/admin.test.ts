@@ -160,7 +160,7 @@ describe('admin screens', () => {
     await details.waitFor();
     await page.getByLabel('ID da requisição').fill('not-a-uuid');
     await page.getByRole('button', { name: 'Filtrar' }).click();
-    await page.getByRole('alert').filter({ hasText: 'requestId must be a UUID' }).waitFor();
+    await page.getByRole('alert').filter({ hasText: 'requestId deve ser um UUID' }).waitFor();
     await page.getByRole('button', { name: 'Limpar' }).click();
     await details.waitFor();
 
@@ -256,8 +256,8 @@ describe('admin screens', () => {
     await page.keyboard.press('Tab');
     await page.keyboard.type('short');
     await page.keyboard.press('Enter');
-    await dialog.getByText('email must be an email').waitFor();
-    await dialog.getByText('password must be longer than or equal to 8 characters').waitFor();
+    await dialog.getByText('email deve ser um e-mail').waitFor();
+    await dialog.getByText('password deve ter pelo menos 8 caracteres').waitFor();
     assert.equal(await dialog.getByLabel('E-mail').getAttribute('aria-invalid'), 'true');
     await e2e.screenshot(page, 'admin-user-errors');
 

@@ -1,4 +1,4 @@
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { loadConfig, type Config } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { createTestDatabase } from './db.js';
@@ -38,6 +38,8 @@ export async function startTestApp(
     databaseUrl?: string;
     /** Settings the environment does not reach (e.g. the gateway's recovery window). */
     configure?: (config: Config) => void;
+    /** The server's logger, for a test that checks what is logged; silent by default. */
+    logger?: Logger;
   } = {},
 ): Promise<TestApp> {
   const fresh = opts.databaseUrl ? null : await createTestDatabase();
@@ -52,7 +54,7 @@ export async function startTestApp(
     ...opts.env,
   });
   opts.configure?.(config);
-  const server = await startServer(config, pino({ level: 'silent' }));
+  const server = await startServer(config, opts.logger ?? pino({ level: 'silent' }));
   const url = server.url!;
   return {
     server,

@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 
 /**
  * A local stand-in for Meta's Graph API (the one fake this project allows): it records every request
- * as received, checks the Bearer token and the basic shape of `messages` and `media` calls the way
- * Graph does, and answers like Graph. Tests can script the next answers and await the next request.
+ * as received, checks the Bearer token and the basic shape of `messages` (sends and read receipts)
+ * and `media` calls the way Graph does, and answers like Graph. Tests can script the next answers and await the next request.
  */
 
 export type FormField = { value: string } | { filename: string; contentType: string; bytes: Buffer };
@@ -215,15 +215,39 @@ export class FakeGraph {
 
   private answerMessage(res: ServerResponse, json: unknown): void {
     const body = typeof json === 'object' && json !== null ? (json as Record<string, unknown>) : {};
+    // A read receipt: exactly these three fields, the id of a message the business received.
+    if (body.status !== undefined) {
+      const keys = Object.keys(body).sort().join(',');
+      const id = body.message_id;
+      if (
+        keys !== 'message_id,messaging_product,status' ||
+        body.messaging_product !== 'whatsapp' ||
+        body.status !== 'read' ||
+        typeof id !== 'string' ||
+        !id.startsWith('wamid.')
+      ) {
+        return send(res, 400, graphError(100, 'Invalid parameter'));
+      }
+      return send(res, 200, { success: true });
+    }
     const to = body.to;
-    if (body.messaging_product !== 'whatsapp' || typeof to !== 'string' || typeof body.type !== 'string') {
+    // A business-scoped user id goes in `recipient`; Graph then answers its `user_id`, no `wa_id`.
+    const recipient = body.recipient;
+    const byUserId = to === undefined && typeof recipient === 'string' && /^[A-Z]{2}\./.test(recipient);
+    if (
+      body.messaging_product !== 'whatsapp' ||
+      (typeof to !== 'string' && !byUserId) ||
+      typeof body.type !== 'string'
+    ) {
       return send(res, 400, graphError(100, 'Invalid parameter'));
     }
-    const digits = to.replace(/[^\d]/g, '');
-    const waId = this.waIds.get(digits) ?? digits;
+    const digits = typeof to === 'string' ? to.replace(/[^\d]/g, '') : '';
+    const contact = byUserId
+      ? { input: recipient, user_id: recipient }
+      : { input: to, wa_id: this.waIds.get(digits) ?? digits };
     send(res, 200, {
       messaging_product: 'whatsapp',
-      contacts: [{ input: to, wa_id: waId }],
+      contacts: [contact],
       messages: [
         {
           id: `wamid.${++this.messageSeq}`,

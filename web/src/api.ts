@@ -28,8 +28,20 @@ function messagesOf(body: unknown, status: number): string[] {
   return [`HTTP ${status}`];
 }
 
+/** The console's chosen language: the server writes its error messages in it. */
+let language = 'pt-BR';
+
+/** Called by the language picker (and at start) so every request asks for the chosen language. */
+export function setApiLanguage(lang: string): void {
+  language = lang;
+}
+
 export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const init: RequestInit = { method, credentials: 'same-origin', headers: { accept: 'application/json' } };
+  const init: RequestInit = {
+    method,
+    credentials: 'same-origin',
+    headers: { accept: 'application/json', 'accept-language': language },
+  };
   if (body !== undefined) {
     init.body = JSON.stringify(body);
     init.headers = { ...init.headers, 'content-type': 'application/json' };

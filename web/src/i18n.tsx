@@ -1,4 +1,5 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { setApiLanguage } from './api';
 
 // Portuguese (pt-BR) is the console's language by default; English is one click away. The
 // Portuguese table is the source: a key missing in English is a type error.
@@ -52,6 +53,25 @@ const pt = {
   'chat.captureToReply': 'Capture a conversa para responder',
   'chat.notYours': 'Esta conversa está com outro atendente',
   'chat.queue': 'Fila',
+  'queue.waiting': 'Espera',
+  'queue.attending': 'Em Atendimento',
+  'queue.observation': 'Observação',
+  'queue.automation': 'Automação',
+  'queue.api': 'API',
+  'kind.image': 'Imagem',
+  'kind.video': 'Vídeo',
+  'kind.audio': 'Áudio',
+  'kind.document': 'Documento',
+  'kind.sticker': 'Figurinha',
+  'kind.location': 'Localização',
+  'kind.contacts': 'Contato',
+  'kind.interactive': 'Resposta interativa',
+  'kind.button': 'Botão',
+  'kind.template': 'Modelo',
+  'kind.reaction': 'Reação',
+  'kind.order': 'Pedido',
+  'kind.system': 'Aviso do sistema',
+  'kind.unsupported': 'Mensagem não suportada',
   'chat.team': 'Equipe',
   'chat.attendant': 'Atendente',
   'chat.nobody': 'ninguém',
@@ -139,6 +159,8 @@ const pt = {
   'notif.empty': 'Nenhuma notificação',
   'notif.assigned': 'Uma conversa foi atribuída a você',
   'notif.webhookDisabled': 'Um webhook foi desativado após falhas: {url}',
+  'notif.channelUnhealthy':
+    'A Meta recusou o token do canal {name}: os envios estão parados até um novo token',
   'notif.markRead': 'Marcar como lida',
   'notif.openChat': 'Abrir conversa',
   'notif.open': 'Abrir notificações ({n} não lidas)',
@@ -297,6 +319,25 @@ const en: Record<MessageKey, string> = {
   'chat.captureToReply': 'Capture the conversation to reply',
   'chat.notYours': 'Another agent is attending this conversation',
   'chat.queue': 'Queue',
+  'queue.waiting': 'Waiting',
+  'queue.attending': 'In service',
+  'queue.observation': 'Observation',
+  'queue.automation': 'Automation',
+  'queue.api': 'API',
+  'kind.image': 'Image',
+  'kind.video': 'Video',
+  'kind.audio': 'Audio',
+  'kind.document': 'Document',
+  'kind.sticker': 'Sticker',
+  'kind.location': 'Location',
+  'kind.contacts': 'Contact',
+  'kind.interactive': 'Interactive reply',
+  'kind.button': 'Button',
+  'kind.template': 'Template',
+  'kind.reaction': 'Reaction',
+  'kind.order': 'Order',
+  'kind.system': 'System notice',
+  'kind.unsupported': 'Unsupported message',
   'chat.team': 'Team',
   'chat.attendant': 'Agent',
   'chat.nobody': 'nobody',
@@ -384,6 +425,8 @@ const en: Record<MessageKey, string> = {
   'notif.empty': 'No notifications',
   'notif.assigned': 'A conversation was assigned to you',
   'notif.webhookDisabled': 'A webhook was disabled after failing: {url}',
+  'notif.channelUnhealthy':
+    "Meta refused channel {name}'s token: sending is stopped until a new token is saved",
   'notif.markRead': 'Mark as read',
   'notif.openChat': 'Open conversation',
   'notif.open': 'Open notifications ({n} unread)',
@@ -511,6 +554,60 @@ export function useMessages<K extends string>(tables: Record<Lang, Record<K, str
     [tables, lang],
   );
 }
+/**
+ * Queue names are stored and sent in Portuguese (the API's values: `Espera`, `Em Atendimento`…);
+ * where one is a label it reads in the console's language. A queue a channel names otherwise shows as
+ * it is.
+ */
+const QUEUE_KEYS: Record<string, MessageKey> = {
+  Espera: 'queue.waiting',
+  'Em Atendimento': 'queue.attending',
+  Observação: 'queue.observation',
+  Automação: 'queue.automation',
+  API: 'queue.api',
+};
+
+export function queueLabel(t: Translate, queue: string): string {
+  const key = QUEUE_KEYS[queue];
+  return key ? t(key) : queue;
+}
+
+const KIND_KEYS: Record<string, MessageKey> = {
+  image: 'kind.image',
+  video: 'kind.video',
+  audio: 'kind.audio',
+  document: 'kind.document',
+  sticker: 'kind.sticker',
+  location: 'kind.location',
+  contacts: 'kind.contacts',
+  interactive: 'kind.interactive',
+  button: 'kind.button',
+  template: 'kind.template',
+  reaction: 'kind.reaction',
+  order: 'kind.order',
+  system: 'kind.system',
+  unsupported: 'kind.unsupported',
+};
+
+/** A message type (`document`, `location`…) in the console's language; an unknown one as it is. */
+export function kindLabel(t: Translate, kind: string): string {
+  const key = KIND_KEYS[kind];
+  return key ? t(key) : kind;
+}
+
+/**
+ * A chat's last-message summary as the server writes it for what is not text — `[image]`,
+ * `[document] caption`, `[location] place` — with the bracketed type named in the console's
+ * language: `Documento: caption`. A text message is shown as typed, brackets and all.
+ */
+export function summaryLabel(t: Translate, content: string, type?: string): string {
+  if (type === 'text') return content;
+  const m = /^\[([a-z_]+)\](?: ([\s\S]*))?$/.exec(content);
+  if (!m?.[1] || !Object.hasOwn(KIND_KEYS, m[1])) return content;
+  const label = kindLabel(t, m[1]);
+  return m[2] ? `${label}: ${m[2]}` : label;
+}
+
 const TABLES: Record<Lang, Record<MessageKey, string>> = { 'pt-BR': pt, en };
 const STORAGE_KEY = 'atende.lang';
 
@@ -530,7 +627,10 @@ const I18nContext = createContext<I18n | null>(null);
 
 function initialLang(): Lang {
   const saved = localStorage.getItem(STORAGE_KEY);
-  return saved === 'en' || saved === 'pt-BR' ? saved : 'pt-BR';
+  const lang = saved === 'en' || saved === 'pt-BR' ? saved : 'pt-BR';
+  // Before any screen's first request: children's effects run before this provider's.
+  setApiLanguage(lang);
+  return lang;
 }
 
 export function I18nProvider({ children }: { children: ReactNode }) {
@@ -540,6 +640,7 @@ export function I18nProvider({ children }: { children: ReactNode }) {
   }, [lang]);
   const setLang = useCallback((l: Lang) => {
     localStorage.setItem(STORAGE_KEY, l);
+    setApiLanguage(l);
     setLangState(l);
   }, []);
   const value = useMemo<I18n>(() => {

@@ -25,19 +25,20 @@ export function Notifications() {
     };
   }, [open]);
 
-  const text = (n: AppNotification) => {
-    if (n.kind === 'chat.assigned') return t('notif.assigned');
-    if (n.kind === 'webhook.disabled') return t('notif.webhookDisabled', { url: String(n.data.url ?? '') });
-    return n.kind;
-  };
   const openOne = (n: AppNotification) => {
     if (!n.readAt) void markNotificationRead(n.id).catch(() => undefined);
     const chatId = typeof n.data.chatId === 'string' ? n.data.chatId : null;
+    const channelId =
+      n.kind === 'channel.unhealthy' && typeof n.data.channelId === 'string' ? n.data.channelId : null;
     if (chatId) {
       setOpen(false);
       navigate(`/inbox/${chatId}`);
+    } else if (channelId) {
+      setOpen(false);
+      navigate(`/admin/channels/${channelId}`);
     }
   };
+  const text = (n: AppNotification) => notificationText(t, n);
 
   return (
     <div className="notif">
@@ -107,13 +108,7 @@ export function NotificationToasts() {
         const chatId = typeof n.data.chatId === 'string' ? n.data.chatId : null;
         return (
           <div key={n.id} className="toast">
-            <span>
-              {n.kind === 'chat.assigned'
-                ? t('notif.assigned')
-                : n.kind === 'webhook.disabled'
-                  ? t('notif.webhookDisabled', { url: String(n.data.url ?? '') })
-                  : n.kind}
-            </span>
+            <span>{notificationText(t, n)}</span>
             {chatId && (
               <button
                 type="button"
@@ -140,4 +135,12 @@ export function NotificationToasts() {
       })}
     </div>
   );
+}
+
+/** What a notification says, by its kind. */
+function notificationText(t: ReturnType<typeof useI18n>['t'], n: AppNotification): string {
+  if (n.kind === 'chat.assigned') return t('notif.assigned');
+  if (n.kind === 'webhook.disabled') return t('notif.webhookDisabled', { url: String(n.data.url ?? '') });
+  if (n.kind === 'channel.unhealthy') return t('notif.channelUnhealthy', { name: String(n.data.name ?? '') });
+  return n.kind;
 }

@@ -52,6 +52,11 @@ export interface Channel {
   hasApiKey: boolean;
   defaultTeamId: string;
   queue: string;
+  /** `unhealthy` once the provider refused the channel's access token; a new token makes it `ok`. */
+  health: 'ok' | 'unhealthy';
+  healthReason: { code: string; message: string; details?: string } | null;
+  unhealthySince: string | null;
+  sendReadReceipts: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -123,7 +128,8 @@ export interface Message {
   content: { text?: string; media?: MediaContent; [key: string]: unknown };
   status: string;
   providerMessageId: string | null;
-  error: { code: string; message: string } | null;
+  /** Why a failed message failed; `details` is the provider's longer explanation, when given. */
+  error: { code: string; message: string; details?: string } | null;
   requestId: string | null;
   userId: string | null;
   createdAt: string;

@@ -7,12 +7,13 @@ import { ApiKeySchema, CreateApiKeyBody, CreatedApiKeySchema } from './api-keys.
 
 export function apiKeysRoutes(app: App, services: Services): void {
   const onRequest = userGuard(services);
-  const common = { tags: ['API keys'], security: [{ bearer: [] }] };
+  const common = { tags: ['API keys'] };
   app.get(
     '/api/api-keys',
     {
       onRequest,
       schema: {
+        operationId: 'listApiKeys',
         ...common,
         summary: 'List account API keys (tokens are never shown again)',
         response: { 200: Type.Array(ApiKeySchema), ...errorResponses(401, 403) },
@@ -25,6 +26,7 @@ export function apiKeysRoutes(app: App, services: Services): void {
     {
       onRequest,
       schema: {
+        operationId: 'createApiKey',
         ...common,
         summary: 'Create an account API key',
         description:
@@ -41,6 +43,7 @@ export function apiKeysRoutes(app: App, services: Services): void {
     {
       onRequest,
       schema: {
+        operationId: 'revokeApiKey',
         ...common,
         summary: 'Revoke an account API key',
         params: IdParams,

@@ -6,6 +6,7 @@ import { requirePermission } from '../auth/guards.js';
 import type { ApiKeyScope } from '../auth/permissions.js';
 import type { ApiKeyRow, ApiKeysRepo } from './api-keys.repo.js';
 import type { ApiKeyT, CreateApiKeyInput } from './api-keys.schemas.js';
+import { en, pt } from '../../http/language.js';
 
 export const ACCOUNT_KEY_PREFIX = 'ak';
 const TOUCH_EVERY_MS = 60_000;
@@ -38,7 +39,12 @@ export class ApiKeysService {
       const found = await this.repo.channelsOf(actor.accountId, channelIds);
       const missing = channelIds.filter((c) => !found.has(c));
       if (missing.length > 0)
-        throw badRequest([`channelIds contains unknown channels: ${missing.join(', ')}`]);
+        throw badRequest([
+          en(
+            `channelIds contains unknown channels: ${missing.join(', ')}`,
+            `channelIds contém canais desconhecidos: ${missing.join(', ')}`,
+          ),
+        ]);
     }
     const id = newId();
     const { token, hash } = newToken(ACCOUNT_KEY_PREFIX, id);
@@ -57,7 +63,8 @@ export class ApiKeysService {
   async revoke(actor: UserActor, id: string): Promise<void> {
     requirePermission(actor, 'api_keys:manage');
     if (!(await this.repo.revoke(actor.accountId, id))) {
-      if (await this.repo.find(actor.accountId, id)) throw new AppError(409, 'A chave já foi revogada');
+      if (await this.repo.find(actor.accountId, id))
+        throw new AppError(409, pt('A chave já foi revogada', 'The key has already been revoked'));
       throw notFound();
     }
   }

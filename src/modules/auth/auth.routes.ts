@@ -41,12 +41,13 @@ export function authRoutes(app: App, services: Services, opts: { cookieSecure: b
     {
       bodyLimit: LOGIN_BODY_LIMIT_BYTES,
       schema: {
+        operationId: 'loginUser',
         tags: ['Auth'],
         summary: 'Log in',
         description:
           "Returns a JWT for the agent API and the gateway, and sets it as the HttpOnly `access_token` cookie. Failed attempts are limited per email and per client IP (429 with `Retry-After`); a success resets the email's count.",
         body: LoginBody,
-        response: { 200: LoginResponse, ...errorResponses(400, 401, 429) },
+        response: { 200: LoginResponse, ...errorResponses(400, 401, 429, 503) },
       },
     },
     async (request, reply) => {
@@ -68,11 +69,14 @@ export function authRoutes(app: App, services: Services, opts: { cookieSecure: b
     '/auth/logout',
     {
       schema: {
+        operationId: 'logoutUser',
         tags: ['Auth'],
         summary: 'Log out everywhere',
         description:
           "Ends every session of the token's user — the token presented (`Authorization: Bearer` or the `access_token` cookie) and any other token issued to them stop working at once, on the API and the gateway — and clears the cookie. Answers 204 with or without a valid token.",
-        response: { 204: Type.Null() },
+        // Optional: without a (valid) token there is nothing to end, and the answer is the same.
+        security: [{ bearer: [] }, { sessionCookie: [] }, {}],
+        response: { 204: Type.Null(), ...errorResponses(403, 503) },
       },
     },
     async (request, reply) => {
@@ -93,9 +97,9 @@ export function authRoutes(app: App, services: Services, opts: { cookieSecure: b
     {
       onRequest: userGuard(services),
       schema: {
+        operationId: 'getCurrentUser',
         tags: ['Auth'],
         summary: 'The logged-in user',
-        security: [{ bearer: [] }],
         response: {
           200: Type.Object({ user: UserSchema, permissions: Type.Array(Type.String()) }),
           ...errorResponses(401),

@@ -9,8 +9,9 @@ import { toUser } from '../users/users.service.js';
 import type { UserActor } from './actors.js';
 import type { LoginRateLimiter } from './login-rate-limit.js';
 import type { Permission } from './permissions.js';
+import { pt } from '../../http/language.js';
 
-const INVALID_LOGIN = 'Email ou senha inválidos';
+const INVALID_LOGIN = pt('Email ou senha inválidos', 'Invalid email or password');
 
 export class AuthService {
   constructor(

@@ -1,10 +1,11 @@
 import { AppError } from '../../http/errors.js';
 import type { ApiKeyActor, UserActor } from './actors.js';
 import type { ApiKeyScope, Permission } from './permissions.js';
+import { pt } from '../../http/language.js';
 
 export function requirePermission(actor: UserActor, permission: Permission): void {
   if (!actor.permissions.has(permission)) {
-    throw new AppError(403, `Permissão necessária: ${permission}`);
+    throw new AppError(403, pt(`Permissão necessária: ${permission}`, `Permission required: ${permission}`));
   }
 }
 

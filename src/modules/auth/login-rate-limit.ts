@@ -1,7 +1,11 @@
 import { AppError } from '../../http/errors.js';
 import { BudgetSpent, SharedRateLimiter, type SharedStore } from '../../lib/shared-rate-limit.js';
+import { pt } from '../../http/language.js';
 
-export const LOGIN_RATE_LIMITED = 'Muitas tentativas de login; tente novamente mais tarde';
+export const LOGIN_RATE_LIMITED = pt(
+  'Muitas tentativas de login; tente novamente mais tarde',
+  'Too many login attempts; try again later',
+);
 
 export interface LoginRateLimitOptions {
   maxFailuresPerEmail: number;

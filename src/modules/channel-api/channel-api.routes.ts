@@ -18,7 +18,6 @@ import { isObjectId } from '../../lib/ids.js';
 import { keyAllowsChannel } from '../auth/guards.js';
 import type { Services } from '../../services.js';
 
-const security = [{ accountApiKey: [] }];
 const rateLimitNote =
   'Limited to 120 requests per 60 s per API key (headers `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset`; `Retry-After` on 429).';
 
@@ -91,10 +90,10 @@ export function channelApiRoutes(app: App, services: Services): void {
       onRequest: accountKeyGuard(services, 'chats:read'),
       preValidation: channelReach(services),
       schema: {
+        operationId: 'listOpenChats',
         tags: ['Channel API'],
         summary: 'List open chats',
         description: `Open chats the key may reach, newest first; queue \`Observação\` is left out. ${rateLimitNote}`,
-        security,
         querystring: ListChatsQuery,
         response: { 200: ChatPageSchema, ...errorResponses(400, 401, 404, 429) },
       },
@@ -107,10 +106,10 @@ export function channelApiRoutes(app: App, services: Services): void {
     {
       onRequest: accountKeyGuard(services, 'users:read'),
       schema: {
+        operationId: 'listUsers',
         tags: ['Channel API'],
         summary: 'List users',
         description: `Active and onboarding users; cancelled users are left out. ${rateLimitNote}`,
-        security,
         response: { 200: Type.Array(UserSchema), ...errorResponses(401, 404, 429) },
       },
     },
@@ -122,10 +121,10 @@ export function channelApiRoutes(app: App, services: Services): void {
     {
       onRequest: accountKeyGuard(services, 'teams:read'),
       schema: {
+        operationId: 'listTeams',
         tags: ['Channel API'],
         summary: 'List teams',
         description: rateLimitNote,
-        security,
         response: { 200: Type.Array(TeamSchema), ...errorResponses(401, 404, 429) },
       },
     },
@@ -138,10 +137,10 @@ export function channelApiRoutes(app: App, services: Services): void {
       onRequest: accountKeyGuard(services, 'chats:transfer'),
       preValidation: chatReach(services),
       schema: {
+        operationId: 'transferChatToTeam',
         tags: ['Channel API'],
         summary: 'Transfer a chat to a team',
         description: `The chat goes to the team's \`Espera\` queue and loses its attendant. Waits up to 2 s for a chat another operation is processing, then answers 409. ${rateLimitNote}`,
-        security,
         params: IdParams,
         body: TransferToTeamBody,
         response: { 200: ChatSchema, ...errorResponses(400, 401, 404, 409, 429) },
@@ -156,10 +155,10 @@ export function channelApiRoutes(app: App, services: Services): void {
       onRequest: accountKeyGuard(services, 'chats:transfer'),
       preValidation: chatReach(services),
       schema: {
+        operationId: 'transferChatToUser',
         tags: ['Channel API'],
         summary: 'Transfer a chat to a user',
         description: `The chat goes to \`Em Atendimento\` with the user as attendant, replacing any other. 409 at once when another operation is processing the chat. ${rateLimitNote}`,
-        security,
         params: IdParams,
         body: TransferToUserBody,
         response: { 200: ChatSchema, ...errorResponses(400, 401, 404, 409, 429) },

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db, Tx } from '../../db/index.js';
 import { Statement } from '../../db/prepared.js';
-import type { ChannelsTable, ProviderName } from '../../db/types.js';
+import type { ChannelHealth, ChannelsTable, ProviderErrorInfo, ProviderName } from '../../db/types.js';
 
 export interface ChannelRow {
   id: string;
@@ -13,6 +13,10 @@ export interface ChannelRow {
   has_api_key: boolean;
   default_team_id: string;
   queue: string;
+  health: ChannelHealth;
+  health_reason: ProviderErrorInfo | null;
+  unhealthy_since: Date | null;
+  send_read_receipts: boolean;
   created_at: Date;
   updated_at: Date;
 }
@@ -40,6 +44,10 @@ const columns = [
   sql<boolean>`api_key_hash IS NOT NULL`.as('has_api_key'),
   'default_team_id',
   'queue',
+  'health',
+  'health_reason',
+  'unhealthy_since',
+  'send_read_receipts',
   'created_at',
   'updated_at',
 ] as const;
@@ -104,7 +112,12 @@ export class ChannelsRepo {
   async insert(
     db: Db | Tx,
     row: Pick<ChannelsTable, 'id' | 'account_id' | 'name' | 'provider' | 'default_team_id'> &
-      Partial<{ queue: string; api_enabled: boolean; provider_config: Record<string, unknown> }>,
+      Partial<{
+        queue: string;
+        api_enabled: boolean;
+        provider_config: Record<string, unknown>;
+        send_read_receipts: boolean;
+      }>,
   ): Promise<void> {
     await db
       .insertInto('channels')
@@ -124,19 +137,48 @@ export class ChannelsRepo {
       api_enabled: boolean;
       provider_config: Record<string, unknown>;
       api_key_hash: Buffer;
+      send_read_receipts: boolean;
+      /** New credentials: the channel is given another chance (`ok`, no reason). */
+      healthy: true;
     }>,
   ): Promise<boolean> {
-    const { provider_config, ...rest } = patch;
+    const { provider_config, healthy, ...rest } = patch;
     const res = await db
       .updateTable('channels')
       .set({
         ...rest,
         ...(provider_config ? { provider_config: JSON.stringify(provider_config) } : {}),
+        ...(healthy ? { health: 'ok' as const, health_reason: null, unhealthy_since: null } : {}),
         updated_at: sql`now()`,
       })
       .where('account_id', '=', accountId)
       .where('id', '=', id)
       .executeTakeFirst();
     return res.numUpdatedRows > 0n;
+  }
+
+  /**
+   * Marks the channel unhealthy, unless it already is or its access token is no longer the one that
+   * was refused (an admin stored a new one meanwhile). The account and name when it changed.
+   */
+  async markUnhealthy(
+    tx: Tx,
+    channelId: string,
+    refusedToken: string,
+    reason: ProviderErrorInfo,
+  ): Promise<{ account_id: string; name: string } | undefined> {
+    return tx
+      .updateTable('channels')
+      .set({
+        health: 'unhealthy',
+        health_reason: JSON.stringify(reason),
+        unhealthy_since: sql`now()`,
+        updated_at: sql`now()`,
+      })
+      .where('id', '=', channelId)
+      .where('health', '=', 'ok')
+      .where(sql<boolean>`provider_config->>'accessToken' = ${refusedToken}`)
+      .returning(['account_id', 'name'])
+      .executeTakeFirst();
   }
 }

@@ -13,12 +13,13 @@ import {
 
 export function channelsRoutes(app: App, services: Services): void {
   const onRequest = userGuard(services);
-  const common = { tags: ['Channels'], security: [{ bearer: [] }] };
+  const common = { tags: ['Channels'] };
   app.get(
     '/api/channels',
     {
       onRequest,
       schema: {
+        operationId: 'listChannels',
         ...common,
         summary: 'List channels',
         response: { 200: Type.Array(ChannelSchema), ...errorResponses(401) },
@@ -31,6 +32,7 @@ export function channelsRoutes(app: App, services: Services): void {
     {
       onRequest,
       schema: {
+        operationId: 'createChannel',
         ...common,
         summary: 'Create a channel',
         body: CreateChannelBody,
@@ -45,6 +47,7 @@ export function channelsRoutes(app: App, services: Services): void {
     {
       onRequest,
       schema: {
+        operationId: 'getChannel',
         ...common,
         summary: 'Get a channel',
         params: IdParams,
@@ -58,6 +61,7 @@ export function channelsRoutes(app: App, services: Services): void {
     {
       onRequest,
       schema: {
+        operationId: 'updateChannel',
         ...common,
         summary: 'Change a channel',
         params: IdParams,
@@ -72,6 +76,7 @@ export function channelsRoutes(app: App, services: Services): void {
     {
       onRequest,
       schema: {
+        operationId: 'generateChannelApiKey',
         ...common,
         summary: 'Generate the channel API key',
         description: 'The key is shown only in this answer; the previous key stops working at once.',

@@ -73,6 +73,9 @@ const PublicProviderConfig = Type.Object(
 );
 export type PublicProviderConfigT = Static<typeof PublicProviderConfig>;
 
+const SEND_READ_RECEIPTS =
+  "When an agent reads a chat, the provider is told the customer's latest message was read (WhatsApp: blue ticks). Default false.";
+
 export const ChannelSchema = Type.Object({
   id: Type.String(),
   name: Type.String(),
@@ -82,6 +85,18 @@ export const ChannelSchema = Type.Object({
   hasApiKey: Type.Boolean(),
   defaultTeamId: Type.String(),
   queue: Type.String(),
+  health: Type.Union([Type.Literal('ok'), Type.Literal('unhealthy')], {
+    description:
+      "`unhealthy` once the provider refused the channel's access token (WhatsApp error 190): sends fail at once with `channel_unhealthy` until a new `accessToken` is stored, which makes it `ok` again",
+  }),
+  healthReason: Nullable(
+    Type.Object(
+      { code: Type.String(), message: Type.String(), details: Type.Optional(Type.String()) },
+      { description: "The provider's error that made the channel unhealthy" },
+    ),
+  ),
+  unhealthySince: Nullable(Type.String({ format: 'date-time' })),
+  sendReadReceipts: Type.Boolean({ description: SEND_READ_RECEIPTS }),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 });
@@ -95,6 +110,7 @@ export const CreateChannelBody = Type.Object(
     queue: Type.Optional(Queue),
     apiEnabled: Type.Optional(Type.Boolean()),
     providerConfig: Type.Optional(ProviderConfigInput),
+    sendReadReceipts: Type.Optional(Type.Boolean({ description: SEND_READ_RECEIPTS })),
   },
   { additionalProperties: false },
 );
@@ -113,6 +129,7 @@ export const UpdateChannelBody = Type.Object(
     queue: Type.Optional(Queue),
     apiEnabled: Type.Optional(Type.Boolean()),
     providerConfig: Type.Optional(ProviderConfigInput),
+    sendReadReceipts: Type.Optional(Type.Boolean({ description: SEND_READ_RECEIPTS })),
   },
   { additionalProperties: false, minProperties: 1 },
 );

@@ -14,6 +14,8 @@ import type {
   PublicProviderConfigT,
   UpdateChannelInput,
 } from './channels.schemas.js';
+import { en } from '../../http/language.js';
+import { TEAM_NOT_FOUND } from '../chats/chats.service.js';
 
 export const CHANNEL_KEY_PREFIX = 'ck';
 
@@ -27,6 +29,16 @@ export function toChannel(row: ChannelRow): ChannelT {
     hasApiKey: row.has_api_key,
     defaultTeamId: row.default_team_id,
     queue: row.queue,
+    health: row.health,
+    healthReason: row.health_reason
+      ? {
+          code: row.health_reason.code,
+          message: row.health_reason.message,
+          ...(row.health_reason.details !== undefined ? { details: row.health_reason.details } : {}),
+        }
+      : null,
+    unhealthySince: row.unhealthy_since?.toISOString() ?? null,
+    sendReadReceipts: row.send_read_receipts,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
@@ -65,12 +77,25 @@ export function checkProviderConfig(
   const given = input ?? {};
   if (provider === 'sandbox') {
     const extra = Object.keys(given);
-    if (extra.length > 0) throw badRequest(extra.map((k) => `property providerConfig.${k} should not exist`));
+    if (extra.length > 0)
+      throw badRequest(
+        extra.map((k) =>
+          en(
+            `property providerConfig.${k} should not exist`,
+            `a propriedade providerConfig.${k} não é permitida`,
+          ),
+        ),
+      );
     return {};
   }
   const merged: Record<string, unknown> = { ...current, ...given };
   const missing = WHATSAPP_FIELDS.filter((k) => typeof merged[k] !== 'string' || merged[k] === '');
-  if (missing.length > 0) throw badRequest(missing.map((k) => `providerConfig.${k} should not be empty`));
+  if (missing.length > 0)
+    throw badRequest(
+      missing.map((k) =>
+        en(`providerConfig.${k} should not be empty`, `providerConfig.${k} não pode ficar vazio`),
+      ),
+    );
   return Object.fromEntries(
     [...WHATSAPP_FIELDS, ...WHATSAPP_OPTIONAL]
       .filter((k) => typeof merged[k] === 'string')
@@ -96,7 +121,7 @@ export class ChannelsService {
   }
 
   private async checkTeam(accountId: string, teamId: string): Promise<void> {
-    if (!(await this.teams.findActive(accountId, teamId))) throw badRequest('Equipe não encontrada');
+    if (!(await this.teams.findActive(accountId, teamId))) throw badRequest(TEAM_NOT_FOUND);
   }
 
   async create(actor: UserActor, input: CreateChannelInput): Promise<ChannelT> {
@@ -112,6 +137,7 @@ export class ChannelsService {
       default_team_id: input.defaultTeamId,
       ...(input.queue !== undefined ? { queue: input.queue.trim() } : {}),
       ...(input.apiEnabled !== undefined ? { api_enabled: input.apiEnabled } : {}),
+      ...(input.sendReadReceipts !== undefined ? { send_read_receipts: input.sendReadReceipts } : {}),
       provider_config: providerConfig,
     });
     return this.get(actor, id);
@@ -137,8 +163,13 @@ export class ChannelsService {
       ...(input.defaultTeamId !== undefined ? { default_team_id: input.defaultTeamId } : {}),
       ...(input.queue !== undefined ? { queue: input.queue.trim() } : {}),
       ...(input.apiEnabled !== undefined ? { api_enabled: input.apiEnabled } : {}),
+      ...(input.sendReadReceipts !== undefined ? { send_read_receipts: input.sendReadReceipts } : {}),
       ...(provider !== current.provider ? { provider } : {}),
       ...(providerConfig !== undefined ? { provider_config: providerConfig } : {}),
+      // A new token (or provider) is the fix for a refused one: the next send tries it.
+      ...(input.providerConfig?.accessToken !== undefined || provider !== current.provider
+        ? { healthy: true as const }
+        : {}),
     });
     return this.get(actor, id);
   }

@@ -48,10 +48,25 @@ export interface ChatFilter {
   userId?: string;
   /** Visibility of an agent without chats:read_all: chats of these teams or attended by this user. */
   visibleTo?: { teamIds: readonly string[]; userId: string };
+  /** The customer searched for (ChatSearch): a part of the number, or of the name or address. */
+  search?: ChatSearch;
 }
+
+/**
+ * A search by contact: `number` matches digits anywhere in the contact's value (E.164 digits);
+ * `text` matches the name with accents and case ignored (`search_fold`, migration 014), or the value
+ * (an e-mail address). Both are trigram-indexed `LIKE '%…%'` on contacts.
+ */
+export type ChatSearch = { kind: 'number'; digits: string } | { kind: 'text'; text: string };
+
+/** `LIKE` treats `%`, `_` and the escape character as patterns; a search means them literally. */
+const likeEscape = (s: string) => s.replace(/[\\%_]/g, '\\$&');
 
 /** The queue kept out of every list unless asked for by name. */
 export const HIDDEN_QUEUE = 'Observação';
+
+/** The queue of conversations the Channel API opened by sending, until the customer answers. */
+export const QUEUE_API = 'API';
 
 const chatColumns = [
   'c.id',
@@ -101,6 +116,32 @@ function filterSql(f: ChatFilter, values: unknown[]): string {
   return out;
 }
 
+/**
+ * The search's condition on `chats` (empty without one): the matching contacts of the account, found
+ * through their trigram indexes, lead to their chats through `chats_contact_idx`. Counters cannot
+ * answer it, so a searched list counts its chats.
+ */
+function searchSql(f: ChatFilter, values: unknown[]): string {
+  if (!f.search) return '';
+  const p = (v: unknown) => `$${values.push(v)}`;
+  const match =
+    f.search.kind === 'number'
+      ? `value LIKE '%' || ${p(f.search.digits)} || '%'`
+      : (() => {
+          const term = `'%' || search_fold(${p(likeEscape(f.search.text))}) || '%'`;
+          return `(search_fold(name) LIKE ${term} OR value LIKE ${term})`;
+        })();
+  return ` AND contact_id IN (SELECT id FROM contacts WHERE account_id = ${p(f.accountId)} AND ${match})`;
+}
+
+/** The exact total of a filter: from the counters, or by counting the chats a search matches. */
+function totalSql(f: ChatFilter, values: unknown[]): string {
+  const where = filterSql(f, values);
+  return f.search
+    ? `SELECT count(*)::int8 FROM chats WHERE ${where}${searchSql(f, values)}`
+    : `SELECT coalesce(sum(n), 0)::int8 FROM chat_counts WHERE ${where}`;
+}
+
 export class ChatsRepo {
   constructor(private readonly db: Db) {}
 
@@ -127,11 +168,12 @@ export class ChatsRepo {
     // Past 2^53 no page can hold a row; the literal would not even print as an integer.
     if (!Number.isSafeInteger(offset)) return { rows: [], total: await this.count(f) };
     const values: unknown[] = [];
-    const where = filterSql(f, values);
+    const total = totalSql(f, values);
+    const where = filterSql(f, values) + searchSql(f, values);
     const text = `SELECT c.id, c.channel_id, c.team_id, c.user_id, c.status, c.queue, c.unread_messages,
  c.last_message, c.created_at, c.updated_at, c.contact_id, ct.name AS contact_name, ct.value AS contact_value,
  ct.last_inbound_at AS contact_last_inbound_at,
- (SELECT coalesce(sum(n), 0)::int8 FROM chat_counts WHERE ${where}) AS total
+ (${total}) AS total
 FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message, created_at,
    updated_at, contact_id
  FROM chats WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ${int(limit)} OFFSET ${int(offset)}) AS c
@@ -147,10 +189,13 @@ ORDER BY c.created_at DESC, c.id DESC`;
     return { rows, total: rows[0]!.total };
   }
 
-  /** Exact total from the counters table (a few rows per filter combination, never the chats). */
+  /**
+   * Exact total: from the counters table (a few rows per filter combination, never the chats), or,
+   * for a search, the chats its contacts lead to.
+   */
   async count(f: ChatFilter): Promise<number> {
     const values: unknown[] = [];
-    const text = `SELECT coalesce(sum(n), 0)::int8 AS total FROM chat_counts WHERE ${filterSql(f, values)}`;
+    const text = `SELECT (${totalSql(f, values)}) AS total`;
     const rows = await Statement.shaped<{ total: number }>(text, true).execute(this.db, values);
     return rows[0]?.total ?? 0;
   }
@@ -251,6 +296,32 @@ ORDER BY c.created_at DESC, c.id DESC`;
       })
       .where('id', '=', id)
       .execute();
+  }
+
+  /**
+   * The rule for a customer's reply to a conversation the Channel API opened: while it is in queue
+   * `API` with no attendant nobody works on it, so the reply routes it as a new inbound conversation
+   * on its channel is routed — to the channel's inbound queue (`Espera` unless the channel names
+   * another) of the channel's default team. A chat someone attends stays with them, in its queue.
+   * Runs under the chat's row lock (taken by `openFor`); answers the team and queue it left, or null
+   * when the chat stays where it is.
+   */
+  async routeApiReply(
+    tx: Tx,
+    id: string,
+    to: { queue: string; teamId: string },
+  ): Promise<{ fromTeamId: string; fromQueue: string } | null> {
+    // A channel whose inbound conversations go to `API` keeps its replies there too.
+    if (to.queue === QUEUE_API) return null;
+    const { rows } = await sql<{ from_team_id: string; from_queue: string }>`
+      WITH before AS (SELECT team_id, queue FROM chats WHERE id = ${id})
+      UPDATE chats SET queue = ${to.queue}, team_id = ${to.teamId}, version = version + 1, updated_at = now()
+      WHERE id = ${id} AND status = 'open' AND queue = ${QUEUE_API} AND user_id IS NULL
+      RETURNING (SELECT team_id FROM before) AS from_team_id, (SELECT queue FROM before) AS from_queue`.execute(
+      tx,
+    );
+    const row = rows[0];
+    return row ? { fromTeamId: row.from_team_id, fromQueue: row.from_queue } : null;
   }
 
   /**

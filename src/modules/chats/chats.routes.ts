@@ -13,11 +13,22 @@ import {
 import type { Services } from '../../services.js';
 import type { UserActor } from '../auth/actors.js';
 import { ListChatsQuery } from '../channel-api/channel-api.routes.js';
+import { en } from '../../http/language.js';
 
 const AgentListChatsQuery = Type.Composite(
   [
     ListChatsQuery,
-    Type.Object({ status: Type.Optional(Type.Union([Type.Literal('open'), Type.Literal('closed')])) }),
+    Type.Object({
+      status: Type.Optional(Type.Union([Type.Literal('open'), Type.Literal('closed')])),
+      q: Type.Optional(
+        Type.String({
+          maxLength: 100,
+          description:
+            "Search by the customer: digits (spaces, `+`, `-`, `()` allowed) find them anywhere in the contact's number; " +
+            'other text finds the name, accents and case ignored, or the address.',
+        }),
+      ),
+    }),
   ],
   { additionalProperties: false },
 );
@@ -39,16 +50,19 @@ const TransferBody = Type.Object(
 
 export function chatsRoutes(app: App, services: Services): void {
   const onRequest = userGuard(services);
-  const common = { tags: ['Chats'], security: [{ bearer: [] }] };
+  const common = { tags: ['Chats'] };
   app.get(
     '/api/chats',
     {
       onRequest,
       schema: {
+        operationId: 'listAgentChats',
         ...common,
         summary: 'List chats the user may see',
         description:
-          'Same filters as the Channel API, plus `status` (default `open`). `Observação` is left out unless asked for by `queue`.',
+          'Same filters as the Channel API, plus `status` (default `open`) and the search `q`. Users with ' +
+          '`chats:read_all` (supervisors, admins) list every chat of the account; others the chats of their ' +
+          'teams and those they attend. `Observação` is left out unless asked for by `queue`.',
         querystring: AgentListChatsQuery,
         response: { 200: AgentChatPageSchema, ...errorResponses(400, 401) },
       },
@@ -60,6 +74,7 @@ export function chatsRoutes(app: App, services: Services): void {
     {
       onRequest,
       schema: {
+        operationId: 'getChat',
         ...common,
         summary: 'Get a chat',
         params: IdParams,
@@ -73,6 +88,7 @@ export function chatsRoutes(app: App, services: Services): void {
     {
       onRequest,
       schema: {
+        operationId: 'moveChatToQueue',
         ...common,
         summary: 'Move a chat to another queue',
         params: IdParams,
@@ -87,6 +103,7 @@ export function chatsRoutes(app: App, services: Services): void {
     {
       onRequest,
       schema: {
+        operationId: 'transferChat',
         ...common,
         summary: 'Transfer a chat to a team or a user',
         description: 'Exactly one of `teamId` or `userId`; the same rules as the Channel API transfers.',
@@ -99,7 +116,9 @@ export function chatsRoutes(app: App, services: Services): void {
       const { teamId, userId, ...reason } = request.body;
       const actor = userOf(request);
       if ((teamId === undefined) === (userId === undefined))
-        throw badRequest(['exactly one of teamId or userId must be given']);
+        throw badRequest([
+          en('exactly one of teamId or userId must be given', 'informe exatamente um de teamId ou userId'),
+        ]);
       return teamId !== undefined
         ? services.chats.transferToTeam(actor, request.params.id, { teamId, ...reason })
         : services.chats.transferToUser(actor, request.params.id, { userId: userId as string, ...reason });
@@ -107,6 +126,7 @@ export function chatsRoutes(app: App, services: Services): void {
   );
   const change = (
     path: 'capture' | 'close' | 'read',
+    operationId: string,
     summary: string,
     description: string,
     run: (actor: UserActor, id: string) => Promise<ChatT>,
@@ -117,6 +137,7 @@ export function chatsRoutes(app: App, services: Services): void {
         onRequest,
         schema: {
           ...common,
+          operationId,
           summary,
           description,
           params: IdParams,
@@ -127,6 +148,7 @@ export function chatsRoutes(app: App, services: Services): void {
     );
   change(
     'capture',
+    'captureChat',
     'Capture a waiting chat',
     'A chat in `Espera` of one of your teams moves to `Em Atendimento` with you as attendant (`chats:attend`). ' +
       'Already captured, closed or in another queue → 409; held by another operation → 409 at once.',
@@ -134,12 +156,14 @@ export function chatsRoutes(app: App, services: Services): void {
   );
   change(
     'close',
+    'closeChat',
     'Close a chat',
     'By its attendant, or by a user with `chats:read_all`. An already closed chat → 409.',
     (actor, id) => services.chats.close(actor, id),
   );
   change(
     'read',
+    'markChatRead',
     'Mark a chat read',
     'Sets `unreadMessages` to 0; for anyone who may see the chat.',
     (actor, id) => services.chats.markRead(actor, id),

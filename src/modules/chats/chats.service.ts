@@ -12,23 +12,37 @@ import type { UsersRepo } from '../users/users.repo.js';
 import {
   HIDDEN_QUEUE,
   type ChatFilter,
+  type ChatSearch,
   type ChatListRow,
   type ChatRow,
   type ChatsRepo,
 } from './chats.repo.js';
+import { pt, Text } from '../../http/language.js';
 
 export const QUEUE_WAITING = 'Espera';
 export const QUEUE_ATTENDING = 'Em Atendimento';
-export const QUEUE_API = 'API';
+export { QUEUE_API } from './chats.repo.js';
 
-export const CHAT_BUSY = 'O chat ja esta sendo processado.';
+// The contract's sentence has no accents; the console, asking for pt-BR, reads them.
+export const CHAT_BUSY = new Text('O chat ja esta sendo processado.', {
+  'pt-BR': 'O chat já está sendo processado.',
+  en: 'The chat is already being processed.',
+});
 /** How long a transfer to a team waits for a chat another operation holds before answering 409. */
 export const TEAM_TRANSFER_WAIT_MS = 2_000;
 
-export const CHAT_CAPTURED = 'O chat já foi capturado';
-export const CHAT_NOT_WAITING = 'Somente um chat na fila Espera pode ser capturado';
-export const CHAT_CLOSED = 'O chat está encerrado';
-export const CLOSE_FORBIDDEN = 'Somente o atendente do chat ou um supervisor pode encerrá-lo';
+export const CHAT_CAPTURED = pt('O chat já foi capturado', 'The chat has already been captured');
+export const CHAT_NOT_WAITING = pt(
+  'Somente um chat na fila Espera pode ser capturado',
+  'Only a chat in the Waiting queue (Espera) can be captured',
+);
+export const CHAT_CLOSED = pt('O chat está encerrado', 'The chat is closed');
+export const CLOSE_FORBIDDEN = pt(
+  'Somente o atendente do chat ou um supervisor pode encerrá-lo',
+  "Only the chat's attendant or a supervisor can close it",
+);
+export const TEAM_NOT_FOUND = pt('Equipe não encontrada', 'Team not found');
+const USER_NOT_FOUND = pt('Usuário não encontrado', 'User not found');
 
 /** A chat as held under its row lock (what `ChatsRepo.lock` reads). */
 type HeldChat = NonNullable<Awaited<ReturnType<ChatsRepo['lock']>>>;
@@ -81,6 +95,8 @@ export class ChatsService {
     private readonly users: UsersRepo,
     private readonly events: EventsService,
     private readonly notifications: NotificationsService,
+    /** Read receipts to the provider, queued when an agent reads a chat (ReadReceiptsService). */
+    private readonly readReceipts: { chatRead(tx: Tx, chatId: string): Promise<void> },
   ) {}
 
   /** Channel API list: open chats the key may reach, `Observação` left out, newest first. */
@@ -119,9 +135,14 @@ export class ChatsService {
     if (!chat || chat.status !== 'open' || !keyAllowsChannel(actor, chat.channel_id)) throw notFound();
   }
 
-  /** Agent API list: what the user may see (own teams and own chats, or all with chats:read_all). */
-  async listForUser(actor: UserActor, query: ListChatsQuery & { status?: 'open' | 'closed' }) {
+  /**
+   * Agent API list: what the user may see (own teams and own chats, or all with chats:read_all),
+   * optionally searched by the customer's name or number (`q`).
+   */
+  async listForUser(actor: UserActor, query: ListChatsQuery & { status?: 'open' | 'closed'; q?: string }) {
     const filter: ChatFilter = { accountId: actor.accountId, status: query.status ?? 'open', ...pick(query) };
+    const search = query.q === undefined ? undefined : chatSearch(query.q);
+    if (search) filter.search = search;
     if (!actor.permissions.has('chats:read_all')) {
       filter.visibleTo = { teamIds: await this.teams.teamsOf(actor.userId), userId: actor.userId };
     }
@@ -154,7 +175,7 @@ export class ChatsService {
   async transferToTeam(actor: Actor, chatId: string, input: TransferToTeamInput): Promise<ChatT> {
     return this.transfer(actor, chatId, input, false, async (tx, chat) => {
       const team = await this.teams.findActive(actor.accountId, input.teamId, tx);
-      if (!team) throw badRequest('Equipe não encontrada');
+      if (!team) throw badRequest(TEAM_NOT_FOUND);
       return { team_id: team.id, user_id: null, queue: QUEUE_WAITING, from: chat };
     });
   }
@@ -163,7 +184,7 @@ export class ChatsService {
   async transferToUser(actor: Actor, chatId: string, input: TransferToUserInput): Promise<ChatT> {
     return this.transfer(actor, chatId, input, true, async (tx, chat) => {
       const user = await this.users.find(actor.accountId, input.userId, tx);
-      if (!user || user.status === 'cancelled') throw badRequest('Usuário não encontrado');
+      if (!user || user.status === 'cancelled') throw badRequest(USER_NOT_FOUND);
       return { team_id: chat.team_id, user_id: user.id, queue: QUEUE_ATTENDING, from: chat };
     });
   }
@@ -254,7 +275,10 @@ export class ChatsService {
         if (!chat || chat.status !== 'open' || !(await this.canSee(actor, chat))) throw notFound();
         if (name === QUEUE_ATTENDING && chat.user_id === null) {
           throw badRequest(
-            'Um chat sem atendente não pode ir para Em Atendimento; capture ou transfira o chat',
+            pt(
+              'Um chat sem atendente não pode ir para Em Atendimento; capture ou transfira o chat',
+              'A chat without an attendant cannot move to the In service queue (Em Atendimento); capture or transfer it',
+            ),
           );
         }
         // Waiting in `Espera` means waiting for an attendant, so it has none.
@@ -306,10 +330,14 @@ export class ChatsService {
     });
   }
 
-  /** The customer's messages so far are read: the unread counter starts again from zero. */
+  /**
+   * The customer's messages so far are read: the unread counter starts again from zero, and, on a
+   * channel that sends read receipts, the provider is told (by a job: reading never waits on it).
+   */
   async markRead(actor: UserActor, chatId: string): Promise<ChatT> {
     return this.change(actor, chatId, false, async (tx, chat) => {
       await this.repo.update(tx, chat.id, { unread_messages: 0 });
+      await this.readReceipts.chatRead(tx, chat.id);
       return (events, c) => events.add(actor.accountId, 'chat.update', { chat: c }, targets.chatUpdate(c));
     });
   }
@@ -344,6 +372,19 @@ export class ChatsService {
     if (!row) throw notFound();
     return toChat(row);
   }
+}
+
+/**
+ * What a search means: something written like a phone number (digits with spaces, `+`, `-`, dots or
+ * parentheses) looks for those digits in the contact's number, however it was typed; anything else
+ * looks in the name (accents and case ignored) and the address. Blank searches for nothing.
+ */
+export function chatSearch(q: string): ChatSearch | undefined {
+  const term = q.trim();
+  if (term === '') return undefined;
+  if (/^[\d\s+().-]+$/.test(term) && /\d/.test(term))
+    return { kind: 'number', digits: term.replace(/\D/g, '') };
+  return { kind: 'text', text: term };
 }
 
 function pick(q: ListChatsQuery): Pick<ChatFilter, 'channelId' | 'queue' | 'teamId' | 'userId'> {

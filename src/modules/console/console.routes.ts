@@ -64,6 +64,7 @@ export async function consoleRoutes(
     '/console.json',
     {
       schema: {
+        operationId: 'getConsoleConfig',
         tags: ['Console'],
         summary: 'Where the web console finds the real-time gateway',
         response: { 200: ConsoleConfigSchema },

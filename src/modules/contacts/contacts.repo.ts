@@ -124,6 +124,23 @@ export class ContactsRepo {
     return out;
   }
 
+  /**
+   * A customer's new number: the contact takes the new value and address, unless another contact of
+   * the channel already has that value (then only the address moves, and false is answered).
+   */
+  async changeNumber(tx: Tx, id: string, value: string, address: string): Promise<boolean> {
+    const moved = await sql`
+      UPDATE contacts c SET value = ${value}, provider_address = ${address}, updated_at = now()
+      WHERE c.id = ${id} AND NOT EXISTS (
+        SELECT 1 FROM contacts o
+        WHERE o.channel_id = c.channel_id AND o.type = c.type AND o.value = ${value} AND o.id <> c.id)`.execute(
+      tx,
+    );
+    if (Number(moved.numAffectedRows ?? 0) > 0) return true;
+    await this.setProviderAddress(tx, id, address);
+    return false;
+  }
+
   /** The address the provider last said it delivered to (WhatsApp's `wa_id`), used for later sends. */
   async setProviderAddress(tx: Tx, id: string, address: string): Promise<void> {
     await this.setProviderAddresses(tx, [{ id, address }]);

@@ -12,12 +12,13 @@ const DraftBody = Type.Object(
 
 export function draftsRoutes(app: App, services: Services): void {
   const onRequest = userGuard(services);
-  const common = { tags: ['Chats'], security: [{ bearer: [] }] };
+  const common = { tags: ['Chats'] };
   app.put(
     '/api/chats/:id/draft',
     {
       onRequest,
       schema: {
+        operationId: 'saveChatDraft',
         ...common,
         summary: 'Save your draft of a chat',
         description:
@@ -34,6 +35,7 @@ export function draftsRoutes(app: App, services: Services): void {
     {
       onRequest,
       schema: {
+        operationId: 'listDrafts',
         ...common,
         summary: 'Your drafts on open chats, most recent first',
         response: { 200: Type.Array(DraftSchema), ...errorResponses(401) },

@@ -20,13 +20,21 @@ const Ready = Type.Object({
 export function healthRoutes(app: App, db: Db, redis: RedisHealth | null): void {
   app.get(
     '/healthz',
-    { schema: { tags: ['Health'], summary: 'The process is up', response: { 200: Health } } },
+    {
+      schema: {
+        operationId: 'checkLiveness',
+        tags: ['Health'],
+        summary: 'The process is up',
+        response: { 200: Health },
+      },
+    },
     async () => ({ status: 'ok' }),
   );
   app.get(
     '/readyz',
     {
       schema: {
+        operationId: 'checkReadiness',
         tags: ['Health'],
         summary: 'The database is reachable and migrated (200 degraded: serving without Redis)',
         response: { 200: Ready, 503: Type.Object({ status: Type.String(), reason: Type.String() }) },

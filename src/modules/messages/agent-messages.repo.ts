@@ -1,6 +1,6 @@
 import { sql, type Selectable } from 'kysely';
 import type { Db, Tx } from '../../db/index.js';
-import type { MessagesTable, MessageStatus, ProviderName } from '../../db/types.js';
+import type { ChannelHealth, MessagesTable, MessageStatus, ProviderName } from '../../db/types.js';
 
 /** A stored message, every column. */
 export type MessageRow = Selectable<MessagesTable>;
@@ -18,6 +18,7 @@ export interface OutboundMessageRow {
   channel_id: string;
   provider: ProviderName;
   provider_config: Record<string, unknown>;
+  channel_health: ChannelHealth;
 }
 
 /** Queries of the agents' side of messages: history pages, replies and their delivery. */
@@ -96,6 +97,7 @@ export class AgentMessagesRepo {
         'ch.id as channel_id',
         'ch.provider',
         'ch.provider_config',
+        'ch.health as channel_health',
       ])
       .where('m.id', '=', id)
       .executeTakeFirst();
@@ -119,7 +121,7 @@ export class AgentMessagesRepo {
     id: string,
     outcome:
       | { status: 'sent'; providerMessageId: string }
-      | { status: 'failed'; error: { code: string; message: string } },
+      | { status: 'failed'; error: { code: string; message: string; details?: string } },
   ): Promise<boolean> {
     const result = await db
       .updateTable('messages')

@@ -27,17 +27,28 @@ import {
 } from './messages.schemas.js';
 import { prepareMessage, type RequestMedia } from './prepare.js';
 import type { SendMessage } from './send.types.js';
+import { en, pt } from '../../http/language.js';
 
-export const ONLY_ATTENDANT_REPLIES =
-  'Somente o atendente do chat pode enviar mensagens; capture ou transfira o chat primeiro';
-export const UNKNOWN_CURSOR = 'before must be the id of a message of this chat';
-export const EXACTLY_ONE_CONTENT = 'exactly one of text, media or template must be given';
+export const ONLY_ATTENDANT_REPLIES = pt(
+  'Somente o atendente do chat pode enviar mensagens; capture ou transfira o chat primeiro',
+  "Only the chat's attendant can send messages; capture or transfer the chat first",
+);
+export const UNKNOWN_CURSOR = en(
+  'before must be the id of a message of this chat',
+  'before deve ser o id de uma mensagem desta conversa',
+);
+export const EXACTLY_ONE_CONTENT = en(
+  'exactly one of text, media or template must be given',
+  'informe exatamente um de text, media ou template',
+);
 /**
  * Free text or media outside the customer's 24-hour window: WhatsApp would refuse it (131047), so it
  * is refused here, before it is stored, with what to do instead.
  */
-export const WINDOW_CLOSED =
-  'A janela de 24 horas está fechada: o cliente não escreveu nas últimas 24 horas; envie um modelo (template) aprovado';
+export const WINDOW_CLOSED = pt(
+  'A janela de 24 horas está fechada: o cliente não escreveu nas últimas 24 horas; envie um modelo (template) aprovado',
+  'The 24-hour window is closed: the customer has not written in the last 24 hours; send an approved template',
+);
 
 /** The media of an agent's reply as stored in `messages.content.media`; `mediaId` once uploaded. */
 export interface StoredMedia {
@@ -57,7 +68,13 @@ export function toMessage(row: MessageRow): MessageT {
     content: row.content,
     status: row.status,
     providerMessageId: row.provider_message_id,
-    error: row.error ? { code: String(row.error.code), message: row.error.message } : null,
+    error: row.error
+      ? {
+          code: String(row.error.code),
+          message: row.error.message,
+          ...(typeof row.error.details === 'string' ? { details: row.error.details } : {}),
+        }
+      : null,
     requestId: row.request_id,
     userId: row.user_id,
     createdAt: row.created_at.toISOString(),

@@ -3,6 +3,7 @@ import type { Db } from '../../db/index.js';
 import type { EventsService } from '../../events/events.service.js';
 import { persist, type PersistOptions } from '../../lib/persist.js';
 import { ProviderError, type PreparedTemplate } from '../../providers/types.js';
+import { channelUnhealthyError } from '../channels/channel-health.service.js';
 import type { ContactsRepo } from '../contacts/contacts.repo.js';
 import type { AgentMessagesRepo, OutboundMessageRow } from './agent-messages.repo.js';
 import type { StoredMedia } from './agent-messages.service.js';
@@ -38,6 +39,8 @@ export class AgentMessageSender {
     if (!m || m.status !== 'queued') return;
     let result: DeliveryResult;
     try {
+      // Its token was refused: the provider would refuse this too, so it is not called.
+      if (m.channel_health === 'unhealthy') throw channelUnhealthyError();
       result = await this.deliverer.deliver(
         { id: m.channel_id, provider: m.provider, provider_config: m.provider_config },
         m.provider_address ?? m.contact_value,
@@ -53,7 +56,11 @@ export class AgentMessageSender {
         throw err;
       }
       const error = providerError
-        ? { code: providerError.code, message: providerError.message }
+        ? {
+            code: providerError.code,
+            message: providerError.message,
+            ...(providerError.details !== undefined ? { details: providerError.details } : {}),
+          }
         : { code: 'internal_error', message: 'The message could not be sent' };
       this.logger.warn({ err, messageId, code: error.code }, 'agent message failed');
       await this.settle(m.id, { status: 'failed', error }, null);
@@ -86,7 +93,7 @@ export class AgentMessageSender {
     messageId: string,
     outcome:
       | { status: 'sent'; providerMessageId: string }
-      | { status: 'failed'; error: { code: string; message: string } },
+      | { status: 'failed'; error: { code: string; message: string; details?: string } },
     address: { contactId: string; address: string } | null,
   ): Promise<void> {
     const providerMessageId = outcome.status === 'sent' ? outcome.providerMessageId : null;

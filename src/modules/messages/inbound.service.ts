@@ -10,7 +10,11 @@ import type { ChatsRepo } from '../chats/chats.repo.js';
 import { toChat } from '../chats/chats.service.js';
 import type { ContactsRepo } from '../contacts/contacts.repo.js';
 import { normalizeContact } from '../contacts/normalize.js';
+import type { InboundActions, InboundLinks } from './inbound-actions.js';
 import type { MessagesRepo } from './messages.repo.js';
+import { pt } from '../../http/language.js';
+
+const NOT_SANDBOX = pt('O canal não é um canal sandbox', 'The channel is not a sandbox channel');
 
 export interface InboundChannel {
   id: string;
@@ -28,7 +32,12 @@ export interface InboundText {
 /** A customer's message in the platform's terms, whatever provider brought it. */
 export interface InboundMessage {
   contact: {
-    /** Canonical contact value (normalizeContact): the key that finds the contact. */
+    /**
+     * `phone` (default), or `user_id` for a customer the provider names only by a business-scoped
+     * user id (no phone number).
+     */
+    type?: 'phone' | 'user_id';
+    /** Canonical contact value (normalizeContact, or the user id as given): the key that finds the contact. */
     value: string;
     name?: string | null;
     /** Where replies go; WhatsApp's `wa_id`, which may lack the ninth digit the value has. */
@@ -40,6 +49,10 @@ export interface InboundMessage {
   summary: string;
   /** The provider's id; a message already stored under it on the channel is a redelivery. */
   providerMessageId?: string | null;
+  /** When the customer sent it (kept as `content.sentAt`); the arrival time when not given. */
+  sentAt?: Date;
+  /** Other messages it names (reply, edit, revoke, reaction) and a number change. */
+  links?: InboundLinks;
 }
 
 export type InboundResult =
@@ -61,13 +74,14 @@ export class InboundService {
     private readonly messages: MessagesRepo,
     private readonly channels: ChannelsRepo,
     private readonly events: EventsService,
+    private readonly actions: InboundActions,
   ) {}
 
   /** A tester playing the customer on a sandbox channel of their account. */
   async receiveSandbox(actor: UserActor, channelId: string, input: InboundText) {
     const channel = await this.channels.find(actor.accountId, channelId);
     if (!channel) throw notFound();
-    if (channel.provider !== 'sandbox') throw badRequest('O canal não é um canal sandbox');
+    if (channel.provider !== 'sandbox') throw badRequest(NOT_SANDBOX);
     const normalized = normalizeContact('phone', input.from);
     if (!normalized.ok) throw badRequest([normalized.message.replace('contact.value', 'from')]);
     const result = await this.receive(channel, {
@@ -96,7 +110,7 @@ export class InboundService {
           id: newId(),
           account_id: channel.account_id,
           channel_id: channel.id,
-          type: 'phone',
+          type: input.contact.type ?? 'phone',
           value: input.contact.value,
           name: input.contact.name?.trim() || null,
           provider_address: input.contact.providerAddress,
@@ -111,6 +125,13 @@ export class InboundService {
           queue: channel.queue,
         });
         const id = newId();
+        const sentAt = (input.sentAt ?? new Date()).toISOString();
+        const content = await this.actions.resolve(
+          tx,
+          channel.id,
+          input.sentAt ? { ...input.content, sentAt } : input.content,
+          input.links,
+        );
         // A concurrent delivery of the same message may have got past the check above; the unique
         // index decides, and the loser's transaction (chat opened included) is rolled back.
         const stored = await this.messages.insertUnlessDuplicate(tx, {
@@ -120,11 +141,26 @@ export class InboundService {
           channel_id: channel.id,
           origin: 'contact',
           type: input.type,
-          content: input.content,
+          content,
           status: 'received',
           provider_message_id: providerMessageId,
         });
         if (!stored) throw new Redelivery();
+        // Edits, revokes and reactions reach the message they name; a number change, the contact.
+        const storedAt = {
+          channelId: channel.id,
+          contactId: contact.id,
+          messageId: id,
+          providerMessageId,
+          sentAt,
+        };
+        await this.actions.apply(tx, events, storedAt, input.links);
+        const routed = chat.created
+          ? null
+          : await this.chats.routeApiReply(tx, chat.id, {
+              queue: channel.queue,
+              teamId: channel.default_team_id,
+            });
         const last: LastMessage = {
           id,
           origin: 'contact',
@@ -142,7 +178,7 @@ export class InboundService {
             chatId: chat.id,
             origin: 'contact',
             type: input.type,
-            content: input.content,
+            content,
             status: 'received',
             providerMessageId,
             error: null,
@@ -154,6 +190,15 @@ export class InboundService {
           const account = channel.account_id;
           // A new conversation reaches its team's queue; an existing one updates its list item.
           if (chat.created) events.add(account, 'chat.new', { chat: c }, targets.chatNew(c));
+          // A reply that brought an API conversation to the team's queue arrives there like a new one.
+          if (routed) {
+            events.add(
+              account,
+              'chat.queue',
+              { chat: c, from: routed.fromQueue, to: c.queue },
+              targets.chatQueue(c, routed.fromTeamId),
+            );
+          }
           events.add(account, 'message.upsert', { chatId: chat.id, message }, targets.message(c));
           if (!chat.created) events.add(account, 'chat.update', { chat: c }, targets.chatUpdate(c));
         }

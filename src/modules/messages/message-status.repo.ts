@@ -5,6 +5,7 @@ import type { MessageStatus, ProviderMessageStatus } from '../../db/types.js';
 export interface StatusError {
   code: string;
   message: string;
+  details?: string;
 }
 
 export class MessageStatusRepo {
@@ -33,17 +34,16 @@ export class MessageStatusRepo {
     tx: Tx,
     channelId: string,
     providerMessageId: string,
-  ): Promise<{ id: string; status: MessageStatus } | undefined> {
+  ): Promise<{ id: string; status: MessageStatus; request_id: string | null } | undefined> {
     return tx
       .selectFrom('messages')
-      .select(['id', 'status'])
+      .select(['id', 'status', 'request_id'])
       .where('channel_id', '=', channelId)
       .where('provider_message_id', '=', providerMessageId)
       .forUpdate()
       .executeTakeFirst();
   }
 
-  /** The statuses recorded for a provider message id, in the order they happened. */
   /** Of these provider message ids, the ones with statuses recorded (`channelId \u0000 id`). */
   async withRecorded(
     tx: Tx,
@@ -59,6 +59,7 @@ export class MessageStatusRepo {
     return new Set(rows.map((r) => `${r.channel_id}\u0000${r.provider_message_id}`));
   }
 
+  /** The statuses recorded for a provider message id, in the order they happened. */
   async recorded(tx: Tx, channelId: string, providerMessageId: string) {
     return tx
       .selectFrom('message_status_events')

@@ -5,6 +5,7 @@ import type { MessageStatus, ProviderMessageStatus } from '../../db/types.js';
 import type { InboundProviderStatus } from '../../providers/types.js';
 import type { MessageEvents } from './message-events.js';
 import type { MessageStatusRepo, StatusError } from './message-status.repo.js';
+import type { RequestLogsRepo } from './send.repo.js';
 
 const UNKNOWN_ERROR: StatusError = { code: 'unknown', message: 'Unknown error' };
 const RANK: Partial<Record<MessageStatus, number>> = { queued: 0, sent: 1, delivered: 2, read: 3 };
@@ -35,7 +36,32 @@ export class MessageStatusService {
     private readonly logger: Logger,
     private readonly events: EventsService,
     private readonly messageEvents: MessageEvents,
+    /** The Channel API request log, whose entries follow their messages' delivery. */
+    private readonly requests: Pick<RequestLogsRepo, 'followMessage'>,
   ) {}
+
+  /**
+   * Moves a message to `next` (with the provider's reason for a failure), and the send request that
+   * produced it along: a failure fails the request, and a later read that proves delivery makes it
+   * `sent` again. In the caller's transaction, so the message and its request never disagree.
+   */
+  private async move(
+    tx: Tx,
+    message: { id: string; status: MessageStatus; request_id: string | null },
+    next: ProviderMessageStatus,
+    error: StatusError | null,
+  ): Promise<void> {
+    await this.repo.setStatus(tx, message.id, next, error);
+    if (message.request_id === null) return;
+    if (next === 'failed') {
+      await this.requests.followMessage(tx, message.request_id, {
+        status: 'failed',
+        error: error ?? UNKNOWN_ERROR,
+      });
+    } else if (message.status === 'failed') {
+      await this.requests.followMessage(tx, message.request_id, { status: 'sent', error: null });
+    }
+  }
 
   /**
    * For the send pipeline, in the transaction that stores a message's provider id: a status webhook
@@ -54,7 +80,7 @@ export class MessageStatusService {
       error = next === 'failed' ? (r.error ?? UNKNOWN_ERROR) : null;
     }
     if (status === message.status) return 'unchanged';
-    await this.repo.setStatus(tx, message.id, status as ProviderMessageStatus, error);
+    await this.move(tx, message, status as ProviderMessageStatus, error);
     return 'changed';
   }
 
@@ -91,7 +117,7 @@ export class MessageStatusService {
       if (!next) return 'unchanged';
       // A failure keeps the provider's reason; a read after a failure proves delivery and clears it.
       const error = next === 'failed' ? (s.error ?? UNKNOWN_ERROR) : null;
-      await this.repo.setStatus(tx, message.id, next, error);
+      await this.move(tx, message, next, error);
       await this.messageEvents.message(tx, events, 'message.update', message.id);
       return 'changed';
     });

@@ -34,6 +34,47 @@ export class MessagesRepo {
     return row !== undefined;
   }
 
+  /** The messages of a channel with these provider ids (a customer's reply, reaction or edit names one). */
+  async findByProviderIds(
+    tx: Tx,
+    channelId: string,
+    providerMessageIds: readonly string[],
+  ): Promise<{ id: string; provider_message_id: string }[]> {
+    if (providerMessageIds.length === 0) return [];
+    const rows = await tx
+      .selectFrom('messages')
+      .select(['id', 'provider_message_id'])
+      .where('channel_id', '=', channelId)
+      .where('provider_message_id', 'in', providerMessageIds)
+      .execute();
+    return rows.flatMap((r) =>
+      r.provider_message_id ? [{ id: r.id, provider_message_id: r.provider_message_id }] : [],
+    );
+  }
+
+  /** A message of the channel by provider id, locked until commit so concurrent changes to it queue. */
+  async lockByProviderId(
+    tx: Tx,
+    channelId: string,
+    providerMessageId: string,
+  ): Promise<{ id: string; origin: MessageOrigin; content: Record<string, unknown> } | undefined> {
+    return tx
+      .selectFrom('messages')
+      .select(['id', 'origin', 'content'])
+      .where('channel_id', '=', channelId)
+      .where('provider_message_id', '=', providerMessageId)
+      .forUpdate()
+      .executeTakeFirst();
+  }
+
+  async setContent(tx: Tx, id: string, content: Record<string, unknown>): Promise<void> {
+    await tx
+      .updateTable('messages')
+      .set({ content: JSON.stringify(content), updated_at: sql`now()` })
+      .where('id', '=', id)
+      .execute();
+  }
+
   /** Inserts unless the channel already has a message with this provider id (then undefined). */
   async insertUnlessDuplicate(tx: Tx, m: NewMessage): Promise<{ id: string; created_at: Date } | undefined> {
     return tx

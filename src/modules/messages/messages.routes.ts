@@ -13,12 +13,13 @@ import { SEND_BODY_LIMIT_BYTES } from './send.schemas.js';
 /** A chat's messages in the agent API: history, and the attendant's replies. */
 export function messagesRoutes(app: App, services: Services): void {
   const onRequest = userGuard(services);
-  const common = { tags: ['Chats'], security: [{ bearer: [] }] };
+  const common = { tags: ['Chats'] };
   app.get(
     '/api/chats/:id/messages',
     {
       onRequest,
       schema: {
+        operationId: 'listChatMessages',
         ...common,
         summary: "A chat's messages, newest first",
         description:
@@ -38,6 +39,7 @@ export function messagesRoutes(app: App, services: Services): void {
       // Room for the largest media a provider takes, as on the Channel API's send.
       bodyLimit: SEND_BODY_LIMIT_BYTES,
       schema: {
+        operationId: 'replyToChat',
         ...common,
         summary: 'Reply on a chat (queued)',
         description:

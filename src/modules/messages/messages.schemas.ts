@@ -2,6 +2,80 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, ObjectIdString } from '../../http/schemas.js';
 import { MAX_BASE64_LENGTH, TemplateMessageSchema } from './send.schemas.js';
 
+const part = (description: string) =>
+  Type.Optional(
+    Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true, description }),
+  );
+const target = (what: string) =>
+  part(`${what}: \`{providerMessageId, messageId}\` (\`messageId\` null when that message is not stored)`);
+
+/**
+ * A message's content. Agents' and API messages carry `text`, `media` or `template`; a customer's
+ * message keeps every field its provider sent, provider-neutral (the README's table of inbound types).
+ */
+export const MessageContentSchema = Type.Object(
+  {
+    text: Type.Optional(Type.String({ description: 'Body, caption, or the text a customer message shows' })),
+    media: part(
+      '`{kind?, id?, mimetype, filename?, caption?, sha256?, voice?}`; `voice: true` for a voice note',
+    ),
+    sentAt: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description: "Customer messages: when the customer sent it (provider's time)",
+      }),
+    ),
+    context: target(
+      'The message this one replies to (`forwarded`, `frequentlyForwarded`, `product` when given)',
+    ),
+    referral: part(
+      'The ad or post the customer came from: `{sourceType, sourceId, sourceUrl, headline, body, mediaType, mediaUrl, ctwaClid}`',
+    ),
+    interactive: part(
+      "An answer to an interactive message: `{kind: button_reply|list_reply|nfm_reply, id, title, description?, name?, body?, response?}` (`response`: a Flow's answers, parsed)",
+    ),
+    button: part('A template quick-reply button: `{text, payload}`'),
+    order: part(
+      'A catalog order: `{catalogId, text, items: [{productRetailerId, quantity, itemPrice, currency}]}`',
+    ),
+    location: part('`{latitude, longitude, name?, address?, url?}`'),
+    contacts: Type.Optional(
+      Type.Array(Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true }), {
+        description:
+          'Shared contact cards: `{name, phones: [{phone, waId, type}], emails: [{email, type}], organization?}`',
+      }),
+    ),
+    reaction: part(
+      'On a `reaction` message: `{providerMessageId, messageId, emoji}` (emoji null: removed). On the message reacted to: `{emoji, at, messageId}` (the reaction message)',
+    ),
+    edit: target('On an `edit` message: the message it changed (its new text is `text`)'),
+    edits: Type.Optional(
+      Type.Array(Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true }), {
+        description: 'On an edited message: earlier versions `{text, at}`, oldest first',
+      }),
+    ),
+    editedAt: Type.Optional(
+      Type.String({ format: 'date-time', description: 'When the customer last edited it' }),
+    ),
+    revoke: target('On a `revoke` message: the message the customer deleted'),
+    revokedAt: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description: 'When the customer deleted it for everyone (text kept for agents)',
+      }),
+    ),
+    system: part('`{kind, body, newAddress?}`; `kind` `user_changed_number` with the new address'),
+    template: part(
+      'A template sent (Channel API or agent): `{name, language, header, body, urlButtons, mediaHeader?, orderDetails}`, its values resolved for the provider (`header`/`body`: `[{text, parameterName?}]` in order)',
+    ),
+    unsupported: part('What the provider could not deliver: `{type, errors: [{code, title, details}]}`'),
+    raw: part(
+      "`unsupported` messages: the provider's JSON as received (left out above 16,000 characters: `rawOmitted`)",
+    ),
+  },
+  { additionalProperties: true },
+);
+
 /**
  * A stored message as the agent API shows it (and, later, the gateway's `message.*` events). Shared
  * here so every surface that shows a message uses one shape.
@@ -11,19 +85,21 @@ export const MessageSchema = Type.Object({
   chatId: Type.String(),
   origin: Type.String({ description: '`contact`, `user` (an agent), `api` (send-message) or `system`' }),
   type: Type.String({ description: '`text`, `media`, `template`, or what the provider sent (`image`, …)' }),
-  content: Type.Unsafe<Record<string, unknown>>({
-    type: 'object',
-    additionalProperties: true,
-    description:
-      '`{text}` for text; `{text?, media: {kind, mimetype, filename?, caption?, id?}}` for media; ' +
-      '`{template: {name, language, header, body, urlButtons, mediaHeader?, orderDetails}}` for a template, ' +
-      'its variables as resolved for the provider (`header`/`body`: `[{text, parameterName?}]` in order)',
-  }),
+  content: MessageContentSchema,
   status: Type.String({
     description: '`queued`, `sent`, `delivered`, `read`, `failed`, or `received` (customer)',
   }),
   providerMessageId: Nullable(Type.String()),
-  error: Nullable(Type.Object({ code: Type.String(), message: Type.String() })),
+  error: Nullable(
+    Type.Object(
+      {
+        code: Type.String({ description: "The provider's error code, e.g. 131047" }),
+        message: Type.String(),
+        details: Type.Optional(Type.String({ description: "The provider's longer explanation, when given" })),
+      },
+      { description: 'Why a `failed` message failed' },
+    ),
+  ),
   requestId: Nullable(Type.String({ description: 'The send-message request that produced it' })),
   userId: Nullable(Type.String({ description: 'The agent who wrote it' })),
   createdAt: Type.String({ format: 'date-time' }),

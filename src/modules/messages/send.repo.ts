@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db, Tx } from '../../db/index.js';
-import type { ContactType, ProviderName, RequestStatus } from '../../db/types.js';
+import type { ChannelHealth, ContactType, ProviderName, RequestStatus } from '../../db/types.js';
 import { Statement } from '../../db/prepared.js';
 import { SendQueue, type QueuedSend } from '../../jobs/send-queue.js';
 import type { RequestMessage } from './prepare.js';
@@ -223,6 +223,7 @@ export class RequestLogsRepo {
         provider: ProviderName;
         provider_config: Record<string, unknown>;
         default_team_id: string;
+        health: ChannelHealth;
       };
     }[]
   > {
@@ -240,18 +241,22 @@ export class RequestLogsRepo {
         'c.provider as channel_provider',
         'c.provider_config as channel_provider_config',
         'c.default_team_id as channel_default_team_id',
+        'c.health as channel_health',
       ])
       .execute();
-    return rows.map(({ channel_provider, channel_provider_config, channel_default_team_id, ...req }) => ({
-      req: rowOf(req),
-      channel: {
-        id: req.channel_id,
-        account_id: req.account_id,
-        provider: channel_provider,
-        provider_config: channel_provider_config,
-        default_team_id: channel_default_team_id,
-      },
-    }));
+    return rows.map(
+      ({ channel_provider, channel_provider_config, channel_default_team_id, channel_health, ...req }) => ({
+        req: rowOf(req),
+        channel: {
+          id: req.channel_id,
+          account_id: req.account_id,
+          provider: channel_provider,
+          provider_config: channel_provider_config,
+          default_team_id: channel_default_team_id,
+          health: channel_health,
+        },
+      }),
+    );
   }
 
   async setChat(tx: Tx, requestId: string, chatId: string): Promise<void> {
@@ -309,6 +314,30 @@ export class RequestLogsRepo {
                   ${items.map((i) => i.messageId)}::text[], ${items.map((i) => i.providerMessageId)}::text[])
         AS v(id, chat_id, message_id, provider_message_id)
       WHERE r.request_id = v.id`.execute(tx);
+  }
+
+  /**
+   * A sent request follows its message's delivery: `failed` with the provider's reason when the
+   * provider reports the message failed after accepting it (e.g. 131047, the 24-hour window), and
+   * `sent` again, without the error, when a later status proves it was delivered after all. Only a
+   * settled request moves (one still `processing` has not stored its message yet).
+   */
+  async followMessage(
+    tx: Tx,
+    requestId: string,
+    outcome: { status: 'sent'; error: null } | { status: 'failed'; error: RequestError },
+  ): Promise<void> {
+    await tx
+      .updateTable('request_logs')
+      .set({
+        status: outcome.status,
+        error: outcome.error ? JSON.stringify(outcome.error) : null,
+        updated_at: sql`now()`,
+      })
+      .where('request_id', '=', requestId)
+      .where('status', 'in', ['sent', 'failed'])
+      .where('status', '<>', outcome.status)
+      .execute();
   }
 
   async markFailed(tx: Tx, requestId: string, error: RequestError, messageId: string | null): Promise<void> {

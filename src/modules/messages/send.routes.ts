@@ -16,7 +16,6 @@ import {
 /** Channel API send-message (channel key) and the channel's request log (agent JWT). */
 export function sendRoutes(app: App, services: Services): void {
   const channelKey = channelKeyGuard(services);
-  const security = [{ channelApiKey: [] }];
 
   app.post(
     '/channel-api/messages/send',
@@ -25,13 +24,13 @@ export function sendRoutes(app: App, services: Services): void {
       // Large enough for the largest media the provider takes (a 100 MB document, in base64).
       bodyLimit: SEND_BODY_LIMIT_BYTES,
       schema: {
+        operationId: 'sendMessage',
         tags: ['Channel API'],
         summary: 'Send a message (queued)',
         description:
           'Checks the request, stores and queues it, and answers 201 `{requestId}`; the provider is called in the background. ' +
           '`x-channel-api-key` missing → 400; invalid key or API disabled on the channel → 404 `Invalid API token`. ' +
           '`Idempotency-Key` (≤ 255 characters): the same key on the same channel within 24 h answers the first requestId without queueing again.',
-        security,
         headers: SendHeaders,
         body: SendMessageBody,
         response: { 201: SendAccepted, ...errorResponses(400, 404, 413) },
@@ -50,10 +49,10 @@ export function sendRoutes(app: App, services: Services): void {
     {
       onRequest: channelKey,
       schema: {
+        operationId: 'getSendRequest',
         tags: ['Channel API'],
         summary: 'Follow a send request',
         description: "The request's log entry: status, attempts, message id or the provider's error.",
-        security,
         params: RequestIdParams,
         response: { 200: RequestLogSchema, ...errorResponses(400, 404) },
       },
@@ -66,10 +65,10 @@ export function sendRoutes(app: App, services: Services): void {
     {
       onRequest: userGuard(services),
       schema: {
+        operationId: 'listChannelRequestLogs',
         tags: ['Channels'],
         summary: "The channel's Channel API request log",
         description: 'Newest first. Filters combine with AND.',
-        security: [{ bearer: [] }],
         params: IdParams,
         querystring: RequestLogQuery,
         response: { 200: RequestLogPage, ...errorResponses(400, 401, 403, 404) },

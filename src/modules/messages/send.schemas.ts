@@ -62,9 +62,14 @@ const Variables = eitherType<SendTemplateVariables | TemplateVariableValue[]>(
   '`{header?, body?, buttons?}`; a plain array is taken as `body` (legacy format)',
 );
 
+/**
+ * Not type-checked by the schema: prepareMessage words a wrong amount itself (the contract's
+ * sentence). `x-documented-types` gives the API reference its type (see src/http/openapi.ts).
+ */
 const AmountValue = Type.Unsafe<number | string>({
   description:
     'An integer in the smallest currency unit, or an ERP decimal string in major units ("1.234,56", "1234.56", "25")',
+  'x-documented-types': ['integer', 'string'],
 });
 const Amount = Type.Object(
   {

@@ -1,13 +1,14 @@
 import type { Logger } from 'pino';
 import type { Db, Tx } from '../../db/index.js';
 import type { EventBuffer, EventsService } from '../../events/events.service.js';
-import type { LastMessage } from '../../db/types.js';
+import type { ChannelHealth, LastMessage } from '../../db/types.js';
 import type { SendOutcome } from '../../jobs/send-dispatcher.js';
 import type { LeasedJob } from '../../jobs/send-queue.js';
 import { Batcher } from '../../lib/batcher.js';
 import { newId } from '../../lib/ids.js';
 import { persist, type PersistOptions } from '../../lib/persist.js';
 import { ProviderError } from '../../providers/types.js';
+import { channelUnhealthyError } from '../channels/channel-health.service.js';
 import type { ChatsRepo } from '../chats/chats.repo.js';
 import { contactKey, type ContactsRepo } from '../contacts/contacts.repo.js';
 import type { DeliveryChannel, Deliverer, DeliveryResult, OutboundMessage } from './deliver.js';
@@ -34,7 +35,7 @@ export const API_QUEUE = 'API';
  */
 const CHAT_LOCK_TIMEOUT_MS = 5_000;
 
-type ChannelOf = DeliveryChannel & { account_id: string; default_team_id: string };
+type ChannelOf = DeliveryChannel & { account_id: string; default_team_id: string; health: ChannelHealth };
 
 /** One request through an attempt: what each step found. */
 interface Work {
@@ -182,6 +183,9 @@ export class SendWorker {
     let entered = false;
     try {
       w.conversation = await this.conversations.submit(w);
+      // Its token was refused: the provider would refuse this too, so it is not called. The request
+      // fails like a refusal (message stored failed in the conversation), with a reason that says so.
+      if (w.channel.health === 'unhealthy') throw channelUnhealthyError();
       await this.enterUnrecorded();
       entered = true;
       const blobId = w.req.media_blob_id;
@@ -531,6 +535,16 @@ export class SendWorker {
         },
       })),
     );
+    await requests.markSentMany(
+      tx,
+      sent.map((w) => ({
+        requestId: w.req.request_id,
+        chatId: w.conversation!.chatId,
+        messageId: w.messageId!,
+        providerMessageId: w.result!.providerMessageId,
+      })),
+    );
+    // After the request is `sent`: a failure reported before the send was stored fails it again.
     await statuses.catchUpMany(
       tx,
       sent.map((w) => ({ channelId: w.req.channel_id, providerMessageId: w.result!.providerMessageId })),
@@ -543,15 +557,6 @@ export class SendWorker {
         accountId,
         list.map((w) => ({ messageId: w.messageId!, chatId: w.conversation!.chatId })),
       );
-    await requests.markSentMany(
-      tx,
-      sent.map((w) => ({
-        requestId: w.req.request_id,
-        chatId: w.conversation!.chatId,
-        messageId: w.messageId!,
-        providerMessageId: w.result!.providerMessageId,
-      })),
-    );
     await contacts.setProviderAddresses(
       tx,
       sent.flatMap((w) =>

@@ -15,12 +15,13 @@ const ListQuery = Type.Object(
 
 export function notificationsRoutes(app: App, services: Services): void {
   const onRequest = userGuard(services);
-  const common = { tags: ['Notifications'], security: [{ bearer: [] }] };
+  const common = { tags: ['Notifications'] };
   app.get(
     '/api/notifications',
     {
       onRequest,
       schema: {
+        operationId: 'listNotifications',
         ...common,
         summary: 'Your notifications, newest first',
         description: 'Each one was also sent live as `notification.new` to your user room.',
@@ -41,6 +42,7 @@ export function notificationsRoutes(app: App, services: Services): void {
     {
       onRequest,
       schema: {
+        operationId: 'markNotificationRead',
         ...common,
         summary: 'Mark a notification read',
         params: IdParams,

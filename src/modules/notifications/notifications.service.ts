@@ -8,7 +8,7 @@ import type { UserActor } from '../auth/actors.js';
 import type { Permission } from '../auth/permissions.js';
 import type { NotificationRow, NotificationsRepo } from './notifications.repo.js';
 
-export type NotificationKind = 'chat.assigned' | 'webhook.disabled';
+export type NotificationKind = 'chat.assigned' | 'webhook.disabled' | 'channel.unhealthy';
 
 export function toNotification(row: NotificationRow): NotificationT {
   return {

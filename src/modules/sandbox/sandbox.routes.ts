@@ -28,11 +28,11 @@ export function sandboxRoutes(app: App, services: Services): void {
     {
       onRequest: userGuard(services),
       schema: {
+        operationId: 'simulateInboundMessage',
         tags: ['Sandbox'],
         summary: 'Play the customer: a message arriving on a sandbox channel',
         description:
           "Opens a chat in the channel's queue for its default team, or appends to the contact's open chat and counts it unread.",
-        security: [{ bearer: [] }],
         params: IdParams,
         body: InboundBody,
         response: {
@@ -55,13 +55,13 @@ export function sandboxRoutes(app: App, services: Services): void {
     {
       onRequest: userGuard(services),
       schema: {
+        operationId: 'simulateCustomerRead',
         tags: ['Sandbox'],
         summary: 'Play the customer: they read the messages sent to them',
         description:
           "The conversation's sent and delivered messages (agents', the Channel API's) become `read`, each a " +
           '`message.update`, as a WhatsApp read receipt would make them. Answers how many changed. ' +
           'Only for a user who may see the chat (its attendant, its team, `chats:read_all`); another chat is 404.',
-        security: [{ bearer: [] }],
         params: IdParams,
         body: ReadBody,
         response: {

@@ -5,6 +5,9 @@ import type { ChatsRepo } from '../chats/chats.repo.js';
 import type { ChatsService } from '../chats/chats.service.js';
 import type { MessageStatusService } from '../messages/message-status.service.js';
 import type { SandboxRepo } from './sandbox.repo.js';
+import { pt } from '../../http/language.js';
+
+const NOT_SANDBOX = pt('O canal não é um canal sandbox', 'The channel is not a sandbox channel');
 
 /**
  * The customer's side of a sandbox channel beyond writing (which is the inbound path): reading.
@@ -27,7 +30,7 @@ export class SandboxService {
   async customerRead(actor: UserActor, channelId: string, chatId: string): Promise<{ read: number }> {
     const channel = await this.channels.find(actor.accountId, channelId);
     if (!channel) throw notFound();
-    if (channel.provider !== 'sandbox') throw badRequest('O canal não é um canal sandbox');
+    if (channel.provider !== 'sandbox') throw badRequest(NOT_SANDBOX);
     const chat = await this.chats.find(actor.accountId, chatId);
     if (!chat || chat.channel_id !== channelId || !(await this.chatAccess.canSee(actor, chat))) {
       throw notFound();

@@ -7,12 +7,13 @@ import { CreateTeamBody, UpdateTeamBody } from './teams.schemas.js';
 
 export function teamsRoutes(app: App, services: Services): void {
   const onRequest = userGuard(services);
-  const common = { tags: ['Teams'], security: [{ bearer: [] }] };
+  const common = { tags: ['Teams'] };
   app.get(
     '/api/teams',
     {
       onRequest,
       schema: {
+        operationId: 'listAccountTeams',
         ...common,
         summary: 'List teams',
         response: { 200: Type.Array(TeamSchema), ...errorResponses(401) },
@@ -25,6 +26,7 @@ export function teamsRoutes(app: App, services: Services): void {
     {
       onRequest,
       schema: {
+        operationId: 'createTeam',
         ...common,
         summary: 'Create a team',
         body: CreateTeamBody,
@@ -39,6 +41,7 @@ export function teamsRoutes(app: App, services: Services): void {
     {
       onRequest,
       schema: {
+        operationId: 'getTeam',
         ...common,
         summary: 'Get a team',
         params: IdParams,
@@ -52,6 +55,7 @@ export function teamsRoutes(app: App, services: Services): void {
     {
       onRequest,
       schema: {
+        operationId: 'updateTeam',
         ...common,
         summary: 'Change a team (name, description, status, members)',
         params: IdParams,

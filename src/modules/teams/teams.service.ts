@@ -8,6 +8,7 @@ import { requirePermission } from '../auth/guards.js';
 import type { UsersRepo } from '../users/users.repo.js';
 import type { TeamRow, TeamsRepo } from './teams.repo.js';
 import type { CreateTeamInput, UpdateTeamInput } from './teams.schemas.js';
+import { en } from '../../http/language.js';
 
 export function toTeam(row: TeamRow): TeamT {
   return {
@@ -75,7 +76,13 @@ export class TeamsService {
   private async setMembers(tx: Tx, accountId: string, teamId: string, members: string[]): Promise<string[]> {
     const found = await this.users.existing(accountId, members, tx);
     const missing = members.filter((m) => !found.has(m));
-    if (missing.length > 0) throw badRequest([`members contains unknown users: ${missing.join(', ')}`]);
+    if (missing.length > 0)
+      throw badRequest([
+        en(
+          `members contains unknown users: ${missing.join(', ')}`,
+          `members contém usuários desconhecidos: ${missing.join(', ')}`,
+        ),
+      ]);
     return this.repo.setMembers(tx, teamId, members);
   }
 }

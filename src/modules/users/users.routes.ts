@@ -7,12 +7,13 @@ import { CreateUserBody, UpdateUserBody } from './users.schemas.js';
 
 export function usersRoutes(app: App, services: Services): void {
   const onRequest = userGuard(services);
-  const common = { tags: ['Users'], security: [{ bearer: [] }] };
+  const common = { tags: ['Users'] };
   app.get(
     '/api/users',
     {
       onRequest,
       schema: {
+        operationId: 'listAccountUsers',
         ...common,
         summary: 'List users',
         response: { 200: Type.Array(UserSchema), ...errorResponses(401) },
@@ -25,6 +26,7 @@ export function usersRoutes(app: App, services: Services): void {
     {
       onRequest,
       schema: {
+        operationId: 'createUser',
         ...common,
         summary: 'Create a user',
         body: CreateUserBody,
@@ -39,6 +41,7 @@ export function usersRoutes(app: App, services: Services): void {
     {
       onRequest,
       schema: {
+        operationId: 'getUser',
         ...common,
         summary: 'Get a user',
         params: IdParams,
@@ -52,6 +55,7 @@ export function usersRoutes(app: App, services: Services): void {
     {
       onRequest,
       schema: {
+        operationId: 'updateUser',
         ...common,
         summary: 'Change a user (name, status, role, password)',
         params: IdParams,

@@ -8,6 +8,17 @@ import type { ApiKeyActor, UserActor } from '../auth/actors.js';
 import { requirePermission } from '../auth/guards.js';
 import { UsersRepo, type UserRow } from './users.repo.js';
 import type { CreateUserInput, UpdateUserInput } from './users.schemas.js';
+import { en, pt } from '../../http/language.js';
+
+const EMAIL_TAKEN = en('Email already in use', 'E-mail já está em uso');
+const BAD_ROLE = en(
+  'role must be one of the following values: admin, supervisor, agent',
+  'role deve ser um dos seguintes valores: admin, supervisor, agent',
+);
+const OWN_USER = pt(
+  'Você não pode cancelar nem rebaixar o próprio usuário',
+  'You cannot cancel or demote your own user',
+);
 
 export function toUser(row: UserRow): UserT {
   return {
@@ -44,9 +55,9 @@ export class UsersService {
   async create(actor: UserActor, input: CreateUserInput): Promise<UserT> {
     requirePermission(actor, 'users:manage');
     const email = input.email.trim().toLowerCase();
-    if (await this.repo.emailTaken(email)) throw new AppError(409, 'Email already in use');
+    if (await this.repo.emailTaken(email)) throw new AppError(409, EMAIL_TAKEN);
     const role = await this.repo.roleByName(actor.accountId, input.role);
-    if (!role) throw badRequest([`role must be one of the following values: admin, supervisor, agent`]);
+    if (!role) throw badRequest([BAD_ROLE]);
     const id = newId();
     try {
       await this.repo.insert(this.db, {
@@ -59,7 +70,7 @@ export class UsersService {
         password_hash: await hashPassword(input.password),
       });
     } catch (err) {
-      if ((err as { code?: string }).code === '23505') throw new AppError(409, 'Email already in use');
+      if ((err as { code?: string }).code === '23505') throw new AppError(409, EMAIL_TAKEN);
       throw err;
     }
     return this.get(actor, id);
@@ -73,12 +84,12 @@ export class UsersService {
     if (input.password !== undefined) patch.password_hash = await hashPassword(input.password);
     if (input.role !== undefined) {
       const role = await this.repo.roleByName(actor.accountId, input.role);
-      if (!role) throw badRequest(['role must be one of the following values: admin, supervisor, agent']);
+      if (!role) throw badRequest([BAD_ROLE]);
       patch.role_id = role.id;
     }
     if (id === actor.userId && (patch.status === 'cancelled' || (input.role && input.role !== 'admin'))) {
       // An admin locking themselves out would leave an account nobody can administer.
-      throw badRequest('Você não pode cancelar nem rebaixar o próprio usuário');
+      throw badRequest(OWN_USER);
     }
     const current = await this.repo.find(actor.accountId, id);
     if (!current) throw notFound();

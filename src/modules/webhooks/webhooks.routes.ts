@@ -26,12 +26,13 @@ const DELIVERY_DOC =
 
 export function webhooksRoutes(app: App, services: Services): void {
   const onRequest = userGuard(services);
-  const common = { tags: ['Webhooks'], security: [{ bearer: [] }] };
+  const common = { tags: ['Webhooks'] };
   app.get(
     '/api/webhooks',
     {
       onRequest,
       schema: {
+        operationId: 'listWebhooks',
         ...common,
         summary: 'List outgoing webhook subscriptions (secrets are never shown again)',
         response: { 200: Type.Array(WebhookSchema), ...errorResponses(401, 403) },
@@ -44,6 +45,7 @@ export function webhooksRoutes(app: App, services: Services): void {
     {
       onRequest,
       schema: {
+        operationId: 'createWebhook',
         ...common,
         summary: 'Subscribe an endpoint to events',
         description: `The secret (given, or generated when absent) is shown only in this answer. ${DELIVERY_DOC}`,
@@ -59,6 +61,7 @@ export function webhooksRoutes(app: App, services: Services): void {
     {
       onRequest,
       schema: {
+        operationId: 'getWebhook',
         ...common,
         summary: 'Get a webhook subscription',
         params: IdParams,
@@ -72,6 +75,7 @@ export function webhooksRoutes(app: App, services: Services): void {
     {
       onRequest,
       schema: {
+        operationId: 'updateWebhook',
         ...common,
         summary: 'Change a webhook subscription',
         description:
@@ -89,6 +93,7 @@ export function webhooksRoutes(app: App, services: Services): void {
     {
       onRequest,
       schema: {
+        operationId: 'deleteWebhook',
         ...common,
         summary: 'Delete a webhook subscription and its delivery log',
         params: IdParams,
@@ -105,6 +110,7 @@ export function webhooksRoutes(app: App, services: Services): void {
     {
       onRequest,
       schema: {
+        operationId: 'listWebhookDeliveries',
         ...common,
         summary: "The endpoint's delivery log",
         description: 'Newest first; kept as long as the events (`ATENDE_EVENT_RETENTION_DAYS`).',
@@ -120,6 +126,7 @@ export function webhooksRoutes(app: App, services: Services): void {
     {
       onRequest,
       schema: {
+        operationId: 'replayWebhookDelivery',
         ...common,
         summary: 'Send a delivery again',
         description:

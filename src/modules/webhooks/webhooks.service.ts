@@ -15,6 +15,12 @@ import type {
 } from './webhooks.schemas.js';
 import type { WebhookEgress } from './webhooks.egress.js';
 import type { WebhookJobs } from './webhooks.worker.js';
+import { en, pt } from '../../http/language.js';
+
+const NOT_HTTP_URL = en(
+  'url must be an absolute http or https URL',
+  'url deve ser um endereço http ou https completo',
+);
 
 /** Subscriptions per account: each one is a delivery per event, so the fan-out stays bounded. */
 export const MAX_WEBHOOKS_PER_ACCOUNT = 20;
@@ -31,14 +37,16 @@ function parseUrl(raw: string): URL {
   try {
     parsed = new URL(url);
   } catch {
-    throw badRequest(['url must be an absolute http or https URL']);
+    throw badRequest([NOT_HTTP_URL]);
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw badRequest(['url must be an absolute http or https URL']);
+    throw badRequest([NOT_HTTP_URL]);
   }
   // Credentials in a URL end up in logs and screens; the signature is how receivers authenticate us.
   if (parsed.username !== '' || parsed.password !== '') {
-    throw badRequest(['url must not contain a user name or password']);
+    throw badRequest([
+      en('url must not contain a user name or password', 'url não pode conter nome de usuário nem senha'),
+    ]);
   }
   return parsed;
 }
@@ -96,7 +104,12 @@ export class WebhooksService {
     const url = parseUrl(raw);
     const refusal = await this.egress.refusal(url);
     if (refusal !== null) {
-      throw badRequest([`url must point to a public address: ${refusal}`]);
+      throw badRequest([
+        en(
+          `url must point to a public address: ${refusal}`,
+          `url deve apontar para um endereço público: ${refusal}`,
+        ),
+      ]);
     }
     return raw.trim();
   }
@@ -115,7 +128,13 @@ export class WebhooksService {
     requirePermission(actor, 'webhooks:manage');
     const url = await this.checkUrl(input.url);
     if ((await this.repo.count(actor.accountId)) >= MAX_WEBHOOKS_PER_ACCOUNT) {
-      throw new AppError(409, `Limite de ${MAX_WEBHOOKS_PER_ACCOUNT} webhooks por conta atingido`);
+      throw new AppError(
+        409,
+        pt(
+          `Limite de ${MAX_WEBHOOKS_PER_ACCOUNT} webhooks por conta atingido`,
+          `Limit of ${MAX_WEBHOOKS_PER_ACCOUNT} webhooks per account reached`,
+        ),
+      );
     }
     const secret = input.secret ?? newSecret();
     const row = await this.repo.insert({
@@ -136,7 +155,12 @@ export class WebhooksService {
   ): Promise<WebhookT & { secret?: string }> {
     requirePermission(actor, 'webhooks:manage');
     if (input.secret !== undefined && input.rotateSecret === true) {
-      throw badRequest(['secret and rotateSecret cannot be used together']);
+      throw badRequest([
+        en(
+          'secret and rotateSecret cannot be used together',
+          'secret e rotateSecret não podem ser usados juntos',
+        ),
+      ]);
     }
     const url = input.url === undefined ? undefined : await this.checkUrl(input.url);
     const secret = input.rotateSecret === true ? newSecret() : input.secret;
@@ -176,7 +200,7 @@ export class WebhooksService {
   async replay(actor: UserActor, id: string, deliveryId: string): Promise<DeliveryT> {
     requirePermission(actor, 'webhooks:manage');
     const webhook = await this.find(actor, id);
-    if (!webhook.enabled) throw new AppError(409, 'O webhook está desativado');
+    if (!webhook.enabled) throw new AppError(409, pt('O webhook está desativado', 'The webhook is disabled'));
     await inTransaction(this.db, async (tx) => {
       const now = new Date();
       const generation = await this.repo.replay(tx, id, deliveryId, now);

@@ -28,13 +28,20 @@ export function whatsappWebhookRoutes(app: App, services: Services): void {
       // The query carries the verify token: keep it out of the access log.
       logLevel: 'warn',
       schema: {
+        operationId: 'verifyWhatsAppWebhook',
         ...common,
         summary: "Meta's webhook verification handshake",
         description:
           "Answers 200 with `hub.challenge` as text/plain when `hub.mode` is `subscribe` and `hub.verify_token` equals the channel's verify token; 403 otherwise.",
         params: Params,
         querystring: VerifyQuery,
-        response: errorResponses(403, 404),
+        response: {
+          200: {
+            description: 'The `hub.challenge` received',
+            content: { 'text/plain': { schema: Type.String() } },
+          },
+          ...errorResponses(403, 404, 503),
+        },
       },
     },
     async (request, reply) => {
@@ -56,13 +63,14 @@ export function whatsappWebhookRoutes(app: App, services: Services): void {
       {
         bodyLimit: WEBHOOK_BODY_LIMIT,
         schema: {
+          operationId: 'receiveWhatsAppWebhook',
           ...common,
           summary: 'A WhatsApp webhook delivery (messages and statuses)',
           description: `Checks \`X-Hub-Signature-256\` (HMAC-SHA256 of the raw body with the channel's app secret; 401 when missing or wrong), stores the delivery and queues its processing, then answers 200. A signed body that is not JSON is a 400.`,
           params: Params,
           response: {
             200: Type.Object({ status: Type.Literal('ok') }),
-            ...errorResponses(400, 401, 404, 413),
+            ...errorResponses(400, 401, 404, 413, 503),
           },
         },
       },

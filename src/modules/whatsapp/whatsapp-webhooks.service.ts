@@ -9,13 +9,12 @@ import type { InboundProviderMessage } from '../../providers/types.js';
 import { parseWebhook, verifySignature, verifySubscription } from '../../providers/whatsapp-cloud/webhook.js';
 import type { ChannelRow, ChannelsRepo } from '../channels/channels.repo.js';
 import { normalizeContact } from '../contacts/normalize.js';
+import type { InboundLinks } from '../messages/inbound-actions.js';
 import type { InboundMessage, InboundService } from '../messages/inbound.service.js';
 import type { MessageStatusService } from '../messages/message-status.service.js';
 import type { InboundEventsRepo } from './inbound-events.repo.js';
 
 export const SIGNATURE_HEADER = 'x-hub-signature-256';
-
-const MEDIA_TYPES = new Set(['image', 'video', 'audio', 'document', 'sticker']);
 
 /**
  * Meta's webhooks for WhatsApp channels: the subscription handshake, and deliveries that are
@@ -95,16 +94,24 @@ export class WhatsAppWebhooksService {
     const { body, foreign } = changesOfNumber(event.body, phoneNumberId);
     if (foreign > 0) log.info({ foreign }, 'webhook changes for another phone number id; skipped');
     const parsed = parseWebhook(body, event.received_at);
+    // Meta reports problems of the webhook itself here (no message to store): never silent.
+    for (const error of parsed.errors) log.warn({ error }, 'webhook carried an error from the provider');
+    for (const skipped of parsed.skipped) log.warn(skipped, 'inbound message unreadable; skipped');
 
     for (const m of parsed.messages) {
       const message = toInbound(m);
       if (!message) {
         log.warn(
-          { providerMessageId: m.providerMessageId },
+          { providerMessageId: m.providerMessageId, type: m.type },
           'inbound message from an unusable address; skipped',
         );
         continue;
       }
+      if (m.type === 'unsupported')
+        log.info(
+          { providerMessageId: m.providerMessageId, unsupported: m.unsupported },
+          'unsupported inbound message kept',
+        );
       await this.inbound.receive(channel, message);
     }
     for (const s of parsed.statuses) await this.statuses.apply(channel.id, s);
@@ -117,27 +124,141 @@ function configString(config: Record<string, unknown>, key: string): string | un
   return typeof v === 'string' && v !== '' ? v : undefined;
 }
 
-/** A WhatsApp message in the platform's terms; null when its sender cannot be a contact. */
+/** Raw JSON of a message kept with an `unsupported` one, at most (larger is left out, and said so). */
+export const MAX_RAW_CHARS = 16_000;
+
+/**
+ * A WhatsApp message in the platform's terms; null when its sender cannot be a contact. Every field
+ * the customer's message carried is kept in the content, provider-neutral (see the README's table of
+ * inbound types); `summary` is the one line a chat list shows.
+ */
 export function toInbound(m: InboundProviderMessage): InboundMessage | null {
-  // The canonical number (a Brazilian mobile without its ninth digit gains it) finds the contact; the
-  // wa_id as received stays the address replies go to. A wa_id our phone metadata does not know yet
-  // is still a customer: its digits are kept as they are.
-  const normalized = normalizeContact('phone', m.from);
-  const value = normalized.ok ? normalized.value : /^\d{6,15}$/.test(m.from) ? m.from : null;
-  if (!value) return null;
-  const media = MEDIA_TYPES.has(m.type) ? m.media : undefined;
-  const summary = MEDIA_TYPES.has(m.type)
-    ? m.text
-      ? `[${m.type}] ${m.text}`
-      : `[${m.type}]`
-    : (m.text ?? `[${m.type}]`);
+  const contact = contactOf(m);
+  if (!contact) return null;
+  const { content, summary } = contentOf(m);
+  const links: InboundLinks = {};
+  if (m.context?.providerMessageId) links.replyTo = m.context.providerMessageId;
+  if (m.edit) links.action = { kind: 'edit', providerMessageId: m.edit.providerMessageId, text: m.edit.text };
+  if (m.revoke) links.action = { kind: 'revoke', providerMessageId: m.revoke.providerMessageId };
+  if (m.reaction)
+    links.action = {
+      kind: 'reaction',
+      providerMessageId: m.reaction.providerMessageId,
+      emoji: m.reaction.emoji,
+    };
+  if (m.system?.newAddress) {
+    const next = phoneValue(m.system.newAddress);
+    if (next) links.numberChange = { value: next, providerAddress: m.system.newAddress };
+  }
   return {
-    contact: { value, name: m.name, providerAddress: m.from },
+    contact,
     type: m.type,
-    content: { ...(m.text !== null ? { text: m.text } : {}), ...(media ? { media } : {}) },
+    content,
     summary,
     providerMessageId: m.providerMessageId,
+    sentAt: m.timestamp,
+    ...(Object.keys(links).length > 0 ? { links } : {}),
   };
+}
+
+/**
+ * The canonical number (a Brazilian mobile without its ninth digit gains it) finds the contact; the
+ * wa_id as received stays the address replies go to. A wa_id our phone metadata does not know yet is
+ * still a customer: its digits are kept as they are.
+ */
+function phoneValue(waId: string): string | null {
+  const normalized = normalizeContact('phone', waId);
+  return normalized.ok ? normalized.value : /^\d{6,15}$/.test(waId) ? waId : null;
+}
+
+const USER_ID = /^[A-Z]{2}\.[A-Za-z0-9.]{1,160}$/;
+
+/** A sender with a number is a phone contact; one with only a business-scoped user id, a `user_id` one. */
+function contactOf(m: InboundProviderMessage): InboundMessage['contact'] | null {
+  if (m.from !== null) {
+    const value = phoneValue(m.from);
+    return value ? { value, name: m.name, providerAddress: m.from } : null;
+  }
+  if (m.userId !== null && USER_ID.test(m.userId)) {
+    return { type: 'user_id', value: m.userId, name: m.name, providerAddress: m.userId };
+  }
+  return null;
+}
+
+function contentOf(m: InboundProviderMessage): { content: Record<string, unknown>; summary: string } {
+  const c: Record<string, unknown> = {};
+  if (m.text !== null) c.text = m.text;
+  if (m.context) c.context = { ...m.context, messageId: null };
+  if (m.referral) c.referral = m.referral;
+  const caption = (tag: string) => (m.text ? `[${tag}] ${m.text}` : `[${tag}]`);
+  switch (m.type) {
+    case 'image':
+    case 'video':
+    case 'audio':
+    case 'document':
+    case 'sticker':
+      if (m.media) c.media = m.media;
+      return { content: c, summary: caption(m.media?.voice ? 'voice' : m.type) };
+    case 'location':
+      if (m.location) c.location = m.location;
+      break;
+    case 'contacts':
+      if (m.contacts) c.contacts = m.contacts;
+      break;
+    case 'interactive':
+      if (m.interactive) c.interactive = m.interactive;
+      break;
+    case 'button':
+      if (m.button) c.button = m.button;
+      break;
+    case 'order':
+      if (m.order) c.order = m.order;
+      return { content: c, summary: orderSummary(m) };
+    case 'reaction':
+      // The emoji is on the reaction, not a text of the customer's.
+      delete c.text;
+      if (m.reaction) c.reaction = m.reaction;
+      return {
+        content: c,
+        summary: m.reaction?.emoji ? `[reaction] ${m.reaction.emoji}` : '[reaction removed]',
+      };
+    case 'edit':
+      if (m.edit) c.edit = { providerMessageId: m.edit.providerMessageId };
+      return { content: c, summary: caption('edited') };
+    case 'revoke':
+      if (m.revoke) c.revoke = m.revoke;
+      return { content: c, summary: '[deleted]' };
+    case 'system':
+      if (m.system) c.system = m.system;
+      break;
+    case 'unsupported': {
+      c.unsupported = m.unsupported ?? { type: null, errors: [] };
+      const raw = JSON.stringify(m.raw);
+      if (raw.length <= MAX_RAW_CHARS) c.raw = m.raw;
+      else c.rawOmitted = raw.length;
+      const kind = m.unsupported?.type;
+      return {
+        content: c,
+        summary: kind && kind !== 'unsupported' ? `[unsupported: ${kind}]` : '[unsupported]',
+      };
+    }
+  }
+  return { content: c, summary: m.text ?? `[${m.type}]` };
+}
+
+/** `[order] 2 items, 150.00 BRL` and the customer's note, from what the order says. */
+function orderSummary(m: InboundProviderMessage): string {
+  const items = m.order?.items ?? [];
+  const count = items.reduce((n, i) => n + (i.quantity ?? 1), 0);
+  const currencies = new Set(items.map((i) => i.currency));
+  let total = '';
+  const [currency] = [...currencies];
+  if (items.length > 0 && currencies.size === 1 && currency && items.every((i) => i.itemPrice !== null)) {
+    const cents = items.reduce((n, i) => n + Math.round((i.itemPrice ?? 0) * 100) * (i.quantity ?? 1), 0);
+    total = `, ${(cents / 100).toFixed(2)} ${currency}`;
+  }
+  const head = `[order] ${count} ${count === 1 ? 'item' : 'items'}${total}`;
+  return m.order?.text ? `${head} ${m.order.text}` : head;
 }
 
 type Obj = Record<string, unknown>;

@@ -14,6 +14,9 @@ export class SandboxProvider implements MessagingProvider {
     return { providerMessageId: `sandbox.${randomUUID()}`, recipientAddress: null };
   }
 
+  /** The simulated customer has no phone to show ticks on. */
+  async markRead(_ctx: ProviderContext, _providerMessageId: string): Promise<void> {}
+
   async uploadMedia(
     _ctx: ProviderContext,
     _file: { bytes: Buffer; mimetype: string; filename?: string },

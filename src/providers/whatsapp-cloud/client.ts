@@ -4,9 +4,10 @@ import {
   type PreparedMessage,
   type ProviderContext,
   type ProviderTemplate,
+  type ProviderObserver,
   type SendResult,
 } from '../types.js';
-import { classifyGraphError, classifyTransportError } from './errors.js';
+import { classifyGraphError, classifyTransportError, isTokenRefused } from './errors.js';
 import { postText } from './http.js';
 import { buildGraphMessage } from './payloads.js';
 import { readGraphTemplate } from './templates.js';
@@ -23,6 +24,8 @@ export interface WhatsAppCloudOptions {
   /** Per request, answer included. */
   timeoutMs: number;
   fetch?: typeof fetch;
+  /** Told when a call fails because the channel's access token was refused (Graph error 190). */
+  observer?: ProviderObserver;
 }
 
 /** The channel settings this provider reads from `ProviderContext.config`. */
@@ -77,7 +80,7 @@ export class WhatsAppCloudProvider implements MessagingProvider {
 
   async send(ctx: ProviderContext, to: string, message: PreparedMessage): Promise<SendResult> {
     const config = whatsAppChannelConfig(ctx.config);
-    const body = await this.call(config, 'messages', {
+    const body = await this.call(ctx, config, 'messages', {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(buildGraphMessage(to, message)),
     });
@@ -96,7 +99,7 @@ export class WhatsAppCloudProvider implements MessagingProvider {
     form.append('messaging_product', 'whatsapp');
     form.append('type', file.mimetype);
     form.append('file', new Blob([file.bytes], { type: file.mimetype }), file.filename ?? 'file');
-    const body = await this.call(config, 'media', { body: form });
+    const body = await this.call(ctx, config, 'media', { body: form });
     const id = typeof body === 'object' && body !== null ? (body as { id?: unknown }).id : undefined;
     if (typeof id !== 'string' || id === '') throw invalidResponse('a media id');
     return { mediaId: id };
@@ -119,6 +122,7 @@ export class WhatsAppCloudProvider implements MessagingProvider {
         ...(after ? { after } : {}),
       });
       const body = await this.get(
+        ctx,
         config,
         `${this.baseUrl}/${this.options.version}/${encodeURIComponent(config.businessAccountId)}/message_templates?${query}`,
       );
@@ -138,7 +142,7 @@ export class WhatsAppCloudProvider implements MessagingProvider {
   }
 
   /** GET a Graph URL with the channel's token; the parsed 2xx body, or a ProviderError. */
-  private async get(config: WhatsAppChannelConfig, url: string): Promise<unknown> {
+  private async get(ctx: ProviderContext, config: WhatsAppChannelConfig, url: string): Promise<unknown> {
     let status: number;
     let text: string;
     try {
@@ -152,12 +156,29 @@ export class WhatsAppCloudProvider implements MessagingProvider {
       throw classifyTransportError(err);
     }
     const body = parseJson(text);
-    if (status < 200 || status >= 300) throw classifyGraphError(status, body);
+    if (status < 200 || status >= 300) {
+      const error = classifyGraphError(status, body);
+      if (isTokenRefused(error)) await this.options.observer?.credentialsRefused(ctx, error);
+      throw error;
+    }
     return body;
   }
 
-  /** POST to `{base}/{version}/{phoneNumberId}/{edge}`; the parsed 2xx body, or a ProviderError. */
+  /** `{"status":"read","message_id":…}` on the messages edge: the customer sees blue ticks. */
+  async markRead(ctx: ProviderContext, providerMessageId: string): Promise<void> {
+    const config = whatsAppChannelConfig(ctx.config);
+    await this.call(ctx, config, 'messages', {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ messaging_product: 'whatsapp', status: 'read', message_id: providerMessageId }),
+    });
+  }
+
+  /**
+   * POST to `{base}/{version}/{phoneNumberId}/{edge}`; the parsed 2xx body, or a ProviderError. A
+   * refused token is reported to the observer first, whatever the call was.
+   */
   private async call(
+    ctx: ProviderContext,
     config: WhatsAppChannelConfig,
     edge: string,
     init: { headers?: Record<string, string>; body: string | FormData },
@@ -184,7 +205,11 @@ export class WhatsAppCloudProvider implements MessagingProvider {
       throw classifyTransportError(err);
     }
     const body = parseJson(text);
-    if (status < 200 || status >= 300) throw classifyGraphError(status, body);
+    if (status < 200 || status >= 300) {
+      const error = classifyGraphError(status, body);
+      if (isTokenRefused(error)) await this.options.observer?.credentialsRefused(ctx, error);
+      throw error;
+    }
     return body;
   }
 }

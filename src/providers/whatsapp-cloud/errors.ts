@@ -10,6 +10,16 @@ export const TEMPORARY_GRAPH_CODES: ReadonlySet<number> = new Set([
   1, 2, 4, 80007, 130429, 131000, 131016, 131048, 131056, 133004, 133016,
 ]);
 
+/**
+ * Graph error 190: the access token expired, was revoked, or is not a token at all. Every call of the
+ * channel fails the same way until an admin stores a new one.
+ */
+export const TOKEN_REFUSED_CODE = '190';
+
+export function isTokenRefused(err: ProviderError): boolean {
+  return err.code === TOKEN_REFUSED_CODE;
+}
+
 interface GraphErrorBody {
   code: number;
   message: string;

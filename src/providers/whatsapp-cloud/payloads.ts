@@ -12,12 +12,16 @@ import type {
 export type GraphJson = { [key: string]: GraphValue };
 type GraphValue = string | number | boolean | GraphValue[] | GraphJson;
 
+/** A business-scoped user id (`US.13491208655302741918`): the address of a customer with no number. */
+const USER_ID = /^[A-Z]{2}\.[A-Za-z0-9.]+$/;
+
 export function buildGraphMessage(to: string, message: PreparedMessage): GraphJson {
   const base: GraphJson = {
     messaging_product: 'whatsapp',
     recipient_type: 'individual',
-    // Meta accepts numbers without `+`, but with it the country code is never ambiguous.
-    to: to.startsWith('+') ? to : `+${to}`,
+    // A user id goes in `recipient`; Meta accepts numbers without `+`, but with it the country code is
+    // never ambiguous.
+    ...(USER_ID.test(to) ? { recipient: to } : { to: to.startsWith('+') ? to : `+${to}` }),
   };
   switch (message.type) {
     case 'text':

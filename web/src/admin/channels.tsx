@@ -36,7 +36,15 @@ const SECRET_SET = {
   appSecret: 'appSecretSet',
   verifyToken: 'verifyTokenSet',
 } as const;
-const FIELDS = ['name', 'provider', 'defaultTeamId', 'queue', 'apiEnabled', 'providerConfig'];
+const FIELDS = [
+  'name',
+  'provider',
+  'defaultTeamId',
+  'queue',
+  'apiEnabled',
+  'providerConfig',
+  'sendReadReceipts',
+];
 
 export function providerLabel(m: AdminText, provider: string): string {
   if (provider === 'sandbox') return m('channels.sandbox');
@@ -67,6 +75,15 @@ export function ChannelsPage() {
     { key: 'provider', label: t('channels.provider'), render: (c) => providerLabel(m, c.provider) },
     { key: 'team', label: t('channels.defaultTeam'), render: (c) => teamName(c.defaultTeamId) },
     { key: 'queue', label: t('channels.queue'), render: (c) => c.queue },
+    {
+      key: 'health',
+      label: m('channels.health'),
+      render: (c) => (
+        <Badge tone={c.health === 'ok' ? 'ok' : 'bad'}>
+          {c.health === 'ok' ? m('channels.healthOk') : m('channels.unhealthy')}
+        </Badge>
+      ),
+    },
     {
       key: 'api',
       label: t('channels.apiTab'),
@@ -154,6 +171,7 @@ function CreateChannelDialog(props: { teams: Team[]; onClose: () => void; onSave
   const defaultTeamId = team || (options[0]?.value ?? '');
   const [queue, setQueue] = useState(DEFAULT_QUEUE);
   const [apiEnabled, setApiEnabled] = useState(false);
+  const [sendReadReceipts, setReadReceipts] = useState(false);
   const [phoneNumberId, setPhone] = useState('');
   const [businessAccountId, setBusinessAccountId] = useState('');
   const [secrets, setSecrets] = useState<Record<Secret, string>>({
@@ -172,6 +190,7 @@ function CreateChannelDialog(props: { teams: Team[]; onClose: () => void; onSave
         defaultTeamId,
         queue: queue.trim(),
         apiEnabled,
+        sendReadReceipts,
       };
       if (provider === 'whatsapp-cloud')
         body.providerConfig = {
@@ -240,6 +259,11 @@ function CreateChannelDialog(props: { teams: Team[]; onClose: () => void; onSave
           />
           <span>{t('channels.api.enabled')}</span>
         </label>
+        <ReadReceiptsField
+          checked={sendReadReceipts}
+          onChange={setReadReceipts}
+          errors={byField.sendReadReceipts}
+        />
         {provider === 'whatsapp-cloud' && (
           <WhatsAppFields
             phoneNumberId={phoneNumberId}
@@ -388,6 +412,7 @@ function GeneralTab(props: { channel: Channel; teams: Team[]; onSaved: (c: Chann
   const [name, setName] = useState(c.name);
   const [defaultTeamId, setTeam] = useState(c.defaultTeamId);
   const [queue, setQueue] = useState(c.queue);
+  const [sendReadReceipts, setReadReceipts] = useState(c.sendReadReceipts);
   const [phoneNumberId, setPhone] = useState(c.providerConfig.phoneNumberId ?? '');
   const [businessAccountId, setBusinessAccountId] = useState(c.providerConfig.businessAccountId ?? '');
   const [secrets, setSecrets] = useState<Record<Secret, string>>({
@@ -406,6 +431,7 @@ function GeneralTab(props: { channel: Channel; teams: Team[]; onSaved: (c: Chann
       if (name.trim() !== c.name) body.name = name.trim();
       if (defaultTeamId !== c.defaultTeamId) body.defaultTeamId = defaultTeamId;
       if (queue.trim() !== c.queue) body.queue = queue.trim();
+      if (sendReadReceipts !== c.sendReadReceipts) body.sendReadReceipts = sendReadReceipts;
       if (c.provider === 'whatsapp-cloud') {
         // Only the settings typed in: the server keeps the others (secrets are never sent back to us).
         const config: Record<string, string> = {};
@@ -429,6 +455,7 @@ function GeneralTab(props: { channel: Channel; teams: Team[]; onSaved: (c: Chann
 
   return (
     <form className="card adm-card adm-form" noValidate onSubmit={onForm(save)}>
+      {c.health === 'unhealthy' && <UnhealthyNotice channel={c} />}
       <FormErrors messages={rest} />
       <div className="adm-row">
         <TextField
@@ -461,6 +488,11 @@ function GeneralTab(props: { channel: Channel; teams: Team[]; onSaved: (c: Chann
           errors={byField.queue}
         />
       </div>
+      <ReadReceiptsField
+        checked={sendReadReceipts}
+        onChange={setReadReceipts}
+        errors={byField.sendReadReceipts}
+      />
       {c.provider === 'whatsapp-cloud' && (
         <>
           <WhatsAppFields
@@ -489,5 +521,48 @@ function GeneralTab(props: { channel: Channel; teams: Team[]; onSaved: (c: Chann
         </button>
       </div>
     </form>
+  );
+}
+
+/** Whether an agent reading a chat sends the customer a read receipt (WhatsApp's blue ticks). */
+function ReadReceiptsField(props: { checked: boolean; onChange: (v: boolean) => void; errors?: string[] }) {
+  const m = useAdminText();
+  return (
+    <div>
+      <label className="adm-check">
+        <input
+          type="checkbox"
+          name="sendReadReceipts"
+          checked={props.checked}
+          onChange={(e) => props.onChange(e.target.checked)}
+          aria-describedby="read-receipts-hint"
+        />
+        <span>{m('channels.readReceipts')}</span>
+      </label>
+      <small id="read-receipts-hint" className="adm-hint">
+        {m('channels.readReceiptsHint')}
+      </small>
+      {props.errors && <small className="adm-field-error">{props.errors.join('. ')}</small>}
+    </div>
+  );
+}
+
+/** The provider refused the channel's token: what it means and what the admin does about it. */
+function UnhealthyNotice(props: { channel: Channel }) {
+  const { time } = useI18n();
+  const m = useAdminText();
+  const reason = props.channel.healthReason;
+  return (
+    <div className="error" role="alert" data-testid="channel-unhealthy">
+      <strong>{m('channels.unhealthyTitle')}</strong>
+      <p>{m('channels.unhealthyHelp', { since: time(props.channel.unhealthySince) })}</p>
+      {reason && (
+        <p>
+          {m('channels.unhealthyReason', {
+            reason: `${reason.code} — ${reason.message}${reason.details ? ` (${reason.details})` : ''}`,
+          })}
+        </p>
+      )}
+    </div>
   );
 }

@@ -56,6 +56,15 @@ const pt = {
   'channels.settings': 'Canal {name}',
   'channels.tabs': 'Seções do canal',
   'channels.channelId': 'ID do canal',
+  'channels.health': 'Situação',
+  'channels.healthOk': 'Funcionando',
+  'channels.unhealthy': 'Token recusado',
+  'channels.unhealthyTitle': 'A Meta recusou o token de acesso deste canal',
+  'channels.unhealthyHelp':
+    'Desde {since}, os envios deste canal falham na hora (código channel_unhealthy) sem chamar a Meta. Gere um novo token de acesso no app da Meta (de preferência de um usuário do sistema, que não expira) e salve-o abaixo: o canal volta a funcionar no próximo envio. As mensagens que falharam não são reenviadas.',
+  'channels.unhealthyReason': 'Motivo informado pela Meta: {reason}',
+  'channels.readReceipts': 'Enviar confirmação de leitura (tiques azuis) quando um atendente lê a conversa',
+  'channels.readReceiptsHint': 'O cliente vê as mensagens dele como lidas no WhatsApp.',
   'api.toggleHint': 'Desligada, a rota de envio responde 404 para a chave deste canal.',
   'api.keyTitle': 'Chave do canal gerada',
   'api.keyWarning': 'A chave anterior deste canal deixou de funcionar.',
@@ -122,6 +131,17 @@ const pt = {
   'hooks.nextAttempt': 'Próxima tentativa: {time}',
   'hooks.deliveredAt': 'Entregue em {time}',
   'hooks.lastSuccess': 'Última entrega: {time}',
+  // The event catalogue's descriptions, shown beside each event a webhook may subscribe to.
+  'hooks.event.message.upsert': 'Uma mensagem foi registrada (do cliente, de um atendente ou da API)',
+  'hooks.event.message.update': 'O status de uma mensagem mudou (enviada, entregue, lida, falhou)',
+  'hooks.event.chat.new': 'Uma conversa entrou na fila de uma equipe',
+  'hooks.event.chat.update': 'Um item da lista mudou: última mensagem, não lidas, fila ou atendente',
+  'hooks.event.chat.queue': 'A conversa passou de uma fila para outra',
+  'hooks.event.chat.capture': 'Um atendente capturou a conversa da fila',
+  'hooks.event.chat.transfer': 'A conversa foi transferida para uma equipe ou um atendente',
+  'hooks.event.chat.close': 'A conversa foi encerrada',
+  'hooks.event.notification.new': 'Algo precisa da atenção do usuário',
+  'hooks.event.draft.update': 'Um rascunho do usuário mudou (em outro dispositivo)',
 } as const;
 
 export type AdminKey = keyof typeof pt;
@@ -169,7 +189,8 @@ const en: Record<AdminKey, string> = {
   'channels.back': 'Channels',
   'channels.sandbox': 'Sandbox (testing)',
   'channels.whatsapp': 'WhatsApp Cloud',
-  'channels.queueHint': 'Queue of new conversations arriving on the channel. Default: Espera.',
+  'channels.queueHint':
+    'Queue of new conversations arriving on the channel, by its stored name. Default: Espera (shown as “Waiting”).',
   'channels.whatsappConfig': 'WhatsApp Cloud settings',
   'channels.webhookUrl': 'Webhook URL (set it in the Meta app)',
   'channels.secretWriteOnly': 'Secrets are never shown back; type a value only to replace it.',
@@ -180,6 +201,15 @@ const en: Record<AdminKey, string> = {
   'channels.settings': 'Channel {name}',
   'channels.tabs': 'Channel sections',
   'channels.channelId': 'Channel ID',
+  'channels.health': 'Status',
+  'channels.healthOk': 'Working',
+  'channels.unhealthy': 'Token refused',
+  'channels.unhealthyTitle': "Meta refused this channel's access token",
+  'channels.unhealthyHelp':
+    "Since {since}, this channel's sends fail at once (code channel_unhealthy) without calling Meta. Generate a new access token in the Meta app (preferably a system user's, which does not expire) and save it below: the channel works again from the next send. Messages that failed are not sent again.",
+  'channels.unhealthyReason': 'Reason given by Meta: {reason}',
+  'channels.readReceipts': 'Send read receipts (blue ticks) when an agent reads the conversation',
+  'channels.readReceiptsHint': 'The customer sees their messages as read in WhatsApp.',
   'api.toggleHint': "When off, the send route answers 404 to this channel's key.",
   'api.keyTitle': 'Channel key generated',
   'api.keyWarning': "This channel's previous key no longer works.",
@@ -245,6 +275,16 @@ const en: Record<AdminKey, string> = {
   'hooks.nextAttempt': 'Next attempt: {time}',
   'hooks.deliveredAt': 'Delivered {time}',
   'hooks.lastSuccess': 'Last delivery: {time}',
+  'hooks.event.message.upsert': 'A message was stored (inbound, agent, API)',
+  'hooks.event.message.update': "A message's status changed (sent, delivered, read, failed)",
+  'hooks.event.chat.new': "A conversation entered a team's queue",
+  'hooks.event.chat.update': 'A list item changed: last message, unread count, queue or attendant',
+  'hooks.event.chat.queue': 'The chat moved from one queue to another',
+  'hooks.event.chat.capture': 'An agent took the chat from the queue',
+  'hooks.event.chat.transfer': 'The chat was transferred to a team or a user',
+  'hooks.event.chat.close': 'The conversation ended',
+  'hooks.event.notification.new': "Something needs the user's attention",
+  'hooks.event.draft.update': "One of the user's drafts changed (on another device)",
 };
 
 const TABLES: Record<Lang, Record<AdminKey, string>> = { 'pt-BR': pt, en };

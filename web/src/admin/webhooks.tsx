@@ -345,7 +345,10 @@ function WebhookDialog(props: {
           options={names.map((name) => ({
             value: name,
             label: <code>{name}</code>,
-            hint: props.events.find((e) => e.name === name)?.summary,
+            // The catalogue's English summary when the console has no wording of its own (a new event).
+            hint:
+              textOr(m, `hooks.event.${name}`, props.events.find((e) => e.name === name)?.summary ?? '') ||
+              undefined,
           }))}
           selected={all ? names : events}
           onChange={setEvents}

@@ -78,3 +78,40 @@ export function messageText(m: Message): string {
 
 /** Messages the customer did not write: agents', the API's, the system's. */
 export const isOutgoing = (m: Message) => m.origin !== 'contact';
+
+/** The queue every list leaves out unless it is asked for by name (as the server does). */
+export const QUEUE_HIDDEN = 'Observação';
+
+/** The supervisors' view of every open conversation: '' leaves a filter out. */
+export interface AllOpenFilter {
+  queue: string;
+  teamId: string;
+  channelId: string;
+  q: string;
+}
+
+/** Accents and case dropped, as the server's `search_fold` compares names. */
+export const foldSearch = (s: string) => s.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+
+/**
+ * The server's reading of a search: written like a phone number, its digits anywhere in the number;
+ * otherwise text in the name (accents and case ignored) or the address. Null: no search.
+ */
+export function searchOf(q: string): { digits: string } | { text: string } | null {
+  const term = q.trim();
+  if (term === '') return null;
+  if (/^[\d\s+().-]+$/.test(term) && /\d/.test(term)) return { digits: term.replace(/\D/g, '') };
+  return { text: foldSearch(term) };
+}
+
+/** Whether a chat belongs in the all-open view with this filter (for chats events bring). */
+export function matchesAllOpen(chat: Chat, f: AllOpenFilter): boolean {
+  if (chat.status !== 'open') return false;
+  if (f.queue ? chat.queue !== f.queue : chat.queue === QUEUE_HIDDEN) return false;
+  if (f.teamId && chat.teamId !== f.teamId) return false;
+  if (f.channelId && chat.channelId !== f.channelId) return false;
+  const search = searchOf(f.q);
+  if (!search) return true;
+  if ('digits' in search) return chat.contact.value.includes(search.digits);
+  return foldSearch(chat.contact.name).includes(search.text) || chat.contact.value.includes(search.text);
+}

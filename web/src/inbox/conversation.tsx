@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { ApiError, get, post, qs } from '../api';
 import { Avatar, Dialog } from '../components';
-import { useI18n } from '../i18n';
+import { queueLabel, useI18n } from '../i18n';
 import { Link, navigate } from '../router';
 import { useSession } from '../session';
 import { QUEUE_WAITING, type Chat, type Envelope, type Message, type MessageHistory } from '../types';
@@ -231,7 +231,7 @@ export function Conversation(props: { chatId: string; lists: InboxLists }) {
           <div className="convo-meta">
             <span>{chat.contact.value}</span>
             <span>
-              {t('chat.queue')}: <strong>{chat.queue}</strong>
+              {t('chat.queue')}: <strong>{queueLabel(t, chat.queue)}</strong>
             </span>
             {team && (
               <span className="meta-extra">

@@ -1,20 +1,28 @@
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { Avatar } from '../components';
-import { useI18n } from '../i18n';
+import { summaryLabel, useI18n } from '../i18n';
 import { Link } from '../router';
 import { useSession } from '../session';
 import type { Chat } from '../types';
-import { activityOf, type ListName } from './chat-state';
+import { AllOpenFilters, NO_FILTER, useAllOpenText } from './all-open';
+import { activityOf, type AllOpenFilter, type ListName } from './chat-state';
 import { Conversation } from './conversation';
 import { useShortTime } from './format';
 import { useInboxLists } from './use-inbox';
 
+/** The agent's two lists, and for supervisors and admins every open conversation. */
+type Tab = ListName | 'all';
+
 /** `/inbox` and `/inbox/<chat id>`: the agent's lists beside the open conversation. */
 export function Inbox(props: { path: string }) {
   const { t } = useI18n();
+  const allText = useAllOpenText();
+  const { can } = useSession();
+  const seesAll = can('chats:read_all');
   const openId = /^\/inbox\/([0-9a-f]{24})\/?$/i.exec(props.path)?.[1] ?? null;
-  const lists = useInboxLists(openId);
-  const [tab, setTab] = useState<ListName>('waiting');
+  const [tab, setTab] = useState<Tab>('waiting');
+  const [allFilter, setAllFilter] = useState<AllOpenFilter>(NO_FILTER);
+  const lists = useInboxLists(openId, seesAll && tab === 'all' ? allFilter : null);
 
   // A captured (or transferred-to-me) conversation moves to "my chats": the list follows it.
   const openListBefore = useRef<ListName | null>(null);
@@ -39,18 +47,23 @@ export function Inbox(props: { path: string }) {
     };
   }, [waitingCount, t]);
 
-  const tabs: { id: ListName; label: string; chats: Chat[]; empty: string }[] = [
+  const tabs: { id: Tab; label: string; chats: Chat[]; empty: string }[] = [
     { id: 'waiting', label: t('inbox.waiting'), chats: lists.waiting, empty: t('inbox.empty.waiting') },
     { id: 'mine', label: t('inbox.mine'), chats: lists.mine, empty: t('inbox.empty.mine') },
   ];
+  if (seesAll) tabs.push({ id: 'all', label: allText('tab'), chats: lists.all, empty: allText('empty') });
   const onTabKey = (e: KeyboardEvent<HTMLButtonElement>) => {
     if (e.key !== 'ArrowLeft' && e.key !== 'ArrowRight') return;
     e.preventDefault();
-    const next = tab === 'waiting' ? 'mine' : 'waiting';
+    const i = tabs.findIndex((x) => x.id === tab);
+    const next = tabs[(i + (e.key === 'ArrowRight' ? 1 : tabs.length - 1)) % tabs.length]!.id;
     setTab(next);
     document.getElementById(`tab-${next}`)?.focus();
   };
   const active = tabs.find((x) => x.id === tab) ?? tabs[0]!;
+  const isAll = active.id === 'all';
+  const loading = isAll ? lists.allLoading && active.chats.length === 0 : lists.loading;
+  const failed = isAll ? lists.allError : lists.error;
 
   return (
     <div className={openId ? 'inbox has-chat' : 'inbox'}>
@@ -82,15 +95,20 @@ export function Inbox(props: { path: string }) {
           aria-labelledby={`tab-${active.id}`}
           className="chat-list-panel"
         >
-          {lists.error && (
+          {isAll && <AllOpenFilters filter={allFilter} onChange={setAllFilter} />}
+          {failed && (
             <p className="error" role="alert">
               {t('common.error')}{' '}
-              <button type="button" className="btn small" onClick={() => void lists.reload()}>
+              <button
+                type="button"
+                className="btn small"
+                onClick={() => void (isAll ? lists.reloadAll() : lists.reload())}
+              >
                 {t('common.retry')}
               </button>
             </p>
           )}
-          {lists.loading ? (
+          {loading ? (
             <p className="list-empty" role="status">
               {t('common.loading')}
             </p>
@@ -118,17 +136,26 @@ export function Inbox(props: { path: string }) {
   );
 }
 
-function ChatItem(props: { chat: Chat; current: boolean; list: ListName }) {
+function ChatItem(props: { chat: Chat; current: boolean; list: Tab }) {
   const { t, time } = useI18n();
+  const allText = useAllOpenText();
   const short = useShortTime();
-  const { teams, drafts } = useSession();
+  const { teams, users, drafts } = useSession();
   const { chat } = props;
   const name = chat.contact.name || chat.contact.value;
   const last = chat.lastMessage;
   const draft = drafts.get(chat.id);
   // In "my chats" the agent's side of the conversation is the user's own.
   const fromMe = props.list === 'mine' && last?.origin === 'user';
-  const team = props.list === 'waiting' ? teams.find((x) => x.id === chat.teamId) : undefined;
+  const team = props.list !== 'mine' ? teams.find((x) => x.id === chat.teamId) : undefined;
+  // Every open conversation: where it is and who has it.
+  const attendant = chat.userId ? users.find((u) => u.id === chat.userId) : undefined;
+  const meta =
+    props.list === 'all'
+      ? [chat.queue, team?.name, attendant ? allText('attendant', { name: attendant.name }) : undefined]
+          .filter(Boolean)
+          .join(' · ')
+      : team?.name;
   const unread = chat.unreadMessages;
   return (
     <li className={unread > 0 ? 'chat-item unread' : 'chat-item'} data-chat-id={chat.id}>
@@ -150,7 +177,7 @@ function ChatItem(props: { chat: Chat; current: boolean; list: ListName }) {
               ) : (
                 <>
                   {fromMe && `${t('chat.you')}: `}
-                  {last?.content ?? ''}
+                  {last ? summaryLabel(t, last.content, last.type) : ''}
                 </>
               )}
             </span>
@@ -163,7 +190,7 @@ function ChatItem(props: { chat: Chat; current: boolean; list: ListName }) {
               </>
             )}
           </div>
-          {team && <div className="chat-item-meta">{team.name}</div>}
+          {meta && <div className="chat-item-meta">{meta}</div>}
         </div>
       </Link>
     </li>

@@ -4,12 +4,14 @@ import {
   useEffect,
   useImperativeHandle,
   useLayoutEffect,
+  useMemo,
   useRef,
   type ReactNode,
 } from 'react';
-import { useI18n, type MessageKey } from '../i18n';
+import { kindLabel, summaryLabel, useI18n, type MessageKey } from '../i18n';
 import type { Message } from '../types';
 import { isOutgoing, messageText } from './chat-state';
+import { hasOwnBody, MessageBody, MessageContext, MessageMarks, type MessageLookup } from './message-content';
 import { useShortTime } from './format';
 import { TemplateContent } from './template-form';
 
@@ -87,10 +89,12 @@ export function Tick(props: { status: string }) {
 }
 
 function MediaChip(props: { m: Message }) {
+  const { t } = useI18n();
   const media = props.m.content.media;
   if (!media) return null;
   const name =
-    media.filename ?? `${media.kind ?? props.m.type}${media.mimetype ? ` · ${media.mimetype}` : ''}`;
+    media.filename ??
+    `${kindLabel(t, media.kind ?? props.m.type)}${media.mimetype ? ` · ${media.mimetype}` : ''}`;
   return (
     <div className="msg-media">
       <svg viewBox="0 0 24 24" width="18" height="18" aria-hidden="true">
@@ -106,7 +110,12 @@ function MediaChip(props: { m: Message }) {
 }
 
 /** One message. `side` says whose view it is: the agent's (customer on the left) or the customer's. */
-export function Bubble(props: { m: Message; side: 'agent' | 'customer'; author?: string }) {
+export function Bubble(props: {
+  m: Message;
+  side: 'agent' | 'customer';
+  author?: string;
+  lookup?: MessageLookup;
+}) {
   const { t, time } = useI18n();
   const short = useShortTime();
   const { m } = props;
@@ -117,8 +126,14 @@ export function Bubble(props: { m: Message; side: 'agent' | 'customer'; author?:
   return (
     <li className={cls} data-message-id={m.id} data-origin={m.origin} data-status={m.status}>
       {props.author && <span className="msg-author">{props.author}</span>}
+      <MessageContext m={m} lookup={props.lookup} />
       <MediaChip m={m} />
-      {text && <span className="msg-text">{text}</span>}
+      {hasOwnBody(m) ? (
+        <MessageBody m={m} lookup={props.lookup} />
+      ) : (
+        text && <span className="msg-text">{summaryLabel(t, text, m.type)}</span>
+      )}
+      <MessageMarks m={m} />
       {m.type === 'template' && <TemplateContent m={m} />}
       <span className="msg-foot">
         <time dateTime={m.createdAt} title={time(m.createdAt)}>
@@ -128,7 +143,10 @@ export function Bubble(props: { m: Message; side: 'agent' | 'customer'; author?:
       </span>
       {m.status === 'failed' && (
         <span className="msg-error" role="note">
-          {t('status.failed')}: {m.error ? `${m.error.message} (${m.error.code})` : t('common.error')}
+          {t('status.failed')}:{' '}
+          {m.error
+            ? `${m.error.message} (${m.error.code})${m.error.details ? ` — ${m.error.details}` : ''}`
+            : t('common.error')}
         </span>
       )}
     </li>
@@ -163,6 +181,8 @@ export const MessageList = forwardRef<
   const lastId = useRef<string | null>(null);
   const heightBefore = useRef(0);
   const { messages, hasOlder, loadingOlder, onLoadOlder } = props;
+  const byId = useMemo(() => new Map(messages.map((m) => [m.id, m])), [messages]);
+  const lookup = useCallback((id: string) => byId.get(id), [byId]);
 
   const scrollToBottom = useCallback(() => {
     const el = box.current;
@@ -222,7 +242,7 @@ export const MessageList = forwardRef<
         messages.length > 0 && <li className="messages-edge">{t('chat.start')}</li>
       )}
       {messages.map((m) => (
-        <Bubble key={m.id} m={m} side={props.side} author={props.authorOf?.(m)} />
+        <Bubble key={m.id} m={m} side={props.side} author={props.authorOf?.(m)} lookup={lookup} />
       ))}
     </ol>
   );

@@ -2,12 +2,22 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { get, qs } from '../api';
 import { useSession } from '../session';
 import { QUEUE_ATTENDING, QUEUE_WAITING, type Chat, type ChatPage, type Envelope } from '../types';
-import { listOf, newerChat, sortChats, type ListName } from './chat-state';
+import {
+  listOf,
+  matchesAllOpen,
+  newerChat,
+  sortChats,
+  type AllOpenFilter,
+  type ListName,
+} from './chat-state';
 
 // The agent's two lists — the waiting queues of their teams (`Espera`) and their own conversations
 // (`Em Atendimento`) — loaded through REST and kept live by the gateway: chat.new and chat.queue /
 // capture / transfer / close reach the team rooms, chat.update the watched items. Every chat event
 // carries the chat after the change, so each one is placed by the same rule (listOf).
+// Supervisors and admins also have the view of every open conversation (`all`), filtered by queue,
+// team, channel and a search: loaded the same way and kept live by the same events (they join every
+// team's room), each chat placed by matchesAllOpen.
 
 const CHAT_EVENTS = ['chat.new', 'chat.update', 'chat.queue', 'chat.capture', 'chat.transfer', 'chat.close'];
 const PAGE = 100;
@@ -17,6 +27,11 @@ export interface InboxLists {
   mine: Chat[];
   loading: boolean;
   error: boolean;
+  /** The all-open view with the filter given (empty while it is not shown). */
+  all: Chat[];
+  allLoading: boolean;
+  allError: boolean;
+  reloadAll(): Promise<void>;
   /** A chat as the lists last saw it (also one that just left them), for the open conversation. */
   known(id: string): Chat | undefined;
   /** Puts a chat the user changed (capture, transfer, close) in place before its event arrives. */
@@ -24,7 +39,7 @@ export interface InboxLists {
   reload(): Promise<void>;
 }
 
-export function useInboxLists(openChatId: string | null): InboxLists {
+export function useInboxLists(openChatId: string | null, allFilter: AllOpenFilter | null): InboxLists {
   const { me, myTeamIds, gateway } = useSession();
   const userId = me.user.id;
   const [chats, setChats] = useState<Map<string, Chat>>(new Map());
@@ -33,14 +48,56 @@ export function useInboxLists(openChatId: string | null): InboxLists {
   const teamsRef = useRef(myTeamIds);
   teamsRef.current = myTeamIds;
   const generation = useRef(0);
+  const [allChats, setAllChats] = useState<Map<string, Chat>>(new Map());
+  const [allLoading, setAllLoading] = useState(false);
+  const [allError, setAllError] = useState(false);
+  const allGeneration = useRef(0);
+  // The filter as a value: a new object with the same fields loads nothing again.
+  const allKey = allFilter ? JSON.stringify(allFilter) : null;
+  const allShown = useRef(false);
+  allShown.current = allKey !== null;
 
   const apply = useCallback((chat: Chat) => {
-    setChats((prev) => {
+    const put = (prev: Map<string, Chat>) => {
       const next = new Map(prev);
       next.set(chat.id, newerChat(prev.get(chat.id), chat));
       return next;
-    });
+    };
+    setChats(put);
+    if (allShown.current) setAllChats(put);
   }, []);
+
+  const reloadAll = useCallback(async () => {
+    const run = ++allGeneration.current;
+    if (allKey === null) {
+      setAllChats(new Map());
+      return;
+    }
+    const f = JSON.parse(allKey) as AllOpenFilter;
+    setAllLoading(true);
+    try {
+      const page = await get<ChatPage>(
+        `/api/chats${qs({ status: 'open', queue: f.queue, teamId: f.teamId, channelId: f.channelId, q: f.q.trim(), limit: PAGE })}`,
+      );
+      if (run !== allGeneration.current) return;
+      // As for the agent's lists: the answer is the truth, except for what newer events brought.
+      setAllChats((prev) => {
+        const next = new Map<string, Chat>();
+        for (const c of page.chats) next.set(c.id, newerChat(prev.get(c.id), c));
+        for (const [id, c] of prev) if (!next.has(id) && matchesAllOpen(c, f)) next.set(id, c);
+        return next;
+      });
+      setAllError(false);
+    } catch {
+      if (run === allGeneration.current) setAllError(true);
+    } finally {
+      if (run === allGeneration.current) setAllLoading(false);
+    }
+  }, [allKey]);
+
+  useEffect(() => {
+    void reloadAll();
+  }, [reloadAll]);
 
   const reload = useCallback(async () => {
     const run = ++generation.current;
@@ -79,8 +136,9 @@ export function useInboxLists(openChatId: string | null): InboxLists {
     const offs = CHAT_EVENTS.map((name) => gateway.on(name, onChat));
     // A connection that did not get its session back missed events: the lists come again.
     offs.push(gateway.onResync(() => void reload()));
+    offs.push(gateway.onResync(() => void reloadAll()));
     return () => offs.forEach((off) => off());
-  }, [gateway, apply, reload]);
+  }, [gateway, apply, reload, reloadAll]);
 
   const { waiting, mine } = useMemo(() => {
     const lists: Record<ListName, Chat[]> = { waiting: [], mine: [] };
@@ -91,9 +149,15 @@ export function useInboxLists(openChatId: string | null): InboxLists {
     return { waiting: sortChats(lists.waiting), mine: sortChats(lists.mine) };
   }, [chats, userId, myTeamIds]);
 
+  const all = useMemo(() => {
+    if (allKey === null) return [];
+    const f = JSON.parse(allKey) as AllOpenFilter;
+    return sortChats([...allChats.values()].filter((c) => matchesAllOpen(c, f)));
+  }, [allChats, allKey]);
+
   // Watch what is listed and the open conversation, so their changes (last message, unread count,
   // a transfer by someone else) reach this tab.
-  const watchKey = [...new Set([...waiting, ...mine].map((c) => c.id).concat(openChatId ?? []))]
+  const watchKey = [...new Set([...waiting, ...mine, ...all].map((c) => c.id).concat(openChatId ?? []))]
     .sort()
     .join(',');
   useEffect(() => {
@@ -102,7 +166,9 @@ export function useInboxLists(openChatId: string | null): InboxLists {
 
   const chatsRef = useRef(chats);
   chatsRef.current = chats;
-  const known = useCallback((id: string) => chatsRef.current.get(id), []);
+  const allRef = useRef(allChats);
+  allRef.current = allChats;
+  const known = useCallback((id: string) => chatsRef.current.get(id) ?? allRef.current.get(id), []);
 
-  return { waiting, mine, loading, error, known, apply, reload };
+  return { waiting, mine, loading, error, all, allLoading, allError, reloadAll, known, apply, reload };
 }
