@@ -18,6 +18,7 @@ import { LoginRateLimiter } from './modules/auth/login-rate-limit.js';
 import { ChannelHealthService } from './modules/channels/channel-health.service.js';
 import { ChannelsRepo } from './modules/channels/channels.repo.js';
 import { ChannelsService } from './modules/channels/channels.service.js';
+import { TemplatesService } from './modules/channels/templates.service.js';
 import { ChatsRepo } from './modules/chats/chats.repo.js';
 import { ChatsService } from './modules/chats/chats.service.js';
 import { ContactsRepo } from './modules/contacts/contacts.repo.js';
@@ -190,6 +191,7 @@ export function createServices(deps: {
     users: new UsersService(db, repos.users, events),
     teams: new TeamsService(db, repos.teams, repos.users, events),
     channels: new ChannelsService(db, repos.channels, repos.teams),
+    templates: new TemplatesService(repos.channels, providers),
     apiKeys: new ApiKeysService(repos.apiKeys),
     chats,
     events,

@@ -731,6 +731,8 @@ describe('admin API', () => {
         lastMessage: { id: messageId, origin: 'contact', type: 'text', content: 'Oi', createdAt: lastAt },
         createdAt: iso(opened.createdAt),
         updatedAt: iso(opened.updatedAt),
+        // A sandbox customer opens the 24-hour window as a WhatsApp one does.
+        window: { open: true, expiresAt: new Date(Date.parse(lastAt) + 24 * 3600 * 1000).toISOString() },
       });
 
       const second = await inbound(channel, { from: '5511987654321', text: 'Tudo bem?' });

@@ -454,10 +454,10 @@ describe('Agent messaging', () => {
         ],
         [{ text: '   ' }, ['text should not be empty']],
         [{ text: 'x'.repeat(4097) }, ['text must be shorter than or equal to 4096 characters']],
-        [{}, ['exactly one of text or media must be given']],
+        [{}, ['exactly one of text, media or template must be given']],
         [
           { text: 'Oi', media: { mimetype: 'image/png', base64: PNG_BASE64 } },
-          ['exactly one of text or media must be given'],
+          ['exactly one of text, media or template must be given'],
         ],
         [{ text: 'Oi', extra: 1 }, ['property extra should not exist']],
       ];

@@ -56,7 +56,11 @@ describe('Channel API transfers', () => {
       headers: { authorization: `ApiKey ${key}` },
       body,
     });
-  const stored = (chatId: string, fx = f): Promise<Chat> => fx.services.chats.getForUser(fx.admin, chatId);
+  /** The stored chat as the Channel API shows it (the agent view's `window` left out). */
+  const stored = async (chatId: string, fx = f): Promise<Chat> => {
+    const { window: _window, ...chat } = await fx.services.chats.getForUser(fx.admin, chatId);
+    return chat;
+  };
   const history = async (chatId: string) =>
     (
       await db.query<TransferRow>(

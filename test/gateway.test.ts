@@ -320,13 +320,19 @@ describe('gateway', () => {
       });
       assert.equal(res.status, 200);
       const transfer = await reaches('chat.transfer', [a0, a1, admin], (data) => {
-        assert.deepEqual(data, {
-          chat: res.json,
-          from: { teamId: f.teams[0]!.id, userId: f.agents[0]!.id },
-          to: { teamId: f.teams[0]!.id, userId: f.agents[1]!.id },
-          reasonCode: null,
-          reason: null,
-        });
+        // Agents get the Channel API's Chat plus its 24-hour window (the customer wrote: open).
+        const { window: open, ...chat } = data.chat as Record<string, unknown>;
+        assert.equal((open as { open: boolean }).open, true);
+        assert.deepEqual(
+          { ...data, chat },
+          {
+            chat: res.json,
+            from: { teamId: f.teams[0]!.id, userId: f.agents[0]!.id },
+            to: { teamId: f.teams[0]!.id, userId: f.agents[1]!.id },
+            reasonCode: null,
+            reason: null,
+          },
+        );
       });
       const notification = await reaches('notification.new', [a1], async (data) => {
         const list = await t.request('GET', '/api/notifications', { headers: bearer(f.agents[1]!.token) });

@@ -403,6 +403,13 @@ describe('WhatsApp Cloud channels and inbound webhooks', () => {
         },
         createdAt: iso(view.createdAt),
         updatedAt: iso(view.updatedAt),
+        // The customer's message opened the 24-hour window.
+        window: {
+          open: true,
+          expiresAt: new Date(
+            Date.parse(String((view.lastMessage as { createdAt: unknown }).createdAt)) + 24 * 3600 * 1000,
+          ).toISOString(),
+        },
       });
       assert.deepEqual(await contact(opened.contact_id), {
         value: '5511987654321',

@@ -13,6 +13,7 @@ import * as m011 from './migrations/011_contact_user_id.js';
 import * as m013 from './migrations/013_channel_health_read_receipts.js';
 import * as m014 from './migrations/014_chat_search.js';
 import * as m012 from './migrations/012_media_store.js';
+import * as m015 from './migrations/015_customer_window.js';
 
 /** Versioned migrations, in order. Names are permanent: never rename or edit one that has shipped. */
 const migrations: Record<string, Migration> = {
@@ -30,6 +31,7 @@ const migrations: Record<string, Migration> = {
   '013_channel_health_read_receipts': m013,
   '014_chat_search': m014,
   '012_media_store': m012,
+  '015_customer_window': m015,
 };
 
 class StaticProvider implements MigrationProvider {

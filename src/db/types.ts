@@ -103,6 +103,8 @@ export interface ContactsTable {
   value: string;
   name: string | null;
   provider_address: string | null;
+  /** When the customer last wrote: the 24-hour window runs from it (migration 015). */
+  last_inbound_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

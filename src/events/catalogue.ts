@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { ChatSchema, Nullable } from '../http/schemas.js';
+import { AgentChatSchema, Nullable } from '../http/schemas.js';
 import { MessageSchema } from '../modules/messages/messages.schemas.js';
 
 /**
@@ -36,7 +36,7 @@ export type DraftT = Static<typeof DraftSchema>;
 
 const TeamUser = Type.Object({ teamId: Type.String(), userId: Nullable(Type.String()) });
 
-const chat = { chat: ChatSchema };
+const chat = { chat: AgentChatSchema };
 const message = { chatId: Type.String(), message: MessageSchema };
 
 /** Every event of the log, with its `data` schema. */

@@ -57,7 +57,41 @@ export const ChatSchema = Type.Object({
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 });
-export type ChatT = Static<typeof ChatSchema>;
+
+/** How long a customer's message keeps the customer-service window open. */
+export const CUSTOMER_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+export const ChatWindowSchema = Type.Object(
+  {
+    open: Type.Boolean({
+      description:
+        'Whether free text and media may be sent now; when false only a template reaches the customer',
+    }),
+    expiresAt: Nullable(
+      Type.String({
+        format: 'date-time',
+        description: "24 hours after the customer's last message; null when the customer never wrote",
+      }),
+    ),
+  },
+  { description: "The 24-hour customer-service window, opened by each of the customer's messages" },
+);
+
+/**
+ * The chat as agents (agent API, gateway events, webhooks) see it: the contract's Chat plus the
+ * customer-service window. The Channel API answers with `ChatSchema`, whose serializer leaves
+ * `window` out, so its Chat stays exactly the contract's.
+ */
+export const AgentChatSchema = Type.Object({ ...ChatSchema.properties, window: ChatWindowSchema });
+export type ChatT = Static<typeof AgentChatSchema>;
+export type ChatWindowT = Static<typeof ChatWindowSchema>;
+
+/** The window as of `now`, from when the customer last wrote. */
+export function chatWindow(lastInboundAt: Date | null, now = Date.now()): ChatWindowT {
+  if (!lastInboundAt) return { open: false, expiresAt: null };
+  const expires = lastInboundAt.getTime() + CUSTOMER_WINDOW_MS;
+  return { open: now < expires, expiresAt: new Date(expires).toISOString() };
+}
 
 export const pageOf = <T extends TSchema>(key: string, item: T) =>
   Type.Object({
@@ -70,6 +104,7 @@ export const pageOf = <T extends TSchema>(key: string, item: T) =>
   });
 
 export const ChatPageSchema = pageOf('chats', ChatSchema);
+export const AgentChatPageSchema = pageOf('chats', AgentChatSchema);
 
 export const UserSchema = Type.Object({
   id: Type.String(),

@@ -73,6 +73,25 @@ export interface SendResult {
   recipientAddress: string | null;
 }
 
+/**
+ * An approved template as a provider describes it, for an agent to pick and fill in: its texts with
+ * their `{{…}}` placeholders, and the placeholders each component takes, in the order values go.
+ */
+export interface ProviderTemplate {
+  name: string;
+  language: string;
+  category: string | null;
+  /** `format` in lower case: `text`, `image`, `video`, `document` or `location`; `text` only for text. */
+  header: { format: string; text: string | null } | null;
+  body: string | null;
+  footer: string | null;
+  buttons: Array<{ type: string; text: string; url: string | null }>;
+  /** Placeholder names per component: `1`, `2`… for positional templates, names for named ones. */
+  parameters: { header: string[]; body: string[]; buttons: Array<{ index: number; names: string[] }> };
+  /** Values go by name (`key`) rather than by position. */
+  named: boolean;
+}
+
 export interface MessagingProvider {
   readonly name: 'whatsapp-cloud' | 'sandbox';
   /**
@@ -96,6 +115,11 @@ export interface MessagingProvider {
    * the bytes as they stream. Absent when the provider's customers send no files (the sandbox).
    */
   downloadMedia?(ctx: ProviderContext, mediaId: string, opts: { maxBytes: number }): Promise<DownloadedMedia>;
+  /**
+   * The channel's approved templates; null when its settings do not say where they live. Absent on a
+   * provider without templates of its own (the sandbox), where agents type the template by hand.
+   */
+  listTemplates?(ctx: ProviderContext): Promise<ProviderTemplate[] | null>;
 }
 
 /** A file being downloaded from a provider: read `body` to the end (or stop early) once. */

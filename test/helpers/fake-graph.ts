@@ -13,6 +13,8 @@ export type FormField = { value: string } | { filename: string; contentType: str
 export interface RecordedRequest {
   method: string;
   path: string;
+  /** The query string's parameters (a plain object: requests are posted across threads). */
+  query: Record<string, string>;
   headers: IncomingHttpHeaders;
   /** Parsed body of a JSON request. */
   json?: unknown;
@@ -63,6 +65,8 @@ export class FakeGraph {
   private token: string;
   private readonly waIds: Map<string, string>;
   private readonly media = new Map<string, FakeMedia>();
+  /** Message templates by WhatsApp Business Account id, as Graph lists them. */
+  private readonly templates = new Map<string, Record<string, unknown>[]>();
 
   private constructor(opts: FakeGraphOptions) {
     this.token = opts.token ?? 'test-token';
@@ -151,6 +155,11 @@ export class FakeGraph {
     this.media.set(id, media);
   }
 
+  /** The templates `GET /<version>/<wabaId>/message_templates` lists (every status; Graph filters). */
+  setTemplates(wabaId: string, templates: Record<string, unknown>[]): void {
+    this.templates.set(wabaId, templates);
+  }
+
   setToken(token: string): void {
     this.token = token;
   }
@@ -169,9 +178,15 @@ export class FakeGraph {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const raw = Buffer.concat(chunks);
-    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    const url = new URL(req.url ?? '/', 'http://fake.invalid');
+    const path = url.pathname;
     const contentType = req.headers['content-type'] ?? '';
-    const recorded: RecordedRequest = { method: req.method ?? 'GET', path, headers: req.headers };
+    const recorded: RecordedRequest = {
+      method: req.method ?? 'GET',
+      path,
+      query: Object.fromEntries(url.searchParams),
+      headers: req.headers,
+    };
     let malformed = false;
     if (contentType.startsWith('application/json')) {
       try {
@@ -207,6 +222,8 @@ export class FakeGraph {
     }
     if (malformed) return send(res, 400, graphError(100, 'Invalid parameter'));
 
+    const templates = /^\/[^/]+\/([^/]+)\/message_templates$/.exec(path);
+    if (req.method === 'GET' && templates) return this.answerTemplates(res, templates[1]!, url.searchParams);
     if (req.method === 'GET') return this.answerMediaGet(res, path);
 
     const m = /^\/[^/]+\/[^/]+\/(messages|media)$/.exec(path);
@@ -258,6 +275,39 @@ export class FakeGraph {
           ...(body.type === 'template' ? { message_status: 'accepted' } : {}),
         },
       ],
+    });
+  }
+
+  /**
+   * Graph's template list: `status` filters, `limit` pages (cursor `after`), `fields` must be given
+   * (Graph would answer only id and name otherwise, too little to fill a template in). An unknown
+   * business account is Graph's error 100.
+   */
+  private answerTemplates(res: ServerResponse, wabaId: string, query: URLSearchParams): void {
+    const all = this.templates.get(wabaId);
+    if (!all) {
+      return send(
+        res,
+        400,
+        graphError(100, `Unsupported get request. Object with ID '${wabaId}' does not exist`),
+      );
+    }
+    const fields = (query.get('fields') ?? '').split(',');
+    if (!['name', 'language', 'status', 'components'].every((f) => fields.includes(f))) {
+      return send(res, 400, graphError(100, 'The fields name, language, status and components are needed'));
+    }
+    const status = query.get('status');
+    const matching = status ? all.filter((t) => t.status === status) : all;
+    const limit = Math.max(1, Number(query.get('limit') ?? 25) || 25);
+    const start = Number(query.get('after') ?? 0) || 0;
+    const page = matching.slice(start, start + limit);
+    const end = start + page.length;
+    send(res, 200, {
+      data: page,
+      paging: {
+        cursors: { before: String(start), after: String(end) },
+        ...(end < matching.length ? { next: `${this.url}/next-page?after=${end}` } : {}),
+      },
     });
   }
 

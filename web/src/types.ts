@@ -46,6 +46,7 @@ export interface Channel {
     accessTokenSet?: boolean;
     appSecretSet?: boolean;
     verifyTokenSet?: boolean;
+    businessAccountId?: string;
   };
   apiEnabled: boolean;
   hasApiKey: boolean;
@@ -80,6 +81,26 @@ export interface Chat {
   lastMessage: LastMessage | null;
   createdAt: string;
   updatedAt: string;
+  /** The customer-service window: free text and media only while open (24 h after the customer wrote). */
+  window?: { open: boolean; expiresAt: string | null };
+}
+
+/** An approved template of a channel (`GET /api/channels/:id/templates`). */
+export interface ChannelTemplate {
+  name: string;
+  language: string;
+  category: string | null;
+  header: { format: string; text: string | null } | null;
+  body: string | null;
+  footer: string | null;
+  buttons: { type: string; text: string; url: string | null }[];
+  parameters: { header: string[]; body: string[]; buttons: { index: number; names: string[] }[] };
+  named: boolean;
+}
+
+export interface ChannelTemplates {
+  available: boolean;
+  templates: ChannelTemplate[];
 }
 
 export interface ChatPage {

@@ -65,6 +65,27 @@ export class ChannelsRepo {
       .execute();
   }
 
+  /**
+   * Whether a user without `chats:read_all` may see chats of the channel: a member of its default team
+   * (where its new conversations go), or the attendant or a team member of one of its open chats.
+   */
+  async visibleToMember(accountId: string, channelId: string, userId: string): Promise<boolean> {
+    const { rows } = await sql<{ visible: boolean }>`
+      SELECT EXISTS (
+          SELECT 1 FROM channels ch JOIN team_members tm ON tm.team_id = ch.default_team_id
+          WHERE ch.id = ${channelId} AND ch.account_id = ${accountId} AND tm.user_id = ${userId})
+        OR EXISTS (
+          SELECT 1 FROM chats c
+          WHERE c.account_id = ${accountId} AND c.user_id = ${userId} AND c.status = 'open'
+            AND c.channel_id = ${channelId})
+        OR EXISTS (
+          SELECT 1 FROM team_members tm JOIN chats c
+            ON c.account_id = ${accountId} AND c.team_id = tm.team_id AND c.status = 'open'
+              AND c.channel_id = ${channelId}
+          WHERE tm.user_id = ${userId}) AS visible`.execute(this.db);
+    return rows[0]?.visible === true;
+  }
+
   async find(accountId: string, id: string, db: Db | Tx = this.db): Promise<ChannelRow | undefined> {
     return db
       .selectFrom('channels')

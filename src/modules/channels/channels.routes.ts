@@ -6,6 +6,7 @@ import type { Services } from '../../services.js';
 import {
   ChannelApiKeyResponse,
   ChannelSchema,
+  ChannelTemplatesSchema,
   CreateChannelBody,
   UpdateChannelBody,
 } from './channels.schemas.js';
@@ -85,5 +86,23 @@ export function channelsRoutes(app: App, services: Services): void {
     },
     async (request, reply) =>
       reply.status(201).send(await services.channels.rotateApiKey(userOf(request), request.params.id)),
+  );
+  app.get(
+    '/api/channels/:id/templates',
+    {
+      onRequest,
+      schema: {
+        ...common,
+        operationId: 'listChannelTemplates',
+        summary: "The channel's approved message templates",
+        description:
+          'For users who may see chats of the channel (others → 404). A WhatsApp channel with `businessAccountId` ' +
+          "lists its business account's APPROVED templates (kept for a minute); otherwise `available` is false and " +
+          'the template is typed by hand. The provider failing or refusing → 502 with its reason.',
+        params: IdParams,
+        response: { 200: ChannelTemplatesSchema, ...errorResponses(400, 401, 404, 502) },
+      },
+    },
+    async (request) => services.templates.list(userOf(request), request.params.id),
   );
 }

@@ -40,11 +40,19 @@ const ProviderConfigInput = Type.Object(
         description: 'whatsapp-cloud: the verify token typed in Meta when subscribing the webhook',
       }),
     ),
+    businessAccountId: Type.Optional(
+      Type.String({
+        pattern: '^[0-9]{1,32}$',
+        description:
+          'whatsapp-cloud, optional: the WhatsApp Business Account id (digits), so agents can pick approved templates',
+      }),
+    ),
   },
   {
     additionalProperties: false,
     description:
-      'sandbox: empty. whatsapp-cloud: all four fields on create; a change may send only the fields that change.',
+      'sandbox: empty. whatsapp-cloud: phoneNumberId, accessToken, appSecret and verifyToken on create, ' +
+      'businessAccountId optional; a change may send only the fields that change.',
   },
 );
 export type ProviderConfigInputT = Static<typeof ProviderConfigInput>;
@@ -56,10 +64,11 @@ const PublicProviderConfig = Type.Object(
     accessTokenSet: Type.Optional(Type.Boolean()),
     appSecretSet: Type.Optional(Type.Boolean()),
     verifyTokenSet: Type.Optional(Type.Boolean()),
+    businessAccountId: Type.Optional(Type.String()),
   },
   {
     description:
-      'sandbox: `{}`. whatsapp-cloud: `{phoneNumberId, accessTokenSet, appSecretSet, verifyTokenSet}`; secrets are never returned.',
+      'sandbox: `{}`. whatsapp-cloud: `{phoneNumberId, accessTokenSet, appSecretSet, verifyTokenSet, businessAccountId?}`; secrets are never returned.',
   },
 );
 export type PublicProviderConfigT = Static<typeof PublicProviderConfig>;
@@ -128,4 +137,40 @@ export type UpdateChannelInput = Static<typeof UpdateChannelBody>;
 
 export const ChannelApiKeyResponse = Type.Object({
   apiKey: Type.String({ description: 'The channel key for `x-channel-api-key`. Shown only this once.' }),
+});
+
+const Placeholders = Type.Array(Type.String(), {
+  description: 'Placeholder names in the order values go: `1`, `2`… (positional) or names (named)',
+});
+
+/** An approved template as the console shows it for picking and filling in. */
+export const ChannelTemplateSchema = Type.Object({
+  name: Type.String(),
+  language: Type.String({ description: 'e.g. `pt_BR`' }),
+  category: Nullable(Type.String({ description: '`MARKETING`, `UTILITY` or `AUTHENTICATION`' })),
+  header: Nullable(
+    Type.Object({
+      format: Type.String({ description: '`text`, `image`, `video`, `document` or `location`' }),
+      text: Nullable(Type.String()),
+    }),
+  ),
+  body: Nullable(Type.String({ description: 'With its `{{…}}` placeholders' })),
+  footer: Nullable(Type.String()),
+  buttons: Type.Array(
+    Type.Object({ type: Type.String(), text: Type.String(), url: Nullable(Type.String()) }),
+  ),
+  parameters: Type.Object({
+    header: Placeholders,
+    body: Placeholders,
+    buttons: Type.Array(Type.Object({ index: Type.Integer(), names: Placeholders })),
+  }),
+  named: Type.Boolean({ description: 'Values are sent by name (`key`), not by position' }),
+});
+
+export const ChannelTemplatesSchema = Type.Object({
+  available: Type.Boolean({
+    description:
+      "Whether the channel lists its templates (WhatsApp with `businessAccountId`); otherwise agents type the template's name, language and values",
+  }),
+  templates: Type.Array(ChannelTemplateSchema),
 });

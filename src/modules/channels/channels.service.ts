@@ -46,6 +46,8 @@ export function toChannel(row: ChannelRow): ChannelT {
 
 const WHATSAPP_FIELDS = ['phoneNumberId', 'accessToken', 'appSecret', 'verifyToken'] as const;
 const WHATSAPP_SECRETS = ['accessToken', 'appSecret', 'verifyToken'] as const;
+/** Settings a WhatsApp channel may go without (where its templates are listed). */
+const WHATSAPP_OPTIONAL = ['businessAccountId'] as const;
 
 /** The settings as shown by the API: the phone number id, and only whether each secret is set. */
 export function publicProviderConfig(
@@ -59,6 +61,7 @@ export function publicProviderConfig(
     const v = config[key];
     out[`${key}Set`] = typeof v === 'string' && v !== '';
   }
+  if (typeof config.businessAccountId === 'string') out.businessAccountId = config.businessAccountId;
   return out;
 }
 
@@ -93,7 +96,11 @@ export function checkProviderConfig(
         en(`providerConfig.${k} should not be empty`, `providerConfig.${k} não pode ficar vazio`),
       ),
     );
-  return Object.fromEntries(WHATSAPP_FIELDS.map((k) => [k, merged[k]]));
+  return Object.fromEntries(
+    [...WHATSAPP_FIELDS, ...WHATSAPP_OPTIONAL]
+      .filter((k) => typeof merged[k] === 'string')
+      .map((k) => [k, merged[k]]),
+  );
 }
 
 export class ChannelsService {

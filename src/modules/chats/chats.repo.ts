@@ -18,6 +18,8 @@ export interface ChatListRow {
   contact_id: string;
   contact_name: string | null;
   contact_value: string;
+  /** When the customer last wrote on the channel (the 24-hour window's start), if ever. */
+  contact_last_inbound_at: Date | null;
 }
 
 export interface ChatRow extends ChatListRow {
@@ -82,6 +84,7 @@ const chatColumns = [
   'c.contact_id',
   'ct.name as contact_name',
   'ct.value as contact_value',
+  'ct.last_inbound_at as contact_last_inbound_at',
 ] as const;
 
 const STATUSES: ReadonlySet<string> = new Set<ChatStatus>(['open', 'closed']);
@@ -169,6 +172,7 @@ export class ChatsRepo {
     const where = filterSql(f, values) + searchSql(f, values);
     const text = `SELECT c.id, c.channel_id, c.team_id, c.user_id, c.status, c.queue, c.unread_messages,
  c.last_message, c.created_at, c.updated_at, c.contact_id, ct.name AS contact_name, ct.value AS contact_value,
+ ct.last_inbound_at AS contact_last_inbound_at,
  (${total}) AS total
 FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message, created_at,
    updated_at, contact_id
@@ -320,18 +324,20 @@ ORDER BY c.created_at DESC, c.id DESC`;
     return row ? { fromTeamId: row.from_team_id, fromQueue: row.from_queue } : null;
   }
 
-  /** A customer's message on the chat: it becomes the last message and counts as unread. */
+  /**
+   * A customer's message on the chat: it becomes the last message and counts as unread, and the
+   * customer's 24-hour window starts again (on the contact: the window is the customer's, whichever
+   * chat the message is in). One statement for both rows.
+   */
   async recordInbound(tx: Tx, id: string, last: LastMessage): Promise<void> {
-    await tx
-      .updateTable('chats')
-      .set({
-        last_message: JSON.stringify(last),
-        unread_messages: sql`unread_messages + 1`,
-        version: sql`version + 1`,
-        updated_at: sql`now()`,
-      })
-      .where('id', '=', id)
-      .execute();
+    await sql`
+      WITH chat AS (
+        UPDATE chats SET last_message = ${JSON.stringify(last)}::jsonb,
+          unread_messages = unread_messages + 1, version = version + 1, updated_at = now()
+        WHERE id = ${id}
+        RETURNING contact_id)
+      UPDATE contacts ct SET last_inbound_at = greatest(ct.last_inbound_at, now())
+      FROM chat WHERE ct.id = chat.contact_id`.execute(tx);
   }
 
   async insertTransfer(

@@ -3,8 +3,8 @@ import type { App } from '../../http/app-type.js';
 import { userGuard, userOf } from '../../http/auth.js';
 import { badRequest } from '../../http/errors.js';
 import {
-  ChatPageSchema,
-  ChatSchema,
+  AgentChatPageSchema,
+  AgentChatSchema,
   errorResponses,
   IdParams,
   ObjectIdString,
@@ -64,7 +64,7 @@ export function chatsRoutes(app: App, services: Services): void {
           '`chats:read_all` (supervisors, admins) list every chat of the account; others the chats of their ' +
           'teams and those they attend. `Observação` is left out unless asked for by `queue`.',
         querystring: AgentListChatsQuery,
-        response: { 200: ChatPageSchema, ...errorResponses(400, 401) },
+        response: { 200: AgentChatPageSchema, ...errorResponses(400, 401) },
       },
     },
     async (request) => services.chats.listForUser(userOf(request), request.query),
@@ -78,7 +78,7 @@ export function chatsRoutes(app: App, services: Services): void {
         ...common,
         summary: 'Get a chat',
         params: IdParams,
-        response: { 200: ChatSchema, ...errorResponses(400, 401, 404) },
+        response: { 200: AgentChatSchema, ...errorResponses(400, 401, 404) },
       },
     },
     async (request) => services.chats.getForUser(userOf(request), request.params.id),
@@ -93,7 +93,7 @@ export function chatsRoutes(app: App, services: Services): void {
         summary: 'Move a chat to another queue',
         params: IdParams,
         body: QueueBody,
-        response: { 200: ChatSchema, ...errorResponses(400, 401, 403, 404, 409) },
+        response: { 200: AgentChatSchema, ...errorResponses(400, 401, 403, 404, 409) },
       },
     },
     async (request) => services.chats.moveToQueue(userOf(request), request.params.id, request.body.queue),
@@ -109,7 +109,7 @@ export function chatsRoutes(app: App, services: Services): void {
         description: 'Exactly one of `teamId` or `userId`; the same rules as the Channel API transfers.',
         params: IdParams,
         body: TransferBody,
-        response: { 200: ChatSchema, ...errorResponses(400, 401, 403, 404, 409) },
+        response: { 200: AgentChatSchema, ...errorResponses(400, 401, 403, 404, 409) },
       },
     },
     async (request) => {
@@ -141,7 +141,7 @@ export function chatsRoutes(app: App, services: Services): void {
           summary,
           description,
           params: IdParams,
-          response: { 200: ChatSchema, ...errorResponses(400, 401, 403, 404, 409) },
+          response: { 200: AgentChatSchema, ...errorResponses(400, 401, 403, 404, 409) },
         },
       },
       async (request) => run(userOf(request), request.params.id),

@@ -2,7 +2,7 @@ import type { Db, Tx } from '../../db/index.js';
 import type { EventBuffer, EventsService } from '../../events/events.service.js';
 import { targets } from '../../events/rooms.js';
 import { badRequest, conflict, forbidden, notFound } from '../../http/errors.js';
-import { pageInfo, type ChatT } from '../../http/schemas.js';
+import { chatWindow, pageInfo, type ChatT } from '../../http/schemas.js';
 import { newId } from '../../lib/ids.js';
 import { actorRef, type Actor, type ApiKeyActor, type UserActor } from '../auth/actors.js';
 import { keyAllowsChannel, requirePermission } from '../auth/guards.js';
@@ -60,6 +60,7 @@ export function toChat(row: ChatListRow): ChatT {
     lastMessage: row.last_message,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
+    window: chatWindow(row.contact_last_inbound_at),
   };
 }
 

@@ -7,6 +7,7 @@ import type { SendQueue } from '../../jobs/send-queue.js';
 import { newId } from '../../lib/ids.js';
 import type { UserActor } from '../auth/actors.js';
 import { requirePermission } from '../auth/guards.js';
+import { chatWindow } from '../../http/schemas.js';
 import type { ChatsRepo } from '../chats/chats.repo.js';
 import {
   CHAT_BUSY,
@@ -38,8 +39,16 @@ export const UNKNOWN_CURSOR = en(
   'before deve ser o id de uma mensagem desta conversa',
 );
 export const EXACTLY_ONE_CONTENT = en(
-  'exactly one of text or media must be given',
-  'informe exatamente um de text ou media',
+  'exactly one of text, media or template must be given',
+  'informe exatamente um de text, media ou template',
+);
+/**
+ * Free text or media outside the customer's 24-hour window: WhatsApp would refuse it (131047), so it
+ * is refused here, before it is stored, with what to do instead.
+ */
+export const WINDOW_CLOSED = pt(
+  'A janela de 24 horas está fechada: o cliente não escreveu nas últimas 24 horas; envie um modelo (template) aprovado',
+  'The 24-hour window is closed: the customer has not written in the last 24 hours; send an approved template',
 );
 
 /**
@@ -135,6 +144,11 @@ export class AgentMessagesService {
         if (held.user_id !== actor.userId) throw forbidden(ONLY_ATTENDANT_REPLIES);
         const chat = await this.chatsRepo.find(actor.accountId, held.id, tx);
         if (!chat) throw notFound();
+        // Only a template may open a conversation again; read under the lock, with the inbound that
+        // a customer's message records on the same chat.
+        if (content.type !== 'template' && !chatWindow(chat.contact_last_inbound_at).open) {
+          throw conflict(WINDOW_CLOSED);
+        }
 
         const stored = await this.messages.insert(tx, {
           id,
@@ -186,11 +200,16 @@ export class AgentMessagesService {
     summary: string;
     blob: { mimetype: string; filename: string | null; bytes: Buffer } | null;
   } {
-    if ((body.text === undefined) === (body.media === undefined)) throw badRequest([EXACTLY_ONE_CONTENT]);
-    const message: SendMessage =
+    const given = [body.text, body.media, body.template].filter((v) => v !== undefined).length;
+    if (given !== 1) throw badRequest([EXACTLY_ONE_CONTENT]);
+    // prepareMessage judges the JSON whatever its static type, as for the Channel API's body.
+    const message = (
       body.text !== undefined
         ? { type: 'text', text: { value: body.text } }
-        : { type: 'media', media: body.media };
+        : body.media !== undefined
+          ? { type: 'media', media: body.media }
+          : { type: 'template', template: body.template }
+    ) as SendMessage;
     const result = prepareMessage(message);
     // The Channel API nests the text in `text.value`; here it is `text` itself.
     if (!result.ok) throw badRequest(result.messages.map((m) => m.replace(/^text\.value /, 'text ')));
@@ -198,6 +217,14 @@ export class AgentMessagesService {
     switch (prepared.type) {
       case 'text':
         return { type: 'text', content: { text: prepared.text }, summary: prepared.text, blob: null };
+      case 'template':
+        // Stored as the Channel API stores a template it sends: the resolved, sendable template.
+        return {
+          type: 'template',
+          content: { template: prepared.template },
+          summary: `[template] ${prepared.template.name}`,
+          blob: null,
+        };
       case 'media': {
         const { kind, mimetype, filename, caption, byteLength } = prepared.media;
         const media: StoredMedia = {
@@ -220,8 +247,6 @@ export class AgentMessagesService {
           },
         };
       }
-      case 'template':
-        throw new Error('unreachable: an agent reply is text or media');
     }
   }
 }

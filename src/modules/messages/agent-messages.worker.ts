@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../../db/index.js';
 import type { EventsService } from '../../events/events.service.js';
 import { persist, type PersistOptions } from '../../lib/persist.js';
-import { ProviderError } from '../../providers/types.js';
+import { ProviderError, type PreparedTemplate } from '../../providers/types.js';
 import { channelUnhealthyError } from '../channels/channel-health.service.js';
 import type { ContactsRepo } from '../contacts/contacts.repo.js';
 import type { AgentMessagesRepo, OutboundMessageRow } from './agent-messages.repo.js';
@@ -175,6 +175,10 @@ export class AgentMessageSender {
 function outboundOf(m: OutboundMessageRow): OutboundMessage {
   const content = m.content;
   if (m.type === 'text' && typeof content.text === 'string') return { type: 'text', text: content.text };
+  // Stored already resolved by prepareMessage (name, language, components' values).
+  if (m.type === 'template' && typeof content.template === 'object' && content.template !== null) {
+    return { type: 'template', template: content.template as PreparedTemplate };
+  }
   const media = content.media as StoredMedia | undefined;
   if (!media || typeof media.mimetype !== 'string') {
     throw new ProviderError(

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, ObjectIdString } from '../../http/schemas.js';
-import { MAX_BASE64_LENGTH } from './send.schemas.js';
+import { MAX_BASE64_LENGTH, TemplateMessageSchema } from './send.schemas.js';
 
 const part = (description: string) =>
   Type.Optional(
@@ -65,6 +65,9 @@ export const MessageContentSchema = Type.Object(
       }),
     ),
     system: part('`{kind, body, newAddress?}`; `kind` `user_changed_number` with the new address'),
+    template: part(
+      'A template sent (Channel API or agent): `{name, language, header, body, urlButtons, mediaHeader?, orderDetails}`, its values resolved for the provider (`header`/`body`: `[{text, parameterName?}]` in order)',
+    ),
     unsupported: part('What the provider could not deliver: `{type, errors: [{code, title, details}]}`'),
     raw: part(
       "`unsupported` messages: the provider's JSON as received (left out above 16,000 characters: `rawOmitted`)",
@@ -131,7 +134,10 @@ export const MessageHistorySchema = Type.Object({
   ),
 });
 
-/** An agent's reply: exactly one of `text` or `media`, judged by the Channel API's own rules. */
+/**
+ * An agent's reply: exactly one of `text`, `media` or `template`, judged by the Channel API's own
+ * rules. Free text and media need the customer's 24-hour window open; a template does not.
+ */
 export const AgentReplyBody = Type.Object(
   {
     text: Type.Optional(Type.String({ description: 'At most 4096 characters' })),
@@ -150,7 +156,8 @@ export const AgentReplyBody = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    template: Type.Optional(TemplateMessageSchema),
   },
-  { additionalProperties: false, description: 'Exactly one of `text` or `media`' },
+  { additionalProperties: false, description: 'Exactly one of `text`, `media` or `template`' },
 );
 export type AgentReplyBodyT = Static<typeof AgentReplyBody>;

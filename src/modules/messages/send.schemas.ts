@@ -152,7 +152,8 @@ const MediaHeader = Type.Object(
   { additionalProperties: false, description: 'Exactly one of `link` or `fileId`' },
 );
 
-const Template = Type.Object(
+/** The contract's TemplateMessage; agents' template replies take the same object. */
+export const TemplateMessageSchema = Type.Object(
   {
     name: Str(512, 'Name of a template approved at the provider'),
     language: Type.Optional(Str(16, 'Default `pt_BR`')),
@@ -195,7 +196,7 @@ const Message = Type.Object(
   {
     type: Type.Union([Type.Literal('text'), Type.Literal('template'), Type.Literal('media')]),
     text: Type.Optional(Text),
-    template: Type.Optional(Template),
+    template: Type.Optional(TemplateMessageSchema),
     media: Type.Optional(Media),
   },
   { additionalProperties: false, description: 'The object named by `type` is required' },

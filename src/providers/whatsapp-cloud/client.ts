@@ -4,6 +4,7 @@ import {
   type MessagingProvider,
   type PreparedMessage,
   type ProviderContext,
+  type ProviderTemplate,
   type ProviderObserver,
   type SendResult,
 } from '../types.js';
@@ -11,6 +12,11 @@ import { classifyGraphError, classifyTransportError, isTokenRefused } from './er
 import { postText } from './http.js';
 import { downloadWhatsAppMedia } from './media.js';
 import { buildGraphMessage } from './payloads.js';
+import { readGraphTemplate } from './templates.js';
+
+/** Templates asked for per page, and pages followed at most (a business has a few hundred at most). */
+const TEMPLATE_PAGE_SIZE = 100;
+const TEMPLATE_MAX_PAGES = 10;
 
 export interface WhatsAppCloudOptions {
   /** Installation-wide Graph base URL, e.g. `https://graph.facebook.com` (a fake server in tests). */
@@ -31,6 +37,8 @@ export interface WhatsAppChannelConfig {
   /** Used by the inbound webhook: signature check and subscription handshake. */
   appSecret?: string;
   verifyToken?: string;
+  /** The WhatsApp Business Account id: where the channel's message templates are listed. */
+  businessAccountId?: string;
 }
 
 /** Reads a channel's WhatsApp settings; a missing one is a permanent failure until it is fixed. */
@@ -51,11 +59,13 @@ export function whatsAppChannelConfig(config: Record<string, unknown>): WhatsApp
   }
   const appSecret = str('appSecret');
   const verifyToken = str('verifyToken');
+  const businessAccountId = str('businessAccountId');
   return {
     phoneNumberId,
     accessToken,
     ...(appSecret ? { appSecret } : {}),
     ...(verifyToken ? { verifyToken } : {}),
+    ...(businessAccountId ? { businessAccountId } : {}),
   };
 }
 
@@ -120,6 +130,65 @@ export class WhatsAppCloudProvider implements MessagingProvider {
     }
   }
 
+  /**
+   * The approved templates of the channel's WhatsApp Business Account, every page (bounded); null
+   * when the channel's settings have no business account id.
+   */
+  async listTemplates(ctx: ProviderContext): Promise<ProviderTemplate[] | null> {
+    const config = whatsAppChannelConfig(ctx.config);
+    if (!config.businessAccountId) return null;
+    const out: ProviderTemplate[] = [];
+    let after: string | null = null;
+    for (let page = 0; page < TEMPLATE_MAX_PAGES; page++) {
+      const query = new URLSearchParams({
+        fields: 'name,language,status,category,parameter_format,components',
+        status: 'APPROVED',
+        limit: String(TEMPLATE_PAGE_SIZE),
+        ...(after ? { after } : {}),
+      });
+      const body = await this.get(
+        ctx,
+        config,
+        `${this.baseUrl}/${this.options.version}/${encodeURIComponent(config.businessAccountId)}/message_templates?${query}`,
+      );
+      const list = isRecord(body) && Array.isArray(body.data) ? body.data : null;
+      if (!list) throw invalidResponse('a template list');
+      for (const t of list) {
+        const template = readGraphTemplate(t);
+        if (template) out.push(template);
+      }
+      const paging = isRecord(body) && isRecord(body.paging) ? body.paging : {};
+      const cursor = isRecord(paging.cursors) ? paging.cursors.after : undefined;
+      // Graph gives `next` only while another page exists.
+      if (typeof paging.next !== 'string' || typeof cursor !== 'string' || cursor === '') break;
+      after = cursor;
+    }
+    return out;
+  }
+
+  /** GET a Graph URL with the channel's token; the parsed 2xx body, or a ProviderError. */
+  private async get(ctx: ProviderContext, config: WhatsAppChannelConfig, url: string): Promise<unknown> {
+    let status: number;
+    let text: string;
+    try {
+      const res = await this.fetch(url, {
+        headers: { authorization: `Bearer ${config.accessToken}` },
+        signal: AbortSignal.timeout(this.options.timeoutMs),
+      });
+      status = res.status;
+      text = await res.text();
+    } catch (err) {
+      throw classifyTransportError(err);
+    }
+    const body = parseJson(text);
+    if (status < 200 || status >= 300) {
+      const error = classifyGraphError(status, body);
+      if (isTokenRefused(error)) await this.options.observer?.credentialsRefused(ctx, error);
+      throw error;
+    }
+    return body;
+  }
+
   /** `{"status":"read","message_id":…}` on the messages edge: the customer sees blue ticks. */
   async markRead(ctx: ProviderContext, providerMessageId: string): Promise<void> {
     const config = whatsAppChannelConfig(ctx.config);
@@ -168,6 +237,10 @@ export class WhatsAppCloudProvider implements MessagingProvider {
     }
     return body;
   }
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function parseJson(text: string): unknown {

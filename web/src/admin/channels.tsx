@@ -173,6 +173,7 @@ function CreateChannelDialog(props: { teams: Team[]; onClose: () => void; onSave
   const [apiEnabled, setApiEnabled] = useState(false);
   const [sendReadReceipts, setReadReceipts] = useState(false);
   const [phoneNumberId, setPhone] = useState('');
+  const [businessAccountId, setBusinessAccountId] = useState('');
   const [secrets, setSecrets] = useState<Record<Secret, string>>({
     accessToken: '',
     appSecret: '',
@@ -192,7 +193,11 @@ function CreateChannelDialog(props: { teams: Team[]; onClose: () => void; onSave
         sendReadReceipts,
       };
       if (provider === 'whatsapp-cloud')
-        body.providerConfig = { phoneNumberId: phoneNumberId.trim(), ...secrets };
+        body.providerConfig = {
+          phoneNumberId: phoneNumberId.trim(),
+          ...secrets,
+          ...(businessAccountId.trim() ? { businessAccountId: businessAccountId.trim() } : {}),
+        };
       const channel = await post<Channel>('/api/channels', body);
       props.onSaved(channel);
       props.onClose();
@@ -263,6 +268,8 @@ function CreateChannelDialog(props: { teams: Team[]; onClose: () => void; onSave
           <WhatsAppFields
             phoneNumberId={phoneNumberId}
             setPhone={setPhone}
+            businessAccountId={businessAccountId}
+            setBusinessAccountId={setBusinessAccountId}
             secrets={secrets}
             setSecret={(k, v) => setSecrets((s) => ({ ...s, [k]: v }))}
             errors={byField.providerConfig ?? []}
@@ -285,6 +292,9 @@ function CreateChannelDialog(props: { teams: Team[]; onClose: () => void; onSave
 function WhatsAppFields(props: {
   phoneNumberId: string;
   setPhone: (v: string) => void;
+  /** Optional: where the channel's approved templates are listed for agents. */
+  businessAccountId: string;
+  setBusinessAccountId: (v: string) => void;
   secrets: Record<Secret, string>;
   setSecret: (k: Secret, v: string) => void;
   errors: string[];
@@ -308,6 +318,16 @@ function WhatsAppFields(props: {
         value={props.phoneNumberId}
         onChange={props.setPhone}
         errors={about('phoneNumberId')}
+      />
+      <TextField
+        label={t('channels.businessAccountId')}
+        name="businessAccountId"
+        inputMode="numeric"
+        autoComplete="off"
+        value={props.businessAccountId}
+        onChange={props.setBusinessAccountId}
+        hint={t('channels.businessAccountIdHint')}
+        errors={about('businessAccountId')}
       />
       {SECRETS.map((k) => (
         <TextField
@@ -394,6 +414,7 @@ function GeneralTab(props: { channel: Channel; teams: Team[]; onSaved: (c: Chann
   const [queue, setQueue] = useState(c.queue);
   const [sendReadReceipts, setReadReceipts] = useState(c.sendReadReceipts);
   const [phoneNumberId, setPhone] = useState(c.providerConfig.phoneNumberId ?? '');
+  const [businessAccountId, setBusinessAccountId] = useState(c.providerConfig.businessAccountId ?? '');
   const [secrets, setSecrets] = useState<Record<Secret, string>>({
     accessToken: '',
     appSecret: '',
@@ -416,6 +437,11 @@ function GeneralTab(props: { channel: Channel; teams: Team[]; onSaved: (c: Chann
         const config: Record<string, string> = {};
         if (phoneNumberId.trim() !== (c.providerConfig.phoneNumberId ?? ''))
           config.phoneNumberId = phoneNumberId.trim();
+        if (
+          businessAccountId.trim() &&
+          businessAccountId.trim() !== (c.providerConfig.businessAccountId ?? '')
+        )
+          config.businessAccountId = businessAccountId.trim();
         for (const k of SECRETS) if (secrets[k] !== '') config[k] = secrets[k];
         if (Object.keys(config).length > 0) body.providerConfig = config;
       }
@@ -472,6 +498,8 @@ function GeneralTab(props: { channel: Channel; teams: Team[]; onSaved: (c: Chann
           <WhatsAppFields
             phoneNumberId={phoneNumberId}
             setPhone={setPhone}
+            businessAccountId={businessAccountId}
+            setBusinessAccountId={setBusinessAccountId}
             secrets={secrets}
             setSecret={(k, v) => setSecrets((s) => ({ ...s, [k]: v }))}
             errors={byField.providerConfig ?? []}

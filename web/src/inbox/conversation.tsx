@@ -8,6 +8,7 @@ import { QUEUE_WAITING, type Chat, type Envelope, type Message, type MessageHist
 import { Composer } from './composer';
 import { mergeMessages, newerChat } from './chat-state';
 import { MessageList, type MessageListHandle } from './messages';
+import { TemplateDialog, useNow, WindowBadge, windowOf } from './template-form';
 import { TransferDialog } from './transfer';
 import type { InboxLists } from './use-inbox';
 
@@ -34,7 +35,8 @@ export function Conversation(props: { chatId: string; lists: InboxLists }) {
   const [load, setLoad] = useState<Load>({ state: 'loading' });
   const [busy, setBusy] = useState(false);
   const [actionError, setActionError] = useState<string | null>(null);
-  const [dialog, setDialog] = useState<'transfer' | 'close' | null>(null);
+  const [dialog, setDialog] = useState<'transfer' | 'close' | 'template' | null>(null);
+  const now = useNow();
   const list = useRef<MessageListHandle>(null);
   const current = useRef(chatId);
   current.current = chatId;
@@ -204,6 +206,11 @@ export function Conversation(props: { chatId: string; lists: InboxLists }) {
   const canCapture = open && chat.queue === QUEUE_WAITING && chat.userId === null && can('chats:attend');
   const canTransfer = open && can('chats:transfer');
   const canClose = open && (attending || can('chats:read_all')) && can('chats:attend');
+  const canReply = attending && can('chats:attend');
+  const onSent = (m: Message) => {
+    setMessages((prev) => mergeMessages(prev, [m]));
+    list.current?.scrollToBottom();
+  };
   const authorOf = (m: Message) => {
     if (m.origin === 'api') return t('chat.api');
     if (m.origin === 'system') return t('chat.system');
@@ -236,9 +243,15 @@ export function Conversation(props: { chatId: string; lists: InboxLists }) {
               {chat.userId === me.user.id ? t('chat.you') : (attendant?.name ?? t('chat.nobody'))}
             </span>
             {channel && <span className="meta-extra">{channel.name}</span>}
+            <WindowBadge chat={chat} />
           </div>
         </div>
         <div className="convo-actions">
+          {canReply && (
+            <button type="button" className="btn" onClick={() => setDialog('template')}>
+              {t('template.use')}
+            </button>
+          )}
           {canCapture && (
             <button type="button" className="btn primary" disabled={busy} onClick={() => void act('capture')}>
               {t('chat.capture')}
@@ -276,14 +289,16 @@ export function Conversation(props: { chatId: string; lists: InboxLists }) {
           {t('chat.closed')}
           {chat.updatedAt && <span className="muted">{time(chat.updatedAt)}</span>}
         </div>
-      ) : attending && can('chats:attend') ? (
-        <Composer
-          chatId={chat.id}
-          onSent={(m) => {
-            setMessages((prev) => mergeMessages(prev, [m]));
-            list.current?.scrollToBottom();
-          }}
-        />
+      ) : canReply && !windowOf(chat, now).open ? (
+        // Past 24 hours only a template reaches the customer: the box would only be refused.
+        <div className="composer-note window-closed" role="status">
+          <span>{t('window.closedHint')}</span>
+          <button type="button" className="btn primary" onClick={() => setDialog('template')}>
+            {t('template.open')}
+          </button>
+        </div>
+      ) : canReply ? (
+        <Composer chatId={chat.id} onSent={onSent} />
       ) : (
         <div className="composer-note">{canCapture ? t('chat.captureToReply') : t('chat.notYours')}</div>
       )}
@@ -296,6 +311,16 @@ export function Conversation(props: { chatId: string; lists: InboxLists }) {
             setDialog(null);
             // The conversation left the agent's hands: back to the lists, unless it came to them.
             if (c.userId !== me.user.id) navigate('/inbox');
+          }}
+        />
+      )}
+      {dialog === 'template' && (
+        <TemplateDialog
+          chat={chat}
+          onClose={() => setDialog(null)}
+          onSent={(m) => {
+            onSent(m);
+            setDialog(null);
           }}
         />
       )}

@@ -14,6 +14,7 @@ import { isOutgoing, messageText } from './chat-state';
 import { hasOwnBody, MessageBody, MessageContext, MessageMarks, type MessageLookup } from './message-content';
 import { useShortTime } from './format';
 import { MessageMedia } from './media';
+import { TemplateContent } from './template-form';
 
 // A conversation's messages, for the agent's conversation view and the customer simulator: bubbles
 // with delivery ticks, older pages loaded when scrolled to the top (keeping the reading position),
@@ -113,7 +114,7 @@ export function Bubble(props: {
         text && <span className="msg-text">{summaryLabel(t, text, m.type)}</span>
       )}
       <MessageMarks m={m} />
-      {m.type === 'template' && !text && <span className="msg-text">{kindLabel(t, 'template')}</span>}
+      {m.type === 'template' && <TemplateContent m={m} />}
       <span className="msg-foot">
         <time dateTime={m.createdAt} title={time(m.createdAt)}>
           {short(m.createdAt)}
