@@ -8,7 +8,7 @@ import {
   useRef,
   type ReactNode,
 } from 'react';
-import { kindLabel, summaryLabel, useI18n, type MessageKey } from '../i18n';
+import { summaryLabel, useI18n, type MessageKey } from '../i18n';
 import type { Message } from '../types';
 import { isOutgoing, messageText } from './chat-state';
 import { hasOwnBody, MessageBody, MessageContext, MessageMarks, type MessageLookup } from './message-content';
