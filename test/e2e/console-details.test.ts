@@ -27,6 +27,7 @@ describe('console details', () => {
   let channel: { id: string; name: string };
   let brunoTab: TestPage;
   let transferred = '';
+  let phone: TestPage;
 
   before(async () => {
     e2e = await startE2E();
@@ -42,7 +43,7 @@ describe('console details', () => {
     await e2e?.close();
   });
 
-  it('a transferred chat: the note names the contact and the reason; the list names the other agent', async () => {
+  it('the note of a transferred chat names the contact and the reason', async () => {
     const chatId = await e2e.inbound(channel.id, '5511987650101', 'Preciso da 2ª via', 'Maria Clara');
     transferred = chatId;
     await ana.api.ok('POST', `/api/chats/${chatId}/capture`);
@@ -67,7 +68,12 @@ describe('console details', () => {
     await inBell.waitFor();
     await e2e.screenshot(page, 'details-transfer-notification');
     await page.keyboard.press('Escape');
+    e2e.assertNoBrowserErrors();
+  });
 
+  it('the list names the agent who wrote the last message: "Você" only for one’s own', async () => {
+    const page = brunoTab.page;
+    const chatId = transferred;
     // Ana wrote the last message: Bruno's list says so, not "Você".
     await page.getByRole('tab', { name: /Em Atendimento/ }).click();
     const last = chatItem(page, chatId).locator('.chat-item-last');
@@ -137,9 +143,8 @@ describe('console details', () => {
     e2e.assertNoBrowserErrors();
   });
 
-  it('on a phone: the language is in the menu after login, and the chat header fits the screen', async () => {
-    const chatId = await e2e.inbound(channel.id, '5511987650301', 'Alguém aí?', 'Maria Clara');
-    const phone = await e2e.newPage('ana-phone', { viewport: PHONE });
+  it('on a phone: the language is in the menu after login', async () => {
+    phone = await e2e.newPage('ana-phone', { viewport: PHONE });
     const { page } = phone;
     await e2e.loginUi(page, ana);
     await page.locator('.shell[data-conn="online"]').waitFor();
@@ -154,6 +159,12 @@ describe('console details', () => {
     await page.getByRole('link', { name: 'Inbox' }).waitFor();
     await page.getByRole('combobox', { name: 'Language' }).selectOption('pt-BR');
     await page.getByRole('link', { name: 'Atendimento' }).waitFor();
+    e2e.assertNoBrowserErrors();
+  });
+
+  it('on a phone: the chat header fits the screen', async () => {
+    const chatId = await e2e.inbound(channel.id, '5511987650301', 'Alguém aí?', 'Maria Clara');
+    const { page } = phone;
 
     // A waiting chat: the header has the back link, the name and the capture and transfer buttons.
     await page.goto(`${e2e.url}/inbox/${chatId}`);
