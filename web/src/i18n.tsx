@@ -324,7 +324,8 @@ const en: Record<MessageKey, string> = {
   'chat.status': 'Status',
   'chat.statusClosed': 'Closed',
   'chat.lastAttendant': 'Last agent',
-  'chat.fileUnsupported': 'Unsupported file type: {ext}. Send an image, video, audio, PDF or Office document.',
+  'chat.fileUnsupported':
+    'Unsupported file type: {ext}. Send an image, video, audio, PDF or Office document.',
   'chat.customer': 'Customer',
   'chat.api': 'API',
   'chat.system': 'System',

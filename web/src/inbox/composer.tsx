@@ -3,23 +3,7 @@ import { ApiError, fileToBase64, post } from '../api';
 import { useI18n } from '../i18n';
 import { useSession } from '../session';
 import type { Message } from '../types';
-import { MEDIA_EXTENSIONS, MEDIA_KINDS } from '../../../src/lib/media-types';
-
-// What the picker offers: the types the server accepts for agent media, and their file endings.
-const ACCEPT = [...Object.keys(MEDIA_KINDS), ...Object.values(MEDIA_EXTENSIONS).flat()].join(',');
-
-const endingOf = (file: File) => {
-  const dot = file.name.lastIndexOf('.');
-  return dot > 0 ? file.name.slice(dot).toLowerCase() : '';
-};
-
-/** The accepted type of a file: the browser's, else the one its ending stands for (.m4a, .opus). */
-function mediaType(file: File): string | null {
-  const mime = file.type.split(';')[0]?.trim().toLowerCase() ?? '';
-  if (Object.hasOwn(MEDIA_KINDS, mime)) return mime;
-  const ending = endingOf(file);
-  return Object.keys(MEDIA_EXTENSIONS).find((m) => MEDIA_EXTENSIONS[m]?.includes(ending)) ?? null;
-}
+import { ATTACH_ACCEPT, mediaType, refusedAs } from './attachments';
 
 /**
  * The reply box of a conversation: text kept as the chat's draft (saved on the server, followed by
@@ -107,11 +91,11 @@ export function Composer(props: { chatId: string; onSent: (m: Message) => void }
           type="file"
           hidden
           data-testid="attach-input"
-          accept={ACCEPT}
+          accept={ATTACH_ACCEPT}
           onChange={(e) => {
             const picked = e.target.files?.[0] ?? null;
-            const refused = picked !== null && mediaType(picked) === null;
-            setError(refused ? t('chat.fileUnsupported', { ext: endingOf(picked) || picked.type || picked.name }) : null);
+            const refused = picked && refusedAs(picked);
+            setError(refused ? t('chat.fileUnsupported', { ext: refused }) : null);
             setFile(refused ? null : picked);
             if (refused) e.target.value = '';
           }}
