@@ -233,6 +233,23 @@ describe('console details', () => {
     });
     await page.locator('.composer-attachment', { hasText: 'contrato.pdf' }).waitFor();
     assert.equal(await alert.count(), 0);
+
+    // A type the browser names its own way (.m4a as audio/x-m4a) goes as the type its ending stands for.
+    await input.setInputFiles({ name: 'nota.m4a', mimeType: 'audio/x-m4a', buffer: Buffer.from('m4a') });
+    await page.locator('.composer-attachment', { hasText: 'nota.m4a' }).waitFor();
+    const [answer] = await Promise.all([
+      page.waitForResponse(
+        (r) => r.url().endsWith(`/api/chats/${chatId}/messages`) && r.request().method() === 'POST',
+      ),
+      page.getByRole('button', { name: 'Enviar' }).click(),
+    ]);
+    assert.equal(answer.status(), 201);
+    const sent = (await answer.json()) as { content: { media: { mimetype: string; filename: string } } };
+    assert.deepEqual(sent.content.media, {
+      ...sent.content.media,
+      mimetype: 'audio/mp4',
+      filename: 'nota.m4a',
+    });
     e2e.assertNoBrowserErrors();
   });
 });
