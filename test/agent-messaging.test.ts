@@ -386,6 +386,7 @@ describe('Agent messaging', () => {
         type: 'text',
         content: 'Olá! Como posso ajudar?',
         createdAt: body.createdAt,
+        userId: f.agents[0]!.id,
       });
 
       const done = await settled(body.id, true);

@@ -380,7 +380,15 @@ describe('event log', () => {
         headers: bearer(f.agents[0]!.token),
       });
       const [n] = list.json.notifications as Record<string, unknown>[];
-      assert.deepEqual(n!.data, { chatId, by: { type: 'user', id: f.admin.userId } });
+      const chat = (await t.request('GET', `/api/chats/${chatId}`, { headers: bearer(f.adminToken) })).json;
+      const { name, value } = chat.contact as { name: string; value: string };
+      assert.deepEqual(n!.data, {
+        chatId,
+        by: { type: 'user', id: f.admin.userId },
+        contact: { name, value },
+        reasonCode: null,
+        reason: null,
+      });
       const other = await t.request('POST', `/api/notifications/${String(n!.id)}/read`, {
         headers: bearer(f.agents[1]!.token),
       });

@@ -316,7 +316,7 @@ describe('gateway', () => {
     it('chat.transfer and notification.new: a Channel API transfer to a user of another team', async () => {
       const res = await t.request('POST', `/channel-api/chats/${chatId}/transfer/user`, {
         headers: f.authHeader(),
-        body: { userId: f.agents[1]!.id },
+        body: { userId: f.agents[1]!.id, reasonCode: 'billing', reason: 'Pediu a 2ª via' },
       });
       assert.equal(res.status, 200);
       const transfer = await reaches('chat.transfer', [a0, a1, admin], (data) => {
@@ -329,8 +329,8 @@ describe('gateway', () => {
             chat: res.json,
             from: { teamId: f.teams[0]!.id, userId: f.agents[0]!.id },
             to: { teamId: f.teams[0]!.id, userId: f.agents[1]!.id },
-            reasonCode: null,
-            reason: null,
+            reasonCode: 'billing',
+            reason: 'Pediu a 2ª via',
           },
         );
       });
@@ -339,7 +339,15 @@ describe('gateway', () => {
         assert.deepEqual(list.json, { notifications: [data.notification], unread: 1 });
         const n = data.notification as Record<string, unknown>;
         assert.equal(n.kind, 'chat.assigned');
-        assert.deepEqual(n.data, { chatId, by: { type: 'api_key', id: f.apiKey.split('_')[1] } });
+        // The note names the contact and says why, so the agent need not open the chat to know.
+        const contact = await chatOf(chatId);
+        assert.deepEqual(n.data, {
+          chatId,
+          by: { type: 'api_key', id: f.apiKey.split('_')[1] },
+          contact: { name: (contact.contact as { name: string }).name, value: await contactOf(chatId) },
+          reasonCode: 'billing',
+          reason: 'Pediu a 2ª via',
+        });
         assert.equal(n.readAt, null);
       });
       assert.equal(notification.seq, (transfer.seq as number) + 1);

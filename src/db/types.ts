@@ -116,6 +116,8 @@ export interface LastMessage {
   type: string;
   content: string;
   createdAt: string;
+  /** The agent who wrote it, for `user` messages (older rows may lack it). */
+  userId?: string;
 }
 
 export type ChatStatus = 'open' | 'closed';

@@ -20,7 +20,7 @@ export const NotificationSchema = Type.Object({
     type: 'object',
     additionalProperties: true,
     description:
-      '`{chatId, by}` for chat.assigned; `{webhookId, url}` for webhook.disabled; `{channelId, name, reason: {code, message, details?}}` for channel.unhealthy',
+      '`{chatId, by, contact: {name, value}, reasonCode, reason}` for chat.assigned; `{webhookId, url}` for webhook.disabled; `{channelId, name, reason: {code, message, details?}}` for channel.unhealthy',
   }),
   readAt: Nullable(Type.String({ format: 'date-time' })),
   createdAt: Type.String({ format: 'date-time' }),

@@ -42,6 +42,7 @@ export const LastMessageSchema = Type.Object({
   type: Type.String(),
   content: Type.String({ description: 'Text of the message, or a summary such as [image] for media' }),
   createdAt: Type.String({ format: 'date-time' }),
+  userId: Type.Optional(Type.String({ description: 'The agent who wrote it, for `user` messages' })),
 });
 
 export const ChatSchema = Type.Object({

@@ -178,7 +178,9 @@ describe('agent screens', () => {
     const b = brunoTab.page;
     await b.getByRole('tab', { name: /Em Atendimento/ }).click();
     await chatItem(b, chatId).waitFor();
-    const toast = b.locator('.toast', { hasText: 'Uma conversa foi atribuída a você' });
+    const toast = b.locator('.toast', {
+      hasText: 'Conversa com Elisa (5511987650005) transferida para você',
+    });
     await toast.waitFor();
     await b.getByRole('button', { name: 'Abrir notificações (1 não lidas)' }).waitFor();
     await toast.getByRole('button', { name: 'Abrir conversa' }).click();

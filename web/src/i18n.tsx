@@ -80,6 +80,11 @@ const pt = {
   'chat.attendant': 'Atendente',
   'chat.nobody': 'ninguém',
   'chat.you': 'Você',
+  'chat.status': 'Situação',
+  'chat.statusClosed': 'Encerrada',
+  'chat.lastAttendant': 'Último atendente',
+  'chat.fileUnsupported':
+    'Tipo de arquivo não suportado: {ext}. Envie imagem, vídeo, áudio, PDF ou documento do Office.',
   'chat.customer': 'Cliente',
   'chat.api': 'API',
   'chat.system': 'Sistema',
@@ -167,6 +172,8 @@ const pt = {
   'notif.title': 'Notificações',
   'notif.empty': 'Nenhuma notificação',
   'notif.assigned': 'Uma conversa foi atribuída a você',
+  'notif.assignedContact': 'Conversa com {contact} transferida para você',
+  'notif.reason': 'Motivo: {reason}',
   'notif.webhookDisabled': 'Um webhook foi desativado após falhas: {url}',
   'notif.channelUnhealthy':
     'A Meta recusou o token do canal {name}: os envios estão parados até um novo token',
@@ -355,6 +362,11 @@ const en: Record<MessageKey, string> = {
   'chat.attendant': 'Agent',
   'chat.nobody': 'nobody',
   'chat.you': 'You',
+  'chat.status': 'Status',
+  'chat.statusClosed': 'Closed',
+  'chat.lastAttendant': 'Last agent',
+  'chat.fileUnsupported':
+    'Unsupported file type: {ext}. Send an image, video, audio, PDF or Office document.',
   'chat.customer': 'Customer',
   'chat.api': 'API',
   'chat.system': 'System',
@@ -442,6 +454,8 @@ const en: Record<MessageKey, string> = {
   'notif.title': 'Notifications',
   'notif.empty': 'No notifications',
   'notif.assigned': 'A conversation was assigned to you',
+  'notif.assignedContact': 'Conversation with {contact} transferred to you',
+  'notif.reason': 'Reason: {reason}',
   'notif.webhookDisabled': 'A webhook was disabled after failing: {url}',
   'notif.channelUnhealthy':
     "Meta refused channel {name}'s token: sending is stopped until a new token is saved",

@@ -139,8 +139,19 @@ export function NotificationToasts() {
 
 /** What a notification says, by its kind. */
 function notificationText(t: ReturnType<typeof useI18n>['t'], n: AppNotification): string {
-  if (n.kind === 'chat.assigned') return t('notif.assigned');
+  if (n.kind === 'chat.assigned') return assignedText(t, n.data);
   if (n.kind === 'webhook.disabled') return t('notif.webhookDisabled', { url: String(n.data.url ?? '') });
   if (n.kind === 'channel.unhealthy') return t('notif.channelUnhealthy', { name: String(n.data.name ?? '') });
   return n.kind;
+}
+
+/** Whom the conversation is with and why it came, when the server says (older notes do not). */
+function assignedText(t: ReturnType<typeof useI18n>['t'], data: Record<string, unknown>): string {
+  const contact = data.contact as { name?: unknown; value?: unknown } | undefined;
+  const name = typeof contact?.name === 'string' ? contact.name : '';
+  const value = typeof contact?.value === 'string' ? contact.value : '';
+  const who = name && value ? `${name} (${value})` : name || value;
+  const head = who ? t('notif.assignedContact', { contact: who }) : t('notif.assigned');
+  const reason = typeof data.reason === 'string' && data.reason ? data.reason : data.reasonCode;
+  return typeof reason === 'string' && reason ? `${head} — ${t('notif.reason', { reason })}` : head;
 }

@@ -59,6 +59,10 @@ export function Shell() {
               {n.label}
             </Link>
           ))}
+          {/* On a phone the top bar has no room for the language: it is in the menu instead. */}
+          <div className="nav-lang">
+            <LangSwitch />
+          </div>
         </nav>
         <div className="topbar-end">
           <ConnIndicator />

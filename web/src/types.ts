@@ -67,6 +67,8 @@ export interface LastMessage {
   type?: string;
   content: string;
   createdAt?: string;
+  /** The agent who wrote it, for `user` messages. */
+  userId?: string;
 }
 
 export interface Chat {

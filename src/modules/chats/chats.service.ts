@@ -248,9 +248,13 @@ export class ChatsService {
           );
           // Whoever is handed a chat hears about it, unless they took it themselves.
           if (c.userId !== null && !(actor.kind === 'user' && actor.userId === c.userId)) {
+            // Whom the conversation is with and why it came, so the note can say it without a lookup.
             await this.notifications.notify(tx, events, actor.accountId, [c.userId], 'chat.assigned', {
               chatId: c.id,
               by: ref,
+              contact: { name: c.contact.name, value: c.contact.value },
+              reasonCode: input.reasonCode ?? null,
+              reason: input.reason ?? null,
             });
           }
         }

@@ -173,6 +173,7 @@ export class AgentMessagesService {
           type: content.type,
           content: content.summary,
           createdAt: stored.created_at.toISOString(),
+          userId: actor.userId,
         };
         await this.chatsRepo.update(tx, chat.id, { last_message: last });
         await this.sendQueue.enqueue(tx, [

@@ -7,6 +7,7 @@ import type {
   ProviderAmount,
   TemplateParam,
 } from '../../providers/types.js';
+import { MEDIA_KINDS } from '../../lib/media-types.js';
 import { parseAmount } from './amounts.js';
 import type { SendMessage } from './send.types.js';
 
@@ -20,27 +21,8 @@ export const TEXT_MAX_LENGTH = 4096;
 export const CAPTION_MAX_LENGTH = 1024;
 export const TEMPLATE_LANGUAGE_DEFAULT = 'pt_BR';
 
-/** Media types WhatsApp accepts, by kind (WHATSAPP.md "Media upload"). */
-export const MEDIA_KINDS: Readonly<Record<string, MediaKind>> = {
-  'image/jpeg': 'image',
-  'image/png': 'image',
-  'video/mp4': 'video',
-  'video/3gpp': 'video',
-  'audio/aac': 'audio',
-  'audio/amr': 'audio',
-  'audio/mpeg': 'audio',
-  'audio/mp4': 'audio',
-  'audio/ogg': 'audio',
-  'text/plain': 'document',
-  'application/pdf': 'document',
-  'application/msword': 'document',
-  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'document',
-  'application/vnd.ms-excel': 'document',
-  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': 'document',
-  'application/vnd.ms-powerpoint': 'document',
-  'application/vnd.openxmlformats-officedocument.presentationml.presentation': 'document',
-  'image/webp': 'sticker',
-};
+/** Media types WhatsApp accepts, by kind (shared with the console's file picker). */
+export { MEDIA_KINDS };
 
 const MB = 1024 * 1024;
 /** Largest decoded file per kind; stickers get the animated limit, the larger of the two. */

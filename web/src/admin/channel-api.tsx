@@ -16,6 +16,7 @@ import {
   SecretDialog,
   SelectField,
   ShortId,
+  shortId,
   TextField,
   useLoad,
   type Column,
@@ -347,7 +348,7 @@ function RequestDetail(props: { entry: RequestLog; onClose: () => void }) {
     [m('admin.updatedAt'), time(r.updatedAt)],
   ];
   return (
-    <Dialog title={m('api.entry', { id: r.requestId.slice(0, 8) })} onClose={props.onClose}>
+    <Dialog title={m('api.entry', { id: shortId(r.requestId) })} onClose={props.onClose}>
       <div className="adm-dialog-body" data-testid="request-detail">
         <CopyField label={t('channels.api.requestId')} value={r.requestId} />
         <dl className="adm-dl">

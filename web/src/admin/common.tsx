@@ -530,9 +530,14 @@ export function Pager(props: { page: number; limit: number; total: number; onPag
 
 /** A short, readable form of a long id (the full one in the title and for screen readers). */
 export function ShortId(props: { id: string }) {
+  // Ids begin with their creation time (ObjectIds and UUIDv7 alike), so ids made close together share
+  // their start: the end is what tells them apart.
   return (
     <code className="adm-id" title={props.id}>
-      {props.id.length > 12 ? `${props.id.slice(0, 8)}…` : props.id}
+      {shortId(props.id)}
     </code>
   );
 }
+
+/** The distinguishing end of a long id. */
+export const shortId = (id: string) => (id.length > 12 ? `…${id.slice(-8)}` : id);

@@ -3,6 +3,7 @@ import { ApiError, fileToBase64, post } from '../api';
 import { useI18n } from '../i18n';
 import { useSession } from '../session';
 import type { Message } from '../types';
+import { ATTACH_ACCEPT, mediaType, refusedAs } from './attachments';
 
 /**
  * The reply box of a conversation: text kept as the chat's draft (saved on the server, followed by
@@ -30,7 +31,7 @@ export function Composer(props: { chatId: string; onSent: (m: Message) => void }
       const payload = file
         ? {
             media: {
-              mimetype: file.type || 'application/octet-stream',
+              mimetype: mediaType(file) ?? file.type,
               base64: await fileToBase64(file),
               filename: file.name,
               ...(body ? { caption: body } : {}),
@@ -90,7 +91,14 @@ export function Composer(props: { chatId: string; onSent: (m: Message) => void }
           type="file"
           hidden
           data-testid="attach-input"
-          onChange={(e) => setFile(e.target.files?.[0] ?? null)}
+          accept={ATTACH_ACCEPT}
+          onChange={(e) => {
+            const picked = e.target.files?.[0] ?? null;
+            const refused = picked && refusedAs(picked);
+            setError(refused ? t('chat.fileUnsupported', { ext: refused }) : null);
+            setFile(refused ? null : picked);
+            if (refused) e.target.value = '';
+          }}
         />
         <button
           type="button"

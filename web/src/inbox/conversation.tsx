@@ -230,8 +230,10 @@ export function Conversation(props: { chatId: string; lists: InboxLists }) {
           <h1 id="convo-title">{chat.contact.name || chat.contact.value}</h1>
           <div className="convo-meta">
             <span>{chat.contact.value}</span>
-            <span>
-              {t('chat.queue')}: <strong>{queueLabel(t, chat.queue)}</strong>
+            {/* A closed chat keeps its last queue and attendant: say it is closed, and who had it. */}
+            <span data-testid="chat-state">
+              {open ? t('chat.queue') : t('chat.status')}:{' '}
+              <strong>{open ? queueLabel(t, chat.queue) : t('chat.statusClosed')}</strong>
             </span>
             {team && (
               <span className="meta-extra">
@@ -239,8 +241,8 @@ export function Conversation(props: { chatId: string; lists: InboxLists }) {
               </span>
             )}
             <span className="meta-extra">
-              {t('chat.attendant')}:{' '}
-              {chat.userId === me.user.id ? t('chat.you') : (attendant?.name ?? t('chat.nobody'))}
+              {open ? t('chat.attendant') : t('chat.lastAttendant')}:{' '}
+              {open && chat.userId === me.user.id ? t('chat.you') : (attendant?.name ?? t('chat.nobody'))}
             </span>
             {channel && <span className="meta-extra">{channel.name}</span>}
             <WindowBadge chat={chat} />

@@ -140,13 +140,18 @@ function ChatItem(props: { chat: Chat; current: boolean; list: Tab }) {
   const { t, time } = useI18n();
   const allText = useAllOpenText();
   const short = useShortTime();
-  const { teams, users, drafts } = useSession();
+  const { teams, users, drafts, me } = useSession();
   const { chat } = props;
   const name = chat.contact.name || chat.contact.value;
   const last = chat.lastMessage;
   const draft = drafts.get(chat.id);
-  // In "my chats" the agent's side of the conversation is the user's own.
-  const fromMe = props.list === 'mine' && last?.origin === 'user';
+  // An agent's message says whose it is: "You" only for the signed-in user's own.
+  const author =
+    last?.origin === 'user' && last.userId
+      ? last.userId === me.user.id
+        ? t('chat.you')
+        : users.find((u) => u.id === last.userId)?.name
+      : undefined;
   const team = props.list !== 'mine' ? teams.find((x) => x.id === chat.teamId) : undefined;
   // Every open conversation: where it is and who has it.
   const attendant = chat.userId ? users.find((u) => u.id === chat.userId) : undefined;
@@ -176,7 +181,7 @@ function ChatItem(props: { chat: Chat; current: boolean; list: Tab }) {
                 </>
               ) : (
                 <>
-                  {fromMe && `${t('chat.you')}: `}
+                  {author && `${author}: `}
                   {last ? summaryLabel(t, last.content, last.type) : ''}
                 </>
               )}
