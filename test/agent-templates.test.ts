@@ -561,7 +561,7 @@ describe('Reaching a customer after 24 hours', () => {
       const unknown = await get('/api/channels/0123456789abcdef01234567/templates', admin());
       assert.deepEqual([unknown.status, unknown.body], [404, NOT_FOUND]);
       const bad = await get('/api/channels/xyz/templates', admin());
-      assert.deepEqual([bad.status, bad.body], [400, badRequest('id must be a mongodb id')]);
+      assert.deepEqual([bad.status, bad.body], [400, badRequest('id must be a 24-character hexadecimal id')]);
       assert.equal((await t.request('GET', `/api/channels/${channel.id}/templates`)).status, 401);
 
       // Agent 1 attends a chat of that channel (transferred to them): now they may.

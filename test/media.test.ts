@@ -387,7 +387,16 @@ describe('message media', () => {
       const op = doc.paths['/api/messages/{id}/media']?.get;
       assert.equal(op?.operationId, 'getMessageMedia');
       assert.ok(op);
-      assert.deepEqual(Object.keys(op.responses).sort(), ['200', '206', '400', '401', '404', '416', '429']);
+      assert.deepEqual(Object.keys(op.responses).sort(), [
+        '200',
+        '206',
+        '400',
+        '401',
+        '404',
+        '416',
+        '429',
+        '503',
+      ]);
       assert.deepEqual(op.responses['200'], {
         description: 'The whole file',
         content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
