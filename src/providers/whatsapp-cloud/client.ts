@@ -9,7 +9,7 @@ import {
   type SendResult,
 } from '../types.js';
 import { classifyGraphError, classifyTransportError, isTokenRefused } from './errors.js';
-import { postText } from './http.js';
+import { parseJson, postText } from './http.js';
 import { downloadWhatsAppMedia } from './media.js';
 import { buildGraphMessage } from './payloads.js';
 import { readGraphTemplate } from './templates.js';
@@ -113,21 +113,15 @@ export class WhatsAppCloudProvider implements MessagingProvider {
     opts: { maxBytes: number },
   ): Promise<DownloadedMedia> {
     const config = whatsAppChannelConfig(ctx.config);
-    try {
-      return await downloadWhatsAppMedia(mediaId, {
+    return this.observed(ctx, () =>
+      downloadWhatsAppMedia(mediaId, {
         baseUrl: this.baseUrl,
         version: this.options.version,
         accessToken: config.accessToken,
         timeoutMs: this.options.timeoutMs,
         maxBytes: opts.maxBytes,
-      });
-    } catch (error) {
-      // A refused token is the channel's problem, not this file's: the observer marks the channel.
-      if (error instanceof ProviderError && isTokenRefused(error)) {
-        await this.options.observer?.credentialsRefused(ctx, error);
-      }
-      throw error;
-    }
+      }),
+    );
   }
 
   /**
@@ -167,26 +161,21 @@ export class WhatsAppCloudProvider implements MessagingProvider {
   }
 
   /** GET a Graph URL with the channel's token; the parsed 2xx body, or a ProviderError. */
-  private async get(ctx: ProviderContext, config: WhatsAppChannelConfig, url: string): Promise<unknown> {
-    let status: number;
-    let text: string;
-    try {
-      const res = await this.fetch(url, {
-        headers: { authorization: `Bearer ${config.accessToken}` },
-        signal: AbortSignal.timeout(this.options.timeoutMs),
-      });
-      status = res.status;
-      text = await res.text();
-    } catch (err) {
-      throw classifyTransportError(err);
-    }
-    const body = parseJson(text);
-    if (status < 200 || status >= 300) {
-      const error = classifyGraphError(status, body);
-      if (isTokenRefused(error)) await this.options.observer?.credentialsRefused(ctx, error);
-      throw error;
-    }
-    return body;
+  private get(ctx: ProviderContext, config: WhatsAppChannelConfig, url: string): Promise<unknown> {
+    return this.observed(ctx, async () => {
+      let res: Response;
+      let text: string;
+      try {
+        res = await this.fetch(url, {
+          headers: { authorization: `Bearer ${config.accessToken}` },
+          signal: AbortSignal.timeout(this.options.timeoutMs),
+        });
+        text = await res.text();
+      } catch (err) {
+        throw classifyTransportError(err);
+      }
+      return graphAnswer(res.status, text);
+    });
   }
 
   /** `{"status":"read","message_id":…}` on the messages edge: the customer sees blue ticks. */
@@ -198,44 +187,52 @@ export class WhatsAppCloudProvider implements MessagingProvider {
     });
   }
 
-  /**
-   * POST to `{base}/{version}/{phoneNumberId}/{edge}`; the parsed 2xx body, or a ProviderError. A
-   * refused token is reported to the observer first, whatever the call was.
-   */
-  private async call(
+  /** POST to `{base}/{version}/{phoneNumberId}/{edge}`; the parsed 2xx body, or a ProviderError. */
+  private call(
     ctx: ProviderContext,
     config: WhatsAppChannelConfig,
     edge: string,
     init: { headers?: Record<string, string>; body: string | FormData },
   ): Promise<unknown> {
     const url = `${this.baseUrl}/${this.options.version}/${encodeURIComponent(config.phoneNumberId)}/${edge}`;
-    let status: number;
-    let text: string;
     const headers = { authorization: `Bearer ${config.accessToken}`, ...init.headers };
-    try {
-      if (typeof init.body === 'string' && this.fetch === globalThis.fetch) {
-        ({ status, text } = await postText(url, headers, init.body, this.options.timeoutMs));
-      } else {
-        // Multipart uploads (FormData), or a fetch given by the caller.
-        const res = await this.fetch(url, {
-          method: 'POST',
-          headers,
-          body: init.body,
-          signal: AbortSignal.timeout(this.options.timeoutMs),
-        });
-        status = res.status;
-        text = await res.text();
+    return this.observed(ctx, async () => {
+      let status: number;
+      let text: string;
+      try {
+        if (typeof init.body === 'string' && this.fetch === globalThis.fetch) {
+          ({ status, text } = await postText(url, headers, init.body, this.options.timeoutMs));
+        } else {
+          // Multipart uploads (FormData), or a fetch given by the caller.
+          const res = await this.fetch(url, {
+            method: 'POST',
+            headers,
+            body: init.body,
+            signal: AbortSignal.timeout(this.options.timeoutMs),
+          });
+          status = res.status;
+          text = await res.text();
+        }
+      } catch (err) {
+        throw classifyTransportError(err);
       }
-    } catch (err) {
-      throw classifyTransportError(err);
-    }
-    const body = parseJson(text);
-    if (status < 200 || status >= 300) {
-      const error = classifyGraphError(status, body);
-      if (isTokenRefused(error)) await this.options.observer?.credentialsRefused(ctx, error);
+      return graphAnswer(status, text);
+    });
+  }
+
+  /**
+   * Runs one Graph call. A refused token (error 190) is the channel's problem, not this call's: it is
+   * reported to the observer first, whatever the call was, then thrown as any refusal.
+   */
+  private async observed<T>(ctx: ProviderContext, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      if (error instanceof ProviderError && isTokenRefused(error)) {
+        await this.options.observer?.credentialsRefused(ctx, error);
+      }
       throw error;
     }
-    return body;
   }
 }
 
@@ -243,13 +240,11 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function parseJson(text: string): unknown {
-  if (text === '') return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
+/** A Graph answer: its parsed body when 2xx, else the ProviderError its status and body mean. */
+function graphAnswer(status: number, text: string): unknown {
+  const body = parseJson(text);
+  if (status < 200 || status >= 300) throw classifyGraphError(status, body);
+  return body;
 }
 
 /** `body[list][0][key]` of a Graph answer, if there. */

@@ -55,3 +55,13 @@ export function postText(
     req.end(body);
   });
 }
+
+/** A Graph answer's text as JSON; undefined when empty or not JSON (the status then speaks). */
+export function parseJson(text: string): unknown {
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}

@@ -2,6 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { ProviderError, type DownloadedMedia } from '../types.js';
 import { classifyGraphError, classifyTransportError } from './errors.js';
+import { parseJson } from './http.js';
 
 /**
  * Inbound media: `GET {base}/{version}/{mediaId}` with the channel's Bearer token answers the file's
@@ -139,14 +140,5 @@ async function* counted(res: http.IncomingMessage, maxBytes: number): AsyncItera
   } finally {
     // A consumer that stops early (or a refusal) must not leave the socket half read.
     if (!res.complete) res.destroy();
-  }
-}
-
-function parseJson(text: string): unknown {
-  if (text === '') return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
   }
 }
