@@ -5,6 +5,7 @@ import { startTestApp, TEST_JWT_SECRET, type TestApp } from './helpers/app.js';
 import { createTestDatabase } from './helpers/db.js';
 import { FakeGraph } from './helpers/fake-graph.js';
 import { seedAccount } from './helpers/fixtures.js';
+import { createWhatsAppChannel } from './helpers/whatsapp.js';
 import { startBuiltServer, type Child } from './helpers/processes.js';
 
 // A worker process killed while the provider call of a send is in flight: after a restart the job
@@ -40,27 +41,10 @@ describe('send-message across a worker crash', () => {
 
   it('finishes the send after a restart and records it as sent', async () => {
     const f = await seedAccount(t.server.services);
-    const created = await t.request('POST', '/api/channels', {
-      headers: { authorization: `Bearer ${f.adminToken}` },
-      body: {
-        name: 'WhatsApp',
-        provider: 'whatsapp-cloud',
-        defaultTeamId: f.teams[0]!.id,
-        providerConfig: {
-          phoneNumberId: PHONE_NUMBER_ID,
-          accessToken: 'test-token',
-          appSecret: 'app-secret',
-          verifyToken: 'verify',
-        },
-      },
+    const { apiKey: key } = await createWhatsAppChannel(f, {
+      phoneNumberId: PHONE_NUMBER_ID,
+      withApiKey: true,
     });
-    assert.equal(created.status, 201, JSON.stringify(created.body));
-    const channelId = created.json.id as string;
-    const key = (
-      await t.request('POST', `/api/channels/${channelId}/api-key`, {
-        headers: { authorization: `Bearer ${f.adminToken}` },
-      })
-    ).json.apiKey as string;
     const status = async (requestId: string) =>
       (
         await t.request('GET', `/channel-api/messages/requests/${requestId}`, {

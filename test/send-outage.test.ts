@@ -8,6 +8,7 @@ import { startTestApp, type TestApp } from './helpers/app.js';
 import { createTestDatabase } from './helpers/db.js';
 import { FakeGraph, type RecordedRequest } from './helpers/fake-graph.js';
 import { seedAccount, type Fixture } from './helpers/fixtures.js';
+import { createWhatsAppChannel } from './helpers/whatsapp.js';
 import { startProxy, type Proxy } from './helpers/proxy.js';
 
 // The send pipeline through a database outage longer than a lease: the provider accepts messages while
@@ -86,37 +87,14 @@ describe('send pipeline through a database outage', () => {
     return calls;
   };
 
-  /** A WhatsApp channel on the fake Graph API. */
-  const whatsappChannel = async (n: number) =>
-    f.services.channels.create(f.admin, {
-      name: `WhatsApp ${n}`,
-      provider: 'whatsapp-cloud',
-      defaultTeamId: f.teams[0]!.id,
-      providerConfig: {
-        phoneNumberId: `9990001${n}`,
-        accessToken: 'test-token',
-        appSecret: `app-secret-${n}`,
-        verifyToken: `verify-${n}`,
-      },
-    });
-
   /** Bounded wait until the provider has received `n` requests in all. */
   const providerReceived = async (n: number) => {
     for (let i = 0; i < 600 && graph.requests.length < n; i++) await sleep(20);
     assert.ok(graph.requests.length >= n, `the provider received ${n} requests`);
   };
 
-  /** The channel's Channel API key. */
-  const channelKey = async (channelId: string) =>
-    (
-      await t.request('POST', `/api/channels/${channelId}/api-key`, {
-        headers: { authorization: `Bearer ${f.adminToken}` },
-      })
-    ).json.apiKey as string;
-
   it('records every answer the provider gave during the outage, and sends none twice', async () => {
-    const channel = await whatsappChannel(1);
-    const key = await channelKey(channel.id);
+    const { apiKey: key } = await createWhatsAppChannel(f, { withApiKey: true });
     const phones = ['5511900000001', '5511900000002', '5511900000003', '5511900000004'];
     // The first three are accepted while the database is away; the fourth gets a temporary failure
     // then: its requeue fails too, and it must be sent exactly once more.
@@ -166,7 +144,7 @@ describe('send pipeline through a database outage', () => {
   });
 
   it('records an agent reply the provider accepted during the outage, and sends it once', async () => {
-    const channel = await whatsappChannel(2);
+    const channel = await createWhatsAppChannel(f);
     const row = await f.services.repos.channels.find(f.accountId, channel.id);
     assert.ok(row);
     const received = await f.services.inbound.receive(row, {

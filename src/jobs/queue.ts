@@ -1,22 +1,28 @@
-import { fromKysely, PgBoss, type JobInsert, type Queue } from 'pg-boss';
+import { CompiledQuery } from 'kysely';
+import pg from 'pg';
+import PgBoss from 'pg-boss';
 import type { Logger } from 'pino';
-import type { Tx } from '../db/index.js';
+import { CONNECT_TIMEOUT_MS, KEEPALIVE_DELAY_MS, type Tx } from '../db/index.js';
 import { isConnectionFailure } from '../db/unavailable.js';
+import { Batcher } from '../lib/batcher.js';
+import { persist } from '../lib/persist.js';
 
 /**
- * Durable jobs on the platform's own PostgreSQL (pg-boss, schema `pgboss`). A job inserted inside a
- * transaction exists exactly when that transaction commits, so "accepted" and "queued" are one fact.
+ * Durable jobs on the platform's own PostgreSQL (pg-boss 10, schema `atende_jobs`). A job inserted
+ * inside a transaction exists exactly when that transaction commits, so "accepted" and "queued" are one
+ * fact. pg-boss stores, retries (with backoff) and expires jobs; the platform runs its own worker loop
+ * on pg-boss's fetch/complete/fail (`work`), woken by a NOTIFY the inserting transaction raises, so a
+ * job is picked up at once rather than at the next poll (docs/decisions.md, "Job layer on pg-boss 10").
  */
+export const JOBS_SCHEMA = 'atende_jobs';
+
+/** Raised by every commit that queues jobs to run now; the payload is the queue's name. */
+export const JOBS_NOTIFY_CHANNEL = 'atende_jobs';
 
 /** Every queue of the platform, with its policy. Handlers register in `src/jobs/workers.ts`. */
 export const QUEUES = {
   /** One provider webhook delivery (WhatsApp) to turn into chats, messages and statuses. */
   inboundWebhook: 'inbound-webhook',
-  /**
-   * One attempt of one outgoing webhook delivery. Each retry is a new job scheduled by the handler
-   * (`startAfter`, backoff with jitter, Retry-After), so the schedule survives restarts.
-   */
-  webhookDelivery: 'webhook-delivery',
   /** A read receipt to the provider (row in read_receipts), queued when an agent reads a chat. */
   readReceipt: 'read-receipt',
   /**
@@ -24,108 +30,131 @@ export const QUEUES = {
    * retried by pg-boss with backoff; the last attempt or a permanent failure marks the media `failed`.
    */
   mediaDownload: 'media-download',
-  /** Periodic clean-up (event log retention), on a pg-boss schedule: one run per tick, any worker. */
+  /** Periodic clean-up (event log retention): one job per period for the whole installation. */
   housekeeping: 'housekeeping',
 } as const;
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 
-/**
- * A killed worker's job must come back within seconds, not pg-boss's default 15 minutes: jobs send a
- * heartbeat and the supervisor (running on every worker node) checks often.
- */
-export const HEARTBEAT_SECONDS = 10;
-
 /** Retries of a media download: its handler marks the file failed on the last one. */
 export const MEDIA_DOWNLOAD_RETRY_LIMIT = 10;
 
-const QUEUE_DEFINITIONS: Record<QueueName, Omit<Queue, 'name'>> = {
+/**
+ * How often the supervisor (on every worker node, one of them per round) fails jobs whose expiry
+ * passed: the jobs of a killed node come back `expireInSeconds` plus at most this after they started.
+ */
+const MAINTENANCE_SECONDS = 5;
+
+/**
+ * pg-boss 10 has no heartbeats: a job's expiry is both the longest its handler may take and how long
+ * a killed node's job waits before it runs again. So each queue's expiry is its handler's honest worst
+ * case, short for short jobs. A run that outlives its expiry does not settle its job (`work`): the
+ * expired job runs again, and the handlers are idempotent. pg-boss 10's backoff has no cap: retry
+ * limits are chosen so the attempts span about as long as before.
+ */
+const QUEUE_DEFINITIONS: Record<QueueName, Omit<PgBoss.Queue, 'name'>> = {
   [QUEUES.inboundWebhook]: {
     policy: 'standard',
-    retryLimit: 20,
+    // 1 s doubling: 12 retries span about two hours.
+    retryLimit: 12,
     retryDelay: 1,
     retryBackoff: true,
-    retryDelayMax: 600,
-    heartbeatSeconds: HEARTBEAT_SECONDS,
-    expireInSeconds: 300,
-    notify: true,
-  },
-  [QUEUES.webhookDelivery]: {
-    policy: 'standard',
-    // pg-boss's own retries only cover a crashed or failing handler (database down); the receiver's
-    // answers are retried by the handler itself.
-    retryLimit: 10,
-    retryDelay: 5,
-    retryBackoff: true,
-    retryDelayMax: 300,
-    heartbeatSeconds: HEARTBEAT_SECONDS,
-    expireInSeconds: 300,
-    // One job per attempt: finished ones are of no use after a day.
-    deleteAfterSeconds: 24 * 3600,
-    notify: true,
+    // Database work only: milliseconds, seconds when the database is slow.
+    expireInSeconds: 30,
   },
   [QUEUES.readReceipt]: {
     policy: 'standard',
-    // Blue ticks are a courtesy: a few tries over a couple of minutes, then given up.
+    // Blue ticks are a courtesy: a few tries over about a minute, then given up.
     retryLimit: 3,
     retryDelay: 5,
     retryBackoff: true,
-    retryDelayMax: 60,
-    heartbeatSeconds: HEARTBEAT_SECONDS,
-    expireInSeconds: 120,
-    deleteAfterSeconds: 24 * 3600,
-    notify: true,
+    // One Graph call (WHATSAPP_TIMEOUT_MS, 15 s) and a row.
+    expireInSeconds: 60,
   },
   [QUEUES.mediaDownload]: {
     policy: 'standard',
-    // About an hour of attempts (5 s doubling to 10 min): Meta's own trouble rarely lasts longer,
-    // and a customer's file stays downloadable for days.
+    // 2 s doubling: about an hour of attempts. Meta's own trouble rarely lasts longer, and a
+    // customer's file stays downloadable for days.
     retryLimit: MEDIA_DOWNLOAD_RETRY_LIMIT,
-    retryDelay: 5,
+    retryDelay: 2,
     retryBackoff: true,
-    retryDelayMax: 600,
-    heartbeatSeconds: HEARTBEAT_SECONDS,
     // A 100 MB document on a slow link.
     expireInSeconds: 900,
-    deleteAfterSeconds: 7 * 24 * 3600,
-    notify: true,
   },
   [QUEUES.housekeeping]: {
     policy: 'singleton',
     retryLimit: 2,
     retryDelay: 60,
-    heartbeatSeconds: HEARTBEAT_SECONDS,
     expireInSeconds: 900,
   },
 };
 
+/** A fetched job, as a handler sees it. */
+export interface Job<T> {
+  id: string;
+  data: T;
+  /** Runs before this one that ended in a failure (0 on the first run). */
+  retryCount: number;
+  expireInSeconds: number;
+}
+
+export interface WorkOptions {
+  /** Jobs of the queue running at once on this node. */
+  concurrency: number;
+  /** Look for jobs without a NOTIFY this often: retries and delayed jobs coming due, a lost NOTIFY. */
+  pollMs: number;
+}
+
+/** A job to insert: its payload and, for a delayed one, when it may run. */
+export interface JobInsert<T> {
+  data: T;
+  startAfter?: Date;
+}
+
 export interface JobQueueOptions {
   connectionString: string;
-  /** Whether this process supervises jobs (expiry, heartbeats, retention): nodes with the worker role. */
+  /** Whether this process supervises jobs (expiry, archive): nodes with the worker role. */
   supervise: boolean;
   logger: Logger;
 }
 
 export class JobQueue {
-  readonly boss: PgBoss;
+  private readonly boss: PgBoss;
+  private readonly pool: pg.Pool;
+  private readonly runners = new Map<QueueName, Runner<unknown>>();
+  private listener: pg.Client | null = null;
+  private readonly timers: NodeJS.Timeout[] = [];
+  private stopping = false;
   private stopped = false;
 
   constructor(private readonly opts: JobQueueOptions) {
-    this.boss = new PgBoss({
+    // pg-boss runs on a pool of ours: bounded connects and keepalive like the platform's own pool, so
+    // an unreachable database means failed statements, never hung ones.
+    this.pool = new pg.Pool({
       connectionString: opts.connectionString,
-      schema: 'pgboss',
       max: 10,
+      application_name: 'atende-jobs',
+      idleTimeoutMillis: 30_000,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
+    });
+    // A connection lost while checked out fails its statement; the event itself must not end the process.
+    this.pool.on('connect', (client) => client.on('error', () => undefined));
+    this.pool.on('error', () => undefined);
+    this.boss = new PgBoss({
+      db: { executeSql: (text, values) => this.pool.query(text, values) },
+      schema: JOBS_SCHEMA,
       supervise: opts.supervise,
-      schedule: opts.supervise,
-      superviseIntervalSeconds: 2,
-      monitorIntervalSeconds: 5,
-      // Workers burst through a backlog while the cached ready count says there is one; pg-boss's
-      // default refreshes it only every 60 s.
-      queueCacheIntervalSeconds: 2,
-      useListenNotify: true,
+      maintenanceIntervalSeconds: MAINTENANCE_SECONDS,
+      // Periodic jobs are inserted by `every` (throttled sends): pg-boss's cron worker is not used.
+      schedule: false,
+      // Finished jobs leave the job table (which the supervisor scans every few seconds) after an
+      // hour, and the archive after a day: nothing reads them.
+      archiveCompletedAfterSeconds: 3600,
+      deleteAfterDays: 1,
     });
     this.boss.on('error', (err: unknown) => {
-      // pg-boss closes its pool without waiting for the sockets: a database stopped right after may
-      // still reach one, which is no news once the queue has stopped.
+      // Errors of statements still finishing after `stop()` are no news.
       if (this.stopped) return;
       // Its loops retry on their own; an unreachable database is an outage, not a bug.
       if (isConnectionFailure(err))
@@ -134,31 +163,322 @@ export class JobQueue {
     });
   }
 
-  /** Installs or migrates pg-boss's schema (under its own lock) and creates the platform's queues. */
+  /**
+   * Installs pg-boss's schema (under its own lock), creates or updates the platform's queues, and
+   * queues the jobs an upgrade carried over from the previous job layer (migration 016).
+   */
   async start(): Promise<void> {
     await this.boss.start();
     const existing = new Set((await this.boss.getQueues()).map((q) => q.name));
     for (const [name, def] of Object.entries(QUEUE_DEFINITIONS)) {
-      if (!existing.has(name)) {
-        try {
-          await this.boss.createQueue(name, def);
-        } catch (err) {
-          // Another node created it between our read and our create.
-          if (!(await this.boss.getQueue(name))) throw err;
-        }
+      if (existing.has(name)) {
+        await this.boss.updateQueue(name, { name, ...def });
+        continue;
+      }
+      try {
+        await this.boss.createQueue(name, { name, ...def });
+      } catch (err) {
+        // Another node created it between our read and our create.
+        if (!(await this.boss.getQueue(name))) throw err;
       }
     }
+    await this.requeueCarriedOver();
   }
 
   /** Queues jobs inside the caller's transaction: they exist exactly when it commits. */
   async insertInTransaction<T extends object>(tx: Tx, queue: QueueName, jobs: JobInsert<T>[]): Promise<void> {
     if (jobs.length === 0) return;
-    await this.boss.insert(queue, jobs, { db: fromKysely(tx) });
+    await this.boss.insert(
+      jobs.map((j) => ({ name: queue, data: j.data, ...(j.startAfter ? { startAfter: j.startAfter } : {}) })),
+      { db: onTransaction(tx) },
+    );
+    // Wakes the workers when the transaction commits (delayed jobs are found by the poll).
+    if (jobs.some((j) => !j.startAfter || j.startAfter.getTime() <= Date.now())) {
+      await tx.executeQuery(CompiledQuery.raw('SELECT pg_notify($1, $2)', [JOBS_NOTIFY_CHANNEL, queue]));
+    }
   }
 
+  /**
+   * Runs `handler` for the queue's jobs on this node: up to `concurrency` at once, fetched as slots
+   * free up, on a NOTIFY from an inserting commit, and on a poll. A handler that resolves completes its
+   * job; one that throws fails it (pg-boss retries it with the queue's backoff).
+   */
+  async work<T>(
+    queue: QueueName,
+    options: WorkOptions,
+    handler: (job: Job<T>) => Promise<void>,
+  ): Promise<void> {
+    if (this.runners.has(queue)) throw new Error(`a worker already runs queue ${queue}`);
+    const runner = new Runner<T>(this.boss, queue, options, handler, this.opts.logger);
+    this.runners.set(queue, runner as Runner<unknown>);
+    if (!this.listener) await this.listen();
+    const timer = setInterval(() => runner.wake(), options.pollMs);
+    timer.unref();
+    this.timers.push(timer);
+    runner.wake();
+  }
+
+  /**
+   * Queues one job of `queue` per period of `seconds` for the whole installation: every node with the
+   * worker role tries each minute, and pg-boss's throttling (one job per key and time slot) keeps one.
+   */
+  every(queue: QueueName, seconds: number): void {
+    const tick = () =>
+      void this.boss
+        .send(queue, {}, { singletonKey: queue, singletonSeconds: seconds })
+        .catch((err: unknown) =>
+          this.opts.logger.warn({ err: errorText(err), queue }, 'job queue: periodic job not queued'),
+        );
+    const timer = setInterval(tick, Math.min(60, seconds) * 1000);
+    timer.unref();
+    this.timers.push(timer);
+    tick();
+  }
+
+  /** Stops fetching, waits (bounded) for the jobs running here, and fails those still running. */
   async stop(): Promise<void> {
-    await this.boss.stop({ graceful: true, timeout: 10_000 });
+    if (this.stopping) return;
+    this.stopping = true;
+    for (const t of this.timers) clearInterval(t);
+    const listener = this.listener;
+    this.listener = null;
+    await listener?.end().catch(() => undefined);
+    await Promise.all([...this.runners.values()].map((r) => r.stop(10_000)));
+    await this.boss.stop({ graceful: false, close: false });
     this.stopped = true;
+    await this.pool.end().catch(() => undefined);
+  }
+
+  /**
+   * Jobs an upgrade moved out of the previous job layer's schema (`requeued_jobs`, migration 016):
+   * inserted here and deleted in one transaction, so each is queued exactly once whichever node starts
+   * first.
+   */
+  private async requeueCarriedOver(): Promise<void> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const { rows } = await client.query<{ queue: string; data: object; start_after: Date }>(
+        'DELETE FROM requeued_jobs RETURNING queue, data, start_after',
+      );
+      const known = new Set<string>(Object.values(QUEUES));
+      const jobs = rows
+        .filter((r) => known.has(r.queue))
+        .map((r) => ({ name: r.queue, data: r.data, startAfter: r.start_after }));
+      if (jobs.length > 0)
+        await this.boss.insert(jobs, { db: { executeSql: (text, values) => client.query(text, values) } });
+      await client.query('COMMIT');
+      if (jobs.length > 0)
+        this.opts.logger.info({ jobs: jobs.length }, 'job queue: jobs of the previous version queued');
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+
+  /** LISTEN on a connection of its own; lost, it is opened again (the poll covers the gap). */
+  private async listen(): Promise<void> {
+    if (this.stopping) return;
+    const client = new pg.Client({
+      connectionString: this.opts.connectionString,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
+    });
+    const retry = () => {
+      if (this.listener !== client || this.stopping) return;
+      this.listener = null;
+      client.end().catch(() => undefined);
+      const t = setTimeout(() => void this.listen(), 1_000);
+      t.unref();
+    };
+    client.on('error', (err) => {
+      this.opts.logger.warn({ err: err.message }, 'job queue: listener connection lost');
+      retry();
+    });
+    client.on('end', retry);
+    client.on('notification', (n) => {
+      if (n.payload) this.runners.get(n.payload as QueueName)?.wake();
+    });
+    try {
+      this.listener = client;
+      await client.connect();
+      await client.query(`LISTEN ${JOBS_NOTIFY_CHANNEL}`);
+    } catch (err) {
+      this.opts.logger.warn({ err: errorText(err) }, 'job queue: could not listen for new jobs; polling');
+      retry();
+    }
+  }
+}
+
+/** pg-boss's statements run on the caller's Kysely transaction (pg-boss 10's `db` option). */
+function onTransaction(tx: Tx): PgBoss.Db {
+  return {
+    executeSql: async (text, values) => {
+      const res = await tx.executeQuery(CompiledQuery.raw(text, values));
+      return { rows: [...res.rows] };
+    },
+  };
+}
+
+/**
+ * One queue's worker loop on this node. pg-boss 10's own `work()` runs one job (or batch) per loop and
+ * completes it without awaiting the statement — a completion that meets a database outage becomes an
+ * unhandled rejection, which ends a Node process — so the loop is ours: completions are awaited and
+ * retried while the database is away, and handlers run as slots free up.
+ */
+class Runner<T> {
+  private readonly inFlight = new Set<Promise<void>>();
+  /** Ids of the jobs whose handlers run here. */
+  private readonly running = new Set<string>();
+  private fetching = false;
+  /** Stopped: a handler finishing now leaves its job alone (it was failed, or expires). */
+  private closed = false;
+  private again = false;
+  private stopping = false;
+  private readonly completions: Batcher<string, void>;
+
+  constructor(
+    private readonly boss: PgBoss,
+    private readonly queue: QueueName,
+    private readonly options: WorkOptions,
+    private readonly handler: (job: Job<T>) => Promise<void>,
+    private readonly logger: Logger,
+  ) {
+    // Jobs finishing together are completed in one statement.
+    this.completions = new Batcher<string, void>({
+      run: async (ids) => {
+        await this.boss.complete(queue, ids);
+        return ids.map(() => undefined);
+      },
+      concurrency: 1,
+      maxItems: 100,
+      maxWeight: Number.POSITIVE_INFINITY,
+      weight: () => 0,
+    });
+  }
+
+  /** Looks for jobs now; a call during a fetch makes it look again after. */
+  wake(): void {
+    if (this.stopping) return;
+    if (this.fetching) {
+      this.again = true;
+      return;
+    }
+    this.fetching = true;
+    void this.fill().finally(() => {
+      this.fetching = false;
+      if (this.again) {
+        this.again = false;
+        this.wake();
+      }
+    });
+  }
+
+  private async fill(): Promise<void> {
+    try {
+      for (;;) {
+        const room = this.options.concurrency - this.inFlight.size;
+        if (this.stopping || room <= 0) return;
+        // pg-boss's fetch answers nothing rather than throw when the database is away.
+        const jobs = await this.boss.fetch<T>(this.queue, { batchSize: room, includeMetadata: true });
+        if (this.stopping) {
+          // Fetched as the node stops: back to the queue rather than left to expire.
+          if (jobs.length > 0)
+            await this.boss
+              .fail(
+                this.queue,
+                jobs.map((j) => j.id),
+              )
+              .catch(() => undefined);
+          return;
+        }
+        for (const job of jobs) this.run(job);
+        if (jobs.length < room) return;
+      }
+    } catch (err) {
+      this.logger.warn({ err: errorText(err), queue: this.queue }, 'job queue: fetching jobs failed');
+    }
+  }
+
+  private run(job: PgBoss.JobWithMetadata<T>): void {
+    const started = Date.now();
+    this.running.add(job.id);
+    const p = this.handler({
+      id: job.id,
+      data: job.data,
+      retryCount: job.retryCount,
+      expireInSeconds: job.expireInSeconds,
+    })
+      .then(
+        () => null,
+        (err: unknown) => err ?? new Error('job failed'),
+      )
+      .then((err) => this.settle(job, err, started))
+      .finally(() => {
+        this.running.delete(job.id);
+        this.inFlight.delete(p);
+        this.wake();
+      });
+    this.inFlight.add(p);
+  }
+
+  /**
+   * Completes or fails the job, retried while the database is away. A run that took longer than the
+   * job's expiry leaves it alone: the supervisor expires it (it may already run again elsewhere).
+   */
+  private async settle(job: PgBoss.JobWithMetadata<T>, err: unknown, started: number): Promise<void> {
+    if (this.closed) return;
+    const expiresIn = job.expireInSeconds * 1000;
+    if (Date.now() - started >= expiresIn) {
+      this.logger.warn(
+        { queue: this.queue, jobId: job.id },
+        'job queue: a job outlived its expiry; it runs again',
+      );
+      return;
+    }
+    const result = await persist(
+      async () => {
+        if (this.closed) return;
+        if (err === null) await this.completions.submit(job.id);
+        else await this.boss.fail(this.queue, job.id, { message: errorText(err) });
+      },
+      {
+        // Past its expiry the job runs again anyway.
+        unavailableForMs: Math.max(0, expiresIn - (Date.now() - started)),
+        refusedAttempts: 3,
+        baseDelayMs: 100,
+        maxDelayMs: 2_000,
+      },
+    );
+    if (!result.ok)
+      this.logger.warn(
+        { err: errorText(result.err), queue: this.queue, jobId: job.id },
+        'job queue: could not settle a job; it runs again after its expiry',
+      );
+  }
+
+  /**
+   * Stops fetching and waits up to `waitMs` for the jobs running; those still running then are failed,
+   * so that they run again soon (on another node) rather than after their expiry.
+   */
+  async stop(waitMs: number): Promise<void> {
+    this.stopping = true;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.inFlight]),
+      new Promise((r) => {
+        timer = setTimeout(r, waitMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    this.closed = true;
+    const left = [...this.running];
+    if (left.length === 0) return;
+    this.logger.warn({ queue: this.queue, jobs: left.length }, 'job queue: stopping with jobs running');
+    await this.boss.fail(this.queue, left).catch(() => undefined);
   }
 }
 

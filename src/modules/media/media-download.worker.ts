@@ -9,8 +9,7 @@ export async function registerMediaDownloadWorker(
   downloader: MediaDownloader,
   logger: Logger,
 ): Promise<void> {
-  await jobs.boss.work<MediaDownloadJob>(QUEUES.mediaDownload, { localConcurrency: 2 }, async ([job]) => {
-    if (!job) return;
+  await jobs.work<MediaDownloadJob>(QUEUES.mediaDownload, { concurrency: 2, pollMs: 2000 }, async (job) => {
     try {
       await downloader.process(job.data.messageId, job.retryCount >= MEDIA_DOWNLOAD_RETRY_LIMIT);
     } catch (err) {

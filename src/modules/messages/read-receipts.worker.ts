@@ -9,8 +9,7 @@ export async function registerReadReceiptWorker(
   service: ReadReceiptsService,
   logger: Logger,
 ): Promise<void> {
-  await jobs.boss.work<ReadReceiptJob>(QUEUES.readReceipt, { localConcurrency: 2 }, async ([job]) => {
-    if (!job) return;
+  await jobs.work<ReadReceiptJob>(QUEUES.readReceipt, { concurrency: 2, pollMs: 2000 }, async (job) => {
     try {
       await service.send(job.data.messageId);
     } catch (err) {

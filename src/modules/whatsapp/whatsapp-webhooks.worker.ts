@@ -9,8 +9,7 @@ export async function registerInboundWebhookWorker(
   service: WhatsAppWebhooksService,
   logger: Logger,
 ): Promise<void> {
-  await jobs.boss.work<InboundWebhookJob>(QUEUES.inboundWebhook, { localConcurrency: 4 }, async ([job]) => {
-    if (!job) return;
+  await jobs.work<InboundWebhookJob>(QUEUES.inboundWebhook, { concurrency: 4, pollMs: 2000 }, async (job) => {
     try {
       await service.process(job.data.eventId);
     } catch (err) {
