@@ -153,7 +153,7 @@ export async function runWebhooksRow(p: WebhooksPhase): Promise<LiveRow> {
         target: null,
         notes: [
           `${delivered} delivered in ${round(seconds, 1)} s${emptied ? ', backlog emptied before the window ended' : ''}`,
-          'at most 2 attempts per endpoint at once (8 workers per node, 2 attempts per fetch)',
+          'at most 16 attempts per endpoint at once (ATENDE_WEBHOOK_ENDPOINT_CONCURRENCY), claimed up to 128 per statement',
           'CPU per delivery',
           ...(receiver.unsigned > 0 ? [`${receiver.unsigned} requests without a signature`] : []),
         ],

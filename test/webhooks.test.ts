@@ -73,7 +73,12 @@ describe('outgoing webhooks', () => {
 
   before(async () => {
     t = await startTestApp({
-      env: { ...LOCAL_RECEIVERS, ATENDE_WEBHOOK_RETRY_BASE_MS: '50', ATENDE_WEBHOOK_TIMEOUT_MS: '3000' },
+      env: {
+        ...LOCAL_RECEIVERS,
+        ATENDE_WEBHOOK_RETRY_BASE_MS: '50',
+        ATENDE_WEBHOOK_TIMEOUT_MS: '3000',
+        ATENDE_WEBHOOK_ENDPOINT_CONCURRENCY: '2',
+      },
     });
   });
   after(async () => {
@@ -522,7 +527,7 @@ describe('outgoing webhooks', () => {
       assert.equal((await deliveries(b, wb.id)).total, 2);
     });
 
-    it('a slow endpoint holds at most 2 attempts at once; other endpoints go on', async () => {
+    it('a slow endpoint holds at most its cap (2 here) of attempts at once; other endpoints go on', async () => {
       const a = await account();
       const b = await account();
       const slow = await receiver({ script: () => ({ status: 200, hang: true }) });
@@ -758,6 +763,7 @@ describe('outgoing webhooks: attempts across processes and time limits', () => {
       timeoutMs: 10_000,
       retryBaseMs: 10_000,
       retryWindowSeconds: 86_400,
+      endpointConcurrency: 16,
       allowPrivateNetworks: false,
     });
   });

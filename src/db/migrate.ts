@@ -14,6 +14,8 @@ import * as m013 from './migrations/013_channel_health_read_receipts.js';
 import * as m014 from './migrations/014_chat_search.js';
 import * as m012 from './migrations/012_media_store.js';
 import * as m015 from './migrations/015_customer_window.js';
+import * as m016 from './migrations/016_jobs_pgboss10.js';
+import * as m017 from './migrations/017_webhook_delivery_queue.js';
 
 /** Versioned migrations, in order. Names are permanent: never rename or edit one that has shipped. */
 const migrations: Record<string, Migration> = {
@@ -32,6 +34,8 @@ const migrations: Record<string, Migration> = {
   '014_chat_search': m014,
   '012_media_store': m012,
   '015_customer_window': m015,
+  '016_jobs_pgboss10': m016,
+  '017_webhook_delivery_queue': m017,
 };
 
 class StaticProvider implements MigrationProvider {

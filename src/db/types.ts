@@ -334,6 +334,8 @@ export interface WebhookDeliveriesTable {
   last_response_status: number | null;
   last_error: string | null;
   next_attempt_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** A worker's lease on an attempt in flight (migration 017); null when none is. */
+  claimed_until: ColumnType<Date | null, Date | null | undefined, Date | null>;
   delivered_at: Date | null;
   created_at: Timestamp;
   updated_at: Timestamp;

@@ -20,13 +20,6 @@ export interface InboundWebhookJob {
   eventId: string;
 }
 
-/** `webhook-delivery` queue: one attempt of a delivery (row in webhook_deliveries). */
-export interface WebhookDeliveryJob {
-  deliveryId: string;
-  /** The delivery's generation when scheduled: a replay bumps it, retiring older scheduled attempts. */
-  generation: number;
-}
-
 /** `read-receipt` queue: tell the provider an agent read the customer's messages up to this one. */
 export interface ReadReceiptJob {
   messageId: string;

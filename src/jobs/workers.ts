@@ -8,7 +8,7 @@ import { SendDispatcher } from './send-dispatcher.js';
 
 /**
  * Registers the job handlers of the worker role. Each capability adds its queue's handler here, so
- * every background behaviour is found from one place. `stop()` ends what pg-boss does not stop itself.
+ * every background behaviour is found from one place. `stop()` ends what the job queue does not stop itself.
  */
 export async function registerWorkers(
   services: Services,
@@ -16,7 +16,6 @@ export async function registerWorkers(
   logger: Logger,
 ): Promise<{ stop(): Promise<void> }> {
   await registerInboundWebhookWorker(services.jobs, services.whatsappWebhooks, logger);
-  await services.webhookDeliverer.register(services.jobs);
   await registerReadReceiptWorker(services.jobs, services.readReceipts, logger);
   await registerMediaDownloadWorker(services.jobs, services.mediaDownloader, logger);
   await registerEventRetention(services.jobs, services.events, logger);
@@ -28,5 +27,11 @@ export async function registerWorkers(
     logger,
   });
   await sends.start();
-  return { stop: () => sends.stop() };
+  // Outgoing webhooks run on their own table (webhook_deliveries), not on pg-boss.
+  await services.webhookDeliverer.start({ databaseUrl });
+  return {
+    stop: async () => {
+      await Promise.all([sends.stop(), services.webhookDeliverer.stop()]);
+    },
+  };
 }

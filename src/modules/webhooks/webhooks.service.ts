@@ -14,7 +14,6 @@ import type {
   WebhookT,
 } from './webhooks.schemas.js';
 import type { WebhookEgress } from './webhooks.egress.js';
-import type { WebhookJobs } from './webhooks.worker.js';
 import { en, pt } from '../../http/language.js';
 
 const NOT_HTTP_URL = en(
@@ -91,7 +90,6 @@ export class WebhooksService {
   constructor(
     private readonly db: Db,
     private readonly repo: WebhooksRepo,
-    private readonly jobs: WebhookJobs,
     private readonly egress: WebhookEgress,
   ) {}
 
@@ -207,7 +205,6 @@ export class WebhooksService {
       const now = new Date();
       const generation = await this.repo.replay(tx, id, deliveryId, now);
       if (generation === undefined) throw notFound();
-      await this.jobs.schedule(tx, [{ deliveryId, generation, webhookId: id }], now);
       return this.repo.findDelivery(id, deliveryId, tx);
     });
     if (!row) throw notFound();

@@ -1,12 +1,15 @@
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
+import pg from 'pg';
 import type { Logger } from 'pino';
-import type { Tx } from '../../db/index.js';
-import type { DeliveryQueue, EventsService } from '../../events/events.service.js';
+import { CONNECT_TIMEOUT_MS, KEEPALIVE_DELAY_MS } from '../../db/index.js';
+import { WEBHOOKS_CHANNEL } from '../../events/events.repo.js';
+import type { EventsService } from '../../events/events.service.js';
 import { toEnvelope } from '../../events/events.service.js';
-import type { WebhookDeliveryJob } from '../../jobs/payloads.js';
-import { QUEUES, type JobQueue } from '../../jobs/queue.js';
+import { Batcher } from '../../lib/batcher.js';
+import { persist } from '../../lib/persist.js';
+import { webhookFailureReason, type Metrics } from '../../metrics/metrics.js';
 import type { NotificationsService } from '../notifications/notifications.service.js';
 import { RefusedDestinationError, type WebhookEgress } from './webhooks.egress.js';
 import type { AttemptResult, ClaimedDelivery, WebhooksRepo } from './webhooks.repo.js';
@@ -17,19 +20,28 @@ export const USER_AGENT = 'Atende-Webhooks/1.0';
 export const MAX_RETRY_DELAY_MS = 3600_000;
 
 /**
- * Workers per node; each fetches up to ATTEMPTS_PER_FETCH attempts and runs them at once, so a fetch
- * and a completion (two of pg-boss's statements) are shared by two attempts. Each attempt waits at
- * most the timeout on its receiver.
+ * Attempts in flight per node at most; they are I/O (a POST each), so many run at once. A dead endpoint
+ * holds at most its per-endpoint share of them (`endpointConcurrency`), never all.
  */
-const WORKERS = 8;
-const ATTEMPTS_PER_FETCH = 2;
+const NODE_CONCURRENCY = 256;
+
+/** Deliveries claimed per statement at most. */
+const CLAIM_BATCH = 128;
+
+/** How often due deliveries are looked for without a notification (retries coming due, lost NOTIFY). */
+const POLL_MS = 1_000;
 
 /**
- * Attempts to one endpoint running at once per node (pg-boss groups, by webhook id): a slow or dead
- * endpoint holds at most this many attempts, so at most this many of the node's workers, never every
- * account's deliveries.
+ * How long a claim outlives the attempt's own time limit: a node that dies mid-attempt (or cannot
+ * record the outcome) leaves the delivery due again then, for any node to attempt again.
  */
-const PER_ENDPOINT = 2;
+const LEASE_MARGIN_MS = 30_000;
+
+/** How long a stopping node waits for its attempts in flight (the rest come back after their lease). */
+const STOP_WAIT_MS = 10_000;
+
+/** How long an outcome is retried while the database is out of reach (then the lease sends it again). */
+const SETTLE_FOR_MS = 3_600_000;
 
 /**
  * How much of a receiver's answer is read past its headers: a short body is drained so the connection
@@ -105,98 +117,189 @@ function describe(err: unknown, timeoutMs: number): string {
   return `Network error (${code})`;
 }
 
-/** An attempt to queue: the job's payload and the endpoint it goes to (its pg-boss group). */
-export interface ScheduledAttempt extends WebhookDeliveryJob {
-  webhookId: string;
-}
-
-/** Queues delivery attempts as pg-boss jobs inside the caller's transaction. */
-export class WebhookJobs implements DeliveryQueue {
-  constructor(private readonly jobs: JobQueue) {}
-
-  /** The first attempt of deliveries an event write just created. */
-  async enqueue(tx: Tx, deliveries: readonly { id: string; webhookId: string }[]): Promise<void> {
-    await this.schedule(
-      tx,
-      deliveries.map((d) => ({ deliveryId: d.id, generation: 0, webhookId: d.webhookId })),
-      null,
-    );
-  }
-
-  async schedule(tx: Tx, attempts: readonly ScheduledAttempt[], startAfter: Date | null): Promise<void> {
-    await this.jobs.insertInTransaction<WebhookDeliveryJob>(
-      tx,
-      QUEUES.webhookDelivery,
-      attempts.map(({ deliveryId, generation, webhookId }) => ({
-        data: { deliveryId, generation },
-        group: { id: webhookId },
-        ...(startAfter ? { startAfter } : {}),
-      })),
-    );
-  }
-}
-
 export interface WebhookDeliveryOptions {
   timeoutMs: number;
   retryBaseMs: number;
   retryWindowSeconds: number;
+  /** Attempts in flight to one endpoint at most (across the nodes). */
+  endpointConcurrency: number;
+}
+
+export interface WebhookDispatchOptions {
+  /** For the NOTIFY listener (a connection of its own). */
+  databaseUrl: string;
+  /** How long a claim lasts; default the attempt's time limit plus LEASE_MARGIN_MS. */
+  leaseMs?: number;
+  pollMs?: number;
+}
+
+/** What a claim's attempt needs to be settled: the delivery, its generation and attempt count. */
+interface Current {
+  id: string;
+  generation: number;
+  attempt: number;
 }
 
 /**
- * Sends deliveries: one job = one attempt. The envelope is read from the event log, signed with the
- * endpoint's current secret and POSTed; the outcome, the next attempt (a new job with `startAfter`)
- * and the endpoint's health are written in one transaction. An endpoint failing for the whole retry
- * window is disabled and the account's webhook admins are notified.
+ * Sends deliveries. The `webhook_deliveries` rows are the queue (migration 017): a pending row is due
+ * at its `next_attempt_at`; a node claims due rows several at a time (each endpoint within its cap) for
+ * a lease, POSTs each (the envelope from the event log, signed with the endpoint's current secret) over
+ * kept-alive connections, and settles the outcomes — 2xx answers several per statement; a failure in a
+ * transaction with the endpoint's health and the next attempt (backoff with jitter, Retry-After) as
+ * the row's new due time. An endpoint failing for the whole retry window is disabled and the account's
+ * webhook admins are notified. Woken by the NOTIFY of the commits that create deliveries, and by a
+ * short poll; a killed node's claims are due again when their lease ends (at least once).
  */
 export class WebhookDeliverer {
   private readonly agents = {
     http: new http.Agent(AGENT_OPTIONS),
     https: new https.Agent(AGENT_OPTIONS),
   };
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly delivered: Batcher<DeliveredOutcome, void>;
+  private leaseMs = 0;
+  private pollMs = POLL_MS;
+  private databaseUrl = '';
+  private claiming = false;
+  private again = false;
+  private stopping = true;
+  private claimFailing = false;
+  private listener: pg.Client | null = null;
+  private pollTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly repo: WebhooksRepo,
-    private readonly jobs: WebhookJobs,
     private readonly egress: WebhookEgress,
     private readonly events: EventsService,
     private readonly notifications: NotificationsService,
     private readonly options: WebhookDeliveryOptions,
     private readonly logger: Logger,
-  ) {}
-
-  async register(queue: JobQueue): Promise<void> {
-    await queue.boss.work<WebhookDeliveryJob>(
-      QUEUES.webhookDelivery,
-      {
-        batchSize: ATTEMPTS_PER_FETCH,
-        localConcurrency: WORKERS,
-        localGroupConcurrency: PER_ENDPOINT,
-        // Retries come due without a NOTIFY: a short poll finds them.
-        pollingIntervalSeconds: 1,
-        notifyPollingIntervalSeconds: 1,
-        burstWhenReadyExceeds: 1,
+    private readonly metrics: Metrics,
+  ) {
+    // 2xx outcomes finishing while a settle runs go together in the next one (one statement at a
+    // time, so two never lock the same endpoints in turn).
+    this.delivered = new Batcher<DeliveredOutcome, void>({
+      run: async (items) => {
+        await this.repo.settleDelivered(items);
+        return items.map(() => undefined);
       },
-      async (jobs) => {
-        // Each attempt settles on its own; a database failure of one makes pg-boss run the fetch's
-        // jobs again, and an attempt already settled then finds nothing to claim.
-        const done = await Promise.allSettled(jobs.map((job) => this.attempt(job.data)));
-        const failed = done.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-        if (failed) throw failed.reason instanceof Error ? failed.reason : new Error(String(failed.reason));
-      },
-    );
+      concurrency: 1,
+      maxItems: 500,
+      maxWeight: Number.POSITIVE_INFINITY,
+      weight: () => 0,
+    });
   }
 
-  /** One attempt; throws only when the database fails (pg-boss then runs the job again). */
-  async attempt(job: WebhookDeliveryJob): Promise<void> {
-    const startedAt = new Date();
-    const delivery = await this.repo.claim(job.deliveryId, job.generation, startedAt);
-    if (!delivery) {
-      // Settled, replayed, deleted — or its endpoint was disabled before this attempt.
-      await this.repo.failIfDisabled(job.deliveryId, job.generation, startedAt);
+  async start(opts: WebhookDispatchOptions): Promise<void> {
+    this.databaseUrl = opts.databaseUrl;
+    this.leaseMs = opts.leaseMs ?? this.options.timeoutMs + LEASE_MARGIN_MS;
+    this.pollMs = opts.pollMs ?? POLL_MS;
+    this.stopping = false;
+    await this.listen();
+    this.pollTimer = setInterval(() => this.wake(), this.pollMs);
+    this.pollTimer.unref();
+    this.wake();
+  }
+
+  /** Stops claiming and waits (bounded) for the attempts in flight; the others come back after their lease. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    clearInterval(this.pollTimer);
+    const listener = this.listener;
+    this.listener = null;
+    await listener?.end().catch(() => undefined);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.inFlight]),
+      new Promise((r) => {
+        timer = setTimeout(r, STOP_WAIT_MS);
+      }),
+    ]);
+    clearTimeout(timer);
+    this.agents.http.destroy();
+    this.agents.https.destroy();
+  }
+
+  /** Claims due deliveries while this node has room; one claim at a time, again if woken meanwhile. */
+  private wake(): void {
+    if (this.stopping) return;
+    if (this.claiming) {
+      this.again = true;
       return;
     }
+    this.claiming = true;
+    void this.claimLoop().finally(() => {
+      this.claiming = false;
+    });
+  }
+
+  private async claimLoop(): Promise<void> {
+    do {
+      this.again = false;
+      const room = Math.min(CLAIM_BATCH, NODE_CONCURRENCY - this.inFlight.size);
+      if (room <= 0 || this.stopping) return;
+      let claimed: ClaimedDelivery[];
+      let claimedAt: Date;
+      try {
+        claimedAt = new Date();
+        claimed = await this.repo.claimDue(room, this.options.endpointConcurrency, this.leaseMs, claimedAt);
+        if (this.claimFailing) this.logger.info('webhook deliveries: claiming works again');
+        this.claimFailing = false;
+      } catch (err) {
+        // The poll tries again.
+        if (!this.claimFailing) this.logger.warn({ err }, 'webhook deliveries: claiming failed');
+        this.claimFailing = true;
+        return;
+      }
+      for (const delivery of claimed) this.run(delivery, claimedAt);
+      // A full batch: more may be due.
+      if (claimed.length === room) this.again = true;
+    } while (this.again);
+  }
+
+  private run(delivery: ClaimedDelivery, startedAt: Date): void {
+    const p = this.attempt(delivery, startedAt)
+      .catch((err: unknown) => {
+        this.logger.error({ err, deliveryId: delivery.id }, 'webhook delivery: attempt failed');
+      })
+      .finally(() => {
+        this.inFlight.delete(p);
+        this.wake();
+      });
+    this.inFlight.add(p);
+  }
+
+  /**
+   * One claimed attempt: POST, then its outcome recorded (retried while the database is away).
+   * `startedAt`: the claim's time, which started the delivery's retry window (the failure streak
+   * starts at it too, so both end together).
+   */
+  async attempt(delivery: ClaimedDelivery, startedAt: Date): Promise<void> {
     const outcome = await this.post(delivery);
-    await this.settle(delivery, startedAt, outcome);
+    const failure = webhookFailureReason(outcome);
+    if (failure) this.metrics.webhookAttemptFailed(failure);
+    const current = { id: delivery.id, generation: delivery.generation, attempt: delivery.attempts };
+    let warned = false;
+    const result = await persist(() => this.settle(delivery, current, startedAt, outcome), {
+      unavailableForMs: SETTLE_FOR_MS,
+      refusedAttempts: 3,
+      baseDelayMs: 100,
+      maxDelayMs: 5_000,
+      onFailure: (err) => {
+        if (warned) return;
+        warned = true;
+        this.logger.warn(
+          { err, deliveryId: delivery.id },
+          'webhook delivery: recording the outcome failed; retrying',
+        );
+      },
+    });
+    // Not recorded: the claim's lease ends and the delivery is attempted again.
+    if (!result.ok)
+      this.logger.error(
+        { err: result.err, deliveryId: delivery.id },
+        'webhook delivery: outcome not recorded',
+      );
   }
 
   private async post(delivery: ClaimedDelivery): Promise<Outcome> {
@@ -261,16 +364,20 @@ export class WebhookDeliverer {
     });
   }
 
-  private async settle(delivery: ClaimedDelivery, startedAt: Date, outcome: Outcome): Promise<void> {
+  private async settle(
+    delivery: ClaimedDelivery,
+    current: Current,
+    startedAt: Date,
+    outcome: Outcome,
+  ): Promise<void> {
     const at = new Date();
     if (outcome.kind === 'answered' && outcome.status >= 200 && outcome.status < 300) {
-      await this.repo.settleDelivered(
-        delivery.id,
-        delivery.generation,
-        delivery.webhook_id,
+      await this.delivered.submit({
+        ...current,
+        webhookId: delivery.webhook_id,
         at,
-        outcome.status,
-      );
+        responseStatus: outcome.status,
+      });
       return;
     }
     // Status and our own short reason only: what a receiver answers never reaches the log, so an
@@ -291,6 +398,8 @@ export class WebhookDeliverer {
         at,
       );
       if (disabled) {
+        // This attempt's own answer first; then the endpoint's other pending deliveries.
+        await this.repo.settle(tx, current, at, result, { status: 'failed' });
         await this.repo.failPending(tx, disabled.id, at);
         await this.notifications.notifyPermission(
           tx,
@@ -312,7 +421,7 @@ export class WebhookDeliverer {
         at.getTime() < deadline &&
         (outcome.kind === 'unreachable' || (outcome.kind === 'answered' && retryable(outcome.status)));
       if (!again) {
-        await this.repo.settle(tx, delivery.id, delivery.generation, at, result, { status: 'failed' });
+        await this.repo.settle(tx, current, at, result, { status: 'failed' });
         this.logger.info({ ...log, error: result.error }, 'webhook delivery failed');
         return;
       }
@@ -320,18 +429,43 @@ export class WebhookDeliverer {
       const delay = retryDelayMs(this.options.retryBaseMs, delivery.attempts, retryAfterMs);
       // The last attempt is made when the window closes, so a receiver back by then still gets it.
       const next = new Date(Math.min(at.getTime() + delay, deadline));
-      const owned = await this.repo.settle(tx, delivery.id, delivery.generation, at, result, {
-        status: 'pending',
-        nextAttemptAt: next,
-      });
-      if (owned) {
-        await this.jobs.schedule(
-          tx,
-          [{ deliveryId: delivery.id, generation: delivery.generation, webhookId: delivery.webhook_id }],
-          next,
-        );
-      }
+      await this.repo.settle(tx, current, at, result, { status: 'pending', nextAttemptAt: next });
       this.logger.debug({ ...log, error: result.error, next }, 'webhook delivery will be retried');
     });
   }
+
+  /** LISTEN on a connection of its own; lost, it is opened again (the poll covers the gap). */
+  private async listen(): Promise<void> {
+    if (this.stopping) return;
+    // Bounded like the pool's connections, so that an unreachable server means a retry, not a hang.
+    const client = new pg.Client({
+      connectionString: this.databaseUrl,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
+    });
+    const retry = () => {
+      if (this.listener !== client || this.stopping) return;
+      this.listener = null;
+      client.end().catch(() => undefined);
+      const t = setTimeout(() => void this.listen(), this.pollMs);
+      t.unref();
+    };
+    client.on('error', (err) => {
+      this.logger.warn({ err: err.message }, 'webhook deliveries: listener connection lost');
+      retry();
+    });
+    client.on('end', retry);
+    client.on('notification', () => this.wake());
+    try {
+      this.listener = client;
+      await client.connect();
+      await client.query(`LISTEN ${WEBHOOKS_CHANNEL}`);
+    } catch (err) {
+      this.logger.warn({ err }, 'webhook deliveries: could not listen for new deliveries; polling');
+      retry();
+    }
+  }
 }
+
+type DeliveredOutcome = Current & { webhookId: string; at: Date; responseStatus: number };
