@@ -39,6 +39,7 @@ import { sendRoutes } from './modules/messages/send.routes.js';
 import { teamsRoutes } from './modules/teams/teams.routes.js';
 import { usersRoutes } from './modules/users/users.routes.js';
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js';
+import { installHttpMetrics, metricsRoute } from './metrics/endpoint.js';
 import { whatsappWebhookRoutes } from './modules/whatsapp/whatsapp-webhooks.routes.js';
 import type { Services } from './services.js';
 
@@ -133,6 +134,7 @@ export async function buildApp({ config, services, logger, gateway }: AppOptions
     reply.header('x-request-id', request.id);
   });
   installErrorHandling(app);
+  installHttpMetrics(app, services.metrics);
   // Every body route takes JSON; Fastify's built-in text/plain parser would hand a string to a route
   // expecting an object (a confusing 400) instead of answering 415.
   app.removeContentTypeParser('text/plain');
@@ -145,6 +147,9 @@ export async function buildApp({ config, services, logger, gateway }: AppOptions
   await app.register(fastifySwaggerUi, { routePrefix: '/docs', transformStaticCSP: docsPolicy });
 
   healthRoutes(app, services.db, services.redisHealth);
+  // Prometheus scrapes here unless the metrics have a port of their own (src/metrics/endpoint.ts).
+  if (config.metrics.port === null)
+    metricsRoute(app, services.metrics, { token: config.metrics.token, trustProxy: config.trustProxy });
   authRoutes(app, services, { cookieSecure: config.cookieSecure });
   channelApiRoutes(app, services);
   usersRoutes(app, services);

@@ -69,6 +69,8 @@ export interface Config {
     timeoutMs: number;
     retryBaseMs: number;
     retryWindowSeconds: number;
+    /** Attempts in flight to one endpoint at most, across the nodes. */
+    endpointConcurrency: number;
     allowPrivateNetworks: boolean;
   };
   /**
@@ -91,6 +93,12 @@ export interface Config {
    * point it elsewhere.
    */
   consoleDir: string;
+  /**
+   * Prometheus metrics (src/metrics): on their own port when `port` is set (0 = any free port), else
+   * at `/metrics` of the API port. With `token` set, scrapes must send it as a bearer token; without
+   * it, the API port answers loopback and private addresses only (docs/decisions.md, "Metrics").
+   */
+  metrics: { port: number | null; token: string | null };
 }
 
 export class ConfigError extends Error {
@@ -240,6 +248,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }
   }
 
+  const metricsToken = str('ATENDE_METRICS_TOKEN');
+  if (metricsToken !== null && metricsToken.length < 16) {
+    problems.push('ATENDE_METRICS_TOKEN must be at least 16 characters long');
+  }
+
   const config: Config = {
     host: str('HOST') ?? '0.0.0.0',
     port: int('PORT', 3000, 0, 65535),
@@ -290,12 +303,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       timeoutMs: int('ATENDE_WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
       retryBaseMs: int('ATENDE_WEBHOOK_RETRY_BASE_MS', 10_000, 10, 3_600_000),
       retryWindowSeconds: int('ATENDE_WEBHOOK_RETRY_WINDOW_SECONDS', 24 * 3600, 1, 7 * 24 * 3600),
+      endpointConcurrency: int('ATENDE_WEBHOOK_ENDPOINT_CONCURRENCY', 16, 1, 256),
       allowPrivateNetworks: bool('ATENDE_WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
     },
     gatewayRecoveryMs: 2 * 60 * 1000,
     redisHeartbeatMs: 5_000,
     publicGatewayUrl: url('ATENDE_PUBLIC_GATEWAY_URL', ['http:', 'https:'])?.replace(/\/$/, '') ?? null,
     consoleDir: defaultConsoleDir(),
+    metrics: {
+      port: str('ATENDE_METRICS_PORT') === null ? null : int('ATENDE_METRICS_PORT', 0, 0, 65535),
+      token: metricsToken,
+    },
   };
   // A delivery is removed with its event, so it must be settled before the event log lets it go.
   if (config.webhooks.retryWindowSeconds > config.eventRetentionDays * 24 * 3600) {
@@ -304,6 +322,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // One port cannot serve both: the second listener would fail only after the database had started.
   if (config.port !== 0 && config.port === config.gatewayPort) {
     problems.push(`PORT and GATEWAY_PORT must differ (both are ${config.port})`);
+  }
+  const metricsPort = config.metrics.port;
+  if (metricsPort !== null && metricsPort !== 0) {
+    for (const [name, port] of [
+      ['PORT', config.port],
+      ['GATEWAY_PORT', config.gatewayPort],
+    ] as const) {
+      if (port === metricsPort)
+        problems.push(`ATENDE_METRICS_PORT and ${name} must differ (both are ${port})`);
+    }
   }
   // The headers are part of the request: Node refuses a headers timeout longer than the request's.
   config.http.headersTimeoutMs = Math.min(config.http.headersTimeoutMs, config.http.requestTimeoutMs);

@@ -1,5 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import type pg from 'pg';
 import type { Logger } from 'pino';
+import { Registry } from 'prom-client';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { assertPortsFree, namePortError } from './http/ports.js';
@@ -13,6 +15,9 @@ import { failFastRedis } from './lib/redis.js';
 import { RedisHealth } from './lib/redis-health.js';
 import type { SharedStore } from './lib/shared-rate-limit.js';
 import { registerWorkers } from './jobs/workers.js';
+import { startMetricsServer } from './metrics/endpoint.js';
+import { Metrics } from './metrics/metrics.js';
+import { watchDatabase, watchGateway } from './metrics/sources.js';
 import { createServices, type Services } from './services.js';
 
 export interface RunningServer {
@@ -24,6 +29,8 @@ export interface RunningServer {
   gatewayUrl: string | null;
   /** The gateway itself (its Socket.IO server), when the gateway role runs. */
   gateway: Gateway | null;
+  /** Base URL of the metrics' own port, when `ATENDE_METRICS_PORT` is set. */
+  metricsUrl: string | null;
   databaseUrl: string;
   close(): Promise<void>;
 }
@@ -47,6 +54,8 @@ async function jwtSecret(db: Db, configured: string | null): Promise<string> {
 /** The database, migrated: embedded when DATABASE_URL is unset. `close()` ends the pool, then the server. */
 export interface OpenDatabase {
   db: Db;
+  /** The pool under `db`, for its metrics. */
+  pool: pg.Pool;
   databaseUrl: string;
   close(): Promise<void>;
 }
@@ -81,10 +90,10 @@ export async function openDatabase(config: Config, logger: Logger): Promise<Open
       cleanups.push(() => embedded.stop());
       databaseUrl = embedded.url;
     }
-    const { db } = createDb(databaseUrl, 20, { logger });
+    const { db, pool } = createDb(databaseUrl, 20, { logger });
     cleanups.push(() => db.destroy());
     await migrateToLatest(db);
-    return { db, databaseUrl, close: cleanups.run };
+    return { db, pool, databaseUrl, close: cleanups.run };
   } catch (err) {
     await cleanups.run();
     throw err;
@@ -125,8 +134,13 @@ export async function startCore(config: Config, logger: Logger): Promise<Core> {
     await jobs.start();
     cleanups.push(() => jobs.stop());
 
+    // This server's metrics: a registry of its own (src/metrics), served by `startServer`.
+    const metrics = new Metrics(new Registry());
+    watchDatabase(metrics, db, database.pool, logger);
+
     const services = createServices({
       db,
+      metrics,
       config,
       jwtSecret: await jwtSecret(db, config.jwtSecret),
       redis,
@@ -182,6 +196,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       cleanups.push(() => started.close());
       gateway = started;
       gatewayUrl = started.url;
+      watchGateway(services.metrics, started.io);
     }
 
     let app: App | null = null;
@@ -199,7 +214,17 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
       url = `http://${host}:${port}`;
     }
-    return { app, services, url, gatewayUrl, gateway, databaseUrl, close: cleanups.run };
+    let metricsUrl: string | null = null;
+    if (config.metrics.port !== null) {
+      const metricsServer = await startMetricsServer(
+        services.metrics,
+        { host: config.host, port: config.metrics.port, token: config.metrics.token },
+        logger,
+      );
+      cleanups.push(() => metricsServer.close());
+      metricsUrl = metricsServer.url;
+    }
+    return { app, services, url, gatewayUrl, gateway, metricsUrl, databaseUrl, close: cleanups.run };
   } catch (err) {
     await cleanups.run();
     throw err;

@@ -3,6 +3,7 @@ import type { JobQueue } from './jobs/queue.js';
 import { SendQueue } from './jobs/send-queue.js';
 import type { Config } from './config.js';
 import type { Db } from './db/index.js';
+import type { Metrics } from './metrics/metrics.js';
 import { EventsRepo } from './events/events.repo.js';
 import { EventsService } from './events/events.service.js';
 import { GatewayAccess } from './gateway/access.js';
@@ -56,7 +57,7 @@ import { WhatsAppWebhooksService } from './modules/whatsapp/whatsapp-webhooks.se
 import { WebhookEgress } from './modules/webhooks/webhooks.egress.js';
 import { WebhooksRepo } from './modules/webhooks/webhooks.repo.js';
 import { WebhooksService } from './modules/webhooks/webhooks.service.js';
-import { WebhookDeliverer, WebhookJobs } from './modules/webhooks/webhooks.worker.js';
+import { WebhookDeliverer } from './modules/webhooks/webhooks.worker.js';
 
 /** Every service of the platform, wired explicitly from the database, the config and Redis. */
 export function createServices(deps: {
@@ -67,6 +68,8 @@ export function createServices(deps: {
   redis: SharedStore | null;
   jobs: JobQueue;
   logger: Logger;
+  /** This server's metrics (src/metrics): counted by the services, served by the server. */
+  metrics: Metrics;
 }) {
   const { db, config } = deps;
   const repos = {
@@ -80,13 +83,12 @@ export function createServices(deps: {
     requestLogs: new RequestLogsRepo(db),
   };
   const tokens = new TokenService(deps.jwtSecret, config.jwtTtlSeconds);
-  // Outgoing webhooks: deliveries are created with the events and their jobs queued in the same
-  // transaction (webhookJobs), then sent by the worker role (webhookDeliverer).
+  // Outgoing webhooks: deliveries are created with the events in the same statement (they are their
+  // own queue), then sent by the worker role (webhookDeliverer).
   const webhooksRepo = new WebhooksRepo(db);
-  const webhookJobs = new WebhookJobs(deps.jobs);
   // The event log: written in each change's transaction, sent by the gateway's tail (src/events).
   const eventsRepo = new EventsRepo(db);
-  const events = new EventsService(db, eventsRepo, repos.teams, config.eventRetentionDays, webhookJobs);
+  const events = new EventsService(db, eventsRepo, repos.teams, config.eventRetentionDays);
   // Where webhooks may connect: checked at registration and on the resolved address of every attempt.
   const webhookEgress = new WebhookEgress({ allowPrivateNetworks: config.webhooks.allowPrivateNetworks });
   const notifications = new NotificationsService(new NotificationsRepo(db));
@@ -98,7 +100,7 @@ export function createServices(deps: {
   const channelHealth = new ChannelHealthService(repos.channels, events, notifications, deps.logger);
   const providers = new ProviderRegistry(config.whatsapp, channelHealth);
   // Provider calls of every outbound message (Channel API requests, agents' replies).
-  const deliverer = new Deliverer(providers);
+  const deliverer = new Deliverer(providers, deps.metrics);
   // Replies, edits, revokes and reactions resolved to the message they name; number changes.
   const inboundActions = new InboundActions(repos.messages, repos.contacts, messageEvents, deps.logger);
   // Messages' files (customers' downloads, agents' attachments), in PostgreSQL: every node reads them.
@@ -118,6 +120,7 @@ export function createServices(deps: {
   const messageStatuses = new MessageStatusService(
     db,
     new MessageStatusRepo(),
+    repos.messages,
     deps.logger,
     events,
     messageEvents,
@@ -157,6 +160,7 @@ export function createServices(deps: {
   );
   return {
     db,
+    metrics: deps.metrics,
     jobs: deps.jobs,
     sendQueue,
     repos,
@@ -197,15 +201,15 @@ export function createServices(deps: {
     events,
     eventsRepo,
     notifications,
-    webhooks: new WebhooksService(db, webhooksRepo, webhookJobs, webhookEgress),
+    webhooks: new WebhooksService(db, webhooksRepo, webhookEgress),
     webhookDeliverer: new WebhookDeliverer(
       webhooksRepo,
-      webhookJobs,
       webhookEgress,
       events,
       notifications,
       config.webhooks,
       deps.logger,
+      deps.metrics,
     ),
     drafts: new DraftsService(new DraftsRepo(db), repos.chats, chats, events),
     gatewayRepo,

@@ -70,7 +70,7 @@ describe('web console serving', () => {
       '/channel-api/nope',
       '/webhooks/nope',
       '/docs/nope/deeper',
-      '/metrics',
+      '/metrics/x',
       '/bench/x',
       '/healthz/x',
     ]) {

@@ -1,10 +1,13 @@
 import { createServer } from 'node:net';
 import type { Config } from '../config.js';
 
+/** The settings that name a port this process listens on. */
+export type PortVariable = 'PORT' | 'GATEWAY_PORT' | 'ATENDE_METRICS_PORT';
+
 /** A port this process must listen on is taken: says which setting names it. */
 export class PortInUseError extends Error {
   constructor(
-    readonly variable: 'PORT' | 'GATEWAY_PORT',
+    readonly variable: PortVariable,
     readonly port: number,
     readonly host: string,
   ) {
@@ -17,12 +20,7 @@ export class PortInUseError extends Error {
 }
 
 /** `err` as a PortInUseError when it is a listen's EADDRINUSE; otherwise `err` itself. */
-export function namePortError(
-  err: unknown,
-  variable: 'PORT' | 'GATEWAY_PORT',
-  port: number,
-  host: string,
-): unknown {
+export function namePortError(err: unknown, variable: PortVariable, port: number, host: string): unknown {
   return (err as { code?: string } | null)?.code === 'EADDRINUSE'
     ? new PortInUseError(variable, port, host)
     : err;
@@ -35,9 +33,10 @@ export function namePortError(
  * the port in between: the listens name the setting too.)
  */
 export async function assertPortsFree(config: Config): Promise<void> {
-  const wanted: ['PORT' | 'GATEWAY_PORT', number][] = [];
+  const wanted: [PortVariable, number][] = [];
   if (config.roles.includes('api')) wanted.push(['PORT', config.port]);
   if (config.roles.includes('gateway')) wanted.push(['GATEWAY_PORT', config.gatewayPort]);
+  if (config.metrics.port !== null) wanted.push(['ATENDE_METRICS_PORT', config.metrics.port]);
   for (const [variable, port] of wanted) {
     if (port === 0) continue; // any free port
     await new Promise<void>((resolve, reject) => {

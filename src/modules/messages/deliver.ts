@@ -1,4 +1,5 @@
 import type { ProviderName } from '../../db/types.js';
+import type { Metrics } from '../../metrics/metrics.js';
 import type { ProviderRegistry } from '../../providers/registry.js';
 import type { PreparedMedia, PreparedMessage, SendResult } from '../../providers/types.js';
 
@@ -34,9 +35,29 @@ export interface DeliveryResult extends SendResult {
  * callers keep their own transactions around it.
  */
 export class Deliverer {
-  constructor(private readonly providers: ProviderRegistry) {}
+  constructor(
+    private readonly providers: ProviderRegistry,
+    private readonly metrics: Metrics,
+  ) {}
 
+  /** `send`, counted in the metrics: accepted, or failed by error class. */
   async deliver(
+    channel: DeliveryChannel,
+    to: string,
+    message: OutboundMessage,
+    media?: MediaSource,
+  ): Promise<DeliveryResult> {
+    try {
+      const result = await this.send(channel, to, message, media);
+      this.metrics.sendSucceeded(channel.provider);
+      return result;
+    } catch (err) {
+      this.metrics.sendFailedWith(channel.provider, err);
+      throw err;
+    }
+  }
+
+  private async send(
     channel: DeliveryChannel,
     to: string,
     message: OutboundMessage,

@@ -1,14 +1,20 @@
 import { ProviderError } from '../types.js';
 
 /**
- * Graph API failures → ProviderError. The decision rests on the Graph `error.code` (WHATSAPP.md: not
- * on the HTTP status); only an answer without a Graph error body falls back to the status.
+ * Graph API failures → ProviderError. The decision rests on the Graph `error.code` (docs/whatsapp.md
+ * "Errors and their classes": not on the HTTP status); only an answer without a Graph error body falls back to the status.
  */
 
 /** Codes worth retrying with backoff (throttling, transient service trouble); all others are final. */
 export const TEMPORARY_GRAPH_CODES: ReadonlySet<number> = new Set([
   1, 2, 4, 80007, 130429, 131000, 131016, 131048, 131056, 133004, 133016,
 ]);
+
+/**
+ * Of those, the rate limits (application, account, throughput, spam and per-recipient pair limits):
+ * told apart in the metrics, since they call for sending slower rather than for a fix.
+ */
+export const RATE_LIMIT_GRAPH_CODES: ReadonlySet<number> = new Set([4, 80007, 130429, 131048, 131056]);
 
 /**
  * Graph error 190: the access token expired, was revoked, or is not a token at all. Every call of the
