@@ -4,6 +4,7 @@ import type { App } from '../../http/app-type.js';
 import { accountKeyGuard, apiKeyOf } from '../../http/auth.js';
 import { notFound } from '../../http/errors.js';
 import { inputProblems } from '../../http/input-guard.js';
+import { sendJsonText } from '../../http/json-text.js';
 import {
   ChatPageSchema,
   ChatSchema,
@@ -54,7 +55,7 @@ export const TransferToUserBody = Type.Object(
 
 /**
  * preValidation hooks: what the key addresses (a channel in the query, a chat in the path) is checked
- * before the rest of the request is validated, giving DESIGN §3's order scope/channel (404) →
+ * before the rest of the request is validated, giving the order of docs/channel-api.md "Errors": scope/channel (404) →
  * validation (400). Values that are not ObjectIds are left to validation.
  */
 const channelReach = (services: Services) => async (request: FastifyRequest) => {
@@ -98,7 +99,8 @@ export function channelApiRoutes(app: App, services: Services): void {
         response: { 200: ChatPageSchema, ...errorResponses(400, 401, 404, 429) },
       },
     },
-    async (request) => services.chats.listForApiKey(apiKeyOf(request), request.query),
+    async (request, reply) =>
+      sendJsonText(reply, await services.chats.listForApiKey(apiKeyOf(request), request.query)),
   );
 
   app.get(
@@ -113,7 +115,7 @@ export function channelApiRoutes(app: App, services: Services): void {
         response: { 200: Type.Array(UserSchema), ...errorResponses(401, 404, 429) },
       },
     },
-    async (request) => services.users.listForApiKey(apiKeyOf(request)),
+    async (request, reply) => sendJsonText(reply, await services.users.listForApiKey(apiKeyOf(request))),
   );
 
   app.get(

@@ -18,6 +18,7 @@ import {
   type ChatsRepo,
 } from './chats.repo.js';
 import { pt, Text } from '../../http/language.js';
+import { pageJson, type JsonText } from '../../http/json-text.js';
 
 export const QUEUE_WAITING = 'Espera';
 export const QUEUE_ATTENDING = 'Em Atendimento';
@@ -99,23 +100,29 @@ export class ChatsService {
     private readonly readReceipts: { chatRead(tx: Tx, chatId: string): Promise<void> },
   ) {}
 
-  /** Channel API list: open chats the key may reach, `Observação` left out, newest first. */
-  async listForApiKey(actor: ApiKeyActor, query: ListChatsQuery) {
+  /**
+   * Channel API list: open chats the key may reach, `Observação` left out, newest first. Answers the
+   * response body itself (`ChatPageSchema`), serialized by PostgreSQL.
+   */
+  async listForApiKey(actor: ApiKeyActor, query: ListChatsQuery): Promise<JsonText> {
     if (query.channelId !== undefined && !keyAllowsChannel(actor, query.channelId)) throw notFound();
+    const page = query.page ?? 1;
+    const limit = query.limit ?? 20;
     // The contract leaves Observação out of this list, even when a client names it.
-    const result =
+    const { total, chatsJson } =
       query.queue === HIDDEN_QUEUE
-        ? { ...pageInfo(0, query.page ?? 1, query.limit ?? 20), chats: [] }
-        : await this.page(
+        ? { total: 0, chatsJson: '[]' }
+        : await this.repo.listApiPageJson(
             { accountId: actor.accountId, status: 'open', channelIds: actor.channelIds, ...pick(query) },
-            query,
+            page,
+            limit,
           );
     // Chats matched on the channel prove it is the account's; only an empty answer needs the lookup
     // (another account's channel is 404), so the common case costs no extra query.
-    if (result.total === 0 && query.channelId !== undefined) {
+    if (total === 0 && query.channelId !== undefined) {
       await this.assertChannelReachable(actor, query.channelId);
     }
-    return result;
+    return pageJson(total, page, limit, 'chats', chatsJson);
   }
 
   /**

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db, Tx } from '../../db/index.js';
 import type { UserStatus } from '../../db/types.js';
+import { Statement } from '../../db/prepared.js';
 
 export interface UserRow {
   id: string;
@@ -28,6 +29,16 @@ const columns = [
   'r.name as role_name',
 ] as const;
 
+// The Channel API's user list, serialized by PostgreSQL as `UserSchema` objects in list order (the
+// server passes the text through). Read on every such request: prepared.
+const activeUsersJson = Statement.prepared<{ users: string }>(
+  `SELECT coalesce('[' || string_agg(json_build_object('id', u.id, 'name', u.name, 'email', u.email,
+   'status', u.status, 'role', json_build_object('id', r.id, 'name', r.name))::text, ','
+   ORDER BY u.created_at, u.id) || ']', '[]') AS users
+ FROM users u JOIN roles r ON r.id = u.role_id
+ WHERE u.account_id = $1 AND u.status IN ('active', 'onboarding')`,
+);
+
 export class UsersRepo {
   constructor(private readonly db: Db) {}
 
@@ -39,6 +50,12 @@ export class UsersRepo {
     let q = this.base().select(columns).where('u.account_id', '=', accountId);
     if (statuses) q = q.where('u.status', 'in', statuses);
     return q.orderBy('u.created_at').orderBy('u.id').execute();
+  }
+
+  /** Active and onboarding users as a JSON array (`UserSchema`), in `list` order. */
+  async listActiveJson(accountId: string): Promise<string> {
+    const [row] = await activeUsersJson.execute(this.db, [accountId]);
+    return row?.users ?? '[]';
   }
 
   async find(accountId: string, id: string, db: Db | Tx = this.db): Promise<UserRow | undefined> {

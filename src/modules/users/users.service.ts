@@ -1,3 +1,4 @@
+import { asJsonText, type JsonText } from '../../http/json-text.js';
 import type { Db } from '../../db/index.js';
 import type { EventsService } from '../../events/events.service.js';
 import { AppError, badRequest, notFound } from '../../http/errors.js';
@@ -37,9 +38,12 @@ export class UsersService {
     private readonly events: EventsService,
   ) {}
 
-  /** Channel API: active and onboarding users; cancelled users are never listed. */
-  async listForApiKey(actor: ApiKeyActor): Promise<UserT[]> {
-    return (await this.repo.list(actor.accountId, ['active', 'onboarding'])).map(toUser);
+  /**
+   * Channel API: active and onboarding users; cancelled users are never listed. Answers the response
+   * body itself (an array of `UserSchema`), serialized by PostgreSQL.
+   */
+  async listForApiKey(actor: ApiKeyActor): Promise<JsonText> {
+    return asJsonText(await this.repo.listActiveJson(actor.accountId));
   }
 
   async list(actor: UserActor): Promise<UserT[]> {
