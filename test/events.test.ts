@@ -5,7 +5,7 @@ import addFormatsModule from 'ajv-formats';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { seedAccount, type Fixture } from './helpers/fixtures.js';
 import { connect, type GatewayClient } from './helpers/gateway.js';
-import { graphWebhook, hubSignature } from './helpers/whatsapp.js';
+import { createWhatsAppChannel, graphWebhook, hubSignature } from './helpers/whatsapp.js';
 
 // The event log: which changes write which events, their envelopes and seq order, the resync feed
 // GET /api/events, retention, and the catalogue at /docs/events.json that describes them.
@@ -121,35 +121,20 @@ describe('event log', () => {
   });
 
   it('a WhatsApp inbound message: chat.new and message.upsert with the wamid', async () => {
-    const secret = 'app-secret-events';
-    const created = await t.request('POST', '/api/channels', {
-      headers: bearer(f.adminToken),
-      body: {
-        name: 'WhatsApp',
-        provider: 'whatsapp-cloud',
-        defaultTeamId: f.teams[0]!.id,
-        providerConfig: {
-          phoneNumberId: '106540352242999',
-          accessToken: 'token',
-          appSecret: secret,
-          verifyToken: 'verify',
-        },
-      },
-    });
-    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const created = await createWhatsAppChannel(f, { name: 'WhatsApp' });
     const from = '5511987650001';
     const wamid = `wamid.events.${Date.now().toString(36)}`;
     const raw = JSON.stringify(
-      graphWebhook('106540352242999', {
+      graphWebhook(created.phoneNumberId, {
         contacts: [{ profile: { name: 'Maria' }, wa_id: from }],
         messages: [{ from, id: wamid, timestamp: '1744344496', type: 'text', text: { body: 'Oi' } }],
       }),
     );
     const before = await lastSeq();
-    const res = await t.request('POST', `/webhooks/whatsapp/${String(created.json.id)}`, {
+    const res = await t.request('POST', `/webhooks/whatsapp/${created.id}`, {
       headers: {
         'content-type': 'application/json',
-        'x-hub-signature-256': hubSignature(secret, raw),
+        'x-hub-signature-256': hubSignature(created.appSecret, raw),
       },
       raw,
     });
@@ -157,7 +142,7 @@ describe('event log', () => {
     // Processed by a job: the team's connection hears of the new conversation.
     const chatNew = await admin.next(
       'chat.new',
-      (e) => (e.data as { chat: { channelId: string } }).chat.channelId === created.json.id,
+      (e) => (e.data as { chat: { channelId: string } }).chat.channelId === created.id,
     );
     const { events } = await log(f.adminToken, before);
     assertRun(events, ['chat.new', 'message.upsert'], before);

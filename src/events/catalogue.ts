@@ -95,7 +95,7 @@ export interface AccessChangeData {
   userIds: string[];
 }
 
-/** Which rooms each event goes to (DESIGN §3); the events service builds the actual room names. */
+/** Which rooms each event goes to (docs/gateway.md "Events"); the events service builds the actual room names. */
 export const EVENT_ROOMS: Record<EventName, string> = {
   'message.upsert': 'attendance:<chatId>',
   'message.update': 'attendance:<chatId>',

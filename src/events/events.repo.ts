@@ -9,6 +9,12 @@ import { EVENT_NAMES } from './catalogue.js';
  */
 export const EVENTS_CHANNEL = 'atende_events';
 
+/**
+ * The channel an event write notifies when it created webhook deliveries (no payload: PostgreSQL folds
+ * a transaction's identical notifications into one); it wakes the delivery workers on commit.
+ */
+export const WEBHOOKS_CHANNEL = 'atende_webhooks';
+
 /** An event as the gateway's tail sends it: the envelope's fields and its rooms. */
 export interface TailRow extends EventRow {
   rooms: string[];
@@ -46,9 +52,10 @@ export class EventsRepo {
    * them, and creates the webhook deliveries the account's enabled subscriptions are owed (events of
    * the catalogue only: the gateway's own entries, ACCESS_CHANGE, are never delivered). Callers run
    * it last, after their own row locks, so the account row is held for this statement and the commit
-   * only, and locks are taken in the same order everywhere. Answers the first seq, the time written
-   * (`occurred_at`), and the deliveries, whose jobs the caller queues in the same transaction.
-   * It also notifies EVENTS_CHANNEL, which the gateway's tail listens to (src/events/tail.ts).
+   * only, and locks are taken in the same order everywhere. Answers the first seq and the time written
+   * (`occurred_at`). It notifies EVENTS_CHANNEL, which the gateway's tail listens to
+   * (src/events/tail.ts), and WEBHOOKS_CHANNEL when it created deliveries: the rows are the delivery
+   * queue (src/modules/webhooks/webhooks.worker.ts), due at once.
    */
   async append(
     tx: Tx,
@@ -61,13 +68,9 @@ export class EventsRepo {
       audience: string[];
       data: Record<string, unknown>;
     }[],
-  ): Promise<{ first: number; occurredAt: Date; deliveries: { id: string; webhookId: string }[] }> {
+  ): Promise<{ first: number; occurredAt: Date }> {
     const rows = events.map((e, i) => ({ ...e, ord: i }));
-    const { rows: out } = await sql<{
-      last: number;
-      now: Date;
-      deliveries: { id: string; webhookId: string }[];
-    }>`
+    const { rows: out } = await sql<{ last: number; now: Date }>`
       WITH r AS (
         UPDATE accounts SET event_seq = event_seq + ${events.length} WHERE id = ${accountId}
         RETURNING event_seq AS last, clock_timestamp() AS now
@@ -84,17 +87,16 @@ export class EventsRepo {
         FROM ev JOIN webhook_subscriptions s ON s.account_id = ev.account_id
         WHERE s.enabled AND (ev.event = ANY(s.events) OR '*' = ANY(s.events))
           AND ev.event = ANY(${sql.val(EVENT_NAMES)}::text[])
-        RETURNING id, webhook_id
+        RETURNING 1
       )
-      SELECT r.last, r.now,
-             coalesce((SELECT json_agg(json_build_object('id', wd.id, 'webhookId', wd.webhook_id)) FROM wd),
-                      '[]'::json) AS deliveries
-      FROM r CROSS JOIN LATERAL (SELECT pg_notify(${EVENTS_CHANNEL}, ${accountId} || ':' || r.last)) AS n`.execute(
+      SELECT r.last, r.now
+      FROM r CROSS JOIN LATERAL (SELECT pg_notify(${EVENTS_CHANNEL}, ${accountId} || ':' || r.last)) AS n
+        LEFT JOIN LATERAL (SELECT pg_notify(${WEBHOOKS_CHANNEL}, '') WHERE EXISTS (SELECT 1 FROM wd)) AS w ON true`.execute(
       tx,
     );
     const row = out[0];
     if (!row) throw new Error(`account ${accountId} not found while recording events`);
-    return { first: Number(row.last) - events.length + 1, occurredAt: row.now, deliveries: row.deliveries };
+    return { first: Number(row.last) - events.length + 1, occurredAt: row.now };
   }
 
   async lastSeq(accountId: string): Promise<number> {
@@ -118,35 +120,42 @@ export class EventsRepo {
     limit: number,
     scan: number,
   ): Promise<{ rows: EventRow[]; scannedTo: number | null }> {
-    const window = this.db
-      .selectFrom('events')
-      .selectAll()
-      .where('account_id', '=', accountId)
-      .where('seq', '>', after)
-      .orderBy('seq')
-      .limit(scan);
-    const rows = await this.db
-      .selectFrom(window.as('w'))
-      .select(['account_id', 'seq', 'id', 'event', 'schema_version', 'occurred_at', 'data'])
-      .where(sql<boolean>`w.audience && ${sql.val(tags)}::text[]`)
-      .orderBy('seq')
-      .limit(limit)
-      .execute();
-    if (rows.length === limit) return { rows, scannedTo: rows.at(-1)?.seq ?? null };
-    const end = await this.db
-      .selectFrom(
-        this.db
+    // Both reads in one snapshot: read apart, events committed between them would move `scannedTo`
+    // past events the first read did not see, and the client's cursor would skip them.
+    return this.db
+      .transaction()
+      .setIsolationLevel('repeatable read')
+      .execute(async (tx) => {
+        const window = tx
           .selectFrom('events')
-          .select('seq')
+          .selectAll()
           .where('account_id', '=', accountId)
           .where('seq', '>', after)
           .orderBy('seq')
-          .limit(scan)
-          .as('w'),
-      )
-      .select(sql<number | null>`max(w.seq)`.as('max'))
-      .executeTakeFirst();
-    return { rows, scannedTo: end?.max ?? null };
+          .limit(scan);
+        const rows = await tx
+          .selectFrom(window.as('w'))
+          .select(['account_id', 'seq', 'id', 'event', 'schema_version', 'occurred_at', 'data'])
+          .where(sql<boolean>`w.audience && ${sql.val(tags)}::text[]`)
+          .orderBy('seq')
+          .limit(limit)
+          .execute();
+        if (rows.length === limit) return { rows, scannedTo: rows.at(-1)?.seq ?? null };
+        const end = await tx
+          .selectFrom(
+            tx
+              .selectFrom('events')
+              .select('seq')
+              .where('account_id', '=', accountId)
+              .where('seq', '>', after)
+              .orderBy('seq')
+              .limit(scan)
+              .as('w'),
+          )
+          .select(sql<number | null>`max(w.seq)`.as('max'))
+          .executeTakeFirst();
+        return { rows, scannedTo: end?.max ?? null };
+      });
   }
 
   /** Every account's last seq (`accounts.event_seq`). */

@@ -13,14 +13,6 @@ import {
 import type { EventsRepo } from './events.repo.js';
 import { READ_ALL_TAG, room, type Target } from './rooms.js';
 
-/**
- * Queues the jobs of the webhook deliveries an event write created, in the same transaction, so a
- * committed event always has its deliveries scheduled (src/modules/webhooks).
- */
-export interface DeliveryQueue {
-  enqueue(tx: Tx, deliveries: readonly { id: string; webhookId: string }[]): Promise<void>;
-}
-
 interface Pending {
   accountId: string;
   event: EventName | typeof ACCESS_CHANGE;
@@ -60,12 +52,11 @@ export class EventBuffer {
 
   /**
    * Writes what was added; seqs are reserved per account in one statement, and the webhook
-   * deliveries owed are created with the events and queued.
+   * deliveries owed are created with the events (due at once: they are their own queue).
    */
-  async write(tx: Tx, repo: EventsRepo, deliveries: DeliveryQueue): Promise<void> {
+  async write(tx: Tx, repo: EventsRepo): Promise<void> {
     const byAccount = new Map<string, Pending[]>();
     for (const p of this.pending) byAccount.set(p.accountId, [...(byAccount.get(p.accountId) ?? []), p]);
-    const created: { id: string; webhookId: string }[] = [];
     for (const [accountId, list] of byAccount) {
       const events = list.map((p) => ({
         id: randomUUID(),
@@ -75,11 +66,9 @@ export class EventBuffer {
         audience: p.target.audience,
         data: p.data,
       }));
-      const { first, deliveries: owed } = await repo.append(tx, accountId, events);
-      created.push(...owed);
+      const { first } = await repo.append(tx, accountId, events);
       this.written.set(accountId, first + events.length - 1);
     }
-    if (created.length > 0) await deliveries.enqueue(tx, created);
   }
 }
 
@@ -124,7 +113,6 @@ export class EventsService {
     private readonly repo: EventsRepo,
     private readonly teams: TeamsRepo,
     private readonly retentionDays: number,
-    private readonly deliveries: DeliveryQueue,
   ) {}
 
   /**
@@ -146,7 +134,7 @@ export class EventsService {
     const result = await inTransaction(this.db, async (tx) => {
       buffer = new EventBuffer();
       const out = await fn(tx, buffer);
-      await buffer.write(tx, this.repo, this.deliveries);
+      await buffer.write(tx, this.repo);
       return out;
     });
     if (this.sender && buffer.written.size > 0) await this.sender.sent(buffer.written);

@@ -48,7 +48,7 @@ function chatTarget(
 
 const maybeUser = (id: string | null) => (id === null ? null : room.user(id));
 
-/** The rooms of each event, as DESIGN §3's table gives them. */
+/** The rooms of each event, as docs/gateway.md "Events" lists them. */
 export const targets = {
   message: (chat: ChatT) => chatTarget(chat, [room.attendance(chat.id)]),
   chatNew: (chat: ChatT) => chatTarget(chat, [room.team(chat.teamId), maybeUser(chat.userId)]),
