@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 // Runs the browser tests (test/e2e/*.test.ts): each file starts the built server on an embedded
-// PostgreSQL of its own and drives Debian's Chromium. They build nothing: run `npm run build` first.
+// PostgreSQL of its own and drives Debian's Chromium. The server and the console are (re)built first
+// when missing or older than their sources.
 // One file at a time: each holds a server, a database and a browser.
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
+import { buildIfStale } from './build-if-stale.mjs';
 
 const root = path.dirname(path.dirname(new URL(import.meta.url).pathname));
 const chromium = process.env.ATENDE_CHROMIUM ?? '/usr/bin/chromium';
@@ -17,17 +19,11 @@ const files =
         .sort()
         .map((f) => path.join('test', 'e2e', f));
 
-const problems = [];
-if (!existsSync(path.join(root, 'dist', 'src', 'main.js')))
-  problems.push('dist/ is missing: run `npm run build`');
-if (!existsSync(path.join(root, 'web', 'dist', 'index.html')))
-  problems.push('web/dist is missing: run `npm run build`');
-if (!existsSync(chromium))
-  problems.push(`${chromium} is missing: install it (apt-get install chromium) or set ATENDE_CHROMIUM`);
-if (problems.length > 0) {
-  for (const p of problems) console.error(p);
+if (!existsSync(chromium)) {
+  console.error(`${chromium} is missing: install it (apt-get install chromium) or set ATENDE_CHROMIUM`);
   process.exit(1);
 }
+buildIfStale({ server: true, web: true });
 
 const child = spawn(
   process.execPath,

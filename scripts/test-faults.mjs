@@ -3,11 +3,12 @@
 // on free ports, two nodes of the built server and a fake Graph API, drives a send load and injects
 // one fault. It never touches the PostgreSQL or Redis of DATABASE_URL/REDIS_URL. One file at a time:
 // each holds two nodes and two servers. Prints the figures measured as a table at the end
-// (docs/reliability.md explains them). Run `npm run build` first.
+// (docs/reliability.md explains them). The server is (re)built first when dist/ is missing or stale.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { buildIfStale } from './build-if-stale.mjs';
 
 const root = path.dirname(path.dirname(new URL(import.meta.url).pathname));
 const args = process.argv.slice(2);
@@ -19,10 +20,7 @@ const files =
         .sort()
         .map((f) => path.join('test', 'faults', f));
 
-if (!existsSync(path.join(root, 'dist', 'src', 'main.js'))) {
-  console.error('dist/ is missing: run `npm run build` (npm ci does it) before the fault suite.');
-  process.exit(1);
-}
+buildIfStale({ server: true });
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'atende-faults-'));
 const results = path.join(tmp, 'results.jsonl');

@@ -1,11 +1,14 @@
 #!/usr/bin/env node
 // Runs the test suite against real PostgreSQL: the server in DATABASE_URL, or, on a machine without
 // one, an embedded PostgreSQL started here for the run. Each test file creates its own database.
+// Most files run the sources through tsx; the few that start the built server or serve the built
+// console get it (re)built first when it is missing or older than its sources (build-if-stale.mjs).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, chmodSync, existsSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import net from 'node:net';
+import { buildIfStale, buildsNeededBy } from './build-if-stale.mjs';
 
 const root = path.dirname(path.dirname(new URL(import.meta.url).pathname));
 const args = process.argv.slice(2);
@@ -17,10 +20,7 @@ const files =
         .sort()
         .map((f) => path.join('test', f));
 
-if (!existsSync(path.join(root, 'dist', 'src', 'main.js'))) {
-  console.error('dist/ is missing: run `npm run build` (npm ci does it) before the tests.');
-  process.exit(1);
-}
+buildIfStale(buildsNeededBy(files, (f) => readFileSync(path.resolve(root, f), 'utf8')));
 
 let embedded = null;
 let tmp = null;
