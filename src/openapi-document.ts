@@ -1,9 +1,11 @@
 import { pino } from 'pino';
+import { Registry } from 'prom-client';
 import { buildApp } from './app.js';
 import { loadConfig } from './config.js';
 import { createDb } from './db/index.js';
 import type { App } from './http/app-type.js';
 import { JobQueue } from './jobs/queue.js';
+import { Metrics } from './metrics/metrics.js';
 import { createServices } from './services.js';
 
 /**
@@ -19,7 +21,16 @@ export async function appWithoutDatabase(): Promise<{ app: App; close(): Promise
   const config = loadConfig({ DATABASE_URL: url, LOG_LEVEL: 'silent' });
   const { db } = createDb(url);
   const jobs = new JobQueue({ connectionString: url, supervise: false, logger });
-  const services = createServices({ db, config, jwtSecret: 'unused'.repeat(8), redis: null, jobs, logger });
+  const metrics = new Metrics(new Registry(), { processMetrics: false });
+  const services = createServices({
+    db,
+    config,
+    jwtSecret: 'unused'.repeat(8),
+    redis: null,
+    jobs,
+    logger,
+    metrics,
+  });
   const app = await buildApp({ config, services, logger });
   await app.ready();
   return {

@@ -43,7 +43,7 @@ const LOCALIZED_PREFIXES = ['/api/', '/auth/'];
 const MAX_RANGES = 20;
 
 /**
- * The supported language the `Accept-Language` header prefers (RFC 9110 §12.5.4: quality values,
+ * The supported language the `Accept-Language` header prefers (RFC 9110, section 12.5.4: quality values,
  * first listed wins a tie), or undefined when it names none of them — then the base wording.
  * Any Portuguese range means pt-BR, any English one en.
  */

@@ -1,5 +1,5 @@
 /**
- * Money amounts of the Channel API (DESIGN §3 "Amounts"): an integer is already in the smallest unit;
+ * Money amounts of the Channel API (docs/channel-api.md, "Amounts"): an integer is already in the smallest unit;
  * a string is a decimal in major units written the way ERPs export it. Everything is computed with
  * BigInt so that no binary floating point ever touches a price.
  */

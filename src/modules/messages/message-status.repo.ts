@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Tx } from '../../db/index.js';
-import type { MessageStatus, ProviderMessageStatus } from '../../db/types.js';
+import type { ProviderMessageStatus } from '../../db/types.js';
 
 export interface StatusError {
   code: string;
@@ -27,21 +27,6 @@ export class MessageStatusRepo {
       .returning('status')
       .executeTakeFirst();
     return inserted !== undefined;
-  }
-
-  /** The message a provider id names on a channel, locked so status changes apply one at a time. */
-  async lockByProviderId(
-    tx: Tx,
-    channelId: string,
-    providerMessageId: string,
-  ): Promise<{ id: string; status: MessageStatus; request_id: string | null } | undefined> {
-    return tx
-      .selectFrom('messages')
-      .select(['id', 'status', 'request_id'])
-      .where('channel_id', '=', channelId)
-      .where('provider_message_id', '=', providerMessageId)
-      .forUpdate()
-      .executeTakeFirst();
   }
 
   /** Of these provider message ids, the ones with statuses recorded (`channelId \u0000 id`). */

@@ -5,6 +5,7 @@ import type { MessageStatus, ProviderMessageStatus } from '../../db/types.js';
 import type { InboundProviderStatus } from '../../providers/types.js';
 import type { MessageEvents } from './message-events.js';
 import type { MessageStatusRepo, StatusError } from './message-status.repo.js';
+import type { MessagesRepo } from './messages.repo.js';
 import type { RequestLogsRepo } from './send.repo.js';
 
 const UNKNOWN_ERROR: StatusError = { code: 'unknown', message: 'Unknown error' };
@@ -33,6 +34,8 @@ export class MessageStatusService {
   constructor(
     private readonly db: Db,
     private readonly repo: MessageStatusRepo,
+    /** The messages themselves, locked one at a time while a status applies. */
+    private readonly messages: Pick<MessagesRepo, 'lockByProviderId'>,
     private readonly logger: Logger,
     private readonly events: EventsService,
     private readonly messageEvents: MessageEvents,
@@ -68,8 +71,8 @@ export class MessageStatusService {
    * can outrun that commit, and was then recorded for a message not known yet. Applies what was
    * recorded, by the same forward-only rule.
    */
-  async catchUp(tx: Tx, channelId: string, providerMessageId: string): Promise<StatusOutcome> {
-    const message = await this.repo.lockByProviderId(tx, channelId, providerMessageId);
+  private async catchUp(tx: Tx, channelId: string, providerMessageId: string): Promise<StatusOutcome> {
+    const message = await this.messages.lockByProviderId(tx, channelId, providerMessageId);
     if (!message) return 'unknown_message';
     let status: MessageStatus = message.status;
     let error: StatusError | null = null;
@@ -105,7 +108,7 @@ export class MessageStatusService {
         error: s.status === 'failed' ? s.error : null,
         occurred_at: s.timestamp,
       });
-      const message = await this.repo.lockByProviderId(tx, channelId, s.providerMessageId);
+      const message = await this.messages.lockByProviderId(tx, channelId, s.providerMessageId);
       if (!message) {
         this.logger.debug(
           { channelId, providerMessageId: s.providerMessageId, status: s.status },

@@ -52,15 +52,27 @@ export class MessagesRepo {
     );
   }
 
-  /** A message of the channel by provider id, locked until commit so concurrent changes to it queue. */
+  /**
+   * A message of the channel by provider id, locked until commit so concurrent changes to it queue:
+   * a customer's edit or reaction (InboundActions), a delivery status (MessageStatusService).
+   */
   async lockByProviderId(
     tx: Tx,
     channelId: string,
     providerMessageId: string,
-  ): Promise<{ id: string; origin: MessageOrigin; content: Record<string, unknown> } | undefined> {
+  ): Promise<
+    | {
+        id: string;
+        origin: MessageOrigin;
+        content: Record<string, unknown>;
+        status: MessageStatus;
+        request_id: string | null;
+      }
+    | undefined
+  > {
     return tx
       .selectFrom('messages')
-      .select(['id', 'origin', 'content'])
+      .select(['id', 'origin', 'content', 'status', 'request_id'])
       .where('channel_id', '=', channelId)
       .where('provider_message_id', '=', providerMessageId)
       .forUpdate()

@@ -12,7 +12,7 @@ import { parseAmount } from './amounts.js';
 import type { SendMessage } from './send.types.js';
 
 /**
- * Request-time checks of a send-message `message` (DESIGN §3): everything that can be judged before
+ * Request-time checks of a send-message `message` (docs/channel-api.md): everything that can be judged before
  * answering 201 is judged here, so that only what the provider alone knows (template approved,
  * 24-hour window) can fail in the background. Pure: no I/O, no clock.
  */
@@ -511,7 +511,7 @@ function prepareOrder(v: unknown, path: string, issues: Issues): PreparedOrderDe
   const subtotal = readAmount(obj.subtotal, `${path}.subtotal`, issues);
   let tax: PreparedOrderDetails['order']['tax'] | undefined;
   if (obj.tax === undefined || obj.tax === null) {
-    // The provider is always sent a tax (WHATSAPP.md): zero, at the subtotal's scale.
+    // The provider is always sent a tax (docs/whatsapp.md): zero, at the subtotal's scale.
     if (subtotal) tax = { value: 0, offset: subtotal.offset };
   } else {
     const amount = readAmount(obj.tax, `${path}.tax`, issues);

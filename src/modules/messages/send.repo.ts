@@ -39,19 +39,9 @@ export interface NewRequest {
   media_blob_id: string | null;
 }
 
-export interface RequestRow {
-  request_id: string;
-  account_id: string;
-  channel_id: string;
+/** A stored request: what was accepted (the idempotency key stays in the table) and how it went. */
+export interface RequestRow extends Omit<NewRequest, 'idempotency_key'> {
   status: RequestStatus;
-  flow_id: string | null;
-  metadata: Record<string, string>;
-  contact: RequestContact;
-  message_type: 'text' | 'template' | 'media';
-  template_name: string | null;
-  close_conversation: boolean;
-  payload: RequestPayload;
-  media_blob_id: string | null;
   message_id: string | null;
   provider_message_id: string | null;
   error: RequestError | null;

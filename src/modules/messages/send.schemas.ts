@@ -4,8 +4,8 @@ import { MEDIA_MAX_BYTES } from './prepare.js';
 import type { SendTemplateVariables, TemplateVariableValue } from './send.types.js';
 
 /**
- * The contract's send-message request (CONTRACT.md "Send-message request" and the resources under
- * it). The schema fixes the shape — every object refuses unknown fields, every string and array is
+ * The contract's send-message request (docs/channel-api.md, "POST /channel-api/messages/send",
+ * and the objects under it). The schema fixes the shape — every object refuses unknown fields, every string and array is
  * bounded — while the rules of each message type (which object is required, base64, amounts, totals,
  * template variables) are judged by `prepareMessage`, whose sentences the contract fixes. So fields
  * whose absence or value prepare words itself (e.g. `Base64 payload is required`) stay optional or

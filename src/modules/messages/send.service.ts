@@ -37,7 +37,7 @@ interface Accepted {
 const BATCH_MAX_BYTES = 4 * 1024 * 1024;
 
 /**
- * Channel API send-message: authentication by channel key, request-time checks (DESIGN §3), and the
+ * Channel API send-message: authentication by channel key, request-time checks (docs/channel-api.md), and the
  * durable acceptance — request log row, media bytes and the `send-message` job committed together —
  * before the 201. The background part is `SendWorker`.
  */

@@ -1,5 +1,5 @@
 /**
- * The contract's send-message `Message` resource (CONTRACT.md "Message" and the resources under it),
+ * The contract's send-message `Message` resource (docs/channel-api.md, "POST /channel-api/messages/send"),
  * as the request body carries it. `prepareMessage` checks these at request time and does not trust
  * the static types: a value may arrive with any JSON shape.
  */

@@ -9,7 +9,7 @@ import { newId } from '../../lib/ids.js';
 import { persist, type PersistOptions } from '../../lib/persist.js';
 import { ProviderError } from '../../providers/types.js';
 import { channelUnhealthyError } from '../channels/channel-health.service.js';
-import type { ChatsRepo } from '../chats/chats.repo.js';
+import { QUEUE_API, type ChatsRepo } from '../chats/chats.repo.js';
 import { contactKey, type ContactsRepo } from '../contacts/contacts.repo.js';
 import type { DeliveryChannel, Deliverer, DeliveryResult, OutboundMessage } from './deliver.js';
 import type { MessageEvents } from './message-events.js';
@@ -25,9 +25,6 @@ const OUTCOME_GROUP = 100;
  * queue of answers waiting for a transaction.
  */
 export const MAX_UNRECORDED = 200;
-
-/** Queue of the conversations the Channel API opens (DESIGN §3). */
-export const API_QUEUE = 'API';
 
 /**
  * How long the conversation step waits for a chat another operation holds (a transfer, a capture)
@@ -73,7 +70,6 @@ interface Deps {
    * (MessageStatusService): applied in the transaction that stores it.
    */
   statuses: {
-    catchUp(tx: Tx, channelId: string, providerMessageId: string): Promise<unknown>;
     catchUpMany(tx: Tx, items: readonly { channelId: string; providerMessageId: string }[]): Promise<void>;
   };
   /** Agents' replies (AgentMessageSender), sent in the same per-contact order as API requests. */
@@ -394,7 +390,7 @@ export class SendWorker {
         channel_id: w.req.channel_id,
         contact_id: contactOf(w).id,
         team_id: w.channel.default_team_id,
-        queue: API_QUEUE,
+        queue: QUEUE_API,
       })),
     );
     const byRequest = new Map<string, Conversation>();
@@ -453,7 +449,7 @@ export class SendWorker {
         channel_id: req.channel_id,
         contact_id: contact.id,
         team_id: channel.default_team_id,
-        queue: API_QUEUE,
+        queue: QUEUE_API,
       });
     let chat = await open();
     if (req.close_conversation && !req.chat_id && !chat.created) {
@@ -576,7 +572,7 @@ export class SendWorker {
     let messageId: string | null = null;
     if (w.conversation) {
       messageId = newId();
-      await this.storeMessage(tx, req, w.conversation.chatId, messageId, { status: 'failed', error });
+      await this.storeFailedMessage(tx, req, w.conversation.chatId, messageId, error);
       await messageEvents.message(tx, out, 'message.upsert', messageId);
       await messageEvents.chat(tx, out, 'chat.update', req.account_id, w.conversation.chatId);
     }
@@ -584,18 +580,19 @@ export class SendWorker {
     if (req.media_blob_id) await requests.deleteBlob(tx, req.media_blob_id);
   }
 
-  /** The message as the conversation shows it, and the chat's last message. */
-  private async storeMessage(
+  /**
+   * A failed request's message as the conversation shows it, and the chat's last message (sent ones
+   * are stored together by `recordAllIn`).
+   */
+  private async storeFailedMessage(
     tx: Tx,
     req: RequestRow,
     chatId: string,
     id: string,
-    outcome:
-      | { status: 'sent'; providerMessageId: string; mediaId?: string }
-      | { status: 'failed'; error: RequestError },
+    error: RequestError,
   ): Promise<void> {
     const { messages, chats } = this.deps;
-    const { type, content, summary } = describe(req, outcome.status === 'sent' ? outcome.mediaId : undefined);
+    const { type, content, summary } = describe(req, undefined);
     const stored = await messages.insert(tx, {
       id,
       account_id: req.account_id,
@@ -604,10 +601,10 @@ export class SendWorker {
       origin: 'api',
       type,
       content,
-      status: outcome.status,
-      provider_message_id: outcome.status === 'sent' ? outcome.providerMessageId : null,
+      status: 'failed',
+      provider_message_id: null,
       request_id: req.request_id,
-      error: outcome.status === 'failed' ? outcome.error : null,
+      error,
     });
     const last: LastMessage = {
       id,

@@ -69,7 +69,7 @@ export function whatsAppChannelConfig(config: Record<string, unknown>): WhatsApp
   };
 }
 
-/** Meta's WhatsApp Cloud API over the Graph API (WHATSAPP.md). */
+/** Meta's WhatsApp Cloud API over the Graph API (docs/whatsapp.md). */
 export class WhatsAppCloudProvider implements MessagingProvider {
   readonly name = 'whatsapp-cloud' as const;
   private readonly baseUrl: string;

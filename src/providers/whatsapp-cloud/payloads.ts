@@ -7,7 +7,7 @@ import type {
   TemplateParam,
 } from '../types.js';
 
-/** The Graph API `messages` body for a prepared message, exactly as WHATSAPP.md shows it. */
+/** The Graph API `messages` body for a prepared message, as docs/whatsapp.md "Sending" describes it. */
 
 export type GraphJson = { [key: string]: GraphValue };
 type GraphValue = string | number | boolean | GraphValue[] | GraphJson;

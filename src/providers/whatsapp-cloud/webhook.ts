@@ -11,7 +11,7 @@ import type {
 } from '../types.js';
 
 /**
- * Meta's inbound webhooks (WHATSAPP.md "Inbound webhooks"): the signature check on the raw body, the
+ * Meta's inbound webhooks (docs/whatsapp.md "Inbound webhooks"): the signature check on the raw body, the
  * subscription handshake, and a parser that reads what it knows and skips everything else, since
  * anyone can post junk to a public URL and Meta adds fields and types over time.
  */
