@@ -4,6 +4,7 @@ import pg from 'pg';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { FakeGraph } from './helpers/fake-graph.js';
 import { seedAccount, type Fixture } from './helpers/fixtures.js';
+import { createWhatsAppChannel } from './helpers/whatsapp.js';
 
 // Agent API on a chat: message history, replies through the provider, capture, close and read.
 
@@ -503,17 +504,7 @@ describe('Agent messaging', () => {
        * normalized contact value has: replies must go to the `wa_id`.
        */
       const whatsappChat = async (n: number) => {
-        const channel = await f.services.channels.create(f.admin, {
-          name: `WhatsApp ${n}`,
-          provider: 'whatsapp-cloud',
-          defaultTeamId: f.teams[0]!.id,
-          providerConfig: {
-            phoneNumberId: `1065403522429${n}`,
-            accessToken: 'test-token',
-            appSecret: `app-secret-${n}`,
-            verifyToken: `verify-token-${n}`,
-          },
-        });
+        const channel = await createWhatsAppChannel(f, { phoneNumberId: `1065403522429${n}` });
         const row = await f.services.repos.channels.find(f.accountId, channel.id);
         assert.ok(row);
         const received = await f.services.inbound.receive(row, {
@@ -526,7 +517,7 @@ describe('Agent messaging', () => {
         assert.equal(received.duplicate, false);
         const chatId = received.duplicate ? '' : received.chatId;
         assert.equal((await post(`/api/chats/${chatId}/capture`, agent(0))).status, 200);
-        return { chatId, phoneNumberId: `1065403522429${n}`, waId: `+5511876500${n}` };
+        return { chatId, phoneNumberId: channel.phoneNumberId, waId: `+5511876500${n}` };
       };
 
       it('sends text to the contact’s wa_id and keeps the provider’s id', async () => {

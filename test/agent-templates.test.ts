@@ -4,6 +4,7 @@ import pg from 'pg';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { FakeGraph } from './helpers/fake-graph.js';
 import { seedAccount, type Fixture } from './helpers/fixtures.js';
+import { createWhatsAppChannel } from './helpers/whatsapp.js';
 
 // Reaching a customer after 24 hours: the chat's customer-service window, agents' template replies
 // (checked with the Channel API's rules, sent through the channel's provider), and the channel's
@@ -133,17 +134,9 @@ describe('Reaching a customer after 24 hours', () => {
 
   /** A WhatsApp channel of team 0 (with the business account id when `waba` is given). */
   const whatsappChannel = async (n: number, waba?: string) =>
-    f.services.channels.create(f.admin, {
-      name: `WhatsApp ${n}`,
-      provider: 'whatsapp-cloud',
-      defaultTeamId: f.teams[0]!.id,
-      providerConfig: {
-        phoneNumberId: `2065403522429${n}`,
-        accessToken: 'test-token',
-        appSecret: `app-secret-${n}`,
-        verifyToken: `verify-token-${n}`,
-        ...(waba ? { businessAccountId: waba } : {}),
-      },
+    createWhatsAppChannel(f, {
+      phoneNumberId: `2065403522429${n}`,
+      ...(waba ? { businessAccountId: waba } : {}),
     });
   /** A WhatsApp chat captured by agent 0, opened by the customer's message. */
   const whatsappChat = async (n: number) => {
@@ -160,7 +153,7 @@ describe('Reaching a customer after 24 hours', () => {
     assert.equal(received.duplicate, false);
     const chatId = received.duplicate ? '' : received.chatId;
     assert.equal((await post(`/api/chats/${chatId}/capture`, agent(0))).status, 200);
-    return { chatId, phoneNumberId: `2065403522429${n}`, waId: `+55119876511${n}` };
+    return { chatId, phoneNumberId: channel.phoneNumberId, waId: `+55119876511${n}` };
   };
 
   before(async () => {
@@ -229,10 +222,13 @@ describe('Reaching a customer after 24 hours', () => {
         body: { contact: { value: to }, message: { type: 'text', text: { value: 'Sua fatura chegou' } } },
       });
       assert.equal(sent.status, 201, JSON.stringify(sent.body));
+      // The chat is there once the send's message is stored: until then the send pipeline may hold
+      // the chat's row, and a transfer to a user answers 409 at once rather than wait for it.
       let chatId: string | undefined;
       for (let i = 0; i < 300 && !chatId; i++) {
         const r = await db.query<{ id: string }>(
           `SELECT c.id FROM chats c JOIN contacts ct ON ct.id = c.contact_id
+            JOIN messages m ON m.chat_id = c.id
             WHERE c.channel_id = $1 AND ct.value = $2`,
           [f.channels[1]!.id, to],
         );
@@ -447,7 +443,7 @@ describe('Reaching a customer after 24 hours', () => {
   describe('GET /api/channels/:id/templates', () => {
     it('lists the business account’s approved templates from Graph, with their placeholders', async () => {
       const channel = await whatsappChannel(5, '900000000000001');
-      assert.equal(channel.providerConfig.businessAccountId, '900000000000001');
+      assert.equal(channel.channel.providerConfig.businessAccountId, '900000000000001');
       const seen = graph.requests.length;
       const r = await get(`/api/channels/${channel.id}/templates`, agent(0));
       assert.equal(r.status, 200, JSON.stringify(r.body));

@@ -576,7 +576,7 @@ describe('Channel API transfers', () => {
         const toUser = await transfer('user', chatId, { userId: f.agents[0]!.id });
         assert.equal(toUser.status, 409);
         assert.deepEqual(toUser.body, CONFLICT);
-        // The team transfer waits for the hold (DESIGN: up to 2 s) before giving up.
+        // The team transfer waits for the hold (up to 2 s) before giving up.
         const toTeam = await transfer('team', chatId, { teamId: f.teams[1]!.id });
         assert.equal(toTeam.status, 409);
         assert.deepEqual(toTeam.body, CONFLICT);

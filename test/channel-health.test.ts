@@ -4,7 +4,7 @@ import { ProviderError } from '../src/providers/types.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { FakeGraph } from './helpers/fake-graph.js';
 import { seedAccount, type Fixture } from './helpers/fixtures.js';
-import { graphWebhook, hubSignature } from './helpers/whatsapp.js';
+import { createWhatsAppChannel, graphWebhook, hubSignature } from './helpers/whatsapp.js';
 
 // A channel whose access token the provider refuses (Graph error 190) is marked unhealthy by the first
 // call that sees it — a send or a media upload —, its admins are notified once, sends on it fail at
@@ -39,27 +39,12 @@ describe('channel health', () => {
 
   /** A WhatsApp channel (default team 0, where agent 0 is a member) with its channel key. */
   const channel = async (token: string) => {
-    const n = ++seq;
-    const phoneNumberId = `77700${n}`;
-    const appSecret = `app-secret-${n}`;
-    const created = await t.request('POST', '/api/channels', {
-      headers: admin(),
-      body: {
-        name: `WhatsApp ${n}`,
-        provider: 'whatsapp-cloud',
-        defaultTeamId: f.teams[0]!.id,
-        providerConfig: { phoneNumberId, accessToken: token, appSecret, verifyToken: 'v' },
-      },
-    });
-    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const ch = await createWhatsAppChannel(f, { accessToken: token, withApiKey: true });
     assert.deepEqual(
-      [created.json.health, created.json.healthReason, created.json.unhealthySince],
+      [ch.channel.health, ch.channel.healthReason, ch.channel.unhealthySince],
       ['ok', null, null],
     );
-    const id = created.json.id as string;
-    const key = (await t.request('POST', `/api/channels/${id}/api-key`, { headers: admin() })).json
-      .apiKey as string;
-    return { id, key, phoneNumberId, appSecret, name: `WhatsApp ${n}` };
+    return { ...ch, key: ch.apiKey };
   };
 
   const accept = async (key: string, message: unknown) => {

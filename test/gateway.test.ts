@@ -6,7 +6,7 @@ import { seedAccount, type Fixture } from './helpers/fixtures.js';
 import { connect, connectError, type GatewayClient } from './helpers/gateway.js';
 
 // The Socket.IO gateway on one node: handshake tokens, subscriptions and their acknowledgements, and
-// which connections each event reaches (DESIGN §3's table), with whole envelopes.
+// which connections each event reaches (the table of docs/gateway.md "Events"), with whole envelopes.
 
 let phoneSeq = 0;
 const phone = () => `5511987${String(++phoneSeq).padStart(6, '0')}`;

@@ -8,6 +8,7 @@ import { contentDisposition } from '../src/modules/media/media.service.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { FakeGraph } from './helpers/fake-graph.js';
 import { seedAccount, type Fixture } from './helpers/fixtures.js';
+import { createWhatsAppChannel } from './helpers/whatsapp.js';
 
 // Customers' files: downloaded from the provider (the fake Graph API) by the media-download job into
 // the media store, recorded on the message, and served to agents who may see the chat; agents'
@@ -90,17 +91,7 @@ describe('message media', () => {
     f = await seedAccount(t.server.services);
     other = await seedAccount(t.server.services);
     db = new pg.Pool({ connectionString: t.databaseUrl, max: 3 });
-    const created = await f.services.channels.create(f.admin, {
-      name: 'WhatsApp',
-      provider: 'whatsapp-cloud',
-      defaultTeamId: f.teams[0]!.id,
-      providerConfig: {
-        phoneNumberId: '106540352242900',
-        accessToken: 'test-token',
-        appSecret: 'app-secret',
-        verifyToken: 'verify-token',
-      },
-    });
+    const created = await createWhatsAppChannel(f, { name: 'WhatsApp', phoneNumberId: '106540352242900' });
     const row = await f.services.repos.channels.find(f.accountId, created.id);
     assert.ok(row);
     channel = row;
@@ -163,7 +154,7 @@ describe('message media', () => {
       graph.addMedia(id, { bytes: PNG, mimetype: 'image/png' });
       const m = await inbound('image', { id, mimetype: 'image/png' });
       const jobs = await db.query(
-        `SELECT 1 FROM pgboss.job WHERE name = 'media-download' AND data->>'messageId' = $1`,
+        `SELECT 1 FROM atende_jobs.job WHERE name = 'media-download' AND data->>'messageId' = $1`,
         [m.id],
       );
       assert.equal(jobs.rowCount, 1);

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { FakeGraph, type RecordedRequest } from './helpers/fake-graph.js';
 import { seedAccount, type Fixture } from './helpers/fixtures.js';
-import { graphWebhook, hubSignature } from './helpers/whatsapp.js';
+import { createWhatsAppChannel, graphWebhook, hubSignature } from './helpers/whatsapp.js';
 
 // Read receipts: on a channel that sends them, an agent reading a chat tells WhatsApp the customer's
 // latest message was read (blue ticks), through a job — reading never waits on Meta —, at most once
@@ -28,23 +28,9 @@ describe('read receipts', () => {
     fake = await FakeGraph.start();
     t = await startTestApp({ env: { WHATSAPP_GRAPH_BASE_URL: fake.url, WHATSAPP_TIMEOUT_MS: '5000' } });
     f = await seedAccount(t.server.services);
-    const created = await t.request('POST', '/api/channels', {
-      headers: admin(),
-      body: {
-        name: 'WhatsApp',
-        provider: 'whatsapp-cloud',
-        defaultTeamId: f.teams[0]!.id,
-        providerConfig: {
-          phoneNumberId: PHONE_NUMBER_ID,
-          accessToken: 'test-token',
-          appSecret: APP_SECRET,
-          verifyToken: 'verify',
-        },
-      },
-    });
-    assert.equal(created.status, 201, JSON.stringify(created.body));
-    assert.equal(created.json.sendReadReceipts, false);
-    channelId = created.json.id as string;
+    const created = await createWhatsAppChannel(f, { phoneNumberId: PHONE_NUMBER_ID, appSecret: APP_SECRET });
+    assert.equal(created.channel.sendReadReceipts, false);
+    channelId = created.id;
   });
   after(async () => {
     await t?.close();

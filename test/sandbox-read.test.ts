@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { seedAccount, type Fixture } from './helpers/fixtures.js';
+import { createWhatsAppChannel } from './helpers/whatsapp.js';
 import { connect, type GatewayClient } from './helpers/gateway.js';
 
 // The sandbox customer reading what was sent to them (the simulator's read receipt): the agent's
@@ -123,12 +124,7 @@ describe('sandbox read receipt', () => {
   });
 
   it('refuses a channel that is not a sandbox', async () => {
-    const wa = await f.services.channels.create(f.admin, {
-      name: 'WhatsApp',
-      provider: 'whatsapp-cloud',
-      defaultTeamId: f.teams[0]!.id,
-      providerConfig: { phoneNumberId: '123456', accessToken: 't', appSecret: 's', verifyToken: 'v' },
-    });
+    const wa = await createWhatsAppChannel(f);
     const chatId = await f.inbound(0, phone(), 'Oi');
     const res = await read(wa.id, chatId);
     assert.deepEqual(

@@ -3,7 +3,7 @@ import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { startTestApp, type TestApp, type TestResponse } from './helpers/app.js';
 import { seedAccount, type Fixture } from './helpers/fixtures.js';
-import { hubSignature } from './helpers/whatsapp.js';
+import { createWhatsAppChannel, hubSignature } from './helpers/whatsapp.js';
 
 // Hostile input: requests shaped to cost the server far more than they cost the client. Each one must
 // be refused with the contract's body, quickly; the `timeout` of a test is only a hang detector.
@@ -101,23 +101,7 @@ describe('security: request bodies', () => {
   });
 
   it('answers a signed WhatsApp delivery nested 50,000 deep with 400, storing nothing', HANG, async () => {
-    const secret = 'app-secret-deep';
-    const channel = await t.request('POST', '/api/channels', {
-      headers: bearer(f.adminToken),
-      body: {
-        name: 'WhatsApp deep',
-        provider: 'whatsapp-cloud',
-        defaultTeamId: f.teams[0]!.id,
-        providerConfig: {
-          phoneNumberId: '1065403522429',
-          accessToken: 'a',
-          appSecret: secret,
-          verifyToken: 'v',
-        },
-      },
-    });
-    assert.equal(channel.status, 201, JSON.stringify(channel.body));
-    const id = channel.json.id as string;
+    const { id, appSecret: secret } = await createWhatsAppChannel(f, { name: 'WhatsApp deep' });
     const raw = `{"object":"whatsapp_business_account","entry":${'['.repeat(50_000)}${']'.repeat(50_000)}}`;
     const res = await t.request('POST', `/webhooks/whatsapp/${id}`, {
       headers: { 'content-type': 'application/json', 'x-hub-signature-256': hubSignature(secret, raw) },

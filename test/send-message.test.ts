@@ -4,7 +4,7 @@ import pg from 'pg';
 import { startTestApp, type TestApp, type TestResponse } from './helpers/app.js';
 import { seedAccount, type Fixture } from './helpers/fixtures.js';
 
-// POST /channel-api/messages/send at request time (channel key, every 400 of DESIGN §3, 201,
+// POST /channel-api/messages/send at request time (channel key, every 400 of docs/channel-api.md, 201,
 // idempotency), GET /channel-api/messages/requests/:requestId and GET /api/channels/:id/request-logs.
 // The server runs without the worker role, so accepted requests stay `queued` where a test needs it.
 

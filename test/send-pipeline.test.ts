@@ -5,7 +5,7 @@ import { sendOrderingKey } from '../src/jobs/payloads.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { FakeGraph, type RecordedRequest } from './helpers/fake-graph.js';
 import { seedAccount, type Fixture } from './helpers/fixtures.js';
-import { graphWebhook, hubSignature } from './helpers/whatsapp.js';
+import { createWhatsAppChannel, graphWebhook, hubSignature } from './helpers/whatsapp.js';
 
 // The send-message pipeline end to end: accepted request → job → contact, chat, provider call (the
 // fake Graph API checks the exact JSON) → stored message and request log; retries, permanent errors,
@@ -98,30 +98,15 @@ describe('send-message pipeline', () => {
     t = await startTestApp({ env: { WHATSAPP_GRAPH_BASE_URL: fake.url, WHATSAPP_TIMEOUT_MS: '5000' } });
     f = await seedAccount(t.server.services);
     db = new pg.Pool({ connectionString: t.databaseUrl, max: 2 });
-    const created = await t.request('POST', '/api/channels', {
-      headers: { authorization: `Bearer ${f.adminToken}` },
-      body: {
-        name: 'WhatsApp',
-        provider: 'whatsapp-cloud',
-        defaultTeamId: f.teams[0]!.id,
-        providerConfig: {
-          phoneNumberId: PHONE_NUMBER_ID,
-          accessToken: 'test-token',
-          appSecret: APP_SECRET,
-          verifyToken: 'verify',
-        },
-      },
+    const wa = await createWhatsAppChannel(f, {
+      name: 'WhatsApp',
+      phoneNumberId: PHONE_NUMBER_ID,
+      appSecret: APP_SECRET,
+      withApiKey: true,
     });
-    assert.equal(created.status, 201, JSON.stringify(created.body));
-    waChannel = created.json.id as string;
-    const rotate = async (channelId: string) =>
-      (
-        await t.request('POST', `/api/channels/${channelId}/api-key`, {
-          headers: { authorization: `Bearer ${f.adminToken}` },
-        })
-      ).json.apiKey as string;
-    waKey = await rotate(waChannel);
-    sandboxKey = await rotate(f.channels[1]!.id);
+    waChannel = wa.id;
+    waKey = wa.apiKey;
+    sandboxKey = (await f.services.channels.rotateApiKey(f.admin, f.channels[1]!.id)).apiKey;
   });
   after(async () => {
     await db?.end();

@@ -8,6 +8,7 @@ import { MAX_UNRECORDED } from '../src/modules/messages/send.worker.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { FakeGraph, type RecordedRequest } from './helpers/fake-graph.js';
 import { seedAccount, type Fixture } from './helpers/fixtures.js';
+import { createWhatsAppChannel } from './helpers/whatsapp.js';
 
 // What a killed worker node would send again is what it had at the provider or answered and not yet
 // recorded: that set is bounded, and a job is finished — its contact's lane freed — as soon as its own
@@ -18,7 +19,6 @@ describe('send pipeline: what a crash would send again', () => {
   let t: TestApp;
   let f: Fixture;
   let direct: pg.Pool;
-  let channelN = 0;
   const dispatchers: SendDispatcher[] = [];
 
   before(async () => {
@@ -57,23 +57,7 @@ describe('send pipeline: what a crash would send again', () => {
 
   /** A WhatsApp channel on the fake Graph API, and a sender of text messages through its key. */
   const channel = async () => {
-    const n = ++channelN;
-    const created = await f.services.channels.create(f.admin, {
-      name: `WhatsApp ${n}`,
-      provider: 'whatsapp-cloud',
-      defaultTeamId: f.teams[0]!.id,
-      providerConfig: {
-        phoneNumberId: `8880001${n}`,
-        accessToken: 'test-token',
-        appSecret: `app-secret-${n}`,
-        verifyToken: `verify-${n}`,
-      },
-    });
-    const key = (
-      await t.request('POST', `/api/channels/${created.id}/api-key`, {
-        headers: { authorization: `Bearer ${f.adminToken}` },
-      })
-    ).json.apiKey as string;
+    const { apiKey: key } = await createWhatsAppChannel(f, { withApiKey: true });
     return async (phone: string, text: string) => {
       const r = await t.request('POST', '/channel-api/messages/send', {
         headers: { 'x-channel-api-key': key },

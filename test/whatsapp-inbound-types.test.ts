@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { seedAccount, type Fixture } from './helpers/fixtures.js';
-import { hubSignature } from './helpers/whatsapp.js';
+import { createWhatsAppChannel, hubSignature } from './helpers/whatsapp.js';
 
 // One real-shaped webhook body per inbound type (test/fixtures/whatsapp), each posted signed to the
 // webhook route: what is stored, what the chat list shows, and the events agents receive.
@@ -55,27 +55,7 @@ describe('WhatsApp inbound types', () => {
   });
   after(async () => t?.close());
 
-  let n = 0;
-  async function createChannel() {
-    const i = n++;
-    const config = {
-      phoneNumberId: `20654035224292${i}`,
-      accessToken: `EAAG-types-${i}`,
-      appSecret: `types-secret-${i}`,
-      verifyToken: `types-verify-${i}`,
-    };
-    const res = await t.request('POST', '/api/channels', {
-      headers: { authorization: `Bearer ${f.adminToken}` },
-      body: {
-        name: `WA types ${i}`,
-        provider: 'whatsapp-cloud',
-        defaultTeamId: f.teams[0]!.id,
-        providerConfig: config,
-      },
-    });
-    assert.equal(res.status, 201, JSON.stringify(res.body));
-    return { id: res.json.id as string, ...config };
-  }
+  const createChannel = () => createWhatsAppChannel(f);
   type Channel = Awaited<ReturnType<typeof createChannel>>;
 
   /** Posts the fixture, signed, to the channel's webhook and waits until the job processed it. */
