@@ -90,8 +90,8 @@ export async function createLiveAccount(url: string): Promise<LiveAccount> {
 }
 
 /**
- * The live account and everything in it (its rows cascade from the account), and the send queue and
- * webhook-delivery jobs: only the live account queues such jobs in the benchmark database.
+ * The live account and everything in it (its rows cascade from the account, webhook deliveries
+ * included), and the send queue: only the live account queues sends in the benchmark database.
  *
  * Every deleted contact makes PostgreSQL check that no chat still names it, and no index of `chats`
  * starts with `contact_id`: each check read the 1,000,000-chat table, ~3 minutes for the ~500
@@ -113,10 +113,6 @@ export async function dropLiveAccount(url: string): Promise<void> {
         await c.query('ROLLBACK');
         throw err;
       }
-    }
-    const boss = await c.query(`SELECT to_regclass('pgboss.job') IS NOT NULL AS present`);
-    if (boss.rows[0]?.present) {
-      await c.query(`DELETE FROM pgboss.job WHERE name = 'webhook-delivery'`);
     }
     const sends = await c.query(`SELECT to_regclass('send_jobs') IS NOT NULL AS present`);
     if (sends.rows[0]?.present) await c.query('TRUNCATE send_jobs, send_lanes');
@@ -141,7 +137,7 @@ export async function dropLiveAccount(url: string): Promise<void> {
 export async function analyzeLiveTables(url: string): Promise<void> {
   await withClient(url, (c) =>
     c.query(
-      'ANALYZE pgboss.job_common, send_jobs, send_lanes, request_logs, messages, contacts, events, webhook_deliveries, message_status_events',
+      'ANALYZE atende_jobs.job, send_jobs, send_lanes, request_logs, messages, contacts, events, webhook_deliveries, message_status_events',
     ),
   );
 }
