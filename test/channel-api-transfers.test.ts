@@ -590,6 +590,38 @@ describe('Channel API transfers', () => {
       assert.equal((await history(chatId)).length, 2);
     });
 
+    it('does not wait for another change that moved a chat into the same list totals and has not committed', async () => {
+      const [moved, transferred] = [await f.inbound(0, phone()), await f.inbound(0, phone())];
+      const team = f.teams[1]!.id;
+      const totals = async () =>
+        (
+          await db.query<{ counted: number; actual: number }>(
+            `SELECT (SELECT coalesce(sum(n), 0) FROM chat_counts
+                      WHERE account_id = $1 AND status = 'open' AND team_id = $2 AND queue = 'Espera')::int AS counted,
+                    (SELECT count(*) FROM chats
+                      WHERE account_id = $1 AND status = 'open' AND team_id = $2 AND queue = 'Espera')::int AS actual`,
+            [f.accountId, team],
+          )
+        ).rows[0]!;
+      const holder = await client();
+      try {
+        // Another change, still open, moved a chat into the team's Espera: the same list totals.
+        await holder.query('BEGIN');
+        await holder.query("UPDATE chats SET team_id = $1, user_id = NULL, queue = 'Espera' WHERE id = $2", [
+          team,
+          moved,
+        ]);
+        const res = await transfer('team', transferred, { teamId: team });
+        assert.equal(res.status, 200, JSON.stringify(res.body));
+        await holder.query('COMMIT');
+      } finally {
+        await holder.end();
+      }
+      const { counted, actual } = await totals();
+      assert.equal(counted, actual);
+      assert.ok(actual >= 2, `both chats are in the team's Espera (${actual})`);
+    });
+
     it('lets a team transfer through when the hold ends within its wait', async () => {
       const chatId = await f.inbound(0, phone());
       const holder = await client();

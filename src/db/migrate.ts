@@ -16,6 +16,7 @@ import * as m012 from './migrations/012_media_store.js';
 import * as m015 from './migrations/015_customer_window.js';
 import * as m016 from './migrations/016_jobs_pgboss10.js';
 import * as m017 from './migrations/017_webhook_delivery_queue.js';
+import * as m018 from './migrations/018_event_writes.js';
 
 /** Versioned migrations, in order. Names are permanent: never rename or edit one that has shipped. */
 const migrations: Record<string, Migration> = {
@@ -36,6 +37,7 @@ const migrations: Record<string, Migration> = {
   '015_customer_window': m015,
   '016_jobs_pgboss10': m016,
   '017_webhook_delivery_queue': m017,
+  '018_event_writes': m018,
 };
 
 class StaticProvider implements MigrationProvider {

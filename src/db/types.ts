@@ -7,8 +7,12 @@ export interface AccountsTable {
   id: string;
   name: string;
   created_at: Timestamp;
-  /** Last seq of the account's event log (incremented in the transaction of each change). */
-  event_seq: ColumnType<number, number | undefined, number>;
+}
+
+/** Last seq of each account's event log, incremented in the transaction of each change (migration 018). */
+export interface EventSeqsTable {
+  account_id: string;
+  seq: ColumnType<number, number, number>;
 }
 
 export interface RolesTable {
@@ -344,6 +348,7 @@ export interface WebhookDeliveriesTable {
 export interface Database {
   settings: SettingsTable;
   accounts: AccountsTable;
+  event_seqs: EventSeqsTable;
   roles: RolesTable;
   users: UsersTable;
   teams: TeamsTable;

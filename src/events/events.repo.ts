@@ -33,6 +33,29 @@ CROSS JOIN LATERAL (
   ORDER BY events.seq LIMIT ${TAIL_BATCH}
 ) e`);
 
+// Every event-writing transaction's last statement, so it goes out prepared: parsed and planned once
+// per connection instead of for every change (see EventsRepo.append).
+const appendEvents = Statement.prepared<{ last: number; now: Date }>(`WITH r AS (
+  INSERT INTO event_seqs AS q (account_id, seq) VALUES ($1::text, $2::int)
+  ON CONFLICT (account_id) DO UPDATE SET seq = q.seq + excluded.seq
+  RETURNING q.seq AS last, clock_timestamp() AS now
+), ev AS (
+  INSERT INTO events (account_id, seq, id, event, schema_version, occurred_at, rooms, audience, data)
+  SELECT $1::text, r.last - $2::int + 1 + x.ord, x.id, x.event, x.schema_version, r.now, x.rooms, x.audience, x.data
+  FROM r, jsonb_to_recordset($3::jsonb)
+    AS x(ord int, id uuid, event text, schema_version int, rooms text[], audience text[], data jsonb)
+  RETURNING account_id, seq, event
+), wd AS (
+  INSERT INTO webhook_deliveries (id, account_id, webhook_id, event_seq)
+  SELECT gen_random_uuid(), ev.account_id, s.id, ev.seq
+  FROM ev JOIN webhook_subscriptions s ON s.account_id = ev.account_id
+  WHERE s.enabled AND (ev.event = ANY(s.events) OR '*' = ANY(s.events)) AND ev.event = ANY($4::text[])
+  RETURNING 1
+)
+SELECT r.last, r.now
+FROM r CROSS JOIN LATERAL (SELECT pg_notify('${EVENTS_CHANNEL}', $1::text || ':' || r.last)) AS n
+  LEFT JOIN LATERAL (SELECT pg_notify('${WEBHOOKS_CHANNEL}', '') WHERE EXISTS (SELECT 1 FROM wd)) AS w ON true`);
+
 export interface EventRow {
   account_id: string;
   seq: number;
@@ -47,11 +70,12 @@ export class EventsRepo {
   constructor(private readonly db: Db) {}
 
   /**
-   * Appends events to the account's log in one statement: reserves their seqs (the UPDATE holds the
-   * account row until commit, so the account's event-writing transactions commit in seq order), writes
+   * Appends events to the account's log in one statement: reserves their seqs (the upsert holds the
+   * account's `event_seqs` row until commit, so the account's event-writing transactions commit in seq
+   * order), writes
    * them, and creates the webhook deliveries the account's enabled subscriptions are owed (events of
    * the catalogue only: the gateway's own entries, ACCESS_CHANGE, are never delivered). Callers run
-   * it last, after their own row locks, so the account row is held for this statement and the commit
+   * it last, after their own row locks, so the counter row is held for this statement and the commit
    * only, and locks are taken in the same order everywhere. Answers the first seq and the time written
    * (`occurred_at`). It notifies EVENTS_CHANNEL, which the gateway's tail listens to
    * (src/events/tail.ts), and WEBHOOKS_CHANNEL when it created deliveries: the rows are the delivery
@@ -70,30 +94,7 @@ export class EventsRepo {
     }[],
   ): Promise<{ first: number; occurredAt: Date }> {
     const rows = events.map((e, i) => ({ ...e, ord: i }));
-    const { rows: out } = await sql<{ last: number; now: Date }>`
-      WITH r AS (
-        UPDATE accounts SET event_seq = event_seq + ${events.length} WHERE id = ${accountId}
-        RETURNING event_seq AS last, clock_timestamp() AS now
-      ), ev AS (
-        INSERT INTO events (account_id, seq, id, event, schema_version, occurred_at, rooms, audience, data)
-        SELECT ${accountId}, r.last - ${events.length} + 1 + x.ord, x.id, x.event, x.schema_version, r.now,
-               x.rooms, x.audience, x.data
-        FROM r, jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-          AS x(ord int, id uuid, event text, schema_version int, rooms text[], audience text[], data jsonb)
-        RETURNING account_id, seq, event
-      ), wd AS (
-        INSERT INTO webhook_deliveries (id, account_id, webhook_id, event_seq)
-        SELECT gen_random_uuid(), ev.account_id, s.id, ev.seq
-        FROM ev JOIN webhook_subscriptions s ON s.account_id = ev.account_id
-        WHERE s.enabled AND (ev.event = ANY(s.events) OR '*' = ANY(s.events))
-          AND ev.event = ANY(${sql.val(EVENT_NAMES)}::text[])
-        RETURNING 1
-      )
-      SELECT r.last, r.now
-      FROM r CROSS JOIN LATERAL (SELECT pg_notify(${EVENTS_CHANNEL}, ${accountId} || ':' || r.last)) AS n
-        LEFT JOIN LATERAL (SELECT pg_notify(${WEBHOOKS_CHANNEL}, '') WHERE EXISTS (SELECT 1 FROM wd)) AS w ON true`.execute(
-      tx,
-    );
+    const out = await appendEvents.execute(tx, [accountId, events.length, JSON.stringify(rows), EVENT_NAMES]);
     const row = out[0];
     if (!row) throw new Error(`account ${accountId} not found while recording events`);
     return { first: Number(row.last) - events.length + 1, occurredAt: row.now };
@@ -101,11 +102,11 @@ export class EventsRepo {
 
   async lastSeq(accountId: string): Promise<number> {
     const row = await this.db
-      .selectFrom('accounts')
-      .select('event_seq')
-      .where('id', '=', accountId)
+      .selectFrom('event_seqs')
+      .select('seq')
+      .where('account_id', '=', accountId)
       .executeTakeFirst();
-    return row?.event_seq ?? 0;
+    return Number(row?.seq ?? 0);
   }
 
   /**
@@ -158,10 +159,14 @@ export class EventsRepo {
       });
   }
 
-  /** Every account's last seq (`accounts.event_seq`). */
+  /** Every account's last seq (`event_seqs`; 0 for an account that has written none). */
   async heads(): Promise<Map<string, number>> {
-    const rows = await this.db.selectFrom('accounts').select(['id', 'event_seq']).execute();
-    return new Map(rows.map((r) => [r.id, Number(r.event_seq)]));
+    const rows = await this.db
+      .selectFrom('accounts as a')
+      .leftJoin('event_seqs as q', 'q.account_id', 'a.id')
+      .select(['a.id', sql<number>`coalesce(q.seq, 0)`.as('seq')])
+      .execute();
+    return new Map(rows.map((r) => [r.id, Number(r.seq)]));
   }
 
   /** The next events (at most TAIL_BATCH) of each account past its cursor, in any order. */
@@ -178,7 +183,8 @@ export class EventsRepo {
     olderThanMs: number,
   ): Promise<{ accountId: string; head: number; stored: number | null; older: number }[]> {
     const { rows } = await sql<{ id: string; head: number; stored: number | null; older: number }>`
-      SELECT a.id, a.event_seq AS head, c.published_seq AS stored,
+      SELECT a.id, coalesce((SELECT q.seq FROM event_seqs q WHERE q.account_id = a.id), 0) AS head,
+             c.published_seq AS stored,
              coalesce((SELECT e.seq FROM events e
                        WHERE e.account_id = a.id
                          AND e.occurred_at < clock_timestamp() - ${olderThanMs} * interval '1 millisecond'

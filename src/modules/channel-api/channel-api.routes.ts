@@ -76,12 +76,25 @@ function querystringPasses(request: FastifyRequest): boolean {
   const copy = { ...(request.query as Record<string, unknown>) };
   return validate !== undefined && validate(copy) === true && inputProblems(copy).length === 0;
 }
+/**
+ * A chat the key cannot reach answers 404 before its body's 400. A body that will pass needs no
+ * lookup here: the transfer itself answers 404 for such a chat, one round trip fewer per transfer.
+ */
 const chatReach = (services: Services) => async (request: FastifyRequest) => {
   const { id } = request.params as Record<string, unknown>;
-  if (typeof id === 'string' && isObjectId(id)) {
+  if (typeof id === 'string' && isObjectId(id) && !bodyPasses(request)) {
     await services.chats.assertChatReachable(apiKeyOf(request), id);
   }
 };
+
+/** Whether the route's body validation and the input guard will let the body through. */
+function bodyPasses(request: FastifyRequest): boolean {
+  const validate = request.getValidationFunction('body');
+  if (validate === undefined || request.body === null || typeof request.body !== 'object') return false;
+  // The validator may coerce and fill defaults in place: it checks a copy.
+  const copy = { ...(request.body as Record<string, unknown>) };
+  return validate(copy) === true && inputProblems(copy).length === 0;
+}
 
 /** The contract's account-key routes under /channel-api. */
 export function channelApiRoutes(app: App, services: Services): void {

@@ -163,6 +163,21 @@ const isoTime = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY
  */
 const lastMessageJson = (column: string) => `CASE WHEN jsonb_typeof(${column}) = 'object' THEN ${column} END`;
 
+/** A row of `chat_transfers`: who moved a chat, from where to where, and why. */
+export interface TransferRecord {
+  id: string;
+  account_id: string;
+  chat_id: string;
+  from_team_id: string | null;
+  to_team_id: string;
+  from_user_id: string | null;
+  to_user_id: string | null;
+  reason_code: string | null;
+  reason: string | null;
+  actor_type: 'api_key' | 'user';
+  actor_id: string;
+}
+
 export class ChatsRepo {
   constructor(private readonly db: Db) {}
 
@@ -288,13 +303,14 @@ LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id 
   /**
    * Takes the chat's row lock for the rest of the transaction: the "being processed" hold shared by
    * every operation that changes a chat. `nowait` fails at once with 55P03 when another holds it;
-   * otherwise the wait is bounded by the transaction's lock_timeout.
+   * otherwise the wait is bounded by the transaction's lock_timeout, which `waitMs` sets in the same
+   * statement (one round trip less than `setLockTimeout` first).
    */
   async lock(
     tx: Tx,
     accountId: string,
     id: string,
-    opts: { nowait: boolean; channelIds?: readonly string[] | null },
+    opts: { nowait: boolean; channelIds?: readonly string[] | null; waitMs?: number },
   ): Promise<
     | {
         id: string;
@@ -313,6 +329,9 @@ LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id 
       .where('id', '=', id);
     if (opts.channelIds)
       q = q.where('channel_id', '=', sql<string>`ANY(${sql.val(opts.channelIds)}::text[])`);
+    // A filter of the scan, so it runs on the chat's row before the row lock is asked for.
+    if (opts.waitMs !== undefined && !opts.nowait)
+      q = q.where(sql<boolean>`set_config('lock_timeout', ${`${int(opts.waitMs)}ms`}, true) IS NOT NULL`);
     const locked = opts.nowait ? q.forUpdate().noWait() : q.forUpdate();
     return locked.executeTakeFirst();
   }
@@ -389,22 +408,34 @@ LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id 
       FROM chat WHERE ct.id = chat.contact_id`.execute(tx);
   }
 
-  async insertTransfer(
+  /**
+   * Moves a chat (team, attendant, queue), records the transfer and reads the chat back as `find`
+   * does, in one statement: a transfer is a handful of statements, and on a busy account each round
+   * trip is time the transaction holds its locks.
+   */
+  async moveWithTransfer(
     tx: Tx,
-    row: {
-      id: string;
-      account_id: string;
-      chat_id: string;
-      from_team_id: string | null;
-      to_team_id: string;
-      from_user_id: string | null;
-      to_user_id: string | null;
-      reason_code: string | null;
-      reason: string | null;
-      actor_type: 'api_key' | 'user';
-      actor_id: string;
-    },
-  ): Promise<void> {
+    accountId: string,
+    to: { team_id: string; user_id: string | null; queue: string },
+    transfer: TransferRecord,
+  ): Promise<ChatRow | undefined> {
+    return tx
+      .with('c', (db) =>
+        db
+          .updateTable('chats')
+          .set({ ...to, version: sql`version + 1`, updated_at: sql`now()` })
+          .where('id', '=', transfer.chat_id)
+          .where('account_id', '=', accountId)
+          .returningAll(),
+      )
+      .with('t', (db) => db.insertInto('chat_transfers').values(transfer).returning('id'))
+      .selectFrom('c')
+      .innerJoin('contacts as ct', 'ct.id', 'c.contact_id')
+      .select(chatColumns)
+      .executeTakeFirst() as Promise<ChatRow | undefined>;
+  }
+
+  async insertTransfer(tx: Tx, row: TransferRecord): Promise<void> {
     await tx.insertInto('chat_transfers').values(row).execute();
   }
 

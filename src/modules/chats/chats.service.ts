@@ -216,28 +216,34 @@ export class ChatsService {
     let row: ChatRow | undefined;
     try {
       row = await this.events.transaction(async (tx, events) => {
-        if (!nowait) await this.repo.setLockTimeout(tx, TEAM_TRANSFER_WAIT_MS);
-        const chat = await this.repo.lock(tx, actor.accountId, chatId, { nowait, channelIds });
+        const chat = await this.repo.lock(tx, actor.accountId, chatId, {
+          nowait,
+          channelIds,
+          waitMs: TEAM_TRANSFER_WAIT_MS,
+        });
         if (!chat || chat.status !== 'open') throw notFound();
         if (actor.kind === 'user' && !(await this.canSee(actor, chat))) throw notFound();
         const to = await target(tx, chat);
-        await this.repo.update(tx, chat.id, { team_id: to.team_id, user_id: to.user_id, queue: to.queue });
         const ref = actorRef(actor);
-        await this.repo.insertTransfer(tx, {
-          id: newId(),
-          account_id: actor.accountId,
-          chat_id: chat.id,
-          from_team_id: to.from.team_id,
-          to_team_id: to.team_id,
-          from_user_id: to.from.user_id,
-          to_user_id: to.user_id,
-          reason_code: input.reasonCode ?? null,
-          reason: input.reason ?? null,
-          actor_type: ref.type,
-          actor_id: ref.id,
-        });
-        // Read under the lock: after commit, a transfer queued behind this one could already show.
-        const after = await this.repo.find(actor.accountId, chat.id, tx);
+        // Read back under the lock: after commit, a transfer queued behind this one could already show.
+        const after = await this.repo.moveWithTransfer(
+          tx,
+          actor.accountId,
+          { team_id: to.team_id, user_id: to.user_id, queue: to.queue },
+          {
+            id: newId(),
+            account_id: actor.accountId,
+            chat_id: chat.id,
+            from_team_id: to.from.team_id,
+            to_team_id: to.team_id,
+            from_user_id: to.from.user_id,
+            to_user_id: to.user_id,
+            reason_code: input.reasonCode ?? null,
+            reason: input.reason ?? null,
+            actor_type: ref.type,
+            actor_id: ref.id,
+          },
+        );
         if (after) {
           const c = toChat(after);
           const from = { teamId: to.from.team_id, userId: to.from.user_id };
