@@ -319,7 +319,14 @@ async function main(): Promise<void> {
     : args['no-build']
       ? path.join(root, 'dist', 'src', 'main.js')
       : await buildServer(root, log);
-  const db = await ensureSeeded({ adminUrl, name: args.database, params, reseed: args.reseed, log });
+  const db = await ensureSeeded({
+    adminUrl,
+    name: args.database,
+    params,
+    reseed: args.reseed,
+    migrate: args.main === undefined,
+    log,
+  });
   log(db.reused ? `reusing the seeded database ${args.database}` : `database ${args.database} seeded`);
   await restoreTransferPool(db.url); // repairs a run that died during the transfers
   const seed = db.seed;

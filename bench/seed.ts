@@ -90,6 +90,11 @@ export async function ensureSeeded(opts: {
   name: string;
   params: SeedParams;
   reseed: boolean;
+  /**
+   * Apply the sources' migrations to a reused seed (default). Off when another build is measured
+   * (`--main`): its server applies its own, and an A/B run across a migration needs the older schema.
+   */
+  migrate?: boolean;
   log: (line: string) => void;
 }): Promise<{ url: string; seed: Seeded; reused: boolean; seconds: number }> {
   const { adminUrl, name, params, log } = opts;
@@ -100,7 +105,7 @@ export async function ensureSeeded(opts: {
     const seed = await existingSeed(url, params);
     if (seed) {
       // Migrations may have been added since the seed; starting the server applies them.
-      await migrate(url);
+      if (opts.migrate !== false) await migrate(url);
       return { url, seed, reused: true, seconds: 0 };
     }
   }
