@@ -35,7 +35,7 @@ import { healthRoutes } from './modules/health/health.routes.js';
 import { sandboxRoutes } from './modules/sandbox/sandbox.routes.js';
 import { messagesRoutes } from './modules/messages/messages.routes.js';
 import { mediaRoutes } from './modules/media/media.routes.js';
-import { sendRoutes } from './modules/messages/send.routes.js';
+import { sendRoutes } from './modules/channel-api/send.routes.js';
 import { teamsRoutes } from './modules/teams/teams.routes.js';
 import { usersRoutes } from './modules/users/users.routes.js';
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { prepareMessage, type PrepareResult } from '../src/modules/messages/prepare.js';
-import type { SendMessage, SendOrderDetails } from '../src/modules/messages/send.types.js';
+import { prepareMessage, type PrepareResult } from '../src/modules/outbound/prepare.js';
+import type { SendMessage, SendOrderDetails } from '../src/modules/outbound/send.types.js';
 
 /** Any JSON a client might send in `message`; prepareMessage must judge it, not trust its type. */
 const prepare = (message: unknown, pathPrefix?: string): PrepareResult =>

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Services } from '../services.js';
 import { registerEventRetention } from '../events/retention.js';
-import { registerReadReceiptWorker } from '../modules/messages/read-receipts.worker.js';
+import { registerReadReceiptWorker } from '../modules/inbound/read-receipts.worker.js';
 import { registerInboundWebhookWorker } from '../modules/whatsapp/whatsapp-webhooks.worker.js';
 import { registerMediaDownloadWorker } from '../modules/media/media-download.worker.js';
 import { SendDispatcher } from './send-dispatcher.js';

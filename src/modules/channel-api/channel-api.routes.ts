@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { App } from '../../http/app-type.js';
-import { accountKeyGuard, apiKeyOf } from '../../http/auth.js';
+import { apiKeyOf } from '../../http/auth.js';
 import { notFound } from '../../http/errors.js';
 import { inputProblems } from '../../http/input-guard.js';
 import { sendJsonText } from '../../http/json-text.js';
@@ -18,6 +18,7 @@ import {
 import { isObjectId } from '../../lib/ids.js';
 import { keyAllowsChannel } from '../auth/guards.js';
 import type { Services } from '../../services.js';
+import { accountKeyGuard } from './guards.js';
 
 const rateLimitNote =
   'Limited to 120 requests per 60 s per API key (headers `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset`; `Retry-After` on 429).';

@@ -9,7 +9,7 @@ import { ProviderError, type MediaKind } from '../../providers/types.js';
 import type { UserActor } from '../auth/actors.js';
 import type { ChatsService } from '../chats/chats.service.js';
 import type { MessageEvents } from '../messages/message-events.js';
-import { MEDIA_MAX_BYTES } from '../messages/prepare.js';
+import { MEDIA_MAX_BYTES } from '../outbound/prepare.js';
 import { MediaStoreError, type MediaFile, type MediaStore } from './media-store.js';
 import type { MediaRepo, MediaState } from './media.repo.js';
 

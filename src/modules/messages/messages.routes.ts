@@ -8,7 +8,7 @@ import {
   MessageHistorySchema,
   MessageSchema,
 } from './messages.schemas.js';
-import { SEND_BODY_LIMIT_BYTES } from './send.schemas.js';
+import { SEND_BODY_LIMIT_BYTES } from '../outbound/send.schemas.js';
 
 /** A chat's messages in the agent API: history, and the attendant's replies. */
 export function messagesRoutes(app: App, services: Services): void {
@@ -30,7 +30,7 @@ export function messagesRoutes(app: App, services: Services): void {
         response: { 200: MessageHistorySchema, ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) => services.agentMessages.history(userOf(request), request.params.id, request.query),
+    async (request) => services.messages.history(userOf(request), request.params.id, request.query),
   );
   app.post(
     '/api/chats/:id/messages',
@@ -52,8 +52,6 @@ export function messagesRoutes(app: App, services: Services): void {
       },
     },
     async (request, reply) =>
-      reply
-        .status(201)
-        .send(await services.agentMessages.reply(userOf(request), request.params.id, request.body)),
+      reply.status(201).send(await services.messages.reply(userOf(request), request.params.id, request.body)),
   );
 }

@@ -9,9 +9,9 @@ import type { InboundProviderMessage } from '../../providers/types.js';
 import { parseWebhook, verifySignature, verifySubscription } from '../../providers/whatsapp-cloud/webhook.js';
 import type { ChannelRow, ChannelsRepo } from '../channels/channels.repo.js';
 import { normalizeContact } from '../contacts/normalize.js';
-import type { InboundLinks } from '../messages/inbound-actions.js';
-import type { InboundMessage, InboundService } from '../messages/inbound.service.js';
-import type { MessageStatusService } from '../messages/message-status.service.js';
+import type { InboundLinks } from '../inbound/inbound-actions.js';
+import type { InboundMessage, InboundService } from '../inbound/inbound.service.js';
+import type { MessageStatusService } from '../inbound/message-status.service.js';
 import type { InboundEventsRepo } from './inbound-events.repo.js';
 
 export const SIGNATURE_HEADER = 'x-hub-signature-256';

@@ -16,8 +16,8 @@ import {
   TEAM_TRANSFER_WAIT_MS,
   type ChatsService,
 } from '../chats/chats.service.js';
-import type { AgentMessagesRepo, MessageRow } from './agent-messages.repo.js';
 import type { MessageEvents } from './message-events.js';
+import { toMessage, type StoredMedia } from './message.js';
 import type { MessagesRepo } from './messages.repo.js';
 import type { MediaStore } from '../media/media-store.js';
 import {
@@ -26,8 +26,8 @@ import {
   type MessageHistoryQueryT,
   type MessageT,
 } from './messages.schemas.js';
-import { prepareMessage, type RequestMedia } from './prepare.js';
-import type { SendMessage } from './send.types.js';
+import { prepareMessage } from '../outbound/prepare.js';
+import type { SendMessage } from '../outbound/send.types.js';
 import { en, pt } from '../../http/language.js';
 
 export const ONLY_ATTENDANT_REPLIES = pt(
@@ -52,51 +52,13 @@ export const WINDOW_CLOSED = pt(
 );
 
 /**
- * The media of an agent's reply as stored in `messages.content.media`; `mediaId` once uploaded.
- * `status` `ready` and `size`: the file is in the media store.
- */
-export interface StoredMedia {
-  kind: RequestMedia['kind'];
-  mimetype: string;
-  filename?: string;
-  caption?: string;
-  mediaId?: string;
-  status?: 'ready';
-  size?: number;
-}
-
-export function toMessage(row: MessageRow): MessageT {
-  return {
-    id: row.id,
-    chatId: row.chat_id,
-    origin: row.origin,
-    type: row.type,
-    content: row.content,
-    status: row.status,
-    providerMessageId: row.provider_message_id,
-    error: row.error
-      ? {
-          code: String(row.error.code),
-          message: row.error.message,
-          ...(typeof row.error.details === 'string' ? { details: row.error.details } : {}),
-        }
-      : null,
-    requestId: row.request_id,
-    userId: row.user_id,
-    createdAt: row.created_at.toISOString(),
-    updatedAt: row.updated_at.toISOString(),
-  };
-}
-
-/**
  * The agents' side of a conversation: its history, and replies. A reply is stored at once as
  * `queued` with its send-queue job (FIFO per contact, shared with the Channel API's sends) in the
- * same transaction; `AgentMessageSender` delivers it in the background.
+ * same transaction; `ReplySender` delivers it in the background.
  */
-export class AgentMessagesService {
+export class MessagesService {
   constructor(
     private readonly db: Db,
-    private readonly repo: AgentMessagesRepo,
     private readonly messages: MessagesRepo,
     private readonly chatsRepo: ChatsRepo,
     private readonly chats: ChatsService,
@@ -116,10 +78,10 @@ export class AgentMessagesService {
     if (!chat || !(await this.chats.canSee(actor, chat))) throw notFound();
     const limit = query.limit ?? DEFAULT_HISTORY_LIMIT;
     // A cursor from elsewhere would silently give an empty or wrong page; say so instead.
-    if (query.before !== undefined && !(await this.repo.existsInChat(this.db, chat.id, query.before))) {
+    if (query.before !== undefined && !(await this.messages.existsInChat(this.db, chat.id, query.before))) {
       throw badRequest([UNKNOWN_CURSOR]);
     }
-    const rows = await this.repo.page(this.db, chat.id, query.before, limit + 1);
+    const rows = await this.messages.page(this.db, chat.id, query.before, limit + 1);
     const page = rows.slice(0, limit);
     return {
       messages: page.map(toMessage),
@@ -184,7 +146,7 @@ export class AgentMessagesService {
         ]);
         await this.messageEvents.message(tx, events, 'message.upsert', id);
         await this.messageEvents.chat(tx, events, 'chat.update', actor.accountId, chat.id);
-        return this.repo.find(tx, id);
+        return this.messages.find(tx, id);
       });
       if (!row) throw notFound();
       return toMessage(row);

@@ -1,5 +1,5 @@
 import type { App } from '../../http/app-type.js';
-import { apiChannelOf, channelKeyGuard, userGuard, userOf } from '../../http/auth.js';
+import { userGuard, userOf } from '../../http/auth.js';
 import { errorResponses, IdParams } from '../../http/schemas.js';
 import type { Services } from '../../services.js';
 import {
@@ -11,7 +11,8 @@ import {
   SendAccepted,
   SendHeaders,
   SendMessageBody,
-} from './send.schemas.js';
+} from '../outbound/send.schemas.js';
+import { apiChannelOf, channelKeyGuard } from './guards.js';
 
 /** Channel API send-message (channel key) and the channel's request log (agent JWT). */
 export function sendRoutes(app: App, services: Services): void {

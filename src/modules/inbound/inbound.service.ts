@@ -11,7 +11,7 @@ import { toChat } from '../chats/chats.service.js';
 import type { ContactsRepo } from '../contacts/contacts.repo.js';
 import { normalizeContact } from '../contacts/normalize.js';
 import type { InboundActions, InboundLinks } from './inbound-actions.js';
-import type { MessagesRepo } from './messages.repo.js';
+import type { MessagesRepo } from '../messages/messages.repo.js';
 import { pt } from '../../http/language.js';
 import type { MediaDownloads } from '../media/media.service.js';
 

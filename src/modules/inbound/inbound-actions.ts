@@ -2,8 +2,8 @@ import type { Logger } from 'pino';
 import type { Tx } from '../../db/index.js';
 import type { EventBuffer } from '../../events/events.service.js';
 import type { ContactsRepo } from '../contacts/contacts.repo.js';
-import type { MessageEvents } from './message-events.js';
-import type { MessagesRepo } from './messages.repo.js';
+import type { MessageEvents } from '../messages/message-events.js';
+import type { MessagesRepo } from '../messages/messages.repo.js';
 
 /**
  * What a customer's message does to an earlier message of the channel (named by the provider's id):

@@ -5,11 +5,10 @@ import { persist, type PersistOptions } from '../../lib/persist.js';
 import { ProviderError, type PreparedTemplate } from '../../providers/types.js';
 import { channelUnhealthyError } from '../channels/channel-health.service.js';
 import type { ContactsRepo } from '../contacts/contacts.repo.js';
-import type { AgentMessagesRepo, OutboundMessageRow } from './agent-messages.repo.js';
-import type { StoredMedia } from './agent-messages.service.js';
+import type { StoredMedia } from '../messages/message.js';
 import type { Deliverer, DeliveryResult, MediaSource, OutboundMessage } from './deliver.js';
-import type { MessageEvents } from './message-events.js';
-import type { MessagesRepo } from './messages.repo.js';
+import type { MessageEvents } from '../messages/message-events.js';
+import type { MessagesRepo, OutboundMessageRow } from '../messages/messages.repo.js';
 import type { MediaStore } from '../media/media-store.js';
 import { HOLD_RESULTS } from './send.worker.js';
 
@@ -20,10 +19,9 @@ import { HOLD_RESULTS } from './send.worker.js';
  * provider failure is thrown for the queue to retry with backoff; a permanent one, or the last
  * attempt, marks the message `failed` and finishes the job, since an unfinished job holds the lane.
  */
-export class AgentMessageSender {
+export class ReplySender {
   constructor(
     private readonly db: Db,
-    private readonly repo: AgentMessagesRepo,
     private readonly messages: MessagesRepo,
     private readonly contacts: ContactsRepo,
     private readonly deliverer: Deliverer,
@@ -36,7 +34,7 @@ export class AgentMessageSender {
   ) {}
 
   async process(messageId: string, lastAttempt: boolean): Promise<void> {
-    const m = await this.repo.findOutbound(this.db, messageId);
+    const m = await this.messages.findOutbound(this.db, messageId);
     // Settled by an earlier delivery of this job, or deleted with its chat: nothing to send again.
     if (!m || m.status !== 'queued') return;
     let result: DeliveryResult;
@@ -104,9 +102,9 @@ export class AgentMessageSender {
       () => {
         tries++;
         return this.events.transaction(async (tx, events) => {
-          if (!(await this.repo.settle(tx, messageId, outcome))) return;
+          if (!(await this.messages.settle(tx, messageId, outcome))) return;
           if (address) await this.contacts.setProviderAddress(tx, address.contactId, address.address);
-          await this.repo.deleteMediaBlob(tx, messageId);
+          await this.messages.deleteMediaBlob(tx, messageId);
           await this.messageEvents.message(tx, events, 'message.update', messageId);
         });
       },
@@ -158,7 +156,7 @@ export class AgentMessageSender {
             ...(file.filename ? { filename: file.filename } : {}),
           };
         }
-        const blob = await this.repo.mediaBlob(this.db, messageId);
+        const blob = await this.messages.mediaBlob(this.db, messageId);
         if (!blob) throw new ProviderError('media_missing', 'The media file is no longer stored', false);
         return {
           bytes: blob.bytes,
@@ -166,12 +164,12 @@ export class AgentMessageSender {
           ...(blob.filename ? { filename: blob.filename } : {}),
         };
       },
-      uploaded: (mediaId) => this.repo.setProviderMediaId(this.db, messageId, mediaId),
+      uploaded: (mediaId) => this.messages.setProviderMediaId(this.db, messageId, mediaId),
     };
   }
 }
 
-/** The stored reply as the provider call takes it (written by `AgentMessagesService.reply`). */
+/** The stored reply as the provider call takes it (written by `MessagesService.reply`). */
 function outboundOf(m: OutboundMessageRow): OutboundMessage {
   const content = m.content;
   if (m.type === 'text' && typeof content.text === 'string') return { type: 'text', text: content.text };

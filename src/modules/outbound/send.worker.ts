@@ -12,9 +12,9 @@ import { channelUnhealthyError } from '../channels/channel-health.service.js';
 import { QUEUE_API, type ChatsRepo } from '../chats/chats.repo.js';
 import { contactKey, type ContactsRepo } from '../contacts/contacts.repo.js';
 import type { DeliveryChannel, Deliverer, DeliveryResult, OutboundMessage } from './deliver.js';
-import type { MessageEvents } from './message-events.js';
-import type { MessagesRepo } from './messages.repo.js';
-import type { RequestError, RequestLogsRepo, RequestRow } from './send.repo.js';
+import type { MessageEvents } from '../messages/message-events.js';
+import type { MessagesRepo } from '../messages/messages.repo.js';
+import type { RequestError, RequestLogsRepo, RequestRow } from './request-logs.repo.js';
 
 /** Outcome transactions in flight at once, and requests per transaction at most. */
 const OUTCOME_RUNS = 4;
@@ -72,8 +72,8 @@ interface Deps {
   statuses: {
     catchUpMany(tx: Tx, items: readonly { channelId: string; providerMessageId: string }[]): Promise<void>;
   };
-  /** Agents' replies (AgentMessageSender), sent in the same per-contact order as API requests. */
-  agentMessages: { process(messageId: string, lastAttempt: boolean): Promise<void> };
+  /** Agents' replies (ReplySender), sent in the same per-contact order as API requests. */
+  replies: { process(messageId: string, lastAttempt: boolean): Promise<void> };
   logger: Logger;
   /** The event log: each step's events are written in its transaction (the gateway sends them). */
   events: EventsService;
@@ -152,7 +152,7 @@ export class SendWorker {
 
   private async processReply(messageId: string, lastAttempt: boolean): Promise<SendOutcome> {
     try {
-      await this.deps.agentMessages.process(messageId, lastAttempt);
+      await this.deps.replies.process(messageId, lastAttempt);
       return { done: true };
     } catch (err) {
       return notDone(err);

@@ -3,10 +3,10 @@ import type { Db, Tx } from '../../db/index.js';
 import type { EventsService } from '../../events/events.service.js';
 import type { MessageStatus, ProviderMessageStatus } from '../../db/types.js';
 import type { InboundProviderStatus } from '../../providers/types.js';
-import type { MessageEvents } from './message-events.js';
+import type { MessageEvents } from '../messages/message-events.js';
 import type { MessageStatusRepo, StatusError } from './message-status.repo.js';
-import type { MessagesRepo } from './messages.repo.js';
-import type { RequestLogsRepo } from './send.repo.js';
+import type { MessagesRepo } from '../messages/messages.repo.js';
+import type { RequestLogsRepo } from '../outbound/request-logs.repo.js';
 
 const UNKNOWN_ERROR: StatusError = { code: 'unknown', message: 'Unknown error' };
 const RANK: Partial<Record<MessageStatus, number>> = { queued: 0, sent: 1, delivered: 2, read: 3 };
