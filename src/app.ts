@@ -40,7 +40,7 @@ import { teamsRoutes } from './modules/teams/teams.routes.js';
 import { usersRoutes } from './modules/users/users.routes.js';
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js';
 import { installHttpMetrics, metricsRoute } from './metrics/endpoint.js';
-import { whatsappWebhookRoutes } from './modules/whatsapp/whatsapp-webhooks.routes.js';
+import { whatsappWebhookRoutes } from './modules/inbound/provider-webhooks.routes.js';
 import type { Services } from './services.js';
 
 export interface AppOptions {

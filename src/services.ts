@@ -52,8 +52,8 @@ import { TeamsRepo } from './modules/teams/teams.repo.js';
 import { TeamsService } from './modules/teams/teams.service.js';
 import { UsersRepo } from './modules/users/users.repo.js';
 import { UsersService } from './modules/users/users.service.js';
-import { InboundEventsRepo } from './modules/whatsapp/inbound-events.repo.js';
-import { WhatsAppWebhooksService } from './modules/whatsapp/whatsapp-webhooks.service.js';
+import { InboundEventsRepo } from './modules/inbound/inbound-events.repo.js';
+import { ProviderWebhooksService } from './modules/inbound/provider-webhooks.service.js';
 import { WebhookEgress } from './modules/webhooks/webhooks.egress.js';
 import { WebhooksRepo } from './modules/webhooks/webhooks.repo.js';
 import { WebhooksService } from './modules/webhooks/webhooks.service.js';
@@ -125,13 +125,14 @@ export function createServices(deps: {
     messageEvents,
     repos.requestLogs,
   );
-  const whatsappWebhooks = new WhatsAppWebhooksService(
+  const providerWebhooks = new ProviderWebhooksService(
     db,
     repos.channels,
     new InboundEventsRepo(db),
     deps.jobs,
     inbound,
     messageStatuses,
+    providers,
     deps.logger,
   );
   const readReceipts = new ReadReceiptsService(new ReadReceiptsRepo(db), deps.jobs, providers, deps.logger);
@@ -213,7 +214,7 @@ export function createServices(deps: {
     gatewayRepo,
     gatewayAccess: new GatewayAccess(gatewayRepo, repos.users, repos.teams),
     inbound,
-    whatsappWebhooks,
+    providerWebhooks,
     messageStatuses,
     mediaStore,
     media: new MediaService(db, mediaRepo, mediaStore, chats),
@@ -232,7 +233,7 @@ export function createServices(deps: {
     channelHealth,
     readReceipts,
     channelKeys: new ChannelKeys(repos.channels),
-    send: new SendService(db, repos.requestLogs, repos.channels, sendQueue),
+    send: new SendService(db, repos.requestLogs, repos.channels, sendQueue, providers),
     messages: new MessagesService(
       db,
       repos.messages,
@@ -242,6 +243,8 @@ export function createServices(deps: {
       events,
       messageEvents,
       mediaStore,
+      repos.channels,
+      providers,
     ),
     sendWorker: new SendWorker({
       db,

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Services } from '../services.js';
 import { registerEventRetention } from '../events/retention.js';
 import { registerReadReceiptWorker } from '../modules/inbound/read-receipts.worker.js';
-import { registerInboundWebhookWorker } from '../modules/whatsapp/whatsapp-webhooks.worker.js';
+import { registerInboundWebhookWorker } from '../modules/inbound/provider-webhooks.worker.js';
 import { registerMediaDownloadWorker } from '../modules/media/media-download.worker.js';
 import { SendDispatcher } from './send-dispatcher.js';
 
@@ -15,7 +15,7 @@ export async function registerWorkers(
   databaseUrl: string,
   logger: Logger,
 ): Promise<{ stop(): Promise<void> }> {
-  await registerInboundWebhookWorker(services.jobs, services.whatsappWebhooks, logger);
+  await registerInboundWebhookWorker(services.jobs, services.providerWebhooks, logger);
   await registerReadReceiptWorker(services.jobs, services.readReceipts, logger);
   await registerMediaDownloadWorker(services.jobs, services.mediaDownloader, logger);
   await registerEventRetention(services.jobs, services.events, logger);

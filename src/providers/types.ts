@@ -94,6 +94,10 @@ export interface ProviderTemplate {
 
 export interface MessagingProvider {
   readonly name: 'whatsapp-cloud' | 'sandbox';
+  /** What an outbound message may carry on this provider, judged before a send is accepted. */
+  readonly limits: OutboundLimits;
+  /** Its inbound webhooks; absent on a provider whose customers reach Atende otherwise (the sandbox). */
+  readonly webhooks?: ProviderWebhooks;
   /**
    * Set by a provider that sends no delivery receipts (the sandbox): the pipeline marks a message
    * `delivered` itself, right after storing it as `sent`.
@@ -306,4 +310,76 @@ export interface ParsedWebhook {
   /** Webhook-level errors (`value.errors`): nothing to store, but worth a warning. */
   errors: InboundProviderError[];
   skipped: SkippedInbound[];
+}
+
+/** The provider's limits on outbound messages: the Channel API's and agents' sends are checked against them. */
+export interface OutboundLimits {
+  /** Media types the provider takes, by kind; the order is the one error messages list them in. */
+  mediaTypes: Readonly<Record<string, MediaKind>>;
+  /** Largest file per kind, and the same as people write it (`5 MB`). */
+  mediaMaxBytes: Readonly<Record<MediaKind, number>>;
+  mediaMaxLabel: Readonly<Record<MediaKind, string>>;
+  /** Largest file of a customer's static sticker, downloaded (an animated one has `mediaMaxBytes.sticker`). */
+  staticStickerMaxBytes: number;
+  textMaxLength: number;
+  captionMaxLength: number;
+}
+
+/**
+ * A provider's inbound webhooks: the subscription handshake, the signature over the raw bytes, and a
+ * stored delivery read into the platform's terms. Settings (secrets, the provider's account ids) come
+ * from the channel's config in `ctx`.
+ */
+export interface ProviderWebhooks {
+  /** The request header that carries a delivery's signature. */
+  readonly signatureHeader: string;
+  /** The challenge to echo for a subscription handshake, or null when it is refused (403). */
+  verifySubscription(ctx: ProviderContext, query: Record<string, unknown>): string | null;
+  /** Whether the raw bytes of a delivery carry the channel's signature. */
+  verifySignature(ctx: ProviderContext, rawBody: Buffer, signature: string): boolean;
+  parse(ctx: ProviderContext, body: unknown, receivedAt: Date): InboundDelivery;
+}
+
+/** What a stored webhook delivery carries for one channel. */
+export interface InboundDelivery {
+  messages: ReceivedMessage[];
+  statuses: InboundProviderStatus[];
+  /** Webhook-level errors: nothing to store, but worth a warning. */
+  errors: InboundProviderError[];
+  skipped: SkippedInbound[];
+  /** Changes addressed to another of the provider's accounts (another phone number), left out. */
+  foreign: number;
+}
+
+/**
+ * What a customer's message does to an earlier message of the channel (named by the provider's id):
+ * edits and revokes change the customer's own message, a reaction sits on any message.
+ */
+export type InboundTargetAction =
+  | { kind: 'edit'; providerMessageId: string; text: string | null }
+  | { kind: 'revoke'; providerMessageId: string }
+  | { kind: 'reaction'; providerMessageId: string; emoji: string | null };
+
+/**
+ * A customer's message as the provider's webhook brought it, provider-neutral: its content is kept
+ * as stored (see the README's table of inbound types); `summary` is the one line a chat list shows.
+ */
+export interface ReceivedMessage {
+  /**
+   * The sender: a phone address (the provider's own spelling, e.g. WhatsApp's `wa_id`), or a
+   * business-scoped user id for a customer without a number. Null when neither is usable.
+   */
+  sender: { type: 'phone' | 'user_id'; address: string; name: string | null } | null;
+  type: string;
+  content: Record<string, unknown>;
+  summary: string;
+  providerMessageId: string;
+  /** When the customer sent it (the provider's timestamp; arrival time when it has none). */
+  sentAt: Date;
+  /** The message it replies to, by the provider's id. */
+  replyTo?: string;
+  /** An edit, revoke or reaction, applied to the message it names. */
+  action?: InboundTargetAction;
+  /** The customer's new phone address, when they changed their number. */
+  newAddress?: string;
 }

@@ -100,6 +100,18 @@ export class ChannelsRepo {
     return db.selectFrom('channels').select(columns).where('id', '=', id).executeTakeFirst();
   }
 
+  /** The provider of a chat's channel, for checking a reply against that provider's limits. */
+  async providerOfChat(accountId: string, chatId: string): Promise<ProviderName | undefined> {
+    const row = await this.db
+      .selectFrom('chats as c')
+      .innerJoin('channels as ch', 'ch.id', 'c.channel_id')
+      .select('ch.provider')
+      .where('c.account_id', '=', accountId)
+      .where('c.id', '=', chatId)
+      .executeTakeFirst();
+    return row?.provider;
+  }
+
   /**
    * For channel-key authentication: the stored hashes, looked up by the ids embedded in the keys, for
    * many channels in one query (concurrent send requests share it).

@@ -9,6 +9,9 @@ import type { UserActor } from '../auth/actors.js';
 import { requirePermission } from '../auth/guards.js';
 import { chatWindow } from '../../http/schemas.js';
 import type { ChatsRepo } from '../chats/chats.repo.js';
+import type { ChannelsRepo } from '../channels/channels.repo.js';
+import type { ProviderRegistry } from '../../providers/registry.js';
+import type { OutboundLimits } from '../../providers/types.js';
 import {
   CHAT_BUSY,
   CHAT_CLOSED,
@@ -66,6 +69,8 @@ export class MessagesService {
     private readonly events: EventsService,
     private readonly messageEvents: MessageEvents,
     private readonly mediaStore: MediaStore,
+    private readonly channels: ChannelsRepo,
+    private readonly providers: ProviderRegistry,
   ) {}
 
   /** A page of the chat's messages, newest first; `nextBefore` continues with older ones. */
@@ -95,7 +100,10 @@ export class MessagesService {
    */
   async reply(actor: UserActor, chatId: string, body: AgentReplyBodyT): Promise<MessageT> {
     requirePermission(actor, 'chats:attend');
-    const content = this.prepare(body);
+    // Judged against the limits of the chat's provider, before anything is locked.
+    const provider = await this.channels.providerOfChat(actor.accountId, chatId);
+    if (!provider) throw notFound();
+    const content = this.prepare(body, this.providers.get(provider).limits);
     const id = newId();
     try {
       const row = await this.events.transaction(async (tx, events) => {
@@ -157,7 +165,10 @@ export class MessagesService {
   }
 
   /** The reply as it will be stored, or the Channel API's 400 sentences for it. */
-  private prepare(body: AgentReplyBodyT): {
+  private prepare(
+    body: AgentReplyBodyT,
+    limits: OutboundLimits,
+  ): {
     type: string;
     content: Record<string, unknown>;
     summary: string;
@@ -173,7 +184,7 @@ export class MessagesService {
           ? { type: 'media', media: body.media }
           : { type: 'template', template: body.template }
     ) as SendMessage;
-    const result = prepareMessage(message);
+    const result = prepareMessage(message, limits);
     // The Channel API nests the text in `text.value`; here it is `text` itself.
     if (!result.ok) throw badRequest(result.messages.map((m) => m.replace(/^text\.value /, 'text ')));
     const prepared = result.prepared;

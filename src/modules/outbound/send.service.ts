@@ -14,6 +14,7 @@ import { prepareMessage } from './prepare.js';
 import type { RequestLogQueryT, RequestLogT, SendMessageBodyT } from './send.schemas.js';
 import { keyOf, type NewRequest, type RequestLogsRepo, type RequestRow } from './request-logs.repo.js';
 import type { SendMessage } from './send.types.js';
+import type { ProviderRegistry } from '../../providers/registry.js';
 
 interface Accepted {
   row: NewRequest;
@@ -37,6 +38,7 @@ export class SendService {
     private readonly requests: RequestLogsRepo,
     private readonly channels: ChannelsRepo,
     private readonly sendQueue: SendQueue,
+    private readonly providers: ProviderRegistry,
   ) {
     // Few transactions in flight, so that under load each carries many requests: the database's work
     // per request, not the number of transactions, is what bounds acceptance (see docs/decisions.md).
@@ -62,7 +64,13 @@ export class SendService {
     else if (contactType === 'email' && channel.provider === 'whatsapp-cloud') {
       issues.push('contact.type must be phone on a WhatsApp channel');
     }
-    const prepared = prepareMessage(body.message as SendMessage, { pathPrefix: 'message.' });
+    const prepared = prepareMessage(
+      body.message as SendMessage,
+      this.providers.get(channel.provider).limits,
+      {
+        pathPrefix: 'message.',
+      },
+    );
     if (!prepared.ok) issues.push(...prepared.messages);
     if (issues.length > 0 || !contact.ok || !prepared.ok) throw badRequest(issues);
 

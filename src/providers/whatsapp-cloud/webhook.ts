@@ -427,7 +427,7 @@ function time(v: unknown, now: Date): Date {
   return Number.isFinite(seconds) && seconds >= 0 && seconds <= 8.64e12 ? new Date(seconds * 1000) : now;
 }
 
-function obj(v: unknown): Obj | undefined {
+export function obj(v: unknown): Obj | undefined {
   return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : undefined;
 }
 

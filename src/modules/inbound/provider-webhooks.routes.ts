@@ -3,7 +3,6 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { App } from '../../http/app-type.js';
 import { errorResponses } from '../../http/schemas.js';
 import type { Services } from '../../services.js';
-import { SIGNATURE_HEADER } from './whatsapp-webhooks.service.js';
 
 /** Meta sends up to 3 MB per delivery; a little more is accepted, anything beyond is a 413. */
 export const WEBHOOK_BODY_LIMIT = 4 * 1024 * 1024;
@@ -43,7 +42,11 @@ export function whatsappWebhookRoutes(app: App, services: Services): void {
       },
     },
     async (request, reply) => {
-      const challenge = await services.whatsappWebhooks.verify(request.params.channelId, request.query);
+      const challenge = await services.providerWebhooks.verify(
+        'whatsapp-cloud',
+        request.params.channelId,
+        request.query,
+      );
       return reply.type('text/plain; charset=utf-8').send(challenge);
     },
   );
@@ -73,9 +76,10 @@ export function whatsappWebhookRoutes(app: App, services: Services): void {
         },
       },
       async (request) => {
-        const header = request.headers[SIGNATURE_HEADER];
+        const header = request.headers[services.providerWebhooks.signatureHeader('whatsapp-cloud')];
         const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-        await services.whatsappWebhooks.receive(
+        await services.providerWebhooks.receive(
+          'whatsapp-cloud',
           request.params.channelId,
           body,
           typeof header === 'string' ? header : undefined,

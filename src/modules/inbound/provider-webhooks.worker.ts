@@ -1,12 +1,12 @@
 import type { Logger } from 'pino';
 import type { InboundWebhookJob } from '../../jobs/payloads.js';
 import { QUEUES, type JobQueue } from '../../jobs/queue.js';
-import type { WhatsAppWebhooksService } from './whatsapp-webhooks.service.js';
+import type { ProviderWebhooksService } from './provider-webhooks.service.js';
 
 /** Turns stored webhook deliveries into chats, messages and statuses; a failure is retried with backoff. */
 export async function registerInboundWebhookWorker(
   jobs: JobQueue,
-  service: WhatsAppWebhooksService,
+  service: ProviderWebhooksService,
   logger: Logger,
 ): Promise<void> {
   await jobs.work<InboundWebhookJob>(QUEUES.inboundWebhook, { concurrency: 4, pollMs: 2000 }, async (job) => {
