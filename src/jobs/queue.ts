@@ -3,7 +3,9 @@ import pg from 'pg';
 import PgBoss from 'pg-boss';
 import type { Logger } from 'pino';
 import { CONNECT_TIMEOUT_MS, KEEPALIVE_DELAY_MS, type Tx } from '../db/index.js';
+import { Listener } from '../db/listener.js';
 import { isConnectionFailure } from '../db/unavailable.js';
+import { settleWithin } from '../lib/settle.js';
 import { Batcher } from '../lib/batcher.js';
 import { persist } from '../lib/persist.js';
 
@@ -121,7 +123,7 @@ export class JobQueue {
   private readonly boss: PgBoss;
   private readonly pool: pg.Pool;
   private readonly runners = new Map<QueueName, Runner<unknown>>();
-  private listener: pg.Client | null = null;
+  private readonly listener: Listener;
   private readonly timers: NodeJS.Timeout[] = [];
   private stopping = false;
   private stopped = false;
@@ -152,6 +154,15 @@ export class JobQueue {
       // hour, and the archive after a day: nothing reads them.
       archiveCompletedAfterSeconds: 3600,
       deleteAfterDays: 1,
+    });
+    this.listener = new Listener({
+      databaseUrl: opts.connectionString,
+      channel: JOBS_NOTIFY_CHANNEL,
+      retryDelayMs: 1_000,
+      onNotify: (queue) => this.runners.get(queue as QueueName)?.wake(),
+      logger: opts.logger,
+      name: 'job queue',
+      waitsFor: 'new jobs',
     });
     this.boss.on('error', (err: unknown) => {
       // Errors of statements still finishing after `stop()` are no news.
@@ -211,7 +222,7 @@ export class JobQueue {
     if (this.runners.has(queue)) throw new Error(`a worker already runs queue ${queue}`);
     const runner = new Runner<T>(this.boss, queue, options, handler, this.opts.logger);
     this.runners.set(queue, runner as Runner<unknown>);
-    if (!this.listener) await this.listen();
+    await this.listener.start();
     const timer = setInterval(() => runner.wake(), options.pollMs);
     timer.unref();
     this.timers.push(timer);
@@ -240,9 +251,7 @@ export class JobQueue {
     if (this.stopping) return;
     this.stopping = true;
     for (const t of this.timers) clearInterval(t);
-    const listener = this.listener;
-    this.listener = null;
-    await listener?.end().catch(() => undefined);
+    await this.listener.stop();
     await Promise.all([...this.runners.values()].map((r) => r.stop(10_000)));
     await this.boss.stop({ graceful: false, close: false });
     this.stopped = true;
@@ -275,40 +284,6 @@ export class JobQueue {
       throw err;
     } finally {
       client.release();
-    }
-  }
-
-  /** LISTEN on a connection of its own; lost, it is opened again (the poll covers the gap). */
-  private async listen(): Promise<void> {
-    if (this.stopping) return;
-    const client = new pg.Client({
-      connectionString: this.opts.connectionString,
-      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-      keepAlive: true,
-      keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
-    });
-    const retry = () => {
-      if (this.listener !== client || this.stopping) return;
-      this.listener = null;
-      client.end().catch(() => undefined);
-      const t = setTimeout(() => void this.listen(), 1_000);
-      t.unref();
-    };
-    client.on('error', (err) => {
-      this.opts.logger.warn({ err: err.message }, 'job queue: listener connection lost');
-      retry();
-    });
-    client.on('end', retry);
-    client.on('notification', (n) => {
-      if (n.payload) this.runners.get(n.payload as QueueName)?.wake();
-    });
-    try {
-      this.listener = client;
-      await client.connect();
-      await client.query(`LISTEN ${JOBS_NOTIFY_CHANNEL}`);
-    } catch (err) {
-      this.opts.logger.warn({ err: errorText(err) }, 'job queue: could not listen for new jobs; polling');
-      retry();
     }
   }
 }
@@ -466,14 +441,7 @@ class Runner<T> {
    */
   async stop(waitMs: number): Promise<void> {
     this.stopping = true;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      Promise.allSettled([...this.inFlight]),
-      new Promise((r) => {
-        timer = setTimeout(r, waitMs);
-      }),
-    ]);
-    clearTimeout(timer);
+    await settleWithin(this.inFlight, waitMs);
     this.closed = true;
     const left = [...this.running];
     if (left.length === 0) return;
