@@ -21,7 +21,7 @@ export const JOBS_SCHEMA = 'atende_jobs';
 /** Raised by every commit that queues jobs to run now; the payload is the queue's name. */
 export const JOBS_NOTIFY_CHANNEL = 'atende_jobs';
 
-/** Every queue of the platform, with its policy. Handlers register in `src/jobs/workers.ts`. */
+/** Every queue of the platform, with its policy. Handlers register in `src/workers.ts`. */
 export const QUEUES = {
   /** One provider webhook delivery (WhatsApp) to turn into chats, messages and statuses. */
   inboundWebhook: 'inbound-webhook',
@@ -89,6 +89,20 @@ const QUEUE_DEFINITIONS: Record<QueueName, Omit<PgBoss.Queue, 'name'>> = {
     expireInSeconds: 900,
   },
 };
+
+/**
+ * A background worker of a queue, in the one shape every capability declares: which queue, how many
+ * run at once, and what a run does. A run that throws fails its job (the queue's policy retries it),
+ * logged with `retryLog`'s fields. A periodic worker has one job queued per `everySeconds` for the
+ * whole installation.
+ */
+export interface JobWorker<T> {
+  queue: QueueName;
+  options: WorkOptions;
+  run(job: Job<T>): Promise<void>;
+  retryLog?: { level: 'warn' | 'debug'; message: string; fields(data: T): Record<string, unknown> };
+  everySeconds?: number;
+}
 
 /** A fetched job, as a handler sees it. */
 export interface Job<T> {
@@ -227,6 +241,24 @@ export class JobQueue {
     timer.unref();
     this.timers.push(timer);
     runner.wake();
+  }
+
+  /** Runs a worker on this node (`work`), logging its failed runs, and queues its periodic jobs. */
+  async register<T>(worker: JobWorker<T>): Promise<void> {
+    const { retryLog } = worker;
+    await this.work<T>(worker.queue, worker.options, async (job) => {
+      try {
+        await worker.run(job);
+      } catch (err) {
+        if (retryLog)
+          this.opts.logger[retryLog.level](
+            { err, ...retryLog.fields(job.data), attempt: job.retryCount },
+            retryLog.message,
+          );
+        throw err;
+      }
+    });
+    if (worker.everySeconds !== undefined) this.every(worker.queue, worker.everySeconds);
   }
 
   /**
