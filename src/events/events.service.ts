@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { inTransaction, type Db, type Tx } from '../db/index.js';
-import type { UserActor } from '../modules/auth/actors.js';
-import type { TeamsRepo } from '../modules/teams/teams.repo.js';
+import type { UserActor } from '../access/actors.js';
 import {
   ACCESS_CHANGE,
   SCHEMA_VERSION,
@@ -111,7 +110,8 @@ export class EventsService {
   constructor(
     private readonly db: Db,
     private readonly repo: EventsRepo,
-    private readonly teams: TeamsRepo,
+    /** The teams a user belongs to, for their share of the log. */
+    private readonly teams: { teamsOf(userId: string): Promise<string[]> },
     private readonly retentionDays: number,
   ) {}
 

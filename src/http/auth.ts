@@ -1,6 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ApiKeyActor, UserActor } from '../modules/auth/actors.js';
-import type { AuthService } from '../modules/auth/auth.service.js';
+import type { ApiKeyActor, UserActor } from '../access/actors.js';
 import { refuseCrossSiteCookieWrite } from './browser-protections.js';
 import { unauthorized } from './errors.js';
 import type { RequestRateLimiter } from './rate-limit.js';
@@ -49,13 +48,19 @@ const USER_DOC: GuardDoc = {
   writeErrors: [403],
 };
 
+/** What the agent API's guard uses: the session check and each user's request budget. */
+export interface UserGuardDeps {
+  auth: { authenticate(token: string | undefined): Promise<UserActor> };
+  userRateLimiter: RequestRateLimiter;
+}
+
 /**
  * onRequest guard of the agent API: JWT from `Authorization: Bearer` or the `access_token` cookie,
  * then the user's request budget (401 before 429, both before the body is read).
  * The cookie rides along on any request the browser makes, so a write it authenticates must come
  * from the console's own origin (403 otherwise); a header no other site can make a browser send.
  */
-export function userGuard(deps: { auth: AuthService; userRateLimiter: RequestRateLimiter }) {
+export function userGuard(deps: UserGuardDeps) {
   return documented(async (request: FastifyRequest, reply: FastifyReply) => {
     const user = await deps.auth.authenticate(sessionToken(request));
     reply.headers((await deps.userRateLimiter.consume(user.userId)).headers);

@@ -17,8 +17,10 @@ import {
 } from '../../http/schemas.js';
 import { isObjectId } from '../../lib/ids.js';
 import { keyAllowsChannel } from '../auth/guards.js';
-import type { Services } from '../../services.js';
-import { accountKeyGuard } from './guards.js';
+import { accountKeyGuard, type AccountKeyGuardDeps } from './guards.js';
+import type { ChatsService } from '../chats/chats.service.js';
+import type { TeamsService } from '../teams/teams.service.js';
+import type { UsersService } from '../users/users.service.js';
 
 const rateLimitNote =
   'Limited to 120 requests per 60 s per API key (headers `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset`; `Retry-After` on 429).';
@@ -59,7 +61,7 @@ export const TransferToUserBody = Type.Object(
  * before the rest of the request is validated, giving the order of docs/channel-api.md "Errors": scope/channel (404) →
  * validation (400). Values that are not ObjectIds are left to validation.
  */
-const channelReach = (services: Services) => async (request: FastifyRequest) => {
+const channelReach = (services: { chats: ChatsService }) => async (request: FastifyRequest) => {
   const { channelId } = request.query as Record<string, unknown>;
   if (typeof channelId !== 'string' || !isObjectId(channelId)) return;
   const actor = apiKeyOf(request);
@@ -77,15 +79,22 @@ function querystringPasses(request: FastifyRequest): boolean {
   const copy = { ...(request.query as Record<string, unknown>) };
   return validate !== undefined && validate(copy) === true && inputProblems(copy).length === 0;
 }
-const chatReach = (services: Services) => async (request: FastifyRequest) => {
+const chatReach = (services: { chats: ChatsService }) => async (request: FastifyRequest) => {
   const { id } = request.params as Record<string, unknown>;
   if (typeof id === 'string' && isObjectId(id)) {
     await services.chats.assertChatReachable(apiKeyOf(request), id);
   }
 };
 
+/** What these routes use of the services. */
+export type ChannelApiRoutesDeps = AccountKeyGuardDeps & {
+  chats: ChatsService;
+  teams: TeamsService;
+  users: UsersService;
+};
+
 /** The contract's account-key routes under /channel-api. */
-export function channelApiRoutes(app: App, services: Services): void {
+export function channelApiRoutes(app: App, services: ChannelApiRoutesDeps): void {
   app.get(
     '/channel-api/chats',
     {

@@ -1,7 +1,6 @@
 import type { App } from '../../http/app-type.js';
-import { userGuard, userOf } from '../../http/auth.js';
+import { userGuard, userOf, type UserGuardDeps } from '../../http/auth.js';
 import { errorResponses, IdParams } from '../../http/schemas.js';
-import type { Services } from '../../services.js';
 import {
   RequestIdParams,
   RequestLogPage,
@@ -12,10 +11,17 @@ import {
   SendHeaders,
   SendMessageBody,
 } from '../outbound/send.schemas.js';
-import { apiChannelOf, channelKeyGuard } from './guards.js';
+import { apiChannelOf, channelKeyGuard, type ChannelKeyGuardDeps } from './guards.js';
+import type { SendService } from '../outbound/send.service.js';
+
+/** What these routes use of the services. */
+export type SendRoutesDeps = ChannelKeyGuardDeps &
+  UserGuardDeps & {
+    send: SendService;
+  };
 
 /** Channel API send-message (channel key) and the channel's request log (agent JWT). */
-export function sendRoutes(app: App, services: Services): void {
+export function sendRoutes(app: App, services: SendRoutesDeps): void {
   const channelKey = channelKeyGuard(services);
 
   app.post(

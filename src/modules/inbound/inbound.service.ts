@@ -3,7 +3,7 @@ import type { EventsService } from '../../events/events.service.js';
 import { targets } from '../../events/rooms.js';
 import type { LastMessage } from '../../db/types.js';
 import { badRequest, notFound } from '../../http/errors.js';
-import type { UserActor } from '../auth/actors.js';
+import type { UserActor } from '../../access/actors.js';
 import type { ChannelsRepo } from '../channels/channels.repo.js';
 import { newId } from '../../lib/ids.js';
 import type { ChatsRepo } from '../chats/chats.repo.js';

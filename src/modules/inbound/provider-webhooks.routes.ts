@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { App } from '../../http/app-type.js';
 import { errorResponses } from '../../http/schemas.js';
-import type { Services } from '../../services.js';
+import type { ProviderWebhooksService } from './provider-webhooks.service.js';
 
 /** Meta sends up to 3 MB per delivery; a little more is accepted, anything beyond is a 413. */
 export const WEBHOOK_BODY_LIMIT = 4 * 1024 * 1024;
@@ -18,8 +18,13 @@ const VerifyQuery = Type.Object({
   'hub.challenge': Type.Optional(Type.String({ description: 'Echoed back when the token matches' })),
 });
 
+/** What these routes use of the services. */
+export type ProviderWebhookRoutesDeps = {
+  providerWebhooks: ProviderWebhooksService;
+};
+
 /** Meta's callback URL of a WhatsApp channel: `/webhooks/whatsapp/<channel id>`. */
-export function whatsappWebhookRoutes(app: App, services: Services): void {
+export function whatsappWebhookRoutes(app: App, services: ProviderWebhookRoutesDeps): void {
   const common = { tags: ['Provider webhooks'] };
   app.get(
     '/webhooks/whatsapp/:channelId',

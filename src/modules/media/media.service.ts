@@ -6,7 +6,7 @@ import type { MediaDownloadJob } from '../../jobs/payloads.js';
 import { QUEUES, type JobQueue } from '../../jobs/queue.js';
 import type { ProviderRegistry } from '../../providers/registry.js';
 import { ProviderError, type MediaKind, type OutboundLimits } from '../../providers/types.js';
-import type { UserActor } from '../auth/actors.js';
+import type { UserActor } from '../../access/actors.js';
 import type { ChatsService } from '../chats/chats.service.js';
 import type { MessageEvents } from '../messages/message-events.js';
 import { MediaStoreError, type MediaFile, type MediaStore } from './media-store.js';

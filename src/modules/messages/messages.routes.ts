@@ -1,7 +1,6 @@
 import type { App } from '../../http/app-type.js';
-import { userGuard, userOf } from '../../http/auth.js';
+import { userGuard, userOf, type UserGuardDeps } from '../../http/auth.js';
 import { errorResponses, IdParams } from '../../http/schemas.js';
-import type { Services } from '../../services.js';
 import {
   AgentReplyBody,
   MessageHistoryQuery,
@@ -9,9 +8,15 @@ import {
   MessageSchema,
 } from './messages.schemas.js';
 import { SEND_BODY_LIMIT_BYTES } from '../outbound/send.schemas.js';
+import type { MessagesService } from './messages.service.js';
+
+/** What these routes use of the services. */
+export type MessagesRoutesDeps = UserGuardDeps & {
+  messages: MessagesService;
+};
 
 /** A chat's messages in the agent API: history, and the attendant's replies. */
-export function messagesRoutes(app: App, services: Services): void {
+export function messagesRoutes(app: App, services: MessagesRoutesDeps): void {
   const onRequest = userGuard(services);
   const common = { tags: ['Chats'] };
   app.get(

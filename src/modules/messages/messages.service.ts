@@ -5,7 +5,7 @@ import { badRequest, conflict, forbidden, notFound } from '../../http/errors.js'
 import { sendOrderingKey } from '../../jobs/payloads.js';
 import type { SendQueue } from '../../jobs/send-queue.js';
 import { newId } from '../../lib/ids.js';
-import type { UserActor } from '../auth/actors.js';
+import type { UserActor } from '../../access/actors.js';
 import { requirePermission } from '../auth/guards.js';
 import { chatWindow } from '../../http/schemas.js';
 import type { ChatsRepo } from '../chats/chats.repo.js';

@@ -1,5 +1,5 @@
 import { badRequest, notFound } from '../../http/errors.js';
-import type { UserActor } from '../auth/actors.js';
+import type { UserActor } from '../../access/actors.js';
 import type { ChannelsRepo } from '../channels/channels.repo.js';
 import type { ChatsRepo } from '../chats/chats.repo.js';
 import type { ChatsService } from '../chats/chats.service.js';
