@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import type { Selectable } from 'kysely';
+import type { EventsTable } from '../db/types.js';
 import { inTransaction, type Db, type Tx } from '../db/index.js';
 import type { UserActor } from '../access/actors.js';
 import {
@@ -71,15 +73,13 @@ export class EventBuffer {
   }
 }
 
-export function toEnvelope(row: {
-  id: string;
-  event: string;
-  schema_version: number;
-  seq: number;
-  occurred_at: Date;
-  account_id: string;
-  data: Record<string, unknown>;
-}): Envelope {
+/** A stored event, as an envelope is made of it. */
+export type EventRow = Pick<
+  Selectable<EventsTable>,
+  'id' | 'event' | 'schema_version' | 'seq' | 'occurred_at' | 'account_id' | 'data'
+>;
+
+export function toEnvelope(row: EventRow): Envelope {
   return {
     id: row.id,
     event: row.event as EventName,

@@ -1,7 +1,7 @@
-import { sql } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import type { Db, Tx } from '../../db/index.js';
 import { Statement } from '../../db/prepared.js';
-import type { ChatStatus, LastMessage } from '../../db/types.js';
+import type { ChatStatus, ChatTransfersTable, LastMessage } from '../../db/types.js';
 
 /** A chat as the lists read it. */
 export interface ChatListRow {
@@ -389,22 +389,7 @@ LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id 
       FROM chat WHERE ct.id = chat.contact_id`.execute(tx);
   }
 
-  async insertTransfer(
-    tx: Tx,
-    row: {
-      id: string;
-      account_id: string;
-      chat_id: string;
-      from_team_id: string | null;
-      to_team_id: string;
-      from_user_id: string | null;
-      to_user_id: string | null;
-      reason_code: string | null;
-      reason: string | null;
-      actor_type: 'api_key' | 'user';
-      actor_id: string;
-    },
-  ): Promise<void> {
+  async insertTransfer(tx: Tx, row: Insertable<ChatTransfersTable>): Promise<void> {
     await tx.insertInto('chat_transfers').values(row).execute();
   }
 

@@ -1,10 +1,11 @@
-import { sql, type Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Db, Tx } from '../../db/index.js';
 import type {
   ChannelHealth,
   MessageOrigin,
   MessagesTable,
   MessageStatus,
+  ProviderErrorInfo,
   ProviderName,
 } from '../../db/types.js';
 
@@ -27,22 +28,15 @@ export interface OutboundMessageRow {
   channel_health: ChannelHealth;
 }
 
-/** Queries of the agents' side of messages: history pages, replies and their delivery. */
-export interface NewMessage {
-  id: string;
-  account_id: string;
-  chat_id: string;
-  channel_id: string;
-  origin: MessageOrigin;
-  type: string;
+/** A message to store: its row, with content and error as objects (written as JSON text). */
+export type NewMessage = Omit<
+  Insertable<MessagesTable>,
+  'content' | 'error' | 'created_at' | 'updated_at'
+> & {
   content: Record<string, unknown>;
-  status: MessageStatus;
-  provider_message_id?: string | null;
-  request_id?: string | null;
-  user_id?: string | null;
   /** Why the provider refused it, for a message stored as `failed`. */
-  error?: { code: string; message: string; details?: string } | null;
-}
+  error?: ProviderErrorInfo | null;
+};
 
 /** A message as its row is written: content and error as JSON text. */
 function toRow(m: NewMessage) {

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { ChannelHealth, ProviderName } from '../../db/types.js';
+import type { ChannelHealth, ProviderErrorInfo, ProviderName } from '../../db/types.js';
 import type { EventsService } from '../../events/events.service.js';
 import { persist, type PersistOptions } from '../../lib/persist.js';
 import type { Metrics } from '../../metrics/metrics.js';
@@ -28,13 +28,6 @@ export interface DeliveryChannel {
   provider: ProviderName;
   provider_config: Record<string, unknown>;
   health: ChannelHealth;
-}
-
-/** Why an outbound message failed, as its message and request log keep it. */
-export interface DeliveryError {
-  code: string;
-  message: string;
-  details?: string;
 }
 
 /** A media message whose file may not be at the provider yet (`mediaId` unset: upload first). */
@@ -130,7 +123,7 @@ export function judgeFailure(
   err: unknown,
   lastAttempt: boolean,
   internalMessage: string,
-): { retry: boolean; error: DeliveryError; byProvider: boolean } {
+): { retry: boolean; error: ProviderErrorInfo; byProvider: boolean } {
   if (!(err instanceof ProviderError)) {
     return {
       retry: !lastAttempt,

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Db } from '../../db/index.js';
+import type { ProviderErrorInfo } from '../../db/types.js';
 import type { EventsService } from '../../events/events.service.js';
 import type { PersistOptions } from '../../lib/persist.js';
 import { ProviderError, type PreparedTemplate } from '../../providers/types.js';
@@ -12,7 +13,6 @@ import {
   recordDeliveredOnSend,
   storedFile,
   type Deliverer,
-  type DeliveryError,
   type DeliveryResult,
   type OutboundMessage,
 } from './deliver.js';
@@ -89,7 +89,7 @@ export class ReplySender {
    */
   private async settle(
     messageId: string,
-    outcome: { status: 'sent'; providerMessageId: string } | { status: 'failed'; error: DeliveryError },
+    outcome: { status: 'sent'; providerMessageId: string } | { status: 'failed'; error: ProviderErrorInfo },
     address: { contactId: string; address: string } | null,
   ): Promise<void> {
     await holdOutcome(

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Db, Tx } from '../../db/index.js';
 import type { EventBuffer, EventsService } from '../../events/events.service.js';
-import type { LastMessage } from '../../db/types.js';
+import type { LastMessage, ProviderErrorInfo } from '../../db/types.js';
 import type { SendOutcome } from '../../jobs/send-dispatcher.js';
 import type { LeasedJob } from '../../jobs/send-queue.js';
 import { Batcher } from '../../lib/batcher.js';
@@ -22,7 +22,7 @@ import {
 } from './deliver.js';
 import type { MessageEvents } from '../messages/message-events.js';
 import type { MessagesRepo } from '../messages/messages.repo.js';
-import type { RequestError, RequestLogsRepo, RequestRow } from './request-logs.repo.js';
+import type { RequestLogsRepo, RequestRow } from './request-logs.repo.js';
 
 /** Outcome transactions in flight at once, and requests per transaction at most. */
 const OUTCOME_RUNS = 4;
@@ -49,7 +49,7 @@ interface Work {
   lastAttempt: boolean;
   conversation?: Conversation;
   result?: DeliveryResult;
-  error?: RequestError;
+  error?: ProviderErrorInfo;
   /** The stored message, once recorded as sent. */
   messageId?: string;
 }
@@ -528,7 +528,7 @@ export class SendWorker {
     req: RequestRow,
     chatId: string,
     id: string,
-    error: RequestError,
+    error: ProviderErrorInfo,
   ): Promise<void> {
     const { messages, chats } = this.deps;
     const { type, content, summary } = describe(req, undefined);
