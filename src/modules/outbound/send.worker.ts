@@ -18,7 +18,6 @@ import {
   type DeliveryChannel,
   type Deliverer,
   type DeliveryResult,
-  type OutboundMessage,
 } from './deliver.js';
 import type { MessageEvents } from '../messages/message-events.js';
 import type { MessagesRepo } from '../messages/messages.repo.js';
@@ -182,7 +181,7 @@ export class SendWorker {
       w.result = await deliverer.deliver(
         w.channel,
         w.conversation.to,
-        w.req.payload.message as OutboundMessage,
+        w.req.payload.message,
         blobId
           ? storedFile(
               () => requests.loadBlob(blobId),

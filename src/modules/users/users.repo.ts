@@ -1,4 +1,4 @@
-import { sql, type Insertable, type Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Db, Tx } from '../../db/index.js';
 import type { UserStatus, UsersTable } from '../../db/types.js';
 import { Statement } from '../../db/prepared.js';
@@ -96,13 +96,7 @@ export class UsersRepo {
     db: Db | Tx,
     accountId: string,
     id: string,
-    patch: Partial<{
-      name: string;
-      email: string;
-      status: UserStatus;
-      role_id: string;
-      password_hash: string;
-    }>,
+    patch: Pick<Updateable<UsersTable>, 'name' | 'email' | 'status' | 'role_id' | 'password_hash'>,
     opts: { endSessions?: boolean } = {},
   ): Promise<boolean> {
     const res = await db

@@ -1,11 +1,11 @@
-import type {
-  InboundDelivery,
-  InboundProviderMessage,
-  ProviderContext,
-  ProviderWebhooks,
-  ReceivedMessage,
-} from '../types.js';
-import { obj, parseWebhook, verifySignature, verifySubscription } from './webhook.js';
+import type { InboundDelivery, ProviderContext, ProviderWebhooks, ReceivedMessage } from '../types.js';
+import {
+  obj,
+  parseWebhook,
+  verifySignature,
+  verifySubscription,
+  type InboundProviderMessage,
+} from './webhook.js';
 
 /**
  * Meta's webhooks of a WhatsApp channel behind the provider seam: the handshake and signature with
