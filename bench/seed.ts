@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { pino } from 'pino';
 import { loadConfig } from '../src/config.js';
-import { API_KEY_SCOPES } from '../src/modules/auth/permissions.js';
+import { API_KEY_SCOPES } from '../src/access/permissions.js';
 import { startServer } from '../src/server.js';
 
 /** What the benchmark database holds; a database seeded with other parameters is seeded again. */

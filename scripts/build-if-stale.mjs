@@ -34,7 +34,7 @@ const WEB_SOURCES = [
   at('web', 'vite.config.ts'),
   at('web', 'tsconfig.json'),
   // The console imports the server's list of media types.
-  at('src', 'lib', 'media-types.ts'),
+  at('src', 'providers', 'whatsapp-cloud', 'media-types.ts'),
   at('package-lock.json'),
 ];
 

@@ -35,12 +35,12 @@ import { healthRoutes } from './modules/health/health.routes.js';
 import { sandboxRoutes } from './modules/sandbox/sandbox.routes.js';
 import { messagesRoutes } from './modules/messages/messages.routes.js';
 import { mediaRoutes } from './modules/media/media.routes.js';
-import { sendRoutes } from './modules/messages/send.routes.js';
+import { sendRoutes } from './modules/channel-api/send.routes.js';
 import { teamsRoutes } from './modules/teams/teams.routes.js';
 import { usersRoutes } from './modules/users/users.routes.js';
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js';
 import { installHttpMetrics, metricsRoute } from './metrics/endpoint.js';
-import { whatsappWebhookRoutes } from './modules/whatsapp/whatsapp-webhooks.routes.js';
+import { whatsappWebhookRoutes } from './modules/inbound/provider-webhooks.routes.js';
 import type { Services } from './services.js';
 
 export interface AppOptions {

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { pino, type Logger } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { DataDirInUseError } from './db/embedded.js';
-import { API_KEY_SCOPES } from './modules/auth/permissions.js';
+import { API_KEY_SCOPES } from './access/permissions.js';
 import { openDatabase, startCore } from './server.js';
 import type { Services } from './services.js';
 

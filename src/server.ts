@@ -14,7 +14,7 @@ import { JobQueue } from './jobs/queue.js';
 import { failFastRedis } from './lib/redis.js';
 import { RedisHealth } from './lib/redis-health.js';
 import type { SharedStore } from './lib/shared-rate-limit.js';
-import { registerWorkers } from './jobs/workers.js';
+import { registerWorkers } from './workers.js';
 import { startMetricsServer } from './metrics/endpoint.js';
 import { Metrics } from './metrics/metrics.js';
 import { watchDatabase, watchGateway } from './metrics/sources.js';

@@ -27,33 +27,33 @@ import { DraftsRepo } from './modules/drafts/drafts.repo.js';
 import { DraftsService } from './modules/drafts/drafts.service.js';
 import { NotificationsRepo } from './modules/notifications/notifications.repo.js';
 import { NotificationsService } from './modules/notifications/notifications.service.js';
-import { AgentMessagesRepo } from './modules/messages/agent-messages.repo.js';
-import { AgentMessagesService } from './modules/messages/agent-messages.service.js';
-import { AgentMessageSender } from './modules/messages/agent-messages.worker.js';
-import { InboundActions } from './modules/messages/inbound-actions.js';
-import { InboundService } from './modules/messages/inbound.service.js';
+import { MessagesService } from './modules/messages/messages.service.js';
+import { ReplySender } from './modules/outbound/reply-sender.js';
+import { InboundActions } from './modules/inbound/inbound-actions.js';
+import { InboundService } from './modules/inbound/inbound.service.js';
 import { MessageEvents } from './modules/messages/message-events.js';
 import { MessagesRepo } from './modules/messages/messages.repo.js';
 import { PostgresMediaStore } from './modules/media/media-store.js';
 import { MediaRepo } from './modules/media/media.repo.js';
 import { MediaDownloader, MediaDownloads, MediaService } from './modules/media/media.service.js';
-import { Deliverer } from './modules/messages/deliver.js';
-import { ReadReceiptsRepo } from './modules/messages/read-receipts.repo.js';
-import { ReadReceiptsService } from './modules/messages/read-receipts.service.js';
-import { RequestLogsRepo } from './modules/messages/send.repo.js';
-import { SendService } from './modules/messages/send.service.js';
-import { SendWorker } from './modules/messages/send.worker.js';
+import { Deliverer } from './modules/outbound/deliver.js';
+import { ReadReceiptsRepo } from './modules/inbound/read-receipts.repo.js';
+import { ReadReceiptsService } from './modules/inbound/read-receipts.service.js';
+import { RequestLogsRepo } from './modules/outbound/request-logs.repo.js';
+import { SendService } from './modules/outbound/send.service.js';
+import { ChannelKeys } from './modules/channel-api/channel-keys.js';
+import { SendWorker } from './modules/outbound/send.worker.js';
 import { ProviderRegistry } from './providers/registry.js';
-import { MessageStatusRepo } from './modules/messages/message-status.repo.js';
-import { MessageStatusService } from './modules/messages/message-status.service.js';
+import { MessageStatusRepo } from './modules/inbound/message-status.repo.js';
+import { MessageStatusService } from './modules/inbound/message-status.service.js';
 import { SandboxRepo } from './modules/sandbox/sandbox.repo.js';
 import { SandboxService } from './modules/sandbox/sandbox.service.js';
 import { TeamsRepo } from './modules/teams/teams.repo.js';
 import { TeamsService } from './modules/teams/teams.service.js';
 import { UsersRepo } from './modules/users/users.repo.js';
 import { UsersService } from './modules/users/users.service.js';
-import { InboundEventsRepo } from './modules/whatsapp/inbound-events.repo.js';
-import { WhatsAppWebhooksService } from './modules/whatsapp/whatsapp-webhooks.service.js';
+import { InboundEventsRepo } from './modules/inbound/inbound-events.repo.js';
+import { ProviderWebhooksService } from './modules/inbound/provider-webhooks.service.js';
 import { WebhookEgress } from './modules/webhooks/webhooks.egress.js';
 import { WebhooksRepo } from './modules/webhooks/webhooks.repo.js';
 import { WebhooksService } from './modules/webhooks/webhooks.service.js';
@@ -94,8 +94,7 @@ export function createServices(deps: {
   const notifications = new NotificationsService(new NotificationsRepo(db));
   const gatewayRepo = new GatewayRepo(db);
   // Agents' replies: stored and queued by the service, sent by the sender in SendWorker's jobs.
-  const agentMessagesRepo = new AgentMessagesRepo();
-  const messageEvents = new MessageEvents(repos.chats, agentMessagesRepo);
+  const messageEvents = new MessageEvents(repos.chats, repos.messages);
   // A channel whose credentials the provider refuses, on any call, is marked unhealthy (admins told).
   const channelHealth = new ChannelHealthService(repos.channels, events, notifications, deps.logger);
   const providers = new ProviderRegistry(config.whatsapp, channelHealth);
@@ -126,13 +125,14 @@ export function createServices(deps: {
     messageEvents,
     repos.requestLogs,
   );
-  const whatsappWebhooks = new WhatsAppWebhooksService(
+  const providerWebhooks = new ProviderWebhooksService(
     db,
     repos.channels,
     new InboundEventsRepo(db),
     deps.jobs,
     inbound,
     messageStatuses,
+    providers,
     deps.logger,
   );
   const readReceipts = new ReadReceiptsService(new ReadReceiptsRepo(db), deps.jobs, providers, deps.logger);
@@ -147,9 +147,8 @@ export function createServices(deps: {
   );
   // Outbound messages (Channel API requests, agents' replies): FIFO per contact, run by SendWorker.
   const sendQueue = new SendQueue(db);
-  const agentMessageSender = new AgentMessageSender(
+  const replySender = new ReplySender(
     db,
-    agentMessagesRepo,
     repos.messages,
     repos.contacts,
     deliverer,
@@ -215,7 +214,7 @@ export function createServices(deps: {
     gatewayRepo,
     gatewayAccess: new GatewayAccess(gatewayRepo, repos.users, repos.teams),
     inbound,
-    whatsappWebhooks,
+    providerWebhooks,
     messageStatuses,
     mediaStore,
     media: new MediaService(db, mediaRepo, mediaStore, chats),
@@ -233,10 +232,10 @@ export function createServices(deps: {
     providers,
     channelHealth,
     readReceipts,
-    send: new SendService(db, repos.requestLogs, repos.channels, sendQueue),
-    agentMessages: new AgentMessagesService(
+    channelKeys: new ChannelKeys(repos.channels),
+    send: new SendService(db, repos.requestLogs, repos.channels, sendQueue, providers),
+    messages: new MessagesService(
       db,
-      agentMessagesRepo,
       repos.messages,
       repos.chats,
       chats,
@@ -244,6 +243,8 @@ export function createServices(deps: {
       events,
       messageEvents,
       mediaStore,
+      repos.channels,
+      providers,
     ),
     sendWorker: new SendWorker({
       db,
@@ -253,7 +254,7 @@ export function createServices(deps: {
       messages: repos.messages,
       deliverer,
       statuses: messageStatuses,
-      agentMessages: agentMessageSender,
+      replies: replySender,
       logger: deps.logger,
       events,
       messageEvents,

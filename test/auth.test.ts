@@ -3,7 +3,7 @@ import { randomInt, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { SignJWT, UnsecuredJWT } from 'jose';
 import { sql } from 'kysely';
-import { PERMISSIONS } from '../src/modules/auth/permissions.js';
+import { PERMISSIONS } from '../src/access/permissions.js';
 import { startTestApp, TEST_JWT_SECRET, type TestApp, type TestResponse } from './helpers/app.js';
 import { createTestDatabase } from './helpers/db.js';
 import { seedAccount, type Fixture } from './helpers/fixtures.js';

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { DATABASE_UNAVAILABLE_MESSAGE } from '../src/http/errors.js';
 import { CHAT_BUSY, TEAM_NOT_FOUND } from '../src/modules/chats/chats.service.js';
-import { INVALID_API_TOKEN, MISSING_CHANNEL_KEY } from '../src/modules/messages/send.service.js';
+import { INVALID_API_TOKEN, MISSING_CHANNEL_KEY } from '../src/modules/channel-api/channel-keys.js';
 
 // The repository's documents are the ones a newcomer has: code and docs cite only files of the
 // repository, every `docs/…` file they cite exists, and the Channel API reference quotes the messages

@@ -1,11 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { prepareMessage, type PrepareResult } from '../src/modules/messages/prepare.js';
-import type { SendMessage, SendOrderDetails } from '../src/modules/messages/send.types.js';
+import { prepareMessage, type PrepareResult } from '../src/modules/outbound/prepare.js';
+import type { SendMessage, SendOrderDetails } from '../src/modules/outbound/send.types.js';
+import { WHATSAPP_LIMITS } from '../src/providers/whatsapp-cloud/limits.js';
 
-/** Any JSON a client might send in `message`; prepareMessage must judge it, not trust its type. */
+/**
+ * Any JSON a client might send in `message`; prepareMessage must judge it, not trust its type. Judged
+ * against WhatsApp's limits, the provider the contract's sentences are written for.
+ */
 const prepare = (message: unknown, pathPrefix?: string): PrepareResult =>
-  prepareMessage(message as SendMessage, pathPrefix === undefined ? {} : { pathPrefix });
+  prepareMessage(message as SendMessage, WHATSAPP_LIMITS, pathPrefix === undefined ? {} : { pathPrefix });
 const refused = (...messages: string[]) => ({ ok: false, messages });
 const b64 = (bytes: number) => Buffer.alloc(bytes, 7).toString('base64');
 

@@ -216,7 +216,7 @@ describe('browser protections', () => {
         assert.deepEqual([res.status, res.json], [403, CROSS_SITE], JSON.stringify(headers));
       }
       // Still the key from before: nothing rotated it.
-      const channel = await t.server.services.send.authenticate(key);
+      const channel = await t.server.services.channelKeys.authenticate(key);
       assert.equal(channel.id, f.channels[0]!.id);
     });
 
@@ -232,7 +232,7 @@ describe('browser protections', () => {
       for (const headers of accepted) {
         const res = await rotate(headers);
         assert.equal(res.status, 201, JSON.stringify(headers));
-        const channel = await t.server.services.send.authenticate(String(res.json.apiKey));
+        const channel = await t.server.services.channelKeys.authenticate(String(res.json.apiKey));
         assert.equal(channel.id, f.channels[0]!.id);
       }
       // Reads are not writes: a foreign page cannot read the answer anyway (no CORS).

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { pino } from 'pino';
 import { SendDispatcher } from '../src/jobs/send-dispatcher.js';
-import { MAX_UNRECORDED } from '../src/modules/messages/send.worker.js';
+import { MAX_UNRECORDED } from '../src/modules/outbound/send.worker.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { FakeGraph, type RecordedRequest } from './helpers/fake-graph.js';
 import { seedAccount, type Fixture } from './helpers/fixtures.js';

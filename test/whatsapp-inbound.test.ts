@@ -768,7 +768,7 @@ describe('WhatsApp Cloud channels and inbound webhooks', () => {
         .set({ processed_at: null })
         .where('id', '=', last!.id)
         .execute();
-      await services.whatsappWebhooks.process(last!.id);
+      await services.providerWebhooks.process(last!.id);
       assert.deepEqual(await messagesOf(ch.id), msgsBefore);
       assert.deepEqual(await chat(chatId), chatBefore);
       assert.deepEqual(await stateOf(m.id), { status: 'delivered', error: null });

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { prepareMessage } from '../src/modules/messages/prepare.js';
-import type { SendMessage, SendTemplateMessage } from '../src/modules/messages/send.types.js';
+import { prepareMessage } from '../src/modules/outbound/prepare.js';
+import type { SendMessage, SendTemplateMessage } from '../src/modules/outbound/send.types.js';
 import { WhatsAppCloudProvider } from '../src/providers/whatsapp-cloud/client.js';
+import { WHATSAPP_LIMITS } from '../src/providers/whatsapp-cloud/limits.js';
 import {
   ProviderError,
   type PreparedMedia,
@@ -21,7 +22,7 @@ const envelope = { messaging_product: 'whatsapp', recipient_type: 'individual', 
 
 /** A template as the Channel API receives it, prepared as the pipeline will. */
 function template(t: SendTemplateMessage): PreparedMessage {
-  const r = prepareMessage({ type: 'template', template: t } satisfies SendMessage);
+  const r = prepareMessage({ type: 'template', template: t } satisfies SendMessage, WHATSAPP_LIMITS);
   assert.ok(r.ok, JSON.stringify(r));
   assert.equal(r.prepared.type, 'template');
   return r.prepared as PreparedMessage;

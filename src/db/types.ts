@@ -186,6 +186,13 @@ export interface ChatTransfersTable {
 }
 
 export type RequestStatus = 'queued' | 'processing' | 'sent' | 'failed';
+/** Whom a Channel API request was for, as accepted. */
+export interface RequestContact {
+  type: ContactType;
+  value: string;
+  name: string | null;
+}
+
 export interface RequestLogsTable {
   request_id: string;
   account_id: string;
@@ -194,7 +201,7 @@ export interface RequestLogsTable {
   idempotency_key: string | null;
   flow_id: string | null;
   metadata: Json<Record<string, string>>;
-  contact: Json<{ type: ContactType; value: string; name: string | null }>;
+  contact: Json<RequestContact>;
   message_type: 'text' | 'template' | 'media';
   template_name: string | null;
   close_conversation: ColumnType<boolean, boolean | undefined, boolean>;
@@ -202,7 +209,7 @@ export interface RequestLogsTable {
   media_blob_id: string | null;
   message_id: string | null;
   provider_message_id: string | null;
-  error: Json<{ code: string; message: string; details?: string }> | null;
+  error: Json<ProviderErrorInfo> | null;
   attempts: ColumnType<number, number | undefined, number>;
   /** The chat the request was delivered into (set by its first attempt). */
   chat_id: ColumnType<string | null, string | null | undefined, string | null>;

@@ -177,7 +177,6 @@ export const CLIENT_EVENTS = {
     ack: 'Leaves the previous attendance room and joins attendance:<chatId>. `{ok: true, chatId}`',
   },
 } as const;
-export type ClientEventName = keyof typeof CLIENT_EVENTS;
 
 export const AckErrorSchema = Type.Object({
   ok: Type.Literal(false),

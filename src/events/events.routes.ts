@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../http/app-type.js';
-import { userGuard, userOf } from '../http/auth.js';
+import { userGuard, userOf, type UserGuardDeps } from '../http/auth.js';
 import { errorResponses } from '../http/schemas.js';
-import type { Services } from '../services.js';
 import { asyncApiDocument } from './asyncapi.js';
 import { AnyEnvelopeSchema } from './catalogue.js';
+import type { EventsService } from './events.service.js';
 
 const EventsQuery = Type.Object(
   {
@@ -22,7 +22,12 @@ const EventsPage = Type.Object({
   hasMore: Type.Boolean({ description: 'More of the log is left: call again with `nextAfter` now' }),
 });
 
-export function eventsRoutes(app: App, services: Services): void {
+/** What these routes use of the services. */
+export type EventsRoutesDeps = UserGuardDeps & {
+  events: EventsService;
+};
+
+export function eventsRoutes(app: App, services: EventsRoutesDeps): void {
   app.get(
     '/api/events',
     {

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import type { Selectable } from 'kysely';
+import type { EventsTable } from '../db/types.js';
 import { inTransaction, type Db, type Tx } from '../db/index.js';
-import type { UserActor } from '../modules/auth/actors.js';
-import type { TeamsRepo } from '../modules/teams/teams.repo.js';
+import type { UserActor } from '../access/actors.js';
 import {
   ACCESS_CHANGE,
   SCHEMA_VERSION,
@@ -72,15 +73,13 @@ export class EventBuffer {
   }
 }
 
-export function toEnvelope(row: {
-  id: string;
-  event: string;
-  schema_version: number;
-  seq: number;
-  occurred_at: Date;
-  account_id: string;
-  data: Record<string, unknown>;
-}): Envelope {
+/** A stored event, as an envelope is made of it. */
+export type EventRow = Pick<
+  Selectable<EventsTable>,
+  'id' | 'event' | 'schema_version' | 'seq' | 'occurred_at' | 'account_id' | 'data'
+>;
+
+export function toEnvelope(row: EventRow): Envelope {
   return {
     id: row.id,
     event: row.event as EventName,
@@ -111,7 +110,8 @@ export class EventsService {
   constructor(
     private readonly db: Db,
     private readonly repo: EventsRepo,
-    private readonly teams: TeamsRepo,
+    /** The teams a user belongs to, for their share of the log. */
+    private readonly teams: { teamsOf(userId: string): Promise<string[]> },
     private readonly retentionDays: number,
   ) {}
 

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { QUEUES, type JobQueue } from '../jobs/queue.js';
+import { QUEUES, type JobWorker } from '../jobs/queue.js';
 import type { EventsService } from './events.service.js';
 
 /** Every quarter of an hour; a missed period only delays the clean-up. */
@@ -11,10 +11,14 @@ const PERIOD_SECONDS = 15 * 60;
  * worker node takes it. Webhook deliveries reference their event and go with it (foreign key cascade),
  * so the delivery log is kept exactly as long as the events it sent.
  */
-export async function registerEventRetention(jobs: JobQueue, events: EventsService, logger: Logger) {
-  await jobs.work(QUEUES.housekeeping, { concurrency: 1, pollMs: 5_000 }, async () => {
-    const deleted = await events.purgeExpired();
-    if (deleted > 0) logger.info({ deleted }, 'expired events deleted');
-  });
-  jobs.every(QUEUES.housekeeping, PERIOD_SECONDS);
+export function eventRetentionWorker(events: EventsService, logger: Logger): JobWorker<unknown> {
+  return {
+    queue: QUEUES.housekeeping,
+    options: { concurrency: 1, pollMs: 5_000 },
+    run: async () => {
+      const deleted = await events.purgeExpired();
+      if (deleted > 0) logger.info({ deleted }, 'expired events deleted');
+    },
+    everySeconds: PERIOD_SECONDS,
+  };
 }

@@ -1,4 +1,4 @@
-import type { UserActor } from '../modules/auth/actors.js';
+import type { UserActor } from '../access/actors.js';
 import { sessionValid, toActor } from '../modules/auth/auth.service.js';
 import type { TeamsRepo } from '../modules/teams/teams.repo.js';
 import type { UsersRepo } from '../modules/users/users.repo.js';

@@ -11,7 +11,7 @@ import { AppError } from '../http/errors.js';
 import { namePortError } from '../http/ports.js';
 import { httpServerOptions } from '../http/timeouts.js';
 import { isObjectId } from '../lib/ids.js';
-import type { UserActor } from '../modules/auth/actors.js';
+import type { UserActor } from '../access/actors.js';
 import type { Services } from '../services.js';
 import { guardRecovery, recoveryOptions, redisAdapter, type RedisAdapter } from './adapter.js';
 import { evictStaleWatchers } from './eviction.js';

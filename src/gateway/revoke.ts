@@ -1,7 +1,7 @@
 import { ACCESS_CHANGE, type AccessChangeData } from '../events/catalogue.js';
 import { room } from '../events/rooms.js';
 import type { Routed } from '../events/tail.js';
-import type { UserActor } from '../modules/auth/actors.js';
+import type { UserActor } from '../access/actors.js';
 import type { GatewayAccess } from './access.js';
 
 /** A connection as `fetchSockets` gives it, on this node or another. */

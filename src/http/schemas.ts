@@ -11,7 +11,6 @@ export const IdParams = Type.Object(
     additionalProperties: false,
   },
 );
-export type IdParamsT = Static<typeof IdParams>;
 
 export const ErrorBodySchema = Type.Object(
   {

@@ -3,7 +3,9 @@ import pg from 'pg';
 import PgBoss from 'pg-boss';
 import type { Logger } from 'pino';
 import { CONNECT_TIMEOUT_MS, KEEPALIVE_DELAY_MS, type Tx } from '../db/index.js';
+import { Listener } from '../db/listener.js';
 import { isConnectionFailure } from '../db/unavailable.js';
+import { settleWithin } from '../lib/settle.js';
 import { Batcher } from '../lib/batcher.js';
 import { persist } from '../lib/persist.js';
 
@@ -19,7 +21,7 @@ export const JOBS_SCHEMA = 'atende_jobs';
 /** Raised by every commit that queues jobs to run now; the payload is the queue's name. */
 export const JOBS_NOTIFY_CHANNEL = 'atende_jobs';
 
-/** Every queue of the platform, with its policy. Handlers register in `src/jobs/workers.ts`. */
+/** Every queue of the platform, with its policy. Handlers register in `src/workers.ts`. */
 export const QUEUES = {
   /** One provider webhook delivery (WhatsApp) to turn into chats, messages and statuses. */
   inboundWebhook: 'inbound-webhook',
@@ -88,6 +90,20 @@ const QUEUE_DEFINITIONS: Record<QueueName, Omit<PgBoss.Queue, 'name'>> = {
   },
 };
 
+/**
+ * A background worker of a queue, in the one shape every capability declares: which queue, how many
+ * run at once, and what a run does. A run that throws fails its job (the queue's policy retries it),
+ * logged with `retryLog`'s fields. A periodic worker has one job queued per `everySeconds` for the
+ * whole installation.
+ */
+export interface JobWorker<T> {
+  queue: QueueName;
+  options: WorkOptions;
+  run(job: Job<T>): Promise<void>;
+  retryLog?: { level: 'warn' | 'debug'; message: string; fields(data: T): Record<string, unknown> };
+  everySeconds?: number;
+}
+
 /** A fetched job, as a handler sees it. */
 export interface Job<T> {
   id: string;
@@ -121,7 +137,7 @@ export class JobQueue {
   private readonly boss: PgBoss;
   private readonly pool: pg.Pool;
   private readonly runners = new Map<QueueName, Runner<unknown>>();
-  private listener: pg.Client | null = null;
+  private readonly listener: Listener;
   private readonly timers: NodeJS.Timeout[] = [];
   private stopping = false;
   private stopped = false;
@@ -152,6 +168,15 @@ export class JobQueue {
       // hour, and the archive after a day: nothing reads them.
       archiveCompletedAfterSeconds: 3600,
       deleteAfterDays: 1,
+    });
+    this.listener = new Listener({
+      databaseUrl: opts.connectionString,
+      channel: JOBS_NOTIFY_CHANNEL,
+      retryDelayMs: 1_000,
+      onNotify: (queue) => this.runners.get(queue as QueueName)?.wake(),
+      logger: opts.logger,
+      name: 'job queue',
+      waitsFor: 'new jobs',
     });
     this.boss.on('error', (err: unknown) => {
       // Errors of statements still finishing after `stop()` are no news.
@@ -211,11 +236,29 @@ export class JobQueue {
     if (this.runners.has(queue)) throw new Error(`a worker already runs queue ${queue}`);
     const runner = new Runner<T>(this.boss, queue, options, handler, this.opts.logger);
     this.runners.set(queue, runner as Runner<unknown>);
-    if (!this.listener) await this.listen();
+    await this.listener.start();
     const timer = setInterval(() => runner.wake(), options.pollMs);
     timer.unref();
     this.timers.push(timer);
     runner.wake();
+  }
+
+  /** Runs a worker on this node (`work`), logging its failed runs, and queues its periodic jobs. */
+  async register<T>(worker: JobWorker<T>): Promise<void> {
+    const { retryLog } = worker;
+    await this.work<T>(worker.queue, worker.options, async (job) => {
+      try {
+        await worker.run(job);
+      } catch (err) {
+        if (retryLog)
+          this.opts.logger[retryLog.level](
+            { err, ...retryLog.fields(job.data), attempt: job.retryCount },
+            retryLog.message,
+          );
+        throw err;
+      }
+    });
+    if (worker.everySeconds !== undefined) this.every(worker.queue, worker.everySeconds);
   }
 
   /**
@@ -240,9 +283,7 @@ export class JobQueue {
     if (this.stopping) return;
     this.stopping = true;
     for (const t of this.timers) clearInterval(t);
-    const listener = this.listener;
-    this.listener = null;
-    await listener?.end().catch(() => undefined);
+    await this.listener.stop();
     await Promise.all([...this.runners.values()].map((r) => r.stop(10_000)));
     await this.boss.stop({ graceful: false, close: false });
     this.stopped = true;
@@ -275,40 +316,6 @@ export class JobQueue {
       throw err;
     } finally {
       client.release();
-    }
-  }
-
-  /** LISTEN on a connection of its own; lost, it is opened again (the poll covers the gap). */
-  private async listen(): Promise<void> {
-    if (this.stopping) return;
-    const client = new pg.Client({
-      connectionString: this.opts.connectionString,
-      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-      keepAlive: true,
-      keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
-    });
-    const retry = () => {
-      if (this.listener !== client || this.stopping) return;
-      this.listener = null;
-      client.end().catch(() => undefined);
-      const t = setTimeout(() => void this.listen(), 1_000);
-      t.unref();
-    };
-    client.on('error', (err) => {
-      this.opts.logger.warn({ err: err.message }, 'job queue: listener connection lost');
-      retry();
-    });
-    client.on('end', retry);
-    client.on('notification', (n) => {
-      if (n.payload) this.runners.get(n.payload as QueueName)?.wake();
-    });
-    try {
-      this.listener = client;
-      await client.connect();
-      await client.query(`LISTEN ${JOBS_NOTIFY_CHANNEL}`);
-    } catch (err) {
-      this.opts.logger.warn({ err: errorText(err) }, 'job queue: could not listen for new jobs; polling');
-      retry();
     }
   }
 }
@@ -466,14 +473,7 @@ class Runner<T> {
    */
   async stop(waitMs: number): Promise<void> {
     this.stopping = true;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      Promise.allSettled([...this.inFlight]),
-      new Promise((r) => {
-        timer = setTimeout(r, waitMs);
-      }),
-    ]);
-    clearTimeout(timer);
+    await settleWithin(this.inFlight, waitMs);
     this.closed = true;
     const left = [...this.running];
     if (left.length === 0) return;

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
-import { CONNECT_TIMEOUT_MS, KEEPALIVE_DELAY_MS } from '../db/index.js';
+import { Listener } from '../db/listener.js';
 import { Batcher } from '../lib/batcher.js';
 import { persist } from '../lib/persist.js';
+import { settleWithin } from '../lib/settle.js';
 import type { Logger } from 'pino';
 import { SEND_NOTIFY_CHANNEL, type LeasedJob, type SendQueue } from './send-queue.js';
 
@@ -86,7 +86,7 @@ export class SendDispatcher {
   private renewFailing = false;
   /** Leasing takes expired leases only from this time (ms since epoch): see `sawFailure`. */
   private takeExpiredFrom = Number.POSITIVE_INFINITY;
-  private listener: pg.Client | null = null;
+  private readonly listener: Listener;
   private pollTimer: NodeJS.Timeout | undefined;
   private renewTimer: NodeJS.Timeout | undefined;
   private lastPrune = 0;
@@ -102,6 +102,15 @@ export class SendDispatcher {
     this.graceMs = opts.expiredLeaseGraceMs ?? 2 * this.leaseMs;
     this.pollMs = opts.pollMs ?? 1_000;
     this.finishForMs = opts.finishForMs ?? 3_600_000;
+    this.listener = new Listener({
+      databaseUrl: opts.databaseUrl,
+      channel: SEND_NOTIFY_CHANNEL,
+      retryDelayMs: this.pollMs,
+      onNotify: () => this.wake(),
+      logger: opts.logger,
+      name: 'send queue',
+      waitsFor: 'new jobs',
+    });
     this.completions = new Batcher<number, void>({
       run: async (ids) => {
         await opts.queue.complete(ids);
@@ -118,7 +127,7 @@ export class SendDispatcher {
     // A node just started cannot know whether a worker still holds an answer for an expired lease (it
     // may have started as the database came back): it waits too, one lease — its own start took time.
     this.takeExpiredFrom = Date.now() + Math.min(this.graceMs, this.leaseMs);
-    await this.listen();
+    await this.listener.start();
     this.pollTimer = setInterval(() => this.wake(), this.pollMs);
     this.renewTimer = setInterval(() => this.renew(), this.leaseMs / 3);
     this.pollTimer.unref();
@@ -130,17 +139,8 @@ export class SendDispatcher {
   async stop(): Promise<void> {
     this.stopping = true;
     clearInterval(this.pollTimer);
-    const listener = this.listener;
-    this.listener = null;
-    await listener?.end().catch(() => undefined);
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      Promise.allSettled([...this.inFlight]),
-      new Promise((r) => {
-        timer = setTimeout(r, STOP_WAIT_MS);
-      }),
-    ]);
-    clearTimeout(timer);
+    await this.listener.stop();
+    await settleWithin(this.inFlight, STOP_WAIT_MS);
     // Renewed until here, so that no other node runs a job this one is still finishing.
     clearInterval(this.renewTimer);
     if (this.held.size > 0) {
@@ -307,38 +307,5 @@ export class SendDispatcher {
     if (now - this.lastPrune < PRUNE_EVERY_MS) return;
     this.lastPrune = now;
     await this.opts.queue.pruneEmptyLanes(PRUNE_BATCH);
-  }
-
-  /** LISTEN on a connection of its own; lost, it is opened again (the poll covers the gap). */
-  private async listen(): Promise<void> {
-    if (this.stopping) return;
-    // Bounded like the pool's connections, so that an unreachable server means a retry, not a hang.
-    const client = new pg.Client({
-      connectionString: this.opts.databaseUrl,
-      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-      keepAlive: true,
-      keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
-    });
-    const retry = () => {
-      if (this.listener !== client || this.stopping) return;
-      this.listener = null;
-      client.end().catch(() => undefined);
-      const t = setTimeout(() => void this.listen(), this.pollMs);
-      t.unref();
-    };
-    client.on('error', (err) => {
-      this.opts.logger.warn({ err: err.message }, 'send queue: listener connection lost');
-      retry();
-    });
-    client.on('end', retry);
-    client.on('notification', () => this.wake());
-    try {
-      this.listener = client;
-      await client.connect();
-      await client.query(`LISTEN ${SEND_NOTIFY_CHANNEL}`);
-    } catch (err) {
-      this.opts.logger.warn({ err }, 'send queue: could not listen for new jobs; polling');
-      retry();
-    }
   }
 }

@@ -1,6 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { ProviderError } from '../providers/types.js';
-import { RATE_LIMIT_GRAPH_CODES, TOKEN_REFUSED_CODE } from '../providers/whatsapp-cloud/errors.js';
+import { providerErrorKind } from '../providers/registry.js';
 
 /**
  * The platform's Prometheus metrics (README "Metrics"), on a registry the wiring creates and passes
@@ -16,10 +16,11 @@ export type SendErrorClass =
 /** The class of a send failure: the provider's own code decides, then whether it was temporary. */
 export function sendErrorClass(err: unknown): SendErrorClass {
   if (!(err instanceof ProviderError)) return 'internal';
-  if (err.code === TOKEN_REFUSED_CODE) return 'credentials';
+  const kind = providerErrorKind(err);
+  if (kind === 'credentials') return 'credentials';
   if (err.code === 'timeout') return 'timeout';
   if (err.code === 'network_error') return 'network';
-  if (err.code === 'http_429' || RATE_LIMIT_GRAPH_CODES.has(Number(err.code))) return 'rate_limited';
+  if (err.code === 'http_429' || kind === 'rate_limited') return 'rate_limited';
   return err.temporary ? 'provider_unavailable' : 'rejected';
 }
 

@@ -1,8 +1,25 @@
 import type { Config } from '../config.js';
 import type { ProviderName } from '../db/types.js';
-import { SandboxProvider } from './sandbox/sandbox.provider.js';
-import type { MessagingProvider, ProviderObserver } from './types.js';
+import { SANDBOX_LIMITS, SandboxProvider } from './sandbox/sandbox.provider.js';
+import type { MessagingProvider, ProviderError, ProviderObserver } from './types.js';
+import { isGraphRateLimit, isTokenRefused } from './whatsapp-cloud/errors.js';
 import { WhatsAppCloudProvider } from './whatsapp-cloud/client.js';
+import { WHATSAPP_LIMITS } from './whatsapp-cloud/limits.js';
+
+/** The largest media file any provider takes: what a send's body must have room for. */
+export const LARGEST_MEDIA_BYTES = Math.max(
+  ...[WHATSAPP_LIMITS, SANDBOX_LIMITS].flatMap((limits) => Object.values(limits.mediaMaxBytes)),
+);
+
+/**
+ * What a provider's error code says beyond temporary or permanent, for metrics: the channel's
+ * credentials were refused, or a rate limit was hit. Null for any other refusal.
+ */
+export function providerErrorKind(err: ProviderError): 'credentials' | 'rate_limited' | null {
+  if (isTokenRefused(err)) return 'credentials';
+  if (isGraphRateLimit(err)) return 'rate_limited';
+  return null;
+}
 
 /** One provider instance per kind, shared by every channel of that kind (settings come per call). */
 export class ProviderRegistry {

@@ -94,6 +94,10 @@ export interface ProviderTemplate {
 
 export interface MessagingProvider {
   readonly name: 'whatsapp-cloud' | 'sandbox';
+  /** What an outbound message may carry on this provider, judged before a send is accepted. */
+  readonly limits: OutboundLimits;
+  /** Its inbound webhooks; absent on a provider whose customers reach Atende otherwise (the sandbox). */
+  readonly webhooks?: ProviderWebhooks;
   /**
    * Set by a provider that sends no delivery receipts (the sandbox): the pipeline marks a message
    * `delivered` itself, right after storing it as `sent`.
@@ -154,49 +158,7 @@ export class ProviderError extends Error {
   }
 }
 
-/**
- * Inbound events a provider's webhook carries, in the platform's terms: every field a customer's
- * message can carry, typed and provider-neutral, so the core needs no provider knowledge.
- */
-export interface InboundProviderMessage {
-  providerMessageId: string;
-  /** Phone address (WhatsApp's `wa_id`); null for a sender known only by a business-scoped user id. */
-  from: string | null;
-  /** Business-scoped user id (e.g. `US.13491208655302741918`), when the provider gave one. */
-  userId: string | null;
-  name: string | null;
-  /** When the customer sent it (the provider's timestamp; arrival time when it has none). */
-  timestamp: Date;
-  /**
-   * text, image, video, audio, document, sticker, location, contacts, interactive, button, order,
-   * reaction, edit, revoke, system, or `unsupported` for anything else (kept, never dropped).
-   */
-  type: string;
-  /** Body, caption, or what a summary starts from; null when there is none. */
-  text: string | null;
-  media?: InboundMedia;
-  /** The message this one replies to (quoted), by the provider's id. */
-  context?: InboundContext;
-  /** The ad or post the customer came from (click-to-WhatsApp). */
-  referral?: InboundReferral;
-  interactive?: InboundInteractive;
-  /** A quick-reply button of a template. */
-  button?: { text: string | null; payload: string | null };
-  order?: InboundOrder;
-  location?: InboundLocation;
-  contacts?: InboundContactCard[];
-  /** An emoji on another message; `emoji` null removes the customer's reaction. */
-  reaction?: { providerMessageId: string; emoji: string | null };
-  /** New content of an earlier message of the customer's. */
-  edit?: { providerMessageId: string; text: string | null };
-  /** The customer deleted an earlier message of theirs for everyone. */
-  revoke?: { providerMessageId: string };
-  system?: InboundSystem;
-  /** What the provider could not deliver: its own type name and errors. */
-  unsupported?: { type: string | null; errors: InboundProviderError[] };
-  raw: Record<string, unknown>;
-}
-
+/** The parts a customer's message may carry, kept in its content as received (provider-neutral). */
 export interface InboundMedia {
   id: string;
   mimetype: string;
@@ -300,10 +262,74 @@ export interface InboundProviderStatus {
   error: { code: string; message: string; details?: string } | null;
 }
 
-export interface ParsedWebhook {
-  messages: InboundProviderMessage[];
+/** The provider's limits on outbound messages: the Channel API's and agents' sends are checked against them. */
+export interface OutboundLimits {
+  /** Media types the provider takes, by kind; the order is the one error messages list them in. */
+  mediaTypes: Readonly<Record<string, MediaKind>>;
+  /** Largest file per kind, and the same as people write it (`5 MB`). */
+  mediaMaxBytes: Readonly<Record<MediaKind, number>>;
+  mediaMaxLabel: Readonly<Record<MediaKind, string>>;
+  /** Largest file of a customer's static sticker, downloaded (an animated one has `mediaMaxBytes.sticker`). */
+  staticStickerMaxBytes: number;
+  textMaxLength: number;
+  captionMaxLength: number;
+}
+
+/**
+ * A provider's inbound webhooks: the subscription handshake, the signature over the raw bytes, and a
+ * stored delivery read into the platform's terms. Settings (secrets, the provider's account ids) come
+ * from the channel's config in `ctx`.
+ */
+export interface ProviderWebhooks {
+  /** The request header that carries a delivery's signature. */
+  readonly signatureHeader: string;
+  /** The challenge to echo for a subscription handshake, or null when it is refused (403). */
+  verifySubscription(ctx: ProviderContext, query: Record<string, unknown>): string | null;
+  /** Whether the raw bytes of a delivery carry the channel's signature. */
+  verifySignature(ctx: ProviderContext, rawBody: Buffer, signature: string): boolean;
+  parse(ctx: ProviderContext, body: unknown, receivedAt: Date): InboundDelivery;
+}
+
+/** What a stored webhook delivery carries for one channel. */
+export interface InboundDelivery {
+  messages: ReceivedMessage[];
   statuses: InboundProviderStatus[];
-  /** Webhook-level errors (`value.errors`): nothing to store, but worth a warning. */
+  /** Webhook-level errors: nothing to store, but worth a warning. */
   errors: InboundProviderError[];
   skipped: SkippedInbound[];
+  /** Changes addressed to another of the provider's accounts (another phone number), left out. */
+  foreign: number;
+}
+
+/**
+ * What a customer's message does to an earlier message of the channel (named by the provider's id):
+ * edits and revokes change the customer's own message, a reaction sits on any message.
+ */
+export type InboundTargetAction =
+  | { kind: 'edit'; providerMessageId: string; text: string | null }
+  | { kind: 'revoke'; providerMessageId: string }
+  | { kind: 'reaction'; providerMessageId: string; emoji: string | null };
+
+/**
+ * A customer's message as the provider's webhook brought it, provider-neutral: its content is kept
+ * as stored (see the README's table of inbound types); `summary` is the one line a chat list shows.
+ */
+export interface ReceivedMessage {
+  /**
+   * The sender: a phone address (the provider's own spelling, e.g. WhatsApp's `wa_id`), or a
+   * business-scoped user id for a customer without a number. Null when neither is usable.
+   */
+  sender: { type: 'phone' | 'user_id'; address: string; name: string | null } | null;
+  type: string;
+  content: Record<string, unknown>;
+  summary: string;
+  providerMessageId: string;
+  /** When the customer sent it (the provider's timestamp; arrival time when it has none). */
+  sentAt: Date;
+  /** The message it replies to, by the provider's id. */
+  replyTo?: string;
+  /** An edit, revoke or reaction, applied to the message it names. */
+  action?: InboundTargetAction;
+  /** The customer's new phone address, when they changed their number. */
+  newAddress?: string;
 }

@@ -1,7 +1,7 @@
 import type { Services } from '../../src/services.js';
-import type { UserActor } from '../../src/modules/auth/actors.js';
-import type { ApiKeyScope } from '../../src/modules/auth/permissions.js';
-import { API_KEY_SCOPES } from '../../src/modules/auth/permissions.js';
+import type { UserActor } from '../../src/access/actors.js';
+import type { ApiKeyScope } from '../../src/access/permissions.js';
+import { API_KEY_SCOPES } from '../../src/access/permissions.js';
 
 let seq = 0;
 const unique = (p: string) => `${p}${Date.now().toString(36)}${(seq++).toString(36)}`;

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { inTransaction, type Db, type Tx } from '../../db/index.js';
 import { newId } from '../../lib/ids.js';
 import { hashPassword } from '../../lib/secrets.js';
-import { BUILT_IN_ROLES, ROLE_NAMES, type RoleName } from '../auth/permissions.js';
+import { BUILT_IN_ROLES, ROLE_NAMES, type RoleName } from '../../access/permissions.js';
 
 export interface NewAccount {
   accountName: string;

@@ -1,5 +1,6 @@
-import { sql } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import type { Db } from '../../db/index.js';
+import type { AccountApiKeysTable } from '../../db/types.js';
 import { Statement } from '../../db/prepared.js';
 
 export interface ApiKeyRow {
@@ -67,15 +68,7 @@ export class ApiKeysRepo {
     return (await activeKeyById.execute(this.db, [id]))[0];
   }
 
-  async insert(row: {
-    id: string;
-    account_id: string;
-    name: string;
-    token_hash: Buffer;
-    scopes: string[];
-    channel_ids: string[] | null;
-    created_by: string | null;
-  }): Promise<void> {
+  async insert(row: Insertable<AccountApiKeysTable>): Promise<void> {
     await this.db.insertInto('account_api_keys').values(row).execute();
   }
 

@@ -1,11 +1,16 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/app-type.js';
-import { userGuard, userOf } from '../../http/auth.js';
+import { userGuard, userOf, type UserGuardDeps } from '../../http/auth.js';
 import { errorResponses, IdParams } from '../../http/schemas.js';
-import type { Services } from '../../services.js';
 import { ApiKeySchema, CreateApiKeyBody, CreatedApiKeySchema } from './api-keys.schemas.js';
+import type { ApiKeysService } from './api-keys.service.js';
 
-export function apiKeysRoutes(app: App, services: Services): void {
+/** What these routes use of the services. */
+export type ApiKeysRoutesDeps = UserGuardDeps & {
+  apiKeys: ApiKeysService;
+};
+
+export function apiKeysRoutes(app: App, services: ApiKeysRoutesDeps): void {
   const onRequest = userGuard(services);
   const common = { tags: ['API keys'] };
   app.get(

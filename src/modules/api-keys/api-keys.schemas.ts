@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, ObjectIdString } from '../../http/schemas.js';
-import { API_KEY_SCOPES } from '../auth/permissions.js';
+import { API_KEY_SCOPES } from '../../access/permissions.js';
 
 const Scope = Type.Union(API_KEY_SCOPES.map((s) => Type.Literal(s)));
 

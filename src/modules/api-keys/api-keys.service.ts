@@ -1,9 +1,9 @@
 import { AppError, badRequest, notFound, unauthorized } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { newToken, parseToken, safeEqual, sha256 } from '../../lib/secrets.js';
-import type { ApiKeyActor, UserActor } from '../auth/actors.js';
+import type { ApiKeyActor, UserActor } from '../../access/actors.js';
 import { requirePermission } from '../auth/guards.js';
-import type { ApiKeyScope } from '../auth/permissions.js';
+import type { ApiKeyScope } from '../../access/permissions.js';
 import type { ApiKeyRow, ApiKeysRepo } from './api-keys.repo.js';
 import type { ApiKeyT, CreateApiKeyInput } from './api-keys.schemas.js';
 import { en, pt } from '../../http/language.js';

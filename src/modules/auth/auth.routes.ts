@@ -1,10 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/app-type.js';
 import type { FastifyRequest } from 'fastify';
-import { sessionToken, userGuard, userOf } from '../../http/auth.js';
+import { sessionToken, userGuard, userOf, type UserGuardDeps } from '../../http/auth.js';
 import { clientIp } from '../../http/client-ip.js';
 import { errorResponses, UserSchema } from '../../http/schemas.js';
-import type { Services } from '../../services.js';
+import type { AuthService } from './auth.service.js';
+import type { UsersService } from '../users/users.service.js';
 
 const LoginBody = Type.Object(
   {
@@ -35,7 +36,17 @@ function secure(request: FastifyRequest, setting: boolean | 'auto'): boolean {
   return setting === 'auto' ? request.protocol === 'https' : setting;
 }
 
-export function authRoutes(app: App, services: Services, opts: { cookieSecure: boolean | 'auto' }): void {
+/** What these routes use of the services. */
+export type AuthRoutesDeps = UserGuardDeps & {
+  auth: AuthService;
+  users: UsersService;
+};
+
+export function authRoutes(
+  app: App,
+  services: AuthRoutesDeps,
+  opts: { cookieSecure: boolean | 'auto' },
+): void {
   app.post(
     '/auth/login',
     {

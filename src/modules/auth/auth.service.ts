@@ -6,9 +6,9 @@ import { DUMMY_PASSWORD_HASH, verifyPassword } from '../../lib/secrets.js';
 import type { UserT } from '../../http/schemas.js';
 import type { UserAuthRow, UsersRepo } from '../users/users.repo.js';
 import { toUser } from '../users/users.service.js';
-import type { UserActor } from './actors.js';
+import type { UserActor } from '../../access/actors.js';
 import type { LoginRateLimiter } from './login-rate-limit.js';
-import type { Permission } from './permissions.js';
+import type { Permission } from '../../access/permissions.js';
 import { pt } from '../../http/language.js';
 
 const INVALID_LOGIN = pt('Email ou senha inválidos', 'Invalid email or password');

@@ -1,6 +1,6 @@
 import { AppError } from '../../http/errors.js';
-import type { ApiKeyActor, UserActor } from './actors.js';
-import type { ApiKeyScope, Permission } from './permissions.js';
+import type { ApiKeyActor, UserActor } from '../../access/actors.js';
+import type { ApiKeyScope, Permission } from '../../access/permissions.js';
 import { pt } from '../../http/language.js';
 
 export function requirePermission(actor: UserActor, permission: Permission): void {

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import { sql } from 'kysely';
 import type { App } from '../../http/app-type.js';
-import type { Services } from '../../services.js';
+import type { Db } from '../../db/index.js';
+import type { RequestRateLimiter } from '../../http/rate-limit.js';
 
 const EchoQuery = Type.Object(
   { n: Type.Integer({ minimum: 0, maximum: 1_000_000 }) },
@@ -28,6 +29,12 @@ const Memory = Type.Object({
   arrayBuffers: Type.Integer(),
 });
 
+/** What these routes use of the services. */
+export type BenchRoutesDeps = {
+  db: Db;
+  rateLimiter: RequestRateLimiter;
+};
+
 /**
  * Reference routes for `npm run bench`, registered only with ATENDE_BENCH_ROUTES=1 (never in a normal
  * installation, and absent from its OpenAPI document). `/bench/echo` is the baseline: routing,
@@ -38,7 +45,7 @@ const Memory = Type.Object({
  * benchmark creates) before the 201. `/bench/memory` reports the process's memory, after a full
  * collection when the process runs with `--expose-gc`, for the gateway's memory per socket.
  */
-export function benchRoutes(app: App, services: Services): void {
+export function benchRoutes(app: App, services: BenchRoutesDeps): void {
   const schema = { hide: true, querystring: EchoQuery, response: { 200: Echo } };
   app.get('/bench/echo', { schema }, async (request) => ({ n: request.query.n }));
   app.get(

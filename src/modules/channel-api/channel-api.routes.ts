@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { App } from '../../http/app-type.js';
-import { accountKeyGuard, apiKeyOf } from '../../http/auth.js';
+import { apiKeyOf } from '../../http/auth.js';
 import { notFound } from '../../http/errors.js';
 import { inputProblems } from '../../http/input-guard.js';
 import { sendJsonText } from '../../http/json-text.js';
@@ -17,7 +17,10 @@ import {
 } from '../../http/schemas.js';
 import { isObjectId } from '../../lib/ids.js';
 import { keyAllowsChannel } from '../auth/guards.js';
-import type { Services } from '../../services.js';
+import { accountKeyGuard, type AccountKeyGuardDeps } from './guards.js';
+import type { ChatsService } from '../chats/chats.service.js';
+import type { TeamsService } from '../teams/teams.service.js';
+import type { UsersService } from '../users/users.service.js';
 
 const rateLimitNote =
   'Limited to 120 requests per 60 s per API key (headers `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset`; `Retry-After` on 429).';
@@ -58,7 +61,7 @@ export const TransferToUserBody = Type.Object(
  * before the rest of the request is validated, giving the order of docs/channel-api.md "Errors": scope/channel (404) →
  * validation (400). Values that are not ObjectIds are left to validation.
  */
-const channelReach = (services: Services) => async (request: FastifyRequest) => {
+const channelReach = (services: { chats: ChatsService }) => async (request: FastifyRequest) => {
   const { channelId } = request.query as Record<string, unknown>;
   if (typeof channelId !== 'string' || !isObjectId(channelId)) return;
   const actor = apiKeyOf(request);
@@ -80,7 +83,7 @@ function querystringPasses(request: FastifyRequest): boolean {
  * A chat the key cannot reach answers 404 before its body's 400. A body that will pass needs no
  * lookup here: the transfer itself answers 404 for such a chat, one round trip fewer per transfer.
  */
-const chatReach = (services: Services) => async (request: FastifyRequest) => {
+const chatReach = (services: { chats: ChatsService }) => async (request: FastifyRequest) => {
   const { id } = request.params as Record<string, unknown>;
   if (typeof id === 'string' && isObjectId(id) && !bodyPasses(request)) {
     await services.chats.assertChatReachable(apiKeyOf(request), id);
@@ -96,8 +99,15 @@ function bodyPasses(request: FastifyRequest): boolean {
   return validate(copy) === true && inputProblems(copy).length === 0;
 }
 
+/** What these routes use of the services. */
+export type ChannelApiRoutesDeps = AccountKeyGuardDeps & {
+  chats: ChatsService;
+  teams: TeamsService;
+  users: UsersService;
+};
+
 /** The contract's account-key routes under /channel-api. */
-export function channelApiRoutes(app: App, services: Services): void {
+export function channelApiRoutes(app: App, services: ChannelApiRoutesDeps): void {
   app.get(
     '/channel-api/chats',
     {

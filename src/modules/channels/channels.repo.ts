@@ -1,33 +1,16 @@
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Db, Tx } from '../../db/index.js';
 import { Statement } from '../../db/prepared.js';
-import type { ChannelHealth, ChannelsTable, ProviderErrorInfo, ProviderName } from '../../db/types.js';
+import type { ChannelsTable, ProviderErrorInfo, ProviderName } from '../../db/types.js';
 
-export interface ChannelRow {
-  id: string;
-  account_id: string;
-  name: string;
-  provider: ProviderName;
-  provider_config: Record<string, unknown>;
-  api_enabled: boolean;
-  has_api_key: boolean;
-  default_team_id: string;
-  queue: string;
-  health: ChannelHealth;
-  health_reason: ProviderErrorInfo | null;
-  unhealthy_since: Date | null;
-  send_read_receipts: boolean;
-  created_at: Date;
-  updated_at: Date;
-}
+/** A channel as the API shows it: every column but the key's hash, of which only its presence. */
+export type ChannelRow = Omit<Selectable<ChannelsTable>, 'api_key_hash'> & { has_api_key: boolean };
 
-export interface ChannelKeyRow {
-  id: string;
-  account_id: string;
-  api_enabled: boolean;
-  api_key_hash: Buffer | null;
-  provider: ProviderName;
-}
+/** What checking a channel key reads. */
+export type ChannelKeyRow = Pick<
+  Selectable<ChannelsTable>,
+  'id' | 'account_id' | 'api_enabled' | 'api_key_hash' | 'provider'
+>;
 
 // Read for every batch of send requests: prepared, so PostgreSQL neither parses nor plans it again.
 const channelKeysByIds = Statement.prepared<ChannelKeyRow>(
@@ -98,6 +81,18 @@ export class ChannelsRepo {
   /** By id alone, for provider webhooks: the URL a provider calls names only the channel. */
   async findById(id: string, db: Db | Tx = this.db): Promise<ChannelRow | undefined> {
     return db.selectFrom('channels').select(columns).where('id', '=', id).executeTakeFirst();
+  }
+
+  /** The provider of a chat's channel, for checking a reply against that provider's limits. */
+  async providerOfChat(accountId: string, chatId: string): Promise<ProviderName | undefined> {
+    const row = await this.db
+      .selectFrom('chats as c')
+      .innerJoin('channels as ch', 'ch.id', 'c.channel_id')
+      .select('ch.provider')
+      .where('c.account_id', '=', accountId)
+      .where('c.id', '=', chatId)
+      .executeTakeFirst();
+    return row?.provider;
   }
 
   /**

@@ -1,8 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/app-type.js';
-import { userGuard, userOf } from '../../http/auth.js';
+import { userGuard, userOf, type UserGuardDeps } from '../../http/auth.js';
 import { errorResponses, IdParams } from '../../http/schemas.js';
-import type { Services } from '../../services.js';
 import {
   ChannelApiKeyResponse,
   ChannelSchema,
@@ -10,8 +9,16 @@ import {
   CreateChannelBody,
   UpdateChannelBody,
 } from './channels.schemas.js';
+import type { ChannelsService } from './channels.service.js';
+import type { TemplatesService } from './templates.service.js';
 
-export function channelsRoutes(app: App, services: Services): void {
+/** What these routes use of the services. */
+export type ChannelsRoutesDeps = UserGuardDeps & {
+  channels: ChannelsService;
+  templates: TemplatesService;
+};
+
+export function channelsRoutes(app: App, services: ChannelsRoutesDeps): void {
   const onRequest = userGuard(services);
   const common = { tags: ['Channels'] };
   app.get(

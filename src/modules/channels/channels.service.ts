@@ -2,7 +2,7 @@ import type { Db } from '../../db/index.js';
 import { badRequest, notFound } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { newToken } from '../../lib/secrets.js';
-import type { UserActor } from '../auth/actors.js';
+import type { UserActor } from '../../access/actors.js';
 import { requirePermission } from '../auth/guards.js';
 import type { TeamsRepo } from '../teams/teams.repo.js';
 import type { ChannelRow, ChannelsRepo } from './channels.repo.js';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { AppError, notFound } from '../../http/errors.js';
 import type { ProviderRegistry } from '../../providers/registry.js';
 import { ProviderError, type ProviderTemplate } from '../../providers/types.js';
-import type { UserActor } from '../auth/actors.js';
+import type { UserActor } from '../../access/actors.js';
 import type { ChannelsRepo } from './channels.repo.js';
 
 /** How long a channel's template list is reused: templates change rarely, agents open many chats. */

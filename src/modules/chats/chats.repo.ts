@@ -1,7 +1,7 @@
-import { sql } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import type { Db, Tx } from '../../db/index.js';
 import { Statement } from '../../db/prepared.js';
-import type { ChatStatus, LastMessage } from '../../db/types.js';
+import type { ChatStatus, ChatTransfersTable, LastMessage } from '../../db/types.js';
 
 /** A chat as the lists read it. */
 export interface ChatListRow {
@@ -162,21 +162,6 @@ const isoTime = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY
  * fields again would (measured in bench/README.md). Null unless an object is stored.
  */
 const lastMessageJson = (column: string) => `CASE WHEN jsonb_typeof(${column}) = 'object' THEN ${column} END`;
-
-/** A row of `chat_transfers`: who moved a chat, from where to where, and why. */
-export interface TransferRecord {
-  id: string;
-  account_id: string;
-  chat_id: string;
-  from_team_id: string | null;
-  to_team_id: string;
-  from_user_id: string | null;
-  to_user_id: string | null;
-  reason_code: string | null;
-  reason: string | null;
-  actor_type: 'api_key' | 'user';
-  actor_id: string;
-}
 
 export class ChatsRepo {
   constructor(private readonly db: Db) {}
@@ -417,7 +402,7 @@ LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id 
     tx: Tx,
     accountId: string,
     to: { team_id: string; user_id: string | null; queue: string },
-    transfer: TransferRecord,
+    transfer: Insertable<ChatTransfersTable>,
   ): Promise<ChatRow | undefined> {
     return tx
       .with('c', (db) =>
@@ -435,7 +420,7 @@ LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id 
       .executeTakeFirst() as Promise<ChatRow | undefined>;
   }
 
-  async insertTransfer(tx: Tx, row: TransferRecord): Promise<void> {
+  async insertTransfer(tx: Tx, row: Insertable<ChatTransfersTable>): Promise<void> {
     await tx.insertInto('chat_transfers').values(row).execute();
   }
 

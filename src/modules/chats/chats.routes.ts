@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/app-type.js';
-import { userGuard, userOf } from '../../http/auth.js';
+import { userGuard, userOf, type UserGuardDeps } from '../../http/auth.js';
 import { badRequest } from '../../http/errors.js';
 import {
   AgentChatPageSchema,
@@ -10,10 +10,10 @@ import {
   ObjectIdString,
   type ChatT,
 } from '../../http/schemas.js';
-import type { Services } from '../../services.js';
-import type { UserActor } from '../auth/actors.js';
+import type { UserActor } from '../../access/actors.js';
 import { ListChatsQuery } from '../channel-api/channel-api.routes.js';
 import { en } from '../../http/language.js';
+import type { ChatsService } from './chats.service.js';
 
 const AgentListChatsQuery = Type.Composite(
   [
@@ -48,7 +48,12 @@ const TransferBody = Type.Object(
   { additionalProperties: false },
 );
 
-export function chatsRoutes(app: App, services: Services): void {
+/** What these routes use of the services. */
+export type ChatsRoutesDeps = UserGuardDeps & {
+  chats: ChatsService;
+};
+
+export function chatsRoutes(app: App, services: ChatsRoutesDeps): void {
   const onRequest = userGuard(services);
   const common = { tags: ['Chats'] };
   app.get(

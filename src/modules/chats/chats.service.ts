@@ -4,7 +4,7 @@ import { targets } from '../../events/rooms.js';
 import { badRequest, conflict, forbidden, notFound } from '../../http/errors.js';
 import { chatWindow, pageInfo, type ChatT } from '../../http/schemas.js';
 import { newId } from '../../lib/ids.js';
-import { actorRef, type Actor, type ApiKeyActor, type UserActor } from '../auth/actors.js';
+import { actorRef, type Actor, type ApiKeyActor, type UserActor } from '../../access/actors.js';
 import { keyAllowsChannel, requirePermission } from '../auth/guards.js';
 import type { TeamsRepo } from '../teams/teams.repo.js';
 import type { NotificationsService } from '../notifications/notifications.service.js';

@@ -1,9 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { Server } from 'socket.io';
 import type { App } from '../../http/app-type.js';
-import { userGuard, userOf } from '../../http/auth.js';
+import { userGuard, userOf, type UserGuardDeps } from '../../http/auth.js';
 import { errorResponses } from '../../http/schemas.js';
-import type { Services } from '../../services.js';
 import { requirePermission } from '../auth/guards.js';
 
 const DisconnectBody = Type.Object(
@@ -20,13 +19,16 @@ const DisconnectBody = Type.Object(
   { additionalProperties: false },
 );
 
+/** What these routes use of the services. */
+export type TestRoutesDeps = UserGuardDeps;
+
 /**
  * Test-only routes, registered only with `ATENDE_TEST_ROUTES=1` (the browser tests' server): the
  * server ends the gateway connections of the caller's account — the session with them, as a node
  * going away would, or only the transport, as a network failure would — so a test sees the console
  * reconnect and catch up.
  */
-export function testRoutes(app: App, services: Services, io: Server | null): void {
+export function testRoutes(app: App, services: TestRoutesDeps, io: Server | null): void {
   app.post(
     '/api/test/gateway/disconnect',
     {

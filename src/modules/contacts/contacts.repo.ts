@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import type { Db, Tx } from '../../db/index.js';
 import type { ContactsTable, ContactType } from '../../db/types.js';
 
@@ -26,18 +26,7 @@ export class ContactsRepo {
   constructor(private readonly db: Db) {}
 
   /** Finds or creates the contact; a name given later fills or refreshes the stored one. */
-  async upsert(
-    tx: Tx,
-    row: {
-      id: string;
-      account_id: string;
-      channel_id: string;
-      type: ContactType;
-      value: string;
-      name: string | null;
-      provider_address: string | null;
-    },
-  ): Promise<{ id: string; name: string | null }> {
+  async upsert(tx: Tx, row: Insertable<ContactsTable>): Promise<{ id: string; name: string | null }> {
     return tx
       .insertInto('contacts')
       .values(row)

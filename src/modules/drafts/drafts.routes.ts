@@ -1,16 +1,21 @@
 import { Type } from '@sinclair/typebox';
 import { DraftSchema } from '../../events/catalogue.js';
 import type { App } from '../../http/app-type.js';
-import { userGuard, userOf } from '../../http/auth.js';
+import { userGuard, userOf, type UserGuardDeps } from '../../http/auth.js';
 import { errorResponses, IdParams } from '../../http/schemas.js';
-import type { Services } from '../../services.js';
+import type { DraftsService } from './drafts.service.js';
 
 const DraftBody = Type.Object(
   { text: Type.String({ maxLength: 4096, description: 'The unsent text; empty clears the draft' }) },
   { additionalProperties: false },
 );
 
-export function draftsRoutes(app: App, services: Services): void {
+/** What these routes use of the services. */
+export type DraftsRoutesDeps = UserGuardDeps & {
+  drafts: DraftsService;
+};
+
+export function draftsRoutes(app: App, services: DraftsRoutesDeps): void {
   const onRequest = userGuard(services);
   const common = { tags: ['Chats'] };
   app.put(

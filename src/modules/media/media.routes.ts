@@ -1,14 +1,18 @@
 import { Readable } from 'node:stream';
 import type { App } from '../../http/app-type.js';
-import { userGuard, userOf } from '../../http/auth.js';
+import { userGuard, userOf, type UserGuardDeps } from '../../http/auth.js';
 import { errorResponses, IdParams } from '../../http/schemas.js';
-import type { Services } from '../../services.js';
-import { parseRange } from './media.service.js';
+import { parseRange, type MediaService } from './media.service.js';
 
 const BINARY = { schema: { type: 'string', format: 'binary' } };
 
+/** What these routes use of the services. */
+export type MediaRoutesDeps = UserGuardDeps & {
+  media: MediaService;
+};
+
 /** The file of a message (a customer's download, an agent's attachment) for agents who may see the chat. */
-export function mediaRoutes(app: App, services: Services): void {
+export function mediaRoutes(app: App, services: MediaRoutesDeps): void {
   app.get(
     '/api/messages/:id/media',
     {

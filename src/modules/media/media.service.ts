@@ -5,16 +5,12 @@ import { AppError, notFound } from '../../http/errors.js';
 import type { MediaDownloadJob } from '../../jobs/payloads.js';
 import { QUEUES, type JobQueue } from '../../jobs/queue.js';
 import type { ProviderRegistry } from '../../providers/registry.js';
-import { ProviderError, type MediaKind } from '../../providers/types.js';
-import type { UserActor } from '../auth/actors.js';
+import { ProviderError, type MediaKind, type OutboundLimits } from '../../providers/types.js';
+import type { UserActor } from '../../access/actors.js';
 import type { ChatsService } from '../chats/chats.service.js';
 import type { MessageEvents } from '../messages/message-events.js';
-import { MEDIA_MAX_BYTES } from '../messages/prepare.js';
 import { MediaStoreError, type MediaFile, type MediaStore } from './media-store.js';
 import type { MediaRepo, MediaState } from './media.repo.js';
-
-/** Meta's limit for a static sticker; an animated one may reach MEDIA_MAX_BYTES.sticker. */
-const STATIC_STICKER_MAX_BYTES = 100 * 1024;
 
 /** The provider's id of a customer's file in a message's content, if it has one to download. */
 export function providerMediaId(content: Record<string, unknown>): string | null {
@@ -24,10 +20,10 @@ export function providerMediaId(content: Record<string, unknown>): string | null
   return typeof id === 'string' && id !== '' ? id : null;
 }
 
-/** Largest file accepted for a message of this type (Meta's limits; unknown types as documents). */
-export function maxBytesFor(type: string, media: Record<string, unknown>): number {
-  if (type === 'sticker' && media.animated === false) return STATIC_STICKER_MAX_BYTES;
-  return MEDIA_MAX_BYTES[type as MediaKind] ?? MEDIA_MAX_BYTES.document;
+/** Largest file accepted for a message of this type (the provider's limits; unknown types as documents). */
+export function maxBytesFor(limits: OutboundLimits, type: string, media: Record<string, unknown>): number {
+  if (type === 'sticker' && media.animated === false) return limits.staticStickerMaxBytes;
+  return limits.mediaMaxBytes[type as MediaKind] ?? limits.mediaMaxBytes.document;
 }
 
 /**
@@ -70,10 +66,10 @@ export class MediaDownloader {
     // Settled by an earlier run of this job.
     if (media.status === 'ready' || media.status === 'failed') return;
     const log = this.logger.child({ messageId, channelId: m.channel_id });
-    const maxBytes = maxBytesFor(m.type, media);
+    const provider = this.providers.get(m.provider);
+    const maxBytes = maxBytesFor(provider.limits, m.type, media);
     let state: MediaState;
     try {
-      const provider = this.providers.get(m.provider);
       if (!provider.downloadMedia) {
         throw new ProviderError('unsupported', 'This channel cannot download media', false);
       }

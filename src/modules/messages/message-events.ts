@@ -4,8 +4,8 @@ import { targets } from '../../events/rooms.js';
 import type { ChatT } from '../../http/schemas.js';
 import type { ChatsRepo } from '../chats/chats.repo.js';
 import { toChat } from '../chats/chats.service.js';
-import type { AgentMessagesRepo } from './agent-messages.repo.js';
-import { toMessage } from './agent-messages.service.js';
+import type { MessagesRepo } from './messages.repo.js';
+import { toMessage } from './message.js';
 
 /**
  * The events of stored messages and of the chats they change, read inside the change's transaction so
@@ -15,7 +15,7 @@ import { toMessage } from './agent-messages.service.js';
 export class MessageEvents {
   constructor(
     private readonly chats: ChatsRepo,
-    private readonly messages: AgentMessagesRepo,
+    private readonly messages: MessagesRepo,
   ) {}
 
   /** `message.upsert` (stored) or `message.update` (status changed) of a message, as it is now. */

@@ -1,28 +1,52 @@
-import { sql } from 'kysely';
+import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Db, Tx } from '../../db/index.js';
-import type { MessageOrigin, MessageStatus } from '../../db/types.js';
+import type {
+  ChannelHealth,
+  MessageOrigin,
+  MessagesTable,
+  MessageStatus,
+  ProviderErrorInfo,
+  ProviderName,
+} from '../../db/types.js';
 
-export interface NewMessage {
+/** A stored message, every column. */
+export type MessageRow = Selectable<MessagesTable>;
+
+/** What sending an agent's reply needs: the message, where it goes and through which channel. */
+export interface OutboundMessageRow {
   id: string;
   account_id: string;
-  chat_id: string;
-  channel_id: string;
-  origin: MessageOrigin;
+  status: MessageStatus;
   type: string;
   content: Record<string, unknown>;
-  status: MessageStatus;
-  provider_message_id?: string | null;
-  request_id?: string | null;
-  user_id?: string | null;
-  /** Why the provider refused it, for a message stored as `failed`. */
-  error?: { code: string; message: string; details?: string } | null;
+  contact_id: string;
+  contact_value: string;
+  provider_address: string | null;
+  channel_id: string;
+  provider: ProviderName;
+  provider_config: Record<string, unknown>;
+  channel_health: ChannelHealth;
 }
+
+/** A message to store: its row, with content and error as objects (written as JSON text). */
+export type NewMessage = Omit<
+  Insertable<MessagesTable>,
+  'content' | 'error' | 'created_at' | 'updated_at'
+> & {
+  content: Record<string, unknown>;
+  /** Why the provider refused it, for a message stored as `failed`. */
+  error?: ProviderErrorInfo | null;
+};
 
 /** A message as its row is written: content and error as JSON text. */
 function toRow(m: NewMessage) {
   return { ...m, content: JSON.stringify(m.content), error: m.error ? JSON.stringify(m.error) : null };
 }
 
+/**
+ * Every query of the `messages` table: inbound storage and lookups by provider id, history pages,
+ * replies and their delivery.
+ */
 export class MessagesRepo {
   async existsByProviderId(tx: Tx, channelId: string, providerMessageId: string): Promise<boolean> {
     const row = await tx
@@ -125,5 +149,116 @@ export class MessagesRepo {
 
   async setStatus(db: Db | Tx, id: string, status: MessageStatus): Promise<void> {
     await this.setStatuses(db, [id], status);
+  }
+
+  /**
+   * One page of a chat's messages, newest first. The cursor's position is read in SQL (not sent
+   * back from JS, whose dates lose PostgreSQL's microseconds), and the row comparison walks
+   * `messages_chat_idx` from there. One more row than asked tells whether an older page exists.
+   */
+  async page(db: Db | Tx, chatId: string, before: string | undefined, limit: number): Promise<MessageRow[]> {
+    let q = db.selectFrom('messages as m').selectAll('m').where('m.chat_id', '=', chatId);
+    if (before !== undefined) {
+      q = q.where(
+        sql<boolean>`(m.created_at, m.id) < (SELECT c.created_at, c.id FROM messages c WHERE c.id = ${before} AND c.chat_id = ${chatId})`,
+      );
+    }
+    return q.orderBy('m.created_at', 'desc').orderBy('m.id', 'desc').limit(limit).execute();
+  }
+
+  async existsInChat(db: Db | Tx, chatId: string, id: string): Promise<boolean> {
+    const row = await db
+      .selectFrom('messages')
+      .select('id')
+      .where('chat_id', '=', chatId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  async find(db: Db | Tx, id: string): Promise<MessageRow | undefined> {
+    return db.selectFrom('messages').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  async findMany(db: Db | Tx, ids: readonly string[]): Promise<MessageRow[]> {
+    if (ids.length === 0) return [];
+    return db.selectFrom('messages').selectAll().where('id', 'in', ids).execute();
+  }
+
+  async deleteMediaBlob(db: Db | Tx, id: string): Promise<void> {
+    await db.deleteFrom('media_blobs').where('id', '=', id).execute();
+  }
+
+  async mediaBlob(
+    db: Db | Tx,
+    id: string,
+  ): Promise<{ bytes: Buffer; mimetype: string; filename: string | null } | undefined> {
+    return db
+      .selectFrom('media_blobs')
+      .select(['bytes', 'mimetype', 'filename'])
+      .where('id', '=', id)
+      .executeTakeFirst();
+  }
+
+  async findOutbound(db: Db | Tx, id: string): Promise<OutboundMessageRow | undefined> {
+    return db
+      .selectFrom('messages as m')
+      .innerJoin('chats as c', 'c.id', 'm.chat_id')
+      .innerJoin('contacts as ct', 'ct.id', 'c.contact_id')
+      .innerJoin('channels as ch', 'ch.id', 'm.channel_id')
+      .select([
+        'm.id',
+        'm.account_id',
+        'm.status',
+        'm.type',
+        'm.content',
+        'c.contact_id',
+        'ct.value as contact_value',
+        'ct.provider_address',
+        'ch.id as channel_id',
+        'ch.provider',
+        'ch.provider_config',
+        'ch.health as channel_health',
+      ])
+      .where('m.id', '=', id)
+      .executeTakeFirst();
+  }
+
+  /** Remembers the provider's id of an uploaded media, so a retried send does not upload again. */
+  async setProviderMediaId(db: Db | Tx, id: string, mediaId: string): Promise<void> {
+    await db
+      .updateTable('messages')
+      .set({
+        content: sql`jsonb_set(content, '{media,mediaId}', to_jsonb(${mediaId}::text))`,
+        updated_at: sql`now()`,
+      })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  /** The outcome of a send; only a still-queued message changes, so a repeated job changes nothing. */
+  async settle(
+    db: Db | Tx,
+    id: string,
+    outcome:
+      | { status: 'sent'; providerMessageId: string }
+      | { status: 'failed'; error: { code: string; message: string; details?: string } },
+  ): Promise<boolean> {
+    const result = await db
+      .updateTable('messages')
+      .set(
+        outcome.status === 'failed'
+          ? { status: 'failed', error: JSON.stringify(outcome.error), updated_at: sql`now()` }
+          : {
+              status: 'sent',
+              provider_message_id: outcome.providerMessageId,
+              error: null,
+              updated_at: sql`now()`,
+            },
+      )
+      .where('id', '=', id)
+      .where('status', '=', 'queued')
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
   }
 }

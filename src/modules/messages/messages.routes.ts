@@ -1,17 +1,22 @@
 import type { App } from '../../http/app-type.js';
-import { userGuard, userOf } from '../../http/auth.js';
+import { userGuard, userOf, type UserGuardDeps } from '../../http/auth.js';
 import { errorResponses, IdParams } from '../../http/schemas.js';
-import type { Services } from '../../services.js';
 import {
   AgentReplyBody,
   MessageHistoryQuery,
   MessageHistorySchema,
   MessageSchema,
 } from './messages.schemas.js';
-import { SEND_BODY_LIMIT_BYTES } from './send.schemas.js';
+import { SEND_BODY_LIMIT_BYTES } from '../outbound/send.schemas.js';
+import type { MessagesService } from './messages.service.js';
+
+/** What these routes use of the services. */
+export type MessagesRoutesDeps = UserGuardDeps & {
+  messages: MessagesService;
+};
 
 /** A chat's messages in the agent API: history, and the attendant's replies. */
-export function messagesRoutes(app: App, services: Services): void {
+export function messagesRoutes(app: App, services: MessagesRoutesDeps): void {
   const onRequest = userGuard(services);
   const common = { tags: ['Chats'] };
   app.get(
@@ -30,7 +35,7 @@ export function messagesRoutes(app: App, services: Services): void {
         response: { 200: MessageHistorySchema, ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) => services.agentMessages.history(userOf(request), request.params.id, request.query),
+    async (request) => services.messages.history(userOf(request), request.params.id, request.query),
   );
   app.post(
     '/api/chats/:id/messages',
@@ -52,8 +57,6 @@ export function messagesRoutes(app: App, services: Services): void {
       },
     },
     async (request, reply) =>
-      reply
-        .status(201)
-        .send(await services.agentMessages.reply(userOf(request), request.params.id, request.body)),
+      reply.status(201).send(await services.messages.reply(userOf(request), request.params.id, request.body)),
   );
 }

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, ObjectIdString } from '../../http/schemas.js';
-import { MAX_BASE64_LENGTH, TemplateMessageSchema } from './send.schemas.js';
+import { MAX_BASE64_LENGTH, TemplateMessageSchema } from '../outbound/send.schemas.js';
 
 const part = (description: string) =>
   Type.Optional(

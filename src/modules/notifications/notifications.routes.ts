@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import { NotificationSchema } from '../../events/catalogue.js';
 import type { App } from '../../http/app-type.js';
-import { userGuard, userOf } from '../../http/auth.js';
+import { userGuard, userOf, type UserGuardDeps } from '../../http/auth.js';
 import { errorResponses, IdParams } from '../../http/schemas.js';
-import type { Services } from '../../services.js';
+import type { NotificationsService } from './notifications.service.js';
 
 const ListQuery = Type.Object(
   {
@@ -13,7 +13,12 @@ const ListQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export function notificationsRoutes(app: App, services: Services): void {
+/** What these routes use of the services. */
+export type NotificationsRoutesDeps = UserGuardDeps & {
+  notifications: NotificationsService;
+};
+
+export function notificationsRoutes(app: App, services: NotificationsRoutesDeps): void {
   const onRequest = userGuard(services);
   const common = { tags: ['Notifications'] };
   app.get(

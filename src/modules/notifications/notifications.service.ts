@@ -4,8 +4,8 @@ import type { EventBuffer } from '../../events/events.service.js';
 import { targets } from '../../events/rooms.js';
 import { notFound } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
-import type { UserActor } from '../auth/actors.js';
-import type { Permission } from '../auth/permissions.js';
+import type { UserActor } from '../../access/actors.js';
+import type { Permission } from '../../access/permissions.js';
 import type { NotificationRow, NotificationsRepo } from './notifications.repo.js';
 
 export type NotificationKind = 'chat.assigned' | 'webhook.disabled' | 'channel.unhealthy';

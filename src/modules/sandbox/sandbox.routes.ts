@@ -1,8 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/app-type.js';
-import { userGuard, userOf } from '../../http/auth.js';
+import { userGuard, userOf, type UserGuardDeps } from '../../http/auth.js';
 import { errorResponses, IdParams, ObjectIdString } from '../../http/schemas.js';
-import type { Services } from '../../services.js';
+import type { InboundService } from '../inbound/inbound.service.js';
+import type { SandboxService } from './sandbox.service.js';
 
 const InboundBody = Type.Object(
   {
@@ -22,7 +23,13 @@ const ReadBody = Type.Object(
   { additionalProperties: false },
 );
 
-export function sandboxRoutes(app: App, services: Services): void {
+/** What these routes use of the services. */
+export type SandboxRoutesDeps = UserGuardDeps & {
+  inbound: InboundService;
+  sandbox: SandboxService;
+};
+
+export function sandboxRoutes(app: App, services: SandboxRoutesDeps): void {
   app.post(
     '/api/sandbox/channels/:id/inbound',
     {

@@ -1,9 +1,9 @@
 import { badRequest, notFound } from '../../http/errors.js';
-import type { UserActor } from '../auth/actors.js';
+import type { UserActor } from '../../access/actors.js';
 import type { ChannelsRepo } from '../channels/channels.repo.js';
 import type { ChatsRepo } from '../chats/chats.repo.js';
 import type { ChatsService } from '../chats/chats.service.js';
-import type { MessageStatusService } from '../messages/message-status.service.js';
+import type { MessageStatusService } from '../inbound/message-status.service.js';
 import type { SandboxRepo } from './sandbox.repo.js';
 import { pt } from '../../http/language.js';
 

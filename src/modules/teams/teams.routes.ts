@@ -1,11 +1,16 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/app-type.js';
-import { userGuard, userOf } from '../../http/auth.js';
+import { userGuard, userOf, type UserGuardDeps } from '../../http/auth.js';
 import { errorResponses, IdParams, TeamSchema } from '../../http/schemas.js';
-import type { Services } from '../../services.js';
 import { CreateTeamBody, UpdateTeamBody } from './teams.schemas.js';
+import type { TeamsService } from './teams.service.js';
 
-export function teamsRoutes(app: App, services: Services): void {
+/** What these routes use of the services. */
+export type TeamsRoutesDeps = UserGuardDeps & {
+  teams: TeamsService;
+};
+
+export function teamsRoutes(app: App, services: TeamsRoutesDeps): void {
   const onRequest = userGuard(services);
   const common = { tags: ['Teams'] };
   app.get(

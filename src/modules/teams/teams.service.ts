@@ -3,7 +3,7 @@ import type { EventsService } from '../../events/events.service.js';
 import { badRequest, notFound } from '../../http/errors.js';
 import type { TeamT } from '../../http/schemas.js';
 import { newId } from '../../lib/ids.js';
-import type { ApiKeyActor, UserActor } from '../auth/actors.js';
+import type { ApiKeyActor, UserActor } from '../../access/actors.js';
 import { requirePermission } from '../auth/guards.js';
 import type { UsersRepo } from '../users/users.repo.js';
 import type { TeamRow, TeamsRepo } from './teams.repo.js';

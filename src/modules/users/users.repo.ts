@@ -1,17 +1,12 @@
-import { sql } from 'kysely';
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Db, Tx } from '../../db/index.js';
-import type { UserStatus } from '../../db/types.js';
+import type { UserStatus, UsersTable } from '../../db/types.js';
 import { Statement } from '../../db/prepared.js';
 
-export interface UserRow {
-  id: string;
-  account_id: string;
-  name: string;
-  email: string;
-  status: UserStatus;
-  role_id: string;
-  role_name: string;
-}
+export type UserRow = Pick<
+  Selectable<UsersTable>,
+  'id' | 'account_id' | 'name' | 'email' | 'status' | 'role_id'
+> & { role_name: string };
 
 export interface UserAuthRow extends UserRow {
   password_hash: string;
@@ -93,18 +88,7 @@ export class UsersRepo {
       .executeTakeFirst();
   }
 
-  async insert(
-    db: Db | Tx,
-    row: {
-      id: string;
-      account_id: string;
-      name: string;
-      email: string;
-      status: UserStatus;
-      role_id: string;
-      password_hash: string;
-    },
-  ): Promise<void> {
+  async insert(db: Db | Tx, row: Insertable<UsersTable>): Promise<void> {
     await db.insertInto('users').values(row).execute();
   }
 
@@ -112,13 +96,7 @@ export class UsersRepo {
     db: Db | Tx,
     accountId: string,
     id: string,
-    patch: Partial<{
-      name: string;
-      email: string;
-      status: UserStatus;
-      role_id: string;
-      password_hash: string;
-    }>,
+    patch: Pick<Updateable<UsersTable>, 'name' | 'email' | 'status' | 'role_id' | 'password_hash'>,
     opts: { endSessions?: boolean } = {},
   ): Promise<boolean> {
     const res = await db

@@ -1,11 +1,16 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/app-type.js';
-import { userGuard, userOf } from '../../http/auth.js';
+import { userGuard, userOf, type UserGuardDeps } from '../../http/auth.js';
 import { errorResponses, IdParams, UserSchema } from '../../http/schemas.js';
-import type { Services } from '../../services.js';
 import { CreateUserBody, UpdateUserBody } from './users.schemas.js';
+import type { UsersService } from './users.service.js';
 
-export function usersRoutes(app: App, services: Services): void {
+/** What these routes use of the services. */
+export type UsersRoutesDeps = UserGuardDeps & {
+  users: UsersService;
+};
+
+export function usersRoutes(app: App, services: UsersRoutesDeps): void {
   const onRequest = userGuard(services);
   const common = { tags: ['Users'] };
   app.get(

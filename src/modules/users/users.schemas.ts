@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { ROLE_NAMES } from '../auth/permissions.js';
+import { ROLE_NAMES } from '../../access/permissions.js';
 
 const RoleName = Type.Union(ROLE_NAMES.map((r) => Type.Literal(r)));
 const Status = Type.Union([Type.Literal('active'), Type.Literal('onboarding'), Type.Literal('cancelled')]);

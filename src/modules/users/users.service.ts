@@ -5,7 +5,7 @@ import { AppError, badRequest, notFound } from '../../http/errors.js';
 import type { UserT } from '../../http/schemas.js';
 import { newId } from '../../lib/ids.js';
 import { hashPassword } from '../../lib/secrets.js';
-import type { ApiKeyActor, UserActor } from '../auth/actors.js';
+import type { ApiKeyActor, UserActor } from '../../access/actors.js';
 import { requirePermission } from '../auth/guards.js';
 import { UsersRepo, type UserRow } from './users.repo.js';
 import type { CreateUserInput, UpdateUserInput } from './users.schemas.js';

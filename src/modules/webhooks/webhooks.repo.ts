@@ -3,6 +3,7 @@ import type { Db, Tx } from '../../db/index.js';
 import { Statement } from '../../db/prepared.js';
 import type { WebhookDeliveryStatus } from '../../db/types.js';
 import { WEBHOOKS_CHANNEL } from '../../events/events.repo.js';
+import type { EventRow } from '../../events/events.service.js';
 
 export interface WebhookRow {
   id: string;
@@ -61,15 +62,7 @@ export interface ClaimedDelivery {
   window_started_at: Date;
   url: string;
   secret: string;
-  event: {
-    id: string;
-    event: string;
-    schema_version: number;
-    seq: number;
-    occurred_at: Date;
-    account_id: string;
-    data: Record<string, unknown>;
-  };
+  event: EventRow;
 }
 
 /** What an attempt's answer leaves on the delivery. */

@@ -1,8 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/app-type.js';
-import { userGuard, userOf } from '../../http/auth.js';
+import { userGuard, userOf, type UserGuardDeps } from '../../http/auth.js';
 import { errorResponses, IdParams } from '../../http/schemas.js';
-import type { Services } from '../../services.js';
 import {
   CreateWebhookBody,
   DeliveryPage,
@@ -14,6 +13,7 @@ import {
   WebhookSchema,
   WebhookWithSecretSchema,
 } from './webhooks.schemas.js';
+import type { WebhooksService } from './webhooks.service.js';
 
 const DELIVERY_DOC =
   'Each event is POSTed as its envelope `{id, event, schemaVersion, seq, occurredAt, accountId, data}` with ' +
@@ -24,7 +24,12 @@ const DELIVERY_DOC =
   'Only public addresses are called: each attempt resolves the URL’s host and refuses (final, `Refused: …`) ' +
   'a loopback, private, link-local or other non-public address; 400 when the URL is one at registration.';
 
-export function webhooksRoutes(app: App, services: Services): void {
+/** What these routes use of the services. */
+export type WebhooksRoutesDeps = UserGuardDeps & {
+  webhooks: WebhooksService;
+};
+
+export function webhooksRoutes(app: App, services: WebhooksRoutesDeps): void {
   const onRequest = userGuard(services);
   const common = { tags: ['Webhooks'] };
   app.get(

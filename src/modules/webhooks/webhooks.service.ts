@@ -3,7 +3,7 @@ import { inTransaction, type Db } from '../../db/index.js';
 import { AppError, badRequest, notFound } from '../../http/errors.js';
 import { pageInfo } from '../../http/schemas.js';
 import { newId } from '../../lib/ids.js';
-import type { UserActor } from '../auth/actors.js';
+import type { UserActor } from '../../access/actors.js';
 import { requirePermission } from '../auth/guards.js';
 import type { DeliveryRow, WebhookRow, WebhooksRepo } from './webhooks.repo.js';
 import type {

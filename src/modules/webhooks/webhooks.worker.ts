@@ -1,14 +1,14 @@
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
-import pg from 'pg';
 import type { Logger } from 'pino';
-import { CONNECT_TIMEOUT_MS, KEEPALIVE_DELAY_MS } from '../../db/index.js';
+import { Listener } from '../../db/listener.js';
 import { WEBHOOKS_CHANNEL } from '../../events/events.repo.js';
 import type { EventsService } from '../../events/events.service.js';
 import { toEnvelope } from '../../events/events.service.js';
 import { Batcher } from '../../lib/batcher.js';
 import { persist } from '../../lib/persist.js';
+import { settleWithin } from '../../lib/settle.js';
 import { webhookFailureReason, type Metrics } from '../../metrics/metrics.js';
 import type { NotificationsService } from '../notifications/notifications.service.js';
 import { RefusedDestinationError, type WebhookEgress } from './webhooks.egress.js';
@@ -164,7 +164,7 @@ export class WebhookDeliverer {
   private again = false;
   private stopping = true;
   private claimFailing = false;
-  private listener: pg.Client | null = null;
+  private listener: Listener | null = null;
   private pollTimer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -195,7 +195,16 @@ export class WebhookDeliverer {
     this.leaseMs = opts.leaseMs ?? this.options.timeoutMs + LEASE_MARGIN_MS;
     this.pollMs = opts.pollMs ?? POLL_MS;
     this.stopping = false;
-    await this.listen();
+    this.listener = new Listener({
+      databaseUrl: opts.databaseUrl,
+      channel: WEBHOOKS_CHANNEL,
+      retryDelayMs: this.pollMs,
+      onNotify: () => this.wake(),
+      logger: this.logger,
+      name: 'webhook deliveries',
+      waitsFor: 'new deliveries',
+    });
+    await this.listener.start();
     this.pollTimer = setInterval(() => this.wake(), this.pollMs);
     this.pollTimer.unref();
     this.wake();
@@ -205,17 +214,9 @@ export class WebhookDeliverer {
   async stop(): Promise<void> {
     this.stopping = true;
     clearInterval(this.pollTimer);
-    const listener = this.listener;
+    await this.listener?.stop();
     this.listener = null;
-    await listener?.end().catch(() => undefined);
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      Promise.allSettled([...this.inFlight]),
-      new Promise((r) => {
-        timer = setTimeout(r, STOP_WAIT_MS);
-      }),
-    ]);
-    clearTimeout(timer);
+    await settleWithin(this.inFlight, STOP_WAIT_MS);
     this.agents.http.destroy();
     this.agents.https.destroy();
   }
@@ -432,39 +433,6 @@ export class WebhookDeliverer {
       await this.repo.settle(tx, current, at, result, { status: 'pending', nextAttemptAt: next });
       this.logger.debug({ ...log, error: result.error, next }, 'webhook delivery will be retried');
     });
-  }
-
-  /** LISTEN on a connection of its own; lost, it is opened again (the poll covers the gap). */
-  private async listen(): Promise<void> {
-    if (this.stopping) return;
-    // Bounded like the pool's connections, so that an unreachable server means a retry, not a hang.
-    const client = new pg.Client({
-      connectionString: this.databaseUrl,
-      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-      keepAlive: true,
-      keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
-    });
-    const retry = () => {
-      if (this.listener !== client || this.stopping) return;
-      this.listener = null;
-      client.end().catch(() => undefined);
-      const t = setTimeout(() => void this.listen(), this.pollMs);
-      t.unref();
-    };
-    client.on('error', (err) => {
-      this.logger.warn({ err: err.message }, 'webhook deliveries: listener connection lost');
-      retry();
-    });
-    client.on('end', retry);
-    client.on('notification', () => this.wake());
-    try {
-      this.listener = client;
-      await client.connect();
-      await client.query(`LISTEN ${WEBHOOKS_CHANNEL}`);
-    } catch (err) {
-      this.logger.warn({ err }, 'webhook deliveries: could not listen for new deliveries; polling');
-      retry();
-    }
   }
 }
 

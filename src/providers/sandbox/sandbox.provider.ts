@@ -1,5 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import type { MessagingProvider, PreparedMessage, ProviderContext, SendResult } from '../types.js';
+import { WHATSAPP_LIMITS } from '../whatsapp-cloud/limits.js';
+import type {
+  MessagingProvider,
+  OutboundLimits,
+  PreparedMessage,
+  ProviderContext,
+  SendResult,
+} from '../types.js';
+
+/** The sandbox stands in for a WhatsApp customer: a message tried here is one WhatsApp would take. */
+export const SANDBOX_LIMITS: OutboundLimits = WHATSAPP_LIMITS;
 
 /**
  * The built-in channel that never leaves the installation: an outbound message is accepted at once
@@ -9,6 +19,7 @@ import type { MessagingProvider, PreparedMessage, ProviderContext, SendResult } 
 export class SandboxProvider implements MessagingProvider {
   readonly name = 'sandbox' as const;
   readonly deliveredOnSend = true;
+  readonly limits = SANDBOX_LIMITS;
 
   async send(_ctx: ProviderContext, _to: string, _message: PreparedMessage): Promise<SendResult> {
     return { providerMessageId: `sandbox.${randomUUID()}`, recipientAddress: null };

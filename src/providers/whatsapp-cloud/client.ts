@@ -8,6 +8,8 @@ import {
   type ProviderObserver,
   type SendResult,
 } from '../types.js';
+import { whatsappWebhooks } from './inbound.js';
+import { WHATSAPP_LIMITS } from './limits.js';
 import { classifyGraphError, classifyTransportError, isTokenRefused } from './errors.js';
 import { parseJson, postText } from './http.js';
 import { downloadWhatsAppMedia } from './media.js';
@@ -72,6 +74,8 @@ export function whatsAppChannelConfig(config: Record<string, unknown>): WhatsApp
 /** Meta's WhatsApp Cloud API over the Graph API (docs/whatsapp.md). */
 export class WhatsAppCloudProvider implements MessagingProvider {
   readonly name = 'whatsapp-cloud' as const;
+  readonly limits = WHATSAPP_LIMITS;
+  readonly webhooks = whatsappWebhooks;
   private readonly baseUrl: string;
   private readonly fetch: typeof fetch;
 

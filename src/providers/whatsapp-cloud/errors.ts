@@ -26,6 +26,11 @@ export function isTokenRefused(err: ProviderError): boolean {
   return err.code === TOKEN_REFUSED_CODE;
 }
 
+/** Graph's codes of a rate limit (the caller's, the number's, or the pair's). */
+export function isGraphRateLimit(err: ProviderError): boolean {
+  return RATE_LIMIT_GRAPH_CODES.has(Number(err.code));
+}
+
 interface GraphErrorBody {
   code: number;
   message: string;

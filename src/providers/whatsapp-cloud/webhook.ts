@@ -1,11 +1,15 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type {
   InboundContactCard,
+  InboundContext,
   InboundInteractive,
+  InboundLocation,
+  InboundMedia,
+  InboundOrder,
   InboundProviderError,
-  InboundProviderMessage,
   InboundProviderStatus,
-  ParsedWebhook,
+  InboundReferral,
+  InboundSystem,
   ProviderStatus,
   SkippedInbound,
 } from '../types.js';
@@ -43,6 +47,58 @@ export function verifySubscription(
   const a = Buffer.from(token);
   const b = Buffer.from(verifyToken);
   return a.length === b.length && timingSafeEqual(a, b) ? challenge : null;
+}
+
+/**
+ * A customer's message as read from Meta's JSON: every field it can carry, typed, before `toReceived`
+ * (inbound.ts) puts it in the platform's terms.
+ */
+export interface InboundProviderMessage {
+  providerMessageId: string;
+  /** Phone address (WhatsApp's `wa_id`); null for a sender known only by a business-scoped user id. */
+  from: string | null;
+  /** Business-scoped user id (e.g. `US.13491208655302741918`), when the provider gave one. */
+  userId: string | null;
+  name: string | null;
+  /** When the customer sent it (the provider's timestamp; arrival time when it has none). */
+  timestamp: Date;
+  /**
+   * text, image, video, audio, document, sticker, location, contacts, interactive, button, order,
+   * reaction, edit, revoke, system, or `unsupported` for anything else (kept, never dropped).
+   */
+  type: string;
+  /** Body, caption, or what a summary starts from; null when there is none. */
+  text: string | null;
+  media?: InboundMedia;
+  /** The message this one replies to (quoted), by the provider's id. */
+  context?: InboundContext;
+  /** The ad or post the customer came from (click-to-WhatsApp). */
+  referral?: InboundReferral;
+  interactive?: InboundInteractive;
+  /** A quick-reply button of a template. */
+  button?: { text: string | null; payload: string | null };
+  order?: InboundOrder;
+  location?: InboundLocation;
+  contacts?: InboundContactCard[];
+  /** An emoji on another message; `emoji` null removes the customer's reaction. */
+  reaction?: { providerMessageId: string; emoji: string | null };
+  /** New content of an earlier message of the customer's. */
+  edit?: { providerMessageId: string; text: string | null };
+  /** The customer deleted an earlier message of theirs for everyone. */
+  revoke?: { providerMessageId: string };
+  system?: InboundSystem;
+  /** What the provider could not deliver: its own type name and errors. */
+  unsupported?: { type: string | null; errors: InboundProviderError[] };
+  raw: Record<string, unknown>;
+}
+
+/** What one delivery of Meta's webhook carries. */
+export interface ParsedWebhook {
+  messages: InboundProviderMessage[];
+  statuses: InboundProviderStatus[];
+  /** Webhook-level errors (`value.errors`): nothing to store, but worth a warning. */
+  errors: InboundProviderError[];
+  skipped: SkippedInbound[];
 }
 
 type Obj = Record<string, unknown>;
@@ -427,7 +483,7 @@ function time(v: unknown, now: Date): Date {
   return Number.isFinite(seconds) && seconds >= 0 && seconds <= 8.64e12 ? new Date(seconds * 1000) : now;
 }
 
-function obj(v: unknown): Obj | undefined {
+export function obj(v: unknown): Obj | undefined {
   return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : undefined;
 }
 

@@ -1,4 +1,4 @@
-import { MEDIA_EXTENSIONS, MEDIA_KINDS } from '../../../src/lib/media-types';
+import { MEDIA_EXTENSIONS, MEDIA_KINDS } from '../../../src/providers/whatsapp-cloud/media-types';
 
 // What the composer's file picker offers and takes: the server's own list of media types (shared
 // module), and the file endings that stand for them.

@@ -3,7 +3,7 @@ import type { EventsService } from '../../events/events.service.js';
 import { targets } from '../../events/rooms.js';
 import type { LastMessage } from '../../db/types.js';
 import { badRequest, notFound } from '../../http/errors.js';
-import type { UserActor } from '../auth/actors.js';
+import type { UserActor } from '../../access/actors.js';
 import type { ChannelsRepo } from '../channels/channels.repo.js';
 import { newId } from '../../lib/ids.js';
 import type { ChatsRepo } from '../chats/chats.repo.js';
@@ -11,7 +11,7 @@ import { toChat } from '../chats/chats.service.js';
 import type { ContactsRepo } from '../contacts/contacts.repo.js';
 import { normalizeContact } from '../contacts/normalize.js';
 import type { InboundActions, InboundLinks } from './inbound-actions.js';
-import type { MessagesRepo } from './messages.repo.js';
+import type { MessagesRepo } from '../messages/messages.repo.js';
 import { pt } from '../../http/language.js';
 import type { MediaDownloads } from '../media/media.service.js';
 

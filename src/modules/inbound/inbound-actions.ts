@@ -1,18 +1,10 @@
 import type { Logger } from 'pino';
 import type { Tx } from '../../db/index.js';
 import type { EventBuffer } from '../../events/events.service.js';
+import type { InboundTargetAction } from '../../providers/types.js';
 import type { ContactsRepo } from '../contacts/contacts.repo.js';
-import type { MessageEvents } from './message-events.js';
-import type { MessagesRepo } from './messages.repo.js';
-
-/**
- * What a customer's message does to an earlier message of the channel (named by the provider's id):
- * edits and revokes change the customer's own message, a reaction sits on any message.
- */
-export type InboundTargetAction =
-  | { kind: 'edit'; providerMessageId: string; text: string | null }
-  | { kind: 'revoke'; providerMessageId: string }
-  | { kind: 'reaction'; providerMessageId: string; emoji: string | null };
+import type { MessageEvents } from '../messages/message-events.js';
+import type { MessagesRepo } from '../messages/messages.repo.js';
 
 /** The links of an inbound message to other messages and to its contact, besides its content. */
 export interface InboundLinks {

@@ -1,14 +1,14 @@
 import type { Logger } from 'pino';
 import type { Db, Tx } from '../../db/index.js';
 import type { EventsService } from '../../events/events.service.js';
-import type { MessageStatus, ProviderMessageStatus } from '../../db/types.js';
+import type { MessageStatus, ProviderErrorInfo, ProviderMessageStatus } from '../../db/types.js';
 import type { InboundProviderStatus } from '../../providers/types.js';
-import type { MessageEvents } from './message-events.js';
-import type { MessageStatusRepo, StatusError } from './message-status.repo.js';
-import type { MessagesRepo } from './messages.repo.js';
-import type { RequestLogsRepo } from './send.repo.js';
+import type { MessageEvents } from '../messages/message-events.js';
+import type { MessageStatusRepo } from './message-status.repo.js';
+import type { MessagesRepo } from '../messages/messages.repo.js';
+import type { RequestLogsRepo } from '../outbound/request-logs.repo.js';
 
-const UNKNOWN_ERROR: StatusError = { code: 'unknown', message: 'Unknown error' };
+const UNKNOWN_ERROR: ProviderErrorInfo = { code: 'unknown', message: 'Unknown error' };
 const RANK: Partial<Record<MessageStatus, number>> = { queued: 0, sent: 1, delivered: 2, read: 3 };
 
 /**
@@ -52,7 +52,7 @@ export class MessageStatusService {
     tx: Tx,
     message: { id: string; status: MessageStatus; request_id: string | null },
     next: ProviderMessageStatus,
-    error: StatusError | null,
+    error: ProviderErrorInfo | null,
   ): Promise<void> {
     await this.repo.setStatus(tx, message.id, next, error);
     if (message.request_id === null) return;
@@ -75,7 +75,7 @@ export class MessageStatusService {
     const message = await this.messages.lockByProviderId(tx, channelId, providerMessageId);
     if (!message) return 'unknown_message';
     let status: MessageStatus = message.status;
-    let error: StatusError | null = null;
+    let error: ProviderErrorInfo | null = null;
     for (const r of await this.repo.recorded(tx, channelId, providerMessageId)) {
       const next = nextStatus(status, r.status);
       if (!next) continue;

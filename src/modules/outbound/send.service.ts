@@ -1,31 +1,20 @@
 import { inTransaction, type Db } from '../../db/index.js';
-import type { ProviderName } from '../../db/types.js';
-import { AppError, badRequest, notFound } from '../../http/errors.js';
+import { badRequest, notFound } from '../../http/errors.js';
 import { pageInfo } from '../../http/schemas.js';
 import { Batcher } from '../../lib/batcher.js';
 import { newId, uuidv7 } from '../../lib/ids.js';
-import { parseToken, safeEqual, sha256 } from '../../lib/secrets.js';
 import { sendOrderingKey } from '../../jobs/payloads.js';
 import type { QueuedSend, SendQueue } from '../../jobs/send-queue.js';
-import type { UserActor } from '../auth/actors.js';
+import type { UserActor } from '../../access/actors.js';
 import { requirePermission } from '../auth/guards.js';
-import { CHANNEL_KEY_PREFIX } from '../channels/channels.service.js';
-import type { ChannelKeyRow, ChannelsRepo } from '../channels/channels.repo.js';
+import type { ChannelsRepo } from '../channels/channels.repo.js';
+import type { ApiChannel } from '../channel-api/channel-keys.js';
 import { normalizeContact } from '../contacts/normalize.js';
 import { prepareMessage } from './prepare.js';
 import type { RequestLogQueryT, RequestLogT, SendMessageBodyT } from './send.schemas.js';
-import { keyOf, type NewRequest, type RequestLogsRepo, type RequestRow } from './send.repo.js';
+import { keyOf, type NewRequest, type RequestLogsRepo, type RequestRow } from './request-logs.repo.js';
 import type { SendMessage } from './send.types.js';
-
-/** The channel a Channel API key opened, as the send routes need it. */
-export interface ApiChannel {
-  id: string;
-  accountId: string;
-  provider: ProviderName;
-}
-
-export const INVALID_API_TOKEN = 'Invalid API token';
-export const MISSING_CHANNEL_KEY = 'x-channel-api-key header is required';
+import type { ProviderRegistry } from '../../providers/registry.js';
 
 interface Accepted {
   row: NewRequest;
@@ -37,19 +26,19 @@ interface Accepted {
 const BATCH_MAX_BYTES = 4 * 1024 * 1024;
 
 /**
- * Channel API send-message: authentication by channel key, request-time checks (docs/channel-api.md), and the
- * durable acceptance — request log row, media bytes and the `send-message` job committed together —
+ * Channel API send-message: request-time checks (docs/channel-api.md), and the durable acceptance —
+ * request log row, media bytes and the `send-message` job committed together —
  * before the 201. The background part is `SendWorker`.
  */
 export class SendService {
   private readonly batcher: Batcher<Accepted, string>;
-  private readonly keyLookups: Batcher<string, ChannelKeyRow | undefined>;
 
   constructor(
     private readonly db: Db,
     private readonly requests: RequestLogsRepo,
     private readonly channels: ChannelsRepo,
     private readonly sendQueue: SendQueue,
+    private readonly providers: ProviderRegistry,
   ) {
     // Few transactions in flight, so that under load each carries many requests: the database's work
     // per request, not the number of transactions, is what bounds acceptance (see docs/decisions.md).
@@ -60,33 +49,6 @@ export class SendService {
       maxWeight: BATCH_MAX_BYTES,
       weight: (a) => a.blob?.bytes.length ?? 0,
     });
-    // Concurrent key checks share one query; each still reads the database after its request arrived.
-    this.keyLookups = new Batcher<string, ChannelKeyRow | undefined>({
-      run: async (ids) => {
-        const rows = new Map((await this.channels.findKeys([...new Set(ids)])).map((r) => [r.id, r]));
-        return ids.map((id) => rows.get(id));
-      },
-      concurrency: 2,
-      maxItems: 500,
-      maxWeight: Number.POSITIVE_INFINITY,
-      weight: () => 0,
-    });
-  }
-
-  /**
-   * The channel of an `x-channel-api-key`. Looked up on every request, so a rotated key or a disabled
-   * API stops working at once on every node. Missing → 400; anything else wrong → 404.
-   */
-  async authenticate(header: string | string[] | undefined): Promise<ApiChannel> {
-    const value = Array.isArray(header) ? header[0] : header;
-    if (value === undefined || value.trim() === '') throw badRequest(MISSING_CHANNEL_KEY);
-    const parsed = parseToken(CHANNEL_KEY_PREFIX, value.trim());
-    if (!parsed) throw new AppError(404, INVALID_API_TOKEN);
-    const row = await this.keyLookups.submit(parsed.id);
-    // The hash is compared even for a disabled channel, so timing tells nothing about the channel.
-    const matches = row?.api_key_hash ? safeEqual(sha256(parsed.secret), row.api_key_hash) : false;
-    if (!row || !matches || !row.api_enabled) throw new AppError(404, INVALID_API_TOKEN);
-    return { id: row.id, accountId: row.account_id, provider: row.provider };
   }
 
   /** Checks the request, then stores and queues it durably; resolves with its requestId. */
@@ -102,7 +64,13 @@ export class SendService {
     else if (contactType === 'email' && channel.provider === 'whatsapp-cloud') {
       issues.push('contact.type must be phone on a WhatsApp channel');
     }
-    const prepared = prepareMessage(body.message as SendMessage, { pathPrefix: 'message.' });
+    const prepared = prepareMessage(
+      body.message as SendMessage,
+      this.providers.get(channel.provider).limits,
+      {
+        pathPrefix: 'message.',
+      },
+    );
     if (!prepared.ok) issues.push(...prepared.messages);
     if (issues.length > 0 || !contact.ok || !prepared.ok) throw badRequest(issues);
 

@@ -2,8 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { App } from '../../http/app-type.js';
 import { errorResponses } from '../../http/schemas.js';
-import type { Services } from '../../services.js';
-import { SIGNATURE_HEADER } from './whatsapp-webhooks.service.js';
+import type { ProviderWebhooksService } from './provider-webhooks.service.js';
 
 /** Meta sends up to 3 MB per delivery; a little more is accepted, anything beyond is a 413. */
 export const WEBHOOK_BODY_LIMIT = 4 * 1024 * 1024;
@@ -19,8 +18,13 @@ const VerifyQuery = Type.Object({
   'hub.challenge': Type.Optional(Type.String({ description: 'Echoed back when the token matches' })),
 });
 
+/** What these routes use of the services. */
+export type ProviderWebhookRoutesDeps = {
+  providerWebhooks: ProviderWebhooksService;
+};
+
 /** Meta's callback URL of a WhatsApp channel: `/webhooks/whatsapp/<channel id>`. */
-export function whatsappWebhookRoutes(app: App, services: Services): void {
+export function whatsappWebhookRoutes(app: App, services: ProviderWebhookRoutesDeps): void {
   const common = { tags: ['Provider webhooks'] };
   app.get(
     '/webhooks/whatsapp/:channelId',
@@ -43,7 +47,11 @@ export function whatsappWebhookRoutes(app: App, services: Services): void {
       },
     },
     async (request, reply) => {
-      const challenge = await services.whatsappWebhooks.verify(request.params.channelId, request.query);
+      const challenge = await services.providerWebhooks.verify(
+        'whatsapp-cloud',
+        request.params.channelId,
+        request.query,
+      );
       return reply.type('text/plain; charset=utf-8').send(challenge);
     },
   );
@@ -73,9 +81,10 @@ export function whatsappWebhookRoutes(app: App, services: Services): void {
         },
       },
       async (request) => {
-        const header = request.headers[SIGNATURE_HEADER];
+        const header = request.headers[services.providerWebhooks.signatureHeader('whatsapp-cloud')];
         const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-        await services.whatsappWebhooks.receive(
+        await services.providerWebhooks.receive(
+          'whatsapp-cloud',
           request.params.channelId,
           body,
           typeof header === 'string' ? header : undefined,

@@ -1,7 +1,6 @@
 import type { App } from '../../http/app-type.js';
-import { apiChannelOf, channelKeyGuard, userGuard, userOf } from '../../http/auth.js';
+import { userGuard, userOf, type UserGuardDeps } from '../../http/auth.js';
 import { errorResponses, IdParams } from '../../http/schemas.js';
-import type { Services } from '../../services.js';
 import {
   RequestIdParams,
   RequestLogPage,
@@ -11,10 +10,18 @@ import {
   SendAccepted,
   SendHeaders,
   SendMessageBody,
-} from './send.schemas.js';
+} from '../outbound/send.schemas.js';
+import { apiChannelOf, channelKeyGuard, type ChannelKeyGuardDeps } from './guards.js';
+import type { SendService } from '../outbound/send.service.js';
+
+/** What these routes use of the services. */
+export type SendRoutesDeps = ChannelKeyGuardDeps &
+  UserGuardDeps & {
+    send: SendService;
+  };
 
 /** Channel API send-message (channel key) and the channel's request log (agent JWT). */
-export function sendRoutes(app: App, services: Services): void {
+export function sendRoutes(app: App, services: SendRoutesDeps): void {
   const channelKey = channelKeyGuard(services);
 
   app.post(

@@ -1,12 +1,6 @@
 import { sql } from 'kysely';
 import type { Tx } from '../../db/index.js';
-import type { ProviderMessageStatus } from '../../db/types.js';
-
-export interface StatusError {
-  code: string;
-  message: string;
-  details?: string;
-}
+import type { ProviderErrorInfo, ProviderMessageStatus } from '../../db/types.js';
 
 export class MessageStatusRepo {
   /** Keeps the status in the history; false when this (message id, status) was already there. */
@@ -16,7 +10,7 @@ export class MessageStatusRepo {
       channel_id: string;
       provider_message_id: string;
       status: ProviderMessageStatus;
-      error: StatusError | null;
+      error: ProviderErrorInfo | null;
       occurred_at: Date;
     },
   ): Promise<boolean> {
@@ -60,7 +54,7 @@ export class MessageStatusRepo {
     tx: Tx,
     id: string,
     status: ProviderMessageStatus,
-    error: StatusError | null,
+    error: ProviderErrorInfo | null,
   ): Promise<void> {
     await tx
       .updateTable('messages')

@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Nullable, pageOf, PaginationQuery } from '../../http/schemas.js';
-import { MEDIA_MAX_BYTES } from './prepare.js';
+import { LARGEST_MEDIA_BYTES } from '../../providers/registry.js';
 import type { SendTemplateVariables, TemplateVariableValue } from './send.types.js';
 
 /**
@@ -12,7 +12,6 @@ import type { SendTemplateVariables, TemplateVariableValue } from './send.types.
  * loosely typed here.
  */
 
-const LARGEST_MEDIA_BYTES = Math.max(...Object.values(MEDIA_MAX_BYTES));
 /** Base64 length of the largest file any provider takes (a 100 MB document). */
 export const MAX_BASE64_LENGTH = 4 * Math.ceil(LARGEST_MEDIA_BYTES / 3);
 /** The send route's own body limit: the largest media in base64 plus room for the rest of the body. */

@@ -1,20 +1,27 @@
 import type { Logger } from 'pino';
 import type { Db, Tx } from '../../db/index.js';
 import type { EventBuffer, EventsService } from '../../events/events.service.js';
-import type { ChannelHealth, LastMessage } from '../../db/types.js';
+import type { LastMessage, ProviderErrorInfo } from '../../db/types.js';
 import type { SendOutcome } from '../../jobs/send-dispatcher.js';
 import type { LeasedJob } from '../../jobs/send-queue.js';
 import { Batcher } from '../../lib/batcher.js';
 import { newId } from '../../lib/ids.js';
-import { persist, type PersistOptions } from '../../lib/persist.js';
-import { ProviderError } from '../../providers/types.js';
-import { channelUnhealthyError } from '../channels/channel-health.service.js';
+import type { PersistOptions } from '../../lib/persist.js';
 import { QUEUE_API, type ChatsRepo } from '../chats/chats.repo.js';
 import { contactKey, type ContactsRepo } from '../contacts/contacts.repo.js';
-import type { DeliveryChannel, Deliverer, DeliveryResult, OutboundMessage } from './deliver.js';
-import type { MessageEvents } from './message-events.js';
-import type { MessagesRepo } from './messages.repo.js';
-import type { RequestError, RequestLogsRepo, RequestRow } from './send.repo.js';
+import {
+  HOLD_RESULTS,
+  holdOutcome,
+  judgeFailure,
+  recordDeliveredOnSend,
+  storedFile,
+  type DeliveryChannel,
+  type Deliverer,
+  type DeliveryResult,
+} from './deliver.js';
+import type { MessageEvents } from '../messages/message-events.js';
+import type { MessagesRepo } from '../messages/messages.repo.js';
+import type { RequestLogsRepo, RequestRow } from './request-logs.repo.js';
 
 /** Outcome transactions in flight at once, and requests per transaction at most. */
 const OUTCOME_RUNS = 4;
@@ -32,7 +39,7 @@ export const MAX_UNRECORDED = 200;
  */
 const CHAT_LOCK_TIMEOUT_MS = 5_000;
 
-type ChannelOf = DeliveryChannel & { account_id: string; default_team_id: string; health: ChannelHealth };
+type ChannelOf = DeliveryChannel & { account_id: string; default_team_id: string };
 
 /** One request through an attempt: what each step found. */
 interface Work {
@@ -41,7 +48,7 @@ interface Work {
   lastAttempt: boolean;
   conversation?: Conversation;
   result?: DeliveryResult;
-  error?: RequestError;
+  error?: ProviderErrorInfo;
   /** The stored message, once recorded as sent. */
   messageId?: string;
 }
@@ -72,8 +79,8 @@ interface Deps {
   statuses: {
     catchUpMany(tx: Tx, items: readonly { channelId: string; providerMessageId: string }[]): Promise<void>;
   };
-  /** Agents' replies (AgentMessageSender), sent in the same per-contact order as API requests. */
-  agentMessages: { process(messageId: string, lastAttempt: boolean): Promise<void> };
+  /** Agents' replies (ReplySender), sent in the same per-contact order as API requests. */
+  replies: { process(messageId: string, lastAttempt: boolean): Promise<void> };
   logger: Logger;
   /** The event log: each step's events are written in its transaction (the gateway sends them). */
   events: EventsService;
@@ -81,18 +88,6 @@ interface Deps {
   /** How long, and how often, an answer the database cannot take yet is retried; default `HOLD_RESULTS`. */
   holdResults?: Omit<PersistOptions, 'onFailure'>;
 }
-
-/**
- * A provider's answer is retried for up to an hour while the database is out of reach, at least once
- * a second (well within the lease grace of `SendDispatcher`, so that it lands first when the database
- * returns); an error of the database's own is tried three times.
- */
-export const HOLD_RESULTS: Omit<PersistOptions, 'onFailure'> = {
-  unavailableForMs: 3_600_000,
-  refusedAttempts: 3,
-  baseDelayMs: 100,
-  maxDelayMs: 1_000,
-};
 
 /**
  * The background half of send-message: one send-queue job per accepted request. Per attempt:
@@ -152,7 +147,7 @@ export class SendWorker {
 
   private async processReply(messageId: string, lastAttempt: boolean): Promise<SendOutcome> {
     try {
-      await this.deps.agentMessages.process(messageId, lastAttempt);
+      await this.deps.replies.process(messageId, lastAttempt);
       return { done: true };
     } catch (err) {
       return notDone(err);
@@ -179,45 +174,26 @@ export class SendWorker {
     let entered = false;
     try {
       w.conversation = await this.conversations.submit(w);
-      // Its token was refused: the provider would refuse this too, so it is not called. The request
-      // fails like a refusal (message stored failed in the conversation), with a reason that says so.
-      if (w.channel.health === 'unhealthy') throw channelUnhealthyError();
       await this.enterUnrecorded();
       entered = true;
       const blobId = w.req.media_blob_id;
+      // An unhealthy channel fails like a refusal: the message is stored failed in the conversation.
       w.result = await deliverer.deliver(
         w.channel,
         w.conversation.to,
-        w.req.payload.message as OutboundMessage,
+        w.req.payload.message,
         blobId
-          ? {
-              load: async () => {
-                const blob = await requests.loadBlob(blobId);
-                if (!blob)
-                  throw new ProviderError('media_missing', 'The media file is no longer stored', false);
-                return {
-                  bytes: blob.bytes,
-                  mimetype: blob.mimetype,
-                  ...(blob.filename ? { filename: blob.filename } : {}),
-                };
-              },
-              uploaded: (mediaId) => requests.setUploadedMedia(requestId, mediaId),
-            }
+          ? storedFile(
+              () => requests.loadBlob(blobId),
+              (mediaId) => requests.setUploadedMedia(requestId, mediaId),
+            )
           : undefined,
       );
     } catch (err) {
-      const providerError = err instanceof ProviderError ? err : null;
-      // Anything but a provider's verdict (database trouble, a chat held too long) is worth retrying.
-      const temporary = providerError ? providerError.temporary : true;
-      w.error = providerError
-        ? {
-            code: providerError.code,
-            message: providerError.message,
-            ...(providerError.details !== undefined ? { details: providerError.details } : {}),
-          }
-        : { code: 'internal_error', message: 'The request could not be processed' };
-      if (!providerError) logger.error({ err, requestId }, 'send request attempt failed');
-      if (temporary && !lastAttempt) {
+      const verdict = judgeFailure(err, lastAttempt, 'The request could not be processed');
+      w.error = verdict.error;
+      if (!verdict.byProvider) logger.error({ err, requestId }, 'send request attempt failed');
+      if (verdict.retry) {
         logger.warn(
           { requestId, code: w.error.code, attempt: w.req.attempts },
           'send request will be retried',
@@ -257,48 +233,25 @@ export class SendWorker {
   }
 
   /**
-   * Records a settled request — above all one the provider accepted, which must never be sent again —
-   * retrying while the database is out of reach, with the result held here (and the job's lane held
-   * by the dispatcher). A try that failed may have committed all the same (the connection lost after
-   * COMMIT): later tries first look whether it did. Given up, the job still ends (no second send) and
-   * the loss is logged with everything needed to repair it by hand.
+   * Records a settled request (`holdOutcome`). A try that failed may have committed all the same (the
+   * connection lost after COMMIT): later tries first look whether it did.
    */
   private async recordHeld(w: Work): Promise<void> {
     const { requests, logger } = this.deps;
     const requestId = w.req.request_id;
-    const providerMessageId = w.result?.providerMessageId;
-    let tries = 0;
-    const recorded = await persist(
-      async () => {
-        if (tries++ > 0 && (await requests.isSettled(requestId))) return;
+    await holdOutcome(
+      async (tryNumber) => {
+        if (tryNumber > 1 && (await requests.isSettled(requestId))) return;
         await this.outcomes.submit(w);
       },
       {
-        ...this.hold,
-        onFailure: (err, attempt) => {
-          if (attempt === 1)
-            logger.error(
-              { err, requestId, providerMessageId },
-              'recording a send outcome failed; holding it and retrying',
-            );
-        },
+        hold: this.hold,
+        logger,
+        subject: 'send',
+        ids: { requestId, providerMessageId: w.result?.providerMessageId ?? null },
+        lost: { status: w.result ? 'sent' : 'failed', error: w.error ?? null },
+        leftAs: 'the request stays processing',
       },
-    );
-    if (recorded.ok) {
-      if (tries > 1)
-        logger.warn({ requestId, providerMessageId, tries }, 'send outcome recorded after retrying');
-      return;
-    }
-    logger.error(
-      {
-        err: recorded.err,
-        requestId,
-        providerMessageId: providerMessageId ?? null,
-        status: w.result ? 'sent' : 'failed',
-        error: w.error ?? null,
-        attempts: recorded.attempts,
-      },
-      'SEND OUTCOME LOST: the provider answered but the outcome could not be recorded; the request stays processing and is not sent again',
     );
   }
 
@@ -467,26 +420,11 @@ export class SendWorker {
    * fails), then, for a provider that sends no receipts, the delivery it would have reported.
    */
   private async record(work: Work[]): Promise<void[]> {
-    const { events, messages, messageEvents, logger } = this.deps;
-    await events.transaction((tx, out) => this.recordAllIn(tx, out, work));
-    const delivered = work.filter((w) => w.result?.deliveredOnSend && w.messageId);
-    if (delivered.length > 0) {
-      await events
-        .transaction(async (tx, out) => {
-          await messages.setStatuses(
-            tx,
-            delivered.map((w) => w.messageId!),
-            'delivered',
-          );
-          await messageEvents.messageEvents(
-            tx,
-            out,
-            'message.update',
-            delivered.map((w) => w.messageId!),
-          );
-        })
-        .catch((err: unknown) => logger.error({ err }, 'recording deliveries without receipts failed'));
-    }
+    await this.deps.events.transaction((tx, out) => this.recordAllIn(tx, out, work));
+    await recordDeliveredOnSend(
+      this.deps,
+      work.flatMap((w) => (w.result?.deliveredOnSend && w.messageId ? [w.messageId] : [])),
+    );
     return work.map(() => undefined);
   }
 
@@ -589,7 +527,7 @@ export class SendWorker {
     req: RequestRow,
     chatId: string,
     id: string,
-    error: RequestError,
+    error: ProviderErrorInfo,
   ): Promise<void> {
     const { messages, chats } = this.deps;
     const { type, content, summary } = describe(req, undefined);

@@ -5,10 +5,13 @@ import { badRequest, conflict, forbidden, notFound } from '../../http/errors.js'
 import { sendOrderingKey } from '../../jobs/payloads.js';
 import type { SendQueue } from '../../jobs/send-queue.js';
 import { newId } from '../../lib/ids.js';
-import type { UserActor } from '../auth/actors.js';
+import type { UserActor } from '../../access/actors.js';
 import { requirePermission } from '../auth/guards.js';
 import { chatWindow } from '../../http/schemas.js';
 import type { ChatsRepo } from '../chats/chats.repo.js';
+import type { ChannelsRepo } from '../channels/channels.repo.js';
+import type { ProviderRegistry } from '../../providers/registry.js';
+import type { OutboundLimits } from '../../providers/types.js';
 import {
   CHAT_BUSY,
   CHAT_CLOSED,
@@ -16,8 +19,8 @@ import {
   TEAM_TRANSFER_WAIT_MS,
   type ChatsService,
 } from '../chats/chats.service.js';
-import type { AgentMessagesRepo, MessageRow } from './agent-messages.repo.js';
 import type { MessageEvents } from './message-events.js';
+import { toMessage, type StoredMedia } from './message.js';
 import type { MessagesRepo } from './messages.repo.js';
 import type { MediaStore } from '../media/media-store.js';
 import {
@@ -26,8 +29,8 @@ import {
   type MessageHistoryQueryT,
   type MessageT,
 } from './messages.schemas.js';
-import { prepareMessage, type RequestMedia } from './prepare.js';
-import type { SendMessage } from './send.types.js';
+import { prepareMessage } from '../outbound/prepare.js';
+import type { SendMessage } from '../outbound/send.types.js';
 import { en, pt } from '../../http/language.js';
 
 export const ONLY_ATTENDANT_REPLIES = pt(
@@ -52,51 +55,13 @@ export const WINDOW_CLOSED = pt(
 );
 
 /**
- * The media of an agent's reply as stored in `messages.content.media`; `mediaId` once uploaded.
- * `status` `ready` and `size`: the file is in the media store.
- */
-export interface StoredMedia {
-  kind: RequestMedia['kind'];
-  mimetype: string;
-  filename?: string;
-  caption?: string;
-  mediaId?: string;
-  status?: 'ready';
-  size?: number;
-}
-
-export function toMessage(row: MessageRow): MessageT {
-  return {
-    id: row.id,
-    chatId: row.chat_id,
-    origin: row.origin,
-    type: row.type,
-    content: row.content,
-    status: row.status,
-    providerMessageId: row.provider_message_id,
-    error: row.error
-      ? {
-          code: String(row.error.code),
-          message: row.error.message,
-          ...(typeof row.error.details === 'string' ? { details: row.error.details } : {}),
-        }
-      : null,
-    requestId: row.request_id,
-    userId: row.user_id,
-    createdAt: row.created_at.toISOString(),
-    updatedAt: row.updated_at.toISOString(),
-  };
-}
-
-/**
  * The agents' side of a conversation: its history, and replies. A reply is stored at once as
  * `queued` with its send-queue job (FIFO per contact, shared with the Channel API's sends) in the
- * same transaction; `AgentMessageSender` delivers it in the background.
+ * same transaction; `ReplySender` delivers it in the background.
  */
-export class AgentMessagesService {
+export class MessagesService {
   constructor(
     private readonly db: Db,
-    private readonly repo: AgentMessagesRepo,
     private readonly messages: MessagesRepo,
     private readonly chatsRepo: ChatsRepo,
     private readonly chats: ChatsService,
@@ -104,6 +69,8 @@ export class AgentMessagesService {
     private readonly events: EventsService,
     private readonly messageEvents: MessageEvents,
     private readonly mediaStore: MediaStore,
+    private readonly channels: ChannelsRepo,
+    private readonly providers: ProviderRegistry,
   ) {}
 
   /** A page of the chat's messages, newest first; `nextBefore` continues with older ones. */
@@ -116,10 +83,10 @@ export class AgentMessagesService {
     if (!chat || !(await this.chats.canSee(actor, chat))) throw notFound();
     const limit = query.limit ?? DEFAULT_HISTORY_LIMIT;
     // A cursor from elsewhere would silently give an empty or wrong page; say so instead.
-    if (query.before !== undefined && !(await this.repo.existsInChat(this.db, chat.id, query.before))) {
+    if (query.before !== undefined && !(await this.messages.existsInChat(this.db, chat.id, query.before))) {
       throw badRequest([UNKNOWN_CURSOR]);
     }
-    const rows = await this.repo.page(this.db, chat.id, query.before, limit + 1);
+    const rows = await this.messages.page(this.db, chat.id, query.before, limit + 1);
     const page = rows.slice(0, limit);
     return {
       messages: page.map(toMessage),
@@ -133,7 +100,10 @@ export class AgentMessagesService {
    */
   async reply(actor: UserActor, chatId: string, body: AgentReplyBodyT): Promise<MessageT> {
     requirePermission(actor, 'chats:attend');
-    const content = this.prepare(body);
+    // Judged against the limits of the chat's provider, before anything is locked.
+    const provider = await this.channels.providerOfChat(actor.accountId, chatId);
+    if (!provider) throw notFound();
+    const content = this.prepare(body, this.providers.get(provider).limits);
     const id = newId();
     try {
       const row = await this.events.transaction(async (tx, events) => {
@@ -184,7 +154,7 @@ export class AgentMessagesService {
         ]);
         await this.messageEvents.message(tx, events, 'message.upsert', id);
         await this.messageEvents.chat(tx, events, 'chat.update', actor.accountId, chat.id);
-        return this.repo.find(tx, id);
+        return this.messages.find(tx, id);
       });
       if (!row) throw notFound();
       return toMessage(row);
@@ -195,7 +165,10 @@ export class AgentMessagesService {
   }
 
   /** The reply as it will be stored, or the Channel API's 400 sentences for it. */
-  private prepare(body: AgentReplyBodyT): {
+  private prepare(
+    body: AgentReplyBodyT,
+    limits: OutboundLimits,
+  ): {
     type: string;
     content: Record<string, unknown>;
     summary: string;
@@ -211,7 +184,7 @@ export class AgentMessagesService {
           ? { type: 'media', media: body.media }
           : { type: 'template', template: body.template }
     ) as SendMessage;
-    const result = prepareMessage(message);
+    const result = prepareMessage(message, limits);
     // The Channel API nests the text in `text.value`; here it is `text` itself.
     if (!result.ok) throw badRequest(result.messages.map((m) => m.replace(/^text\.value /, 'text ')));
     const prepared = result.prepared;

@@ -1,5 +1,6 @@
 import type {
   MediaKind,
+  OutboundLimits,
   PreparedMedia,
   PreparedMessage,
   PreparedOrderDetails,
@@ -7,39 +8,16 @@ import type {
   ProviderAmount,
   TemplateParam,
 } from '../../providers/types.js';
-import { MEDIA_KINDS } from '../../lib/media-types.js';
 import { parseAmount } from './amounts.js';
 import type { SendMessage } from './send.types.js';
 
 /**
- * Request-time checks of a send-message `message` (docs/channel-api.md): everything that can be judged before
- * answering 201 is judged here, so that only what the provider alone knows (template approved,
+ * Request-time checks of a send-message `message` (docs/channel-api.md) against the limits of the
+ * channel's provider: everything that can be judged before answering 201 is judged here, so that only what the provider alone knows (template approved,
  * 24-hour window) can fail in the background. Pure: no I/O, no clock.
  */
 
-export const TEXT_MAX_LENGTH = 4096;
-export const CAPTION_MAX_LENGTH = 1024;
 export const TEMPLATE_LANGUAGE_DEFAULT = 'pt_BR';
-
-/** Media types WhatsApp accepts, by kind (shared with the console's file picker). */
-export { MEDIA_KINDS };
-
-const MB = 1024 * 1024;
-/** Largest decoded file per kind; stickers get the animated limit, the larger of the two. */
-export const MEDIA_MAX_BYTES: Readonly<Record<MediaKind, number>> = {
-  image: 5 * MB,
-  video: 16 * MB,
-  audio: 16 * MB,
-  document: 100 * MB,
-  sticker: 500 * 1024,
-};
-const MEDIA_MAX_LABEL: Readonly<Record<MediaKind, string>> = {
-  image: '5 MB',
-  video: '16 MB',
-  audio: '16 MB',
-  document: '100 MB',
-  sticker: '500 KB',
-};
 
 /** A media message as judged at request time: the upload to the provider happens later. */
 export type RequestMedia = Omit<PreparedMedia, 'mediaId'> & {
@@ -86,7 +64,11 @@ class Issues {
   }
 }
 
-export function prepareMessage(message: SendMessage, options: PrepareOptions = {}): PrepareResult {
+export function prepareMessage(
+  message: SendMessage,
+  limits: OutboundLimits,
+  options: PrepareOptions = {},
+): PrepareResult {
   const prefix = options.pathPrefix ?? '';
   const issues = new Issues(prefix);
   const m: unknown = message;
@@ -96,12 +78,12 @@ export function prepareMessage(message: SendMessage, options: PrepareOptions = {
   let prepared: RequestMessage | undefined;
   switch (m.type) {
     case 'text': {
-      const text = prepareText(m.text, issues);
+      const text = prepareText(m.text, limits, issues);
       if (text !== undefined) prepared = { type: 'text', text };
       break;
     }
     case 'media': {
-      const media = prepareMedia(m.media, issues);
+      const media = prepareMedia(m.media, limits, issues);
       if (media) prepared = { type: 'media', media };
       break;
     }
@@ -123,17 +105,18 @@ export function prepareMessage(message: SendMessage, options: PrepareOptions = {
 
 // ---------------------------------------------------------------- text
 
-function prepareText(v: unknown, issues: Issues): string | undefined {
+function prepareText(v: unknown, limits: OutboundLimits, issues: Issues): string | undefined {
   const obj = requireObject(v, 'text', issues);
   if (!obj) return undefined;
-  const value = requireString(obj.value, 'text.value', issues, TEXT_MAX_LENGTH);
+  const value = requireString(obj.value, 'text.value', issues, limits.textMaxLength);
   optionalString(obj.pushName, 'text.pushName', issues);
   return value;
 }
 
 // ---------------------------------------------------------------- media
 
-function prepareMedia(v: unknown, issues: Issues): RequestMedia | undefined {
+function prepareMedia(v: unknown, limits: OutboundLimits, issues: Issues): RequestMedia | undefined {
+  const { mediaTypes, mediaMaxBytes, mediaMaxLabel } = limits;
   const obj = requireObject(v, 'media', issues);
   if (!obj) return undefined;
   const before = issues.list.length;
@@ -161,23 +144,23 @@ function prepareMedia(v: unknown, issues: Issues): RequestMedia | undefined {
   if (rawMime !== undefined) {
     // Parameters such as `; codecs=opus` do not change the kind; the provider gets the bare type.
     mimetype = (rawMime.split(';')[0] ?? '').trim().toLowerCase();
-    kind = Object.hasOwn(MEDIA_KINDS, mimetype) ? MEDIA_KINDS[mimetype] : undefined;
+    kind = Object.hasOwn(mediaTypes, mimetype) ? mediaTypes[mimetype] : undefined;
     if (!kind) {
       issues.add(
         'media.mimetype',
-        `must be one of the following values: ${Object.keys(MEDIA_KINDS).join(', ')}`,
+        `must be one of the following values: ${Object.keys(mediaTypes).join(', ')}`,
       );
     }
   }
 
-  if (kind && byteLength !== null && byteLength > MEDIA_MAX_BYTES[kind]) {
+  if (kind && byteLength !== null && byteLength > mediaMaxBytes[kind]) {
     issues.add(
       'media.base64',
-      `must decode to at most ${MEDIA_MAX_LABEL[kind]} (${MEDIA_MAX_BYTES[kind]} bytes) for ${kind}, got ${byteLength} bytes`,
+      `must decode to at most ${mediaMaxLabel[kind]} (${mediaMaxBytes[kind]} bytes) for ${kind}, got ${byteLength} bytes`,
     );
   }
 
-  const caption = optionalString(obj.caption, 'media.caption', issues, CAPTION_MAX_LENGTH);
+  const caption = optionalString(obj.caption, 'media.caption', issues, limits.captionMaxLength);
   if (caption && (kind === 'audio' || kind === 'sticker')) {
     issues.add('media.caption', `is not allowed for ${kind}`);
   }

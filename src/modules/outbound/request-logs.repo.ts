@@ -1,6 +1,13 @@
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Db, Tx } from '../../db/index.js';
-import type { ChannelHealth, ContactType, ProviderName, RequestStatus } from '../../db/types.js';
+import type {
+  ChannelHealth,
+  ProviderErrorInfo,
+  ProviderName,
+  RequestContact,
+  RequestLogsTable,
+  RequestStatus,
+} from '../../db/types.js';
 import { Statement } from '../../db/prepared.js';
 import { SendQueue, type QueuedSend } from '../../jobs/send-queue.js';
 import type { RequestMessage } from './prepare.js';
@@ -10,18 +17,6 @@ export interface RequestPayload {
   message: RequestMessage;
   /** TextMessage.pushName, kept with the stored message. */
   pushName?: string;
-}
-
-export interface RequestError {
-  code: string;
-  message: string;
-  details?: string;
-}
-
-export interface RequestContact {
-  type: ContactType;
-  value: string;
-  name: string | null;
 }
 
 export interface NewRequest {
@@ -39,17 +34,13 @@ export interface NewRequest {
   media_blob_id: string | null;
 }
 
-/** A stored request: what was accepted (the idempotency key stays in the table) and how it went. */
-export interface RequestRow extends Omit<NewRequest, 'idempotency_key'> {
-  status: RequestStatus;
-  message_id: string | null;
-  provider_message_id: string | null;
-  error: RequestError | null;
-  attempts: number;
-  chat_id: string | null;
-  created_at: Date;
-  updated_at: Date;
-}
+/**
+ * A stored request: what was accepted and how it went (the idempotency key stays in the table), its
+ * payload read as the prepared message it was stored as.
+ */
+export type RequestRow = Omit<Selectable<RequestLogsTable>, 'idempotency_key' | 'payload'> & {
+  payload: RequestPayload;
+};
 
 export interface RequestFilter {
   channelId: string;
@@ -272,7 +263,7 @@ export class RequestLogsRepo {
   }
 
   /** A temporary failure: back to `queued` with the error, waiting for the job's next attempt. */
-  async requeue(requestId: string, error: RequestError): Promise<void> {
+  async requeue(requestId: string, error: ProviderErrorInfo): Promise<void> {
     await this.db
       .updateTable('request_logs')
       .set({ status: 'queued', error: JSON.stringify(error), updated_at: sql`now()` })
@@ -315,7 +306,7 @@ export class RequestLogsRepo {
   async followMessage(
     tx: Tx,
     requestId: string,
-    outcome: { status: 'sent'; error: null } | { status: 'failed'; error: RequestError },
+    outcome: { status: 'sent'; error: null } | { status: 'failed'; error: ProviderErrorInfo },
   ): Promise<void> {
     await tx
       .updateTable('request_logs')
@@ -330,7 +321,12 @@ export class RequestLogsRepo {
       .execute();
   }
 
-  async markFailed(tx: Tx, requestId: string, error: RequestError, messageId: string | null): Promise<void> {
+  async markFailed(
+    tx: Tx,
+    requestId: string,
+    error: ProviderErrorInfo,
+    messageId: string | null,
+  ): Promise<void> {
     await tx
       .updateTable('request_logs')
       .set({ status: 'failed', error: JSON.stringify(error), message_id: messageId, updated_at: sql`now()` })

@@ -1,0 +1,64 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { documented, type GuardDoc } from '../../http/auth.js';
+import { unauthorized } from '../../http/errors.js';
+import type { RequestRateLimiter } from '../../http/rate-limit.js';
+import type { ApiKeysService } from '../api-keys/api-keys.service.js';
+import { requireScope } from '../auth/guards.js';
+import type { ApiKeyScope } from '../../access/permissions.js';
+import type { ApiChannel, ChannelKeys } from './channel-keys.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The channel opened by `x-channel-api-key` (send-message routes). */
+    apiChannel: ApiChannel | null;
+  }
+}
+
+// Both guards read their credential from the database: 503 while it cannot be reached.
+const ACCOUNT_KEY_DOC: GuardDoc = { security: [{ accountApiKey: [] }], errors: [401, 404, 429, 503] };
+// A missing key is a 400 and a wrong one a 404 (the contract's answers), never a 401.
+const CHANNEL_KEY_DOC: GuardDoc = { security: [{ channelApiKey: [] }], errors: [400, 404, 429, 503] };
+
+export interface AccountKeyGuardDeps {
+  apiKeys: ApiKeysService;
+  rateLimiter: RequestRateLimiter;
+}
+
+export interface ChannelKeyGuardDeps {
+  channelKeys: ChannelKeys;
+  channelKeyRateLimiter: RequestRateLimiter;
+}
+
+/**
+ * onRequest guard of the Channel API's account-key routes. It runs before the body is parsed and
+ * validated, giving the contract's order: credential (401) → rate limit (429) → scope (404) →
+ * validation (400).
+ */
+export function accountKeyGuard(deps: AccountKeyGuardDeps, scope: ApiKeyScope) {
+  return documented(async (request: FastifyRequest, reply: FastifyReply) => {
+    const actor = await deps.apiKeys.authenticate(request.headers.authorization);
+    const { headers } = await deps.rateLimiter.consume(actor.keyId);
+    reply.headers(headers);
+    requireScope(actor, scope);
+    request.apiKey = actor;
+  }, ACCOUNT_KEY_DOC);
+}
+
+/**
+ * onRequest guard of the send-message routes: the channel key in `x-channel-api-key`, checked against
+ * the database on every request (rotation and disabling apply at once, on every node) and before the
+ * body is read. Missing → 400; unknown, rotated away or API disabled → 404 `Invalid API token`.
+ */
+export function channelKeyGuard(deps: ChannelKeyGuardDeps) {
+  return documented(async (request: FastifyRequest, reply: FastifyReply) => {
+    const channel = await deps.channelKeys.authenticate(request.headers['x-channel-api-key']);
+    // One budget per channel: rotating its key does not refill it.
+    reply.headers((await deps.channelKeyRateLimiter.consume(channel.id)).headers);
+    request.apiChannel = channel;
+  }, CHANNEL_KEY_DOC);
+}
+
+export function apiChannelOf(request: FastifyRequest): ApiChannel {
+  if (!request.apiChannel) throw unauthorized();
+  return request.apiChannel;
+}

@@ -1,0 +1,40 @@
+import type { MessageT } from './messages.schemas.js';
+import type { MessageRow } from './messages.repo.js';
+import type { RequestMedia } from '../outbound/prepare.js';
+
+/**
+ * The media of an agent's reply as stored in `messages.content.media`; `mediaId` once uploaded.
+ * `status` `ready` and `size`: the file is in the media store.
+ */
+export interface StoredMedia {
+  kind: RequestMedia['kind'];
+  mimetype: string;
+  filename?: string;
+  caption?: string;
+  mediaId?: string;
+  status?: 'ready';
+  size?: number;
+}
+
+export function toMessage(row: MessageRow): MessageT {
+  return {
+    id: row.id,
+    chatId: row.chat_id,
+    origin: row.origin,
+    type: row.type,
+    content: row.content,
+    status: row.status,
+    providerMessageId: row.provider_message_id,
+    error: row.error
+      ? {
+          code: String(row.error.code),
+          message: row.error.message,
+          ...(typeof row.error.details === 'string' ? { details: row.error.details } : {}),
+        }
+      : null,
+    requestId: row.request_id,
+    userId: row.user_id,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
