@@ -213,9 +213,8 @@ export class ChatsService {
   ): Promise<ChatT> {
     if (actor.kind === 'user') requirePermission(actor, 'chats:transfer');
     const channelIds = actor.kind === 'api_key' ? actor.channelIds : null;
-    let row: ChatRow | undefined;
-    try {
-      row = await this.events.transaction(async (tx, events) => {
+    return heldChange(() =>
+      this.events.transaction(async (tx, events) => {
         const chat = await this.repo.lock(tx, actor.accountId, chatId, {
           nowait,
           channelIds,
@@ -272,13 +271,8 @@ export class ChatsService {
           }
         }
         return after;
-      });
-    } catch (err) {
-      if (isLockUnavailable(err)) throw conflict(CHAT_BUSY);
-      throw err;
-    }
-    if (!row) throw notFound();
-    return toChat(row);
+      }),
+    );
   }
 
   /** Moves a chat to another queue of its team (e.g. `Observação`, `Automação`). */
@@ -371,24 +365,36 @@ export class ChatsService {
     /** Makes the change; returns how to record its event from the chat after it. */
     apply: (tx: Tx, chat: HeldChat) => Promise<(events: EventBuffer, chat: ChatT) => void>,
   ): Promise<ChatT> {
-    let row: ChatRow | undefined;
-    try {
-      row = await this.events.transaction(async (tx, events) => {
-        if (!nowait) await this.repo.setLockTimeout(tx, TEAM_TRANSFER_WAIT_MS);
-        const chat = await this.repo.lock(tx, actor.accountId, chatId, { nowait });
+    return heldChange(() =>
+      this.events.transaction(async (tx, events) => {
+        const chat = await this.repo.lock(tx, actor.accountId, chatId, {
+          nowait,
+          waitMs: TEAM_TRANSFER_WAIT_MS,
+        });
         if (!chat || !(await this.canSee(actor, chat))) throw notFound();
         const record = await apply(tx, chat);
         const after = await this.repo.find(actor.accountId, chat.id, tx);
         if (after) record(events, toChat(after));
         return after;
-      });
-    } catch (err) {
-      if (isLockUnavailable(err)) throw conflict(CHAT_BUSY);
-      throw err;
-    }
-    if (!row) throw notFound();
-    return toChat(row);
+      }),
+    );
   }
+}
+
+/**
+ * A change of a chat made under its row lock, as the API answers it: a chat another operation holds
+ * is 409 (CHAT_BUSY), one gone (or never visible) is 404, else the chat as read under the lock.
+ */
+async function heldChange(run: () => Promise<ChatRow | undefined>): Promise<ChatT> {
+  let row: ChatRow | undefined;
+  try {
+    row = await run();
+  } catch (err) {
+    if (isLockUnavailable(err)) throw conflict(CHAT_BUSY);
+    throw err;
+  }
+  if (!row) throw notFound();
+  return toChat(row);
 }
 
 /**
