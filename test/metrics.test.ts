@@ -10,6 +10,7 @@ import { httpRequest, startTestApp, type TestApp } from './helpers/app.js';
 import { FakeGraph } from './helpers/fake-graph.js';
 import { seedAccount, type Fixture } from './helpers/fixtures.js';
 import { connect, type GatewayClient } from './helpers/gateway.js';
+import { createWhatsAppChannel } from './helpers/whatsapp.js';
 import { closedPort } from './helpers/webhook-receiver.js';
 
 // GET /metrics (Prometheus): the families and their values after real traffic — HTTP requests by
@@ -17,7 +18,6 @@ import { closedPort } from './helpers/webhook-receiver.js';
 // while a provider call is held, the gateway's sockets and rooms — and who may read them: loopback and
 // private clients on the API port, a bearer token when configured, and the metrics' own port.
 
-const PHONE_NUMBER_ID = '1234567890';
 const TOKEN = 'metrics-token-0123456789';
 
 /** Scrapes `/metrics` of `base` (the API, or the metrics' own port). */
@@ -67,26 +67,7 @@ describe('metrics on the API port', () => {
       },
     });
     f = await seedAccount(t.server.services);
-    const admin = { authorization: `Bearer ${f.adminToken}` };
-    const created = await t.request('POST', '/api/channels', {
-      headers: admin,
-      body: {
-        name: 'WhatsApp',
-        provider: 'whatsapp-cloud',
-        defaultTeamId: f.teams[0]!.id,
-        providerConfig: {
-          phoneNumberId: PHONE_NUMBER_ID,
-          accessToken: 'test-token',
-          appSecret: 'app-secret',
-          verifyToken: 'verify',
-        },
-      },
-    });
-    assert.equal(created.status, 201, JSON.stringify(created.body));
-    const rotated = await t.request('POST', `/api/channels/${created.json.id as string}/api-key`, {
-      headers: admin,
-    });
-    waKey = rotated.json.apiKey as string;
+    waKey = (await createWhatsAppChannel(f, { withApiKey: true })).apiKey;
   });
   after(async () => {
     for (const c of clients) c.close();

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { FakeGraph } from './helpers/fake-graph.js';
 import { seedAccount, type Fixture } from './helpers/fixtures.js';
-import { graphWebhook, hubSignature } from './helpers/whatsapp.js';
+import { createWhatsAppChannel, graphWebhook, hubSignature } from './helpers/whatsapp.js';
 
 // A Channel API request follows its message after the provider accepted it: a failure reported later
 // by a status webhook (131047, the 24-hour window) fails the request and its log entry with the
@@ -53,24 +53,13 @@ describe('request log follows late delivery statuses', () => {
     fake = await FakeGraph.start();
     t = await startTestApp({ env: { WHATSAPP_GRAPH_BASE_URL: fake.url, WHATSAPP_TIMEOUT_MS: '5000' } });
     f = await seedAccount(t.server.services);
-    const created = await t.request('POST', '/api/channels', {
-      headers: admin(),
-      body: {
-        name: 'WhatsApp',
-        provider: 'whatsapp-cloud',
-        defaultTeamId: f.teams[0]!.id,
-        providerConfig: {
-          phoneNumberId: PHONE_NUMBER_ID,
-          accessToken: 'test-token',
-          appSecret: APP_SECRET,
-          verifyToken: 'verify',
-        },
-      },
+    const channel = await createWhatsAppChannel(f, {
+      phoneNumberId: PHONE_NUMBER_ID,
+      appSecret: APP_SECRET,
+      withApiKey: true,
     });
-    assert.equal(created.status, 201, JSON.stringify(created.body));
-    channelId = created.json.id as string;
-    key = (await t.request('POST', `/api/channels/${channelId}/api-key`, { headers: admin() })).json
-      .apiKey as string;
+    channelId = channel.id;
+    key = channel.apiKey;
   });
   after(async () => {
     await t?.close();
