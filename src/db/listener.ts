@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
+import { errorText } from '../lib/errors.js';
 import { CONNECT_TIMEOUT_MS, KEEPALIVE_DELAY_MS } from './index.js';
 
 export interface ListenerOptions {
@@ -25,7 +26,6 @@ export interface ListenerOptions {
 export class Listener {
   private client: pg.Client | null = null;
   private started = false;
-  private stopped = false;
 
   constructor(private readonly opts: ListenerOptions) {}
 
@@ -33,12 +33,10 @@ export class Listener {
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
-    this.stopped = false;
     await this.open();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
     this.started = false;
     const client = this.client;
     this.client = null;
@@ -46,7 +44,7 @@ export class Listener {
   }
 
   private async open(): Promise<void> {
-    if (this.stopped) return;
+    if (!this.started) return;
     const { logger, name } = this.opts;
     const client = new pg.Client({
       connectionString: this.opts.databaseUrl,
@@ -55,7 +53,7 @@ export class Listener {
       keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
     });
     const retry = () => {
-      if (this.client !== client || this.stopped) return;
+      if (this.client !== client || !this.started) return;
       this.client = null;
       client.end().catch(() => undefined);
       const t = setTimeout(() => void this.open(), this.opts.retryDelayMs);
@@ -76,9 +74,4 @@ export class Listener {
       retry();
     }
   }
-}
-
-function errorText(err: unknown): string {
-  const message = (err as { message?: unknown } | null)?.message;
-  return typeof message === 'string' ? message : String(err);
 }

@@ -6,6 +6,8 @@ import { CONNECT_TIMEOUT_MS, KEEPALIVE_DELAY_MS, type Tx } from '../db/index.js'
 import { Listener } from '../db/listener.js';
 import { isConnectionFailure } from '../db/unavailable.js';
 import { settleWithin } from '../lib/settle.js';
+import { errorText } from '../lib/errors.js';
+import { OneAtATime } from '../lib/one-at-a-time.js';
 import { Batcher } from '../lib/batcher.js';
 import { persist } from '../lib/persist.js';
 
@@ -106,11 +108,9 @@ export interface JobWorker<T> {
 
 /** A fetched job, as a handler sees it. */
 export interface Job<T> {
-  id: string;
   data: T;
   /** Runs before this one that ended in a failure (0 on the first run). */
   retryCount: number;
-  expireInSeconds: number;
 }
 
 export interface WorkOptions {
@@ -340,12 +340,14 @@ class Runner<T> {
   private readonly inFlight = new Set<Promise<void>>();
   /** Ids of the jobs whose handlers run here. */
   private readonly running = new Set<string>();
-  private fetching = false;
   /** Stopped: a handler finishing now leaves its job alone (it was failed, or expires). */
   private closed = false;
-  private again = false;
   private stopping = false;
   private readonly completions: Batcher<string, void>;
+  private readonly fetches = new OneAtATime(
+    () => this.fill(),
+    () => this.stopping,
+  );
 
   constructor(
     private readonly boss: PgBoss,
@@ -369,19 +371,7 @@ class Runner<T> {
 
   /** Looks for jobs now; a call during a fetch makes it look again after. */
   wake(): void {
-    if (this.stopping) return;
-    if (this.fetching) {
-      this.again = true;
-      return;
-    }
-    this.fetching = true;
-    void this.fill().finally(() => {
-      this.fetching = false;
-      if (this.again) {
-        this.again = false;
-        this.wake();
-      }
-    });
+    this.fetches.run();
   }
 
   private async fill(): Promise<void> {
@@ -414,10 +404,8 @@ class Runner<T> {
     const started = Date.now();
     this.running.add(job.id);
     const p = this.handler({
-      id: job.id,
       data: job.data,
       retryCount: job.retryCount,
-      expireInSeconds: job.expireInSeconds,
     })
       .then(
         () => null,
@@ -480,10 +468,4 @@ class Runner<T> {
     this.logger.warn({ queue: this.queue, jobs: left.length }, 'job queue: stopping with jobs running');
     await this.boss.fail(this.queue, left).catch(() => undefined);
   }
-}
-
-/** pg-boss passes on copies of errors that are not always Error instances. */
-function errorText(err: unknown): string {
-  const message = (err as { message?: unknown } | null)?.message;
-  return typeof message === 'string' ? message : String(err);
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Listener } from '../db/listener.js';
 import { Batcher } from '../lib/batcher.js';
 import { persist } from '../lib/persist.js';
+import { OneAtATime } from '../lib/one-at-a-time.js';
 import { settleWithin } from '../lib/settle.js';
 import type { Logger } from 'pino';
 import { SEND_NOTIFY_CHANNEL, type LeasedJob, type SendQueue } from './send-queue.js';
@@ -79,9 +80,11 @@ export class SendDispatcher {
   private readonly inFlight = new Set<Promise<void>>();
   /** Lanes of the jobs running or being finished here: their leases are renewed. */
   private readonly held = new Map<string, { jobId: number; finishing: boolean }>();
-  private running = false;
-  private again = false;
   private stopping = false;
+  private readonly fetches = new OneAtATime(
+    () => this.fill(),
+    () => this.stopping,
+  );
   private renewing = false;
   private renewFailing = false;
   /** Leasing takes expired leases only from this time (ms since epoch): see `sawFailure`. */
@@ -156,19 +159,7 @@ export class SendDispatcher {
 
   /** Looks for work now (new jobs, a freed lane); a call during a fetch makes it look again after. */
   wake(): void {
-    if (this.stopping) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = true;
-    void this.fill().finally(() => {
-      this.running = false;
-      if (this.again) {
-        this.again = false;
-        this.wake();
-      }
-    });
+    this.fetches.run();
   }
 
   /**
