@@ -20,15 +20,9 @@ CREATE INDEX webhook_deliveries_claimed_idx
 
   // Deliveries an earlier version had pending keep their schedule (a retry's next_attempt_at, which its
   // pg-boss job had as start time); one whose attempt was running (next_attempt_at cleared while it
-  // ran) is due now. Their pg-boss jobs go: nothing reads that queue any more.
+  // ran) is due now. Their pg-boss jobs are gone with the old job schema (migration 016).
   await sql`
 UPDATE webhook_deliveries SET next_attempt_at = now() WHERE status = 'pending' AND next_attempt_at IS NULL;
-DO $$
-BEGIN
-  IF to_regclass('pgboss.job') IS NOT NULL THEN
-    DELETE FROM pgboss.job WHERE name = 'webhook-delivery';
-  END IF;
-END $$;
 `.execute(db);
 }
 

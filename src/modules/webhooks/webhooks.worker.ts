@@ -158,8 +158,6 @@ export class WebhookDeliverer {
   private readonly inFlight = new Set<Promise<void>>();
   private readonly delivered: Batcher<DeliveredOutcome, void>;
   private leaseMs = 0;
-  private pollMs = POLL_MS;
-  private databaseUrl = '';
   private claiming = false;
   private again = false;
   private stopping = true;
@@ -191,21 +189,20 @@ export class WebhookDeliverer {
   }
 
   async start(opts: WebhookDispatchOptions): Promise<void> {
-    this.databaseUrl = opts.databaseUrl;
     this.leaseMs = opts.leaseMs ?? this.options.timeoutMs + LEASE_MARGIN_MS;
-    this.pollMs = opts.pollMs ?? POLL_MS;
+    const pollMs = opts.pollMs ?? POLL_MS;
     this.stopping = false;
     this.listener = new Listener({
       databaseUrl: opts.databaseUrl,
       channel: WEBHOOKS_CHANNEL,
-      retryDelayMs: this.pollMs,
+      retryDelayMs: pollMs,
       onNotify: () => this.wake(),
       logger: this.logger,
       name: 'webhook deliveries',
       waitsFor: 'new deliveries',
     });
     await this.listener.start();
-    this.pollTimer = setInterval(() => this.wake(), this.pollMs);
+    this.pollTimer = setInterval(() => this.wake(), pollMs);
     this.pollTimer.unref();
     this.wake();
   }
@@ -279,9 +276,8 @@ export class WebhookDeliverer {
     const outcome = await this.post(delivery);
     const failure = webhookFailureReason(outcome);
     if (failure) this.metrics.webhookAttemptFailed(failure);
-    const current = { id: delivery.id, generation: delivery.generation, attempt: delivery.attempts };
     let warned = false;
-    const result = await persist(() => this.settle(delivery, current, startedAt, outcome), {
+    const result = await persist(() => this.settle(delivery, startedAt, outcome), {
       unavailableForMs: SETTLE_FOR_MS,
       refusedAttempts: 3,
       baseDelayMs: 100,
@@ -365,13 +361,9 @@ export class WebhookDeliverer {
     });
   }
 
-  private async settle(
-    delivery: ClaimedDelivery,
-    current: Current,
-    startedAt: Date,
-    outcome: Outcome,
-  ): Promise<void> {
+  private async settle(delivery: ClaimedDelivery, startedAt: Date, outcome: Outcome): Promise<void> {
     const at = new Date();
+    const current: Current = { id: delivery.id, generation: delivery.generation, attempt: delivery.attempts };
     if (outcome.kind === 'answered' && outcome.status >= 200 && outcome.status < 300) {
       await this.delivered.submit({
         ...current,
@@ -414,11 +406,12 @@ export class WebhookDeliverer {
           { webhookId: disabled.id },
           'webhook endpoint disabled after failing for the retry window',
         );
+        this.logger.info({ ...log, error: result.error }, 'webhook delivery failed');
+        return;
       }
       const deadline = delivery.window_started_at.getTime() + windowMs;
       // A refused destination is final, like a 4xx: the address policy will not change by waiting.
       const again =
-        !disabled &&
         at.getTime() < deadline &&
         (outcome.kind === 'unreachable' || (outcome.kind === 'answered' && retryable(outcome.status)));
       if (!again) {
