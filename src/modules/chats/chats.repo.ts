@@ -420,10 +420,6 @@ LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id 
       .executeTakeFirst() as Promise<ChatRow | undefined>;
   }
 
-  async insertTransfer(tx: Tx, row: Insertable<ChatTransfersTable>): Promise<void> {
-    await tx.insertInto('chat_transfers').values(row).execute();
-  }
-
   async transfers(chatId: string) {
     return this.db
       .selectFrom('chat_transfers')

@@ -281,8 +281,10 @@ export class ChatsService {
     const name = queue.trim();
     try {
       await this.events.transaction(async (tx, events) => {
-        await this.repo.setLockTimeout(tx, TEAM_TRANSFER_WAIT_MS);
-        const chat = await this.repo.lock(tx, actor.accountId, chatId, { nowait: false });
+        const chat = await this.repo.lock(tx, actor.accountId, chatId, {
+          nowait: false,
+          waitMs: TEAM_TRANSFER_WAIT_MS,
+        });
         if (!chat || chat.status !== 'open' || !(await this.canSee(actor, chat))) throw notFound();
         if (name === QUEUE_ATTENDING && chat.user_id === null) {
           throw badRequest(

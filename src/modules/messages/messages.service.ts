@@ -107,8 +107,10 @@ export class MessagesService {
     const id = newId();
     try {
       const row = await this.events.transaction(async (tx, events) => {
-        await this.chatsRepo.setLockTimeout(tx, TEAM_TRANSFER_WAIT_MS);
-        const held = await this.chatsRepo.lock(tx, actor.accountId, chatId, { nowait: false });
+        const held = await this.chatsRepo.lock(tx, actor.accountId, chatId, {
+          nowait: false,
+          waitMs: TEAM_TRANSFER_WAIT_MS,
+        });
         if (!held || !(await this.chats.canSee(actor, held))) throw notFound();
         if (held.status !== 'open') throw conflict(CHAT_CLOSED);
         if (held.user_id !== actor.userId) throw forbidden(ONLY_ATTENDANT_REPLIES);
