@@ -1,5 +1,6 @@
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Db, Tx } from '../db/index.js';
+import type { EventsTable } from '../db/types.js';
 import { Statement } from '../db/prepared.js';
 import { EVENT_NAMES } from './catalogue.js';
 
@@ -56,15 +57,11 @@ SELECT r.last, r.now
 FROM r CROSS JOIN LATERAL (SELECT pg_notify('${EVENTS_CHANNEL}', $1::text || ':' || r.last)) AS n
   LEFT JOIN LATERAL (SELECT pg_notify('${WEBHOOKS_CHANNEL}', '') WHERE EXISTS (SELECT 1 FROM wd)) AS w ON true`);
 
-export interface EventRow {
-  account_id: string;
-  seq: number;
-  id: string;
-  event: string;
-  schema_version: number;
-  occurred_at: Date;
-  data: Record<string, unknown>;
-}
+/** A stored event, as an envelope is made of it. */
+export type EventRow = Pick<
+  Selectable<EventsTable>,
+  'id' | 'event' | 'schema_version' | 'seq' | 'occurred_at' | 'account_id' | 'data'
+>;
 
 export class EventsRepo {
   constructor(private readonly db: Db) {}
@@ -121,42 +118,23 @@ export class EventsRepo {
     limit: number,
     scan: number,
   ): Promise<{ rows: EventRow[]; scannedTo: number | null }> {
-    // Both reads in one snapshot: read apart, events committed between them would move `scannedTo`
-    // past events the first read did not see, and the client's cursor would skip them.
-    return this.db
-      .transaction()
-      .setIsolationLevel('repeatable read')
-      .execute(async (tx) => {
-        const window = tx
-          .selectFrom('events')
-          .selectAll()
-          .where('account_id', '=', accountId)
-          .where('seq', '>', after)
-          .orderBy('seq')
-          .limit(scan);
-        const rows = await tx
-          .selectFrom(window.as('w'))
-          .select(['account_id', 'seq', 'id', 'event', 'schema_version', 'occurred_at', 'data'])
-          .where(sql<boolean>`w.audience && ${sql.val(tags)}::text[]`)
-          .orderBy('seq')
-          .limit(limit)
-          .execute();
-        if (rows.length === limit) return { rows, scannedTo: rows.at(-1)?.seq ?? null };
-        const end = await tx
-          .selectFrom(
-            tx
-              .selectFrom('events')
-              .select('seq')
-              .where('account_id', '=', accountId)
-              .where('seq', '>', after)
-              .orderBy('seq')
-              .limit(scan)
-              .as('w'),
-          )
-          .select(sql<number | null>`max(w.seq)`.as('max'))
-          .executeTakeFirst();
-        return { rows, scannedTo: end?.max ?? null };
-      });
+    // The page and the last seq looked at in one statement, so one snapshot: read apart, events
+    // committed between the reads would move `scannedTo` past events the page did not see, and the
+    // client's cursor would skip them. One row even for an empty page, carrying `scanned_to`.
+    const { rows } = await sql<EventRow & { scanned_to: number | null }>`
+      WITH w AS (
+        SELECT * FROM events WHERE account_id = ${accountId} AND seq > ${after} ORDER BY seq LIMIT ${scan}
+      )
+      SELECT p.account_id, p.seq, p.id, p.event, p.schema_version, p.occurred_at, p.data, m.scanned_to
+      FROM (SELECT max(seq) AS scanned_to FROM w) AS m
+      LEFT JOIN LATERAL (
+        SELECT * FROM w WHERE w.audience && ${tags}::text[] ORDER BY seq LIMIT ${limit}
+      ) AS p ON true
+      ORDER BY p.seq`.execute(this.db);
+    const page: EventRow[] = [];
+    for (const { scanned_to: _scannedTo, ...row } of rows) if (row.seq !== null) page.push(row);
+    if (page.length === limit) return { rows: page, scannedTo: page.at(-1)?.seq ?? null };
+    return { rows: page, scannedTo: rows[0]?.scanned_to ?? null };
   }
 
   /** Every account's last seq (`event_seqs`; 0 for an account that has written none). */

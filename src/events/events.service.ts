@@ -1,6 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { Selectable } from 'kysely';
-import type { EventsTable } from '../db/types.js';
 import { inTransaction, type Db, type Tx } from '../db/index.js';
 import type { UserActor } from '../access/actors.js';
 import {
@@ -11,7 +9,7 @@ import {
   type EventData,
   type EventName,
 } from './catalogue.js';
-import type { EventsRepo } from './events.repo.js';
+import type { EventRow, EventsRepo } from './events.repo.js';
 import { READ_ALL_TAG, room, type Target } from './rooms.js';
 
 interface Pending {
@@ -72,12 +70,6 @@ export class EventBuffer {
     }
   }
 }
-
-/** A stored event, as an envelope is made of it. */
-export type EventRow = Pick<
-  Selectable<EventsTable>,
-  'id' | 'event' | 'schema_version' | 'seq' | 'occurred_at' | 'account_id' | 'data'
->;
 
 export function toEnvelope(row: EventRow): Envelope {
   return {

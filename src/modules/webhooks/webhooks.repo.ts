@@ -3,7 +3,7 @@ import type { Db, Tx } from '../../db/index.js';
 import { Statement } from '../../db/prepared.js';
 import type { WebhookDeliveryStatus } from '../../db/types.js';
 import { WEBHOOKS_CHANNEL } from '../../events/events.repo.js';
-import type { EventRow } from '../../events/events.service.js';
+import type { EventRow } from '../../events/events.repo.js';
 
 export interface WebhookRow {
   id: string;
