@@ -7,6 +7,7 @@ import type { Config } from '../config.js';
 import { SESSION_READY, type AckError, type SessionReadyT } from '../events/catalogue.js';
 import { room } from '../events/rooms.js';
 import { EventTail } from '../events/tail.js';
+import { bearerFrom } from '../http/auth.js';
 import { AppError } from '../http/errors.js';
 import { namePortError } from '../http/ports.js';
 import { httpServerOptions } from '../http/timeouts.js';
@@ -52,7 +53,7 @@ export function handshakeToken(handshake: {
   auth: Record<string, unknown>;
 }): string | null {
   const header = handshake.headers.authorization;
-  const bearer = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] : undefined;
+  const bearer = bearerFrom(header);
   if (bearer) return bearer;
   const token = handshake.auth.token;
   if (typeof token === 'string' && token !== '') return token;

@@ -74,17 +74,16 @@ export function userGuard(deps: UserGuardDeps) {
  * (403 otherwise); reads pass.
  */
 export function sessionToken(request: FastifyRequest): string | undefined {
-  const bearer = bearerToken(request);
+  const bearer = bearerFrom(request.headers.authorization);
   if (bearer) return bearer;
   const cookie = request.cookies?.access_token;
   if (cookie) refuseCrossSiteCookieWrite(request);
   return cookie;
 }
 
-/** The token of an `Authorization: Bearer` header, if any. */
-function bearerToken(request: FastifyRequest): string | undefined {
-  const header = request.headers.authorization;
-  return (header && /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1]) || undefined;
+/** The token of an `Authorization: Bearer` header, if any (the API, the gateway's handshake, metrics). */
+export function bearerFrom(header: string | string[] | undefined): string | undefined {
+  return typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] : undefined;
 }
 
 export function apiKeyOf(request: FastifyRequest): ApiKeyActor {

@@ -1,11 +1,12 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import type { Logger } from 'pino';
 import type { App } from '../http/app-type.js';
+import { bearerFrom } from '../http/auth.js';
 import { namePortError } from '../http/ports.js';
 import { forbidden, unauthorized } from '../http/errors.js';
+import { safeEqual, sha256 } from '../lib/secrets.js';
 import { UNMATCHED_ROUTE, type Metrics } from './metrics.js';
 
 /**
@@ -32,12 +33,10 @@ export function isPrivateAddress(address: string): boolean {
   return PRIVATE_RANGES.has(parsed.range());
 }
 
-const digest = (s: string) => createHash('sha256').update(s).digest();
-
 /** Whether the request's `Authorization: Bearer` is `token`, compared in constant time. */
 export function hasToken(headers: IncomingHttpHeaders, token: string): boolean {
-  const given = /^Bearer\s+(\S+)\s*$/i.exec(headers.authorization ?? '')?.[1];
-  return given !== undefined && timingSafeEqual(digest(given), digest(token));
+  const given = bearerFrom(headers.authorization);
+  return given !== undefined && safeEqual(sha256(given), sha256(token));
 }
 
 export function metricsAccess(

@@ -1,6 +1,6 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Db, Tx } from '../../db/index.js';
-import type { UserStatus, UsersTable } from '../../db/types.js';
+import type { UsersTable } from '../../db/types.js';
 import { Statement } from '../../db/prepared.js';
 
 export type UserRow = Pick<
@@ -41,10 +41,13 @@ export class UsersRepo {
     return db.selectFrom('users as u').innerJoin('roles as r', 'r.id', 'u.role_id');
   }
 
-  async list(accountId: string, statuses?: UserStatus[]): Promise<UserRow[]> {
-    let q = this.base().select(columns).where('u.account_id', '=', accountId);
-    if (statuses) q = q.where('u.status', 'in', statuses);
-    return q.orderBy('u.created_at').orderBy('u.id').execute();
+  async list(accountId: string): Promise<UserRow[]> {
+    return this.base()
+      .select(columns)
+      .where('u.account_id', '=', accountId)
+      .orderBy('u.created_at')
+      .orderBy('u.id')
+      .execute();
   }
 
   /** Active and onboarding users as a JSON array (`UserSchema`), in `list` order. */
