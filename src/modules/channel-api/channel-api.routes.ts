@@ -69,33 +69,30 @@ const channelReach = (services: { chats: ChatsService }) => async (request: Fast
   // Whether the channel is the account's shows in the page itself (the service looks it up only for
   // an empty page), so a valid request costs no lookup here; one that validation will refuse gets
   // no page, and its 404 must come before the 400.
-  if (!querystringPasses(request)) await services.chats.assertChannelReachable(actor, channelId);
+  if (!partPasses(request, 'querystring')) await services.chats.assertChannelReachable(actor, channelId);
 };
 
-/** Whether the route's query validation and the input guard will let the query string through. */
-function querystringPasses(request: FastifyRequest): boolean {
-  const validate = request.getValidationFunction('querystring');
-  // The validator coerces and fills defaults in place: it checks a copy.
-  const copy = { ...(request.query as Record<string, unknown>) };
-  return validate !== undefined && validate(copy) === true && inputProblems(copy).length === 0;
-}
 /**
  * A chat the key cannot reach answers 404 before its body's 400. A body that will pass needs no
  * lookup here: the transfer itself answers 404 for such a chat, one round trip fewer per transfer.
  */
 const chatReach = (services: { chats: ChatsService }) => async (request: FastifyRequest) => {
   const { id } = request.params as Record<string, unknown>;
-  if (typeof id === 'string' && isObjectId(id) && !bodyPasses(request)) {
+  if (typeof id === 'string' && isObjectId(id) && !partPasses(request, 'body')) {
     await services.chats.assertChatReachable(apiKeyOf(request), id);
   }
 };
 
-/** Whether the route's body validation and the input guard will let the body through. */
-function bodyPasses(request: FastifyRequest): boolean {
-  const validate = request.getValidationFunction('body');
-  if (validate === undefined || request.body === null || typeof request.body !== 'object') return false;
-  // The validator may coerce and fill defaults in place: it checks a copy.
-  const copy = { ...(request.body as Record<string, unknown>) };
+/**
+ * Whether the route's validation of that part of the request and the input guard will let it through
+ * (a reach check answers 404 before the 400 only for a request that will be refused).
+ */
+function partPasses(request: FastifyRequest, part: 'querystring' | 'body'): boolean {
+  const validate = request.getValidationFunction(part);
+  const value = part === 'body' ? request.body : request.query;
+  if (validate === undefined || value === null || typeof value !== 'object') return false;
+  // The validator coerces and fills defaults in place: it checks a copy.
+  const copy = { ...(value as Record<string, unknown>) };
   return validate(copy) === true && inputProblems(copy).length === 0;
 }
 
