@@ -117,7 +117,6 @@ export function createServices(deps: {
   );
   // Delivery statuses: applied from provider webhooks, and caught up by the send pipeline.
   const messageStatuses = new MessageStatusService(
-    db,
     new MessageStatusRepo(),
     repos.messages,
     deps.logger,

@@ -266,9 +266,8 @@ export interface InboundProviderStatus {
 export interface OutboundLimits {
   /** Media types the provider takes, by kind; the order is the one error messages list them in. */
   mediaTypes: Readonly<Record<string, MediaKind>>;
-  /** Largest file per kind, and the same as people write it (`5 MB`). */
+  /** Largest file per kind. */
   mediaMaxBytes: Readonly<Record<MediaKind, number>>;
-  mediaMaxLabel: Readonly<Record<MediaKind, string>>;
   /** Largest file of a customer's static sticker, downloaded (an animated one has `mediaMaxBytes.sticker`). */
   staticStickerMaxBytes: number;
   textMaxLength: number;

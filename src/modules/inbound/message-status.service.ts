@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Db, Tx } from '../../db/index.js';
+import type { Tx } from '../../db/index.js';
 import type { EventsService } from '../../events/events.service.js';
 import type { MessageStatus, ProviderErrorInfo, ProviderMessageStatus } from '../../db/types.js';
 import type { InboundProviderStatus } from '../../providers/types.js';
@@ -32,10 +32,9 @@ export type StatusOutcome = 'changed' | 'unchanged' | 'unknown_message';
 /** Delivery statuses reported by a provider for messages sent on a channel. */
 export class MessageStatusService {
   constructor(
-    private readonly db: Db,
     private readonly repo: MessageStatusRepo,
     /** The messages themselves, locked one at a time while a status applies. */
-    private readonly messages: Pick<MessagesRepo, 'lockByProviderId'>,
+    private readonly messages: Pick<MessagesRepo, 'lockStateByProviderId'>,
     private readonly logger: Logger,
     private readonly events: EventsService,
     private readonly messageEvents: MessageEvents,
@@ -71,9 +70,9 @@ export class MessageStatusService {
    * can outrun that commit, and was then recorded for a message not known yet. Applies what was
    * recorded, by the same forward-only rule.
    */
-  private async catchUp(tx: Tx, channelId: string, providerMessageId: string): Promise<StatusOutcome> {
-    const message = await this.messages.lockByProviderId(tx, channelId, providerMessageId);
-    if (!message) return 'unknown_message';
+  private async catchUp(tx: Tx, channelId: string, providerMessageId: string): Promise<void> {
+    const message = await this.messages.lockStateByProviderId(tx, channelId, providerMessageId);
+    if (!message) return;
     let status: MessageStatus = message.status;
     let error: ProviderErrorInfo | null = null;
     for (const r of await this.repo.recorded(tx, channelId, providerMessageId)) {
@@ -82,9 +81,8 @@ export class MessageStatusService {
       status = next;
       error = next === 'failed' ? (r.error ?? UNKNOWN_ERROR) : null;
     }
-    if (status === message.status) return 'unchanged';
+    if (status === message.status) return;
     await this.move(tx, message, status as ProviderMessageStatus, error);
-    return 'changed';
   }
 
   /** `catchUp` for several sent messages: one look for recorded statuses, then only those that have some. */
@@ -108,7 +106,7 @@ export class MessageStatusService {
         error: s.status === 'failed' ? s.error : null,
         occurred_at: s.timestamp,
       });
-      const message = await this.messages.lockByProviderId(tx, channelId, s.providerMessageId);
+      const message = await this.messages.lockStateByProviderId(tx, channelId, s.providerMessageId);
       if (!message) {
         this.logger.debug(
           { channelId, providerMessageId: s.providerMessageId, status: s.status },

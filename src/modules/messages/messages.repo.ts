@@ -78,29 +78,37 @@ export class MessagesRepo {
 
   /**
    * A message of the channel by provider id, locked until commit so concurrent changes to it queue:
-   * a customer's edit or reaction (InboundActions), a delivery status (MessageStatusService).
+   * a customer's edit or reaction (InboundActions, which reads its content), a delivery status
+   * (MessageStatusService, which reads only where it stands: `lockStateByProviderId`).
    */
   async lockByProviderId(
     tx: Tx,
     channelId: string,
     providerMessageId: string,
-  ): Promise<
-    | {
-        id: string;
-        origin: MessageOrigin;
-        content: Record<string, unknown>;
-        status: MessageStatus;
-        request_id: string | null;
-      }
-    | undefined
-  > {
-    return tx
-      .selectFrom('messages')
-      .select(['id', 'origin', 'content', 'status', 'request_id'])
-      .where('channel_id', '=', channelId)
-      .where('provider_message_id', '=', providerMessageId)
+  ): Promise<{ id: string; origin: MessageOrigin; content: Record<string, unknown> } | undefined> {
+    return this.byProviderId(tx, channelId, providerMessageId)
+      .select(['id', 'origin', 'content'])
       .forUpdate()
       .executeTakeFirst();
+  }
+
+  /** `lockByProviderId` for a delivery status, the busiest inbound traffic: no content read. */
+  async lockStateByProviderId(
+    tx: Tx,
+    channelId: string,
+    providerMessageId: string,
+  ): Promise<{ id: string; status: MessageStatus; request_id: string | null } | undefined> {
+    return this.byProviderId(tx, channelId, providerMessageId)
+      .select(['id', 'status', 'request_id'])
+      .forUpdate()
+      .executeTakeFirst();
+  }
+
+  private byProviderId(tx: Tx, channelId: string, providerMessageId: string) {
+    return tx
+      .selectFrom('messages')
+      .where('channel_id', '=', channelId)
+      .where('provider_message_id', '=', providerMessageId);
   }
 
   async setContent(tx: Tx, id: string, content: Record<string, unknown>): Promise<void> {

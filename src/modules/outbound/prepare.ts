@@ -115,8 +115,14 @@ function prepareText(v: unknown, limits: OutboundLimits, issues: Issues): string
 
 // ---------------------------------------------------------------- media
 
+/** A size as people write it: `5 MB` for whole megabytes (of 1,048,576 bytes), else `500 KB`. */
+function sizeLabel(bytes: number): string {
+  const MB = 1024 * 1024;
+  return bytes % MB === 0 ? `${bytes / MB} MB` : `${bytes / 1024} KB`;
+}
+
 function prepareMedia(v: unknown, limits: OutboundLimits, issues: Issues): RequestMedia | undefined {
-  const { mediaTypes, mediaMaxBytes, mediaMaxLabel } = limits;
+  const { mediaTypes, mediaMaxBytes } = limits;
   const obj = requireObject(v, 'media', issues);
   if (!obj) return undefined;
   const before = issues.list.length;
@@ -156,7 +162,7 @@ function prepareMedia(v: unknown, limits: OutboundLimits, issues: Issues): Reque
   if (kind && byteLength !== null && byteLength > mediaMaxBytes[kind]) {
     issues.add(
       'media.base64',
-      `must decode to at most ${mediaMaxLabel[kind]} (${mediaMaxBytes[kind]} bytes) for ${kind}, got ${byteLength} bytes`,
+      `must decode to at most ${sizeLabel(mediaMaxBytes[kind])} (${mediaMaxBytes[kind]} bytes) for ${kind}, got ${byteLength} bytes`,
     );
   }
 

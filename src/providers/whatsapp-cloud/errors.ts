@@ -14,7 +14,7 @@ export const TEMPORARY_GRAPH_CODES: ReadonlySet<number> = new Set([
  * Of those, the rate limits (application, account, throughput, spam and per-recipient pair limits):
  * told apart in the metrics, since they call for sending slower rather than for a fix.
  */
-export const RATE_LIMIT_GRAPH_CODES: ReadonlySet<number> = new Set([4, 80007, 130429, 131048, 131056]);
+const RATE_LIMIT_GRAPH_CODES: ReadonlySet<number> = new Set([4, 80007, 130429, 131048, 131056]);
 
 /**
  * Graph error 190: the access token expired, was revoked, or is not a token at all. Every call of the

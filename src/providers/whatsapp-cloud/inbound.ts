@@ -42,7 +42,7 @@ const USER_ID = /^[A-Z]{2}\.[A-Za-z0-9.]{1,160}$/;
  * the content, provider-neutral. A sender with a number is a phone contact (the `wa_id` as received);
  * one with only a business-scoped user id, a `user_id` one.
  */
-export function toReceived(m: InboundProviderMessage): ReceivedMessage {
+function toReceived(m: InboundProviderMessage): ReceivedMessage {
   const sender =
     m.from !== null
       ? { type: 'phone' as const, address: m.from, name: m.name }
@@ -73,7 +73,7 @@ export function toReceived(m: InboundProviderMessage): ReceivedMessage {
 }
 
 /** Raw JSON of a message kept with an `unsupported` one, at most (larger is left out, and said so). */
-export const MAX_RAW_CHARS = 16_000;
+const MAX_RAW_CHARS = 16_000;
 
 function contentOf(m: InboundProviderMessage): { content: Record<string, unknown>; summary: string } {
   const c: Record<string, unknown> = {};
@@ -156,7 +156,7 @@ function orderSummary(m: InboundProviderMessage): string {
  * callback URL, so a URL can receive other numbers' traffic; those never land in this channel.
  * Changes that name no number are kept (the signature already proved the sender).
  */
-export function changesOfNumber(
+function changesOfNumber(
   body: unknown,
   phoneNumberId: string | undefined,
 ): { body: unknown; foreign: number } {

@@ -13,13 +13,6 @@ export const WHATSAPP_LIMITS: OutboundLimits = {
     document: 100 * MB,
     sticker: 500 * 1024,
   },
-  mediaMaxLabel: {
-    image: '5 MB',
-    video: '16 MB',
-    audio: '16 MB',
-    document: '100 MB',
-    sticker: '500 KB',
-  },
   // Meta's limit for a static sticker; an animated one may reach mediaMaxBytes.sticker.
   staticStickerMaxBytes: 100 * 1024,
   textMaxLength: 4096,
