@@ -147,6 +147,7 @@ export async function startCore(config: Config, logger: Logger): Promise<Core> {
       jobs,
       logger,
     });
+    cleanups.push(() => services.doorbell.close());
     if (config.adminEmail && config.adminPassword) {
       const created = await services.accounts.bootstrapFirstAdmin(config.adminEmail, config.adminPassword);
       if (created) logger.info({ email: config.adminEmail }, 'created the first account and its admin');

@@ -6,6 +6,7 @@ import type { Db } from './db/index.js';
 import type { Metrics } from './metrics/metrics.js';
 import { EventsRepo } from './events/events.repo.js';
 import { EventsService } from './events/events.service.js';
+import { Doorbell } from './db/doorbell.js';
 import { GatewayAccess } from './gateway/access.js';
 import { GatewayRepo } from './gateway/gateway.repo.js';
 import { CHANNEL_KEY, RequestRateLimiter, USER } from './http/rate-limit.js';
@@ -86,9 +87,11 @@ export function createServices(deps: {
   // Outgoing webhooks: deliveries are created with the events in the same statement (they are their
   // own queue), then sent by the worker role (webhookDeliverer).
   const webhooksRepo = new WebhooksRepo(db);
+  // Wakes readers of committed work (the gateway's tail, webhook workers) here and on other nodes.
+  const doorbell = new Doorbell(db, deps.logger);
   // The event log: written in each change's transaction, sent by the gateway's tail (src/events).
   const eventsRepo = new EventsRepo(db);
-  const events = new EventsService(db, eventsRepo, repos.teams, config.eventRetentionDays);
+  const events = new EventsService(db, eventsRepo, repos.teams, config.eventRetentionDays, doorbell);
   // Where webhooks may connect: checked at registration and on the resolved address of every attempt.
   const webhookEgress = new WebhookEgress({ allowPrivateNetworks: config.webhooks.allowPrivateNetworks });
   const notifications = new NotificationsService(new NotificationsRepo(db));
@@ -200,9 +203,11 @@ export function createServices(deps: {
     eventsRepo,
     notifications,
     webhooks: new WebhooksService(db, webhooksRepo, webhookEgress),
+    doorbell,
     webhookDeliverer: new WebhookDeliverer(
       webhooksRepo,
       webhookEgress,
+      doorbell,
       events,
       notifications,
       config.webhooks,

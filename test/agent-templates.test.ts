@@ -173,7 +173,7 @@ describe('Reaching a customer after 24 hours', () => {
   describe('the chat’s 24-hour window', () => {
     it('opens with each customer message, for 24 hours, on the agent API, its lists and events', async () => {
       const from = phone();
-      const before = await f.services.events.lastSeq(f.accountId);
+      const before = await f.services.events.horizon.fresh();
       const chatId = await f.inbound(0, from, 'Oi');
       const stored = await db.query<{ at: Date }>(
         'SELECT ct.last_inbound_at AS at FROM chats c JOIN contacts ct ON ct.id = c.contact_id WHERE c.id = $1',

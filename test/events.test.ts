@@ -50,7 +50,7 @@ describe('event log', () => {
     clients.push(c);
     return c;
   }
-  const lastSeq = (fx = f) => fx.services.events.lastSeq(fx.accountId);
+  const lastSeq = (fx = f) => fx.services.events.horizon.fresh();
   const log = async (token: string, after: number, limit?: number) => {
     const res = await t.request('GET', `/api/events?after=${after}${limit ? `&limit=${limit}` : ''}`, {
       headers: bearer(token),

@@ -107,7 +107,7 @@ describe('WhatsApp inbound types', () => {
     assert.equal(res.status, 200, JSON.stringify(res.body));
     return (res.json as { events: Envelope[] }).events;
   }
-  const lastSeq = () => t.server.services.events.lastSeq(f.accountId);
+  const lastSeq = () => t.server.services.events.horizon.fresh();
 
   /**
    * A message's content without the outcome of its file's download (`media.status`, `size`,

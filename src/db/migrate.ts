@@ -17,6 +17,7 @@ import * as m015 from './migrations/015_customer_window.js';
 import * as m016 from './migrations/016_jobs_pgboss10.js';
 import * as m017 from './migrations/017_webhook_delivery_queue.js';
 import * as m018 from './migrations/018_event_writes.js';
+import * as m019 from './migrations/019_event_horizon.js';
 
 /** Versioned migrations, in order. Names are permanent: never rename or edit one that has shipped. */
 const migrations: Record<string, Migration> = {
@@ -38,6 +39,7 @@ const migrations: Record<string, Migration> = {
   '016_jobs_pgboss10': m016,
   '017_webhook_delivery_queue': m017,
   '018_event_writes': m018,
+  '019_event_horizon': m019,
 };
 
 class StaticProvider implements MigrationProvider {

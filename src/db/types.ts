@@ -10,11 +10,6 @@ export interface AccountsTable {
 }
 
 /** Last seq of each account's event log, incremented in the transaction of each change (migration 018). */
-export interface EventSeqsTable {
-  account_id: string;
-  seq: ColumnType<number, number, number>;
-}
-
 export interface RolesTable {
   id: string;
   account_id: string;
@@ -282,7 +277,8 @@ export interface ReadReceiptsTable {
 
 export interface EventsTable {
   account_id: string;
-  seq: number;
+  /** From `atende_event_seq()` (the column's default): one sequence for every account. */
+  seq: Generated<number>;
   id: string;
   event: string;
   schema_version: number;
@@ -292,8 +288,9 @@ export interface EventsTable {
   data: Json<Record<string, unknown>>;
 }
 
-export interface EventCursorsTable {
-  account_id: string;
+/** Where the gateway that sends events for every node stopped (one row). */
+export interface EventTailTable {
+  id: Generated<boolean>;
   published_seq: number;
 }
 
@@ -355,7 +352,6 @@ export interface WebhookDeliveriesTable {
 export interface Database {
   settings: SettingsTable;
   accounts: AccountsTable;
-  event_seqs: EventSeqsTable;
   roles: RolesTable;
   users: UsersTable;
   teams: TeamsTable;
@@ -375,7 +371,7 @@ export interface Database {
   message_status_events: MessageStatusEventsTable;
   read_receipts: ReadReceiptsTable;
   events: EventsTable;
-  event_cursors: EventCursorsTable;
+  event_tail: EventTailTable;
   notifications: NotificationsTable;
   drafts: DraftsTable;
   webhook_subscriptions: WebhookSubscriptionsTable;

@@ -5,15 +5,14 @@ import { Statement } from '../db/prepared.js';
 import { EVENT_NAMES } from './catalogue.js';
 
 /**
- * The channel every event-writing transaction notifies, with `<account id>:<last seq>` as payload;
- * PostgreSQL delivers a notification only on commit, so a listener reads only committed events.
+ * The channel that wakes the gateway's tail in other processes once events are committed (no payload).
+ * Writers do not notify in their transaction: PostgreSQL makes every notifying transaction wait for
+ * the previous one's commit, so a NOTIFY per change would queue every change of the cluster behind one
+ * another. The process that wrote rings it after commit, for many commits at once (src/db/doorbell.ts).
  */
 export const EVENTS_CHANNEL = 'atende_events';
 
-/**
- * The channel an event write notifies when it created webhook deliveries (no payload: PostgreSQL folds
- * a transaction's identical notifications into one); it wakes the delivery workers on commit.
- */
+/** The channel that wakes the webhook delivery workers once deliveries are committed (no payload). */
 export const WEBHOOKS_CHANNEL = 'atende_webhooks';
 
 /** An event as the gateway's tail sends it: the envelope's fields and its rooms. */
@@ -21,41 +20,51 @@ export interface TailRow extends EventRow {
   rooms: string[];
 }
 
-/** How many events of one account one tail read takes, at most. */
+/** How many events one tail read takes, at most. */
 export const TAIL_BATCH = 500;
 
-// Read on every notification the gateway's tail gets: the next events of each account named, past
-// its cursor, by primary key.
-const tailAfter = Statement.prepared<TailRow>(`SELECT e.account_id, e.seq, e.id, e.event, e.schema_version,
-       e.occurred_at, e.rooms, e.data
-FROM unnest($1::text[], $2::bigint[]) AS c(account_id, after)
-CROSS JOIN LATERAL (
-  SELECT * FROM events WHERE events.account_id = c.account_id AND events.seq > c.after
-  ORDER BY events.seq LIMIT ${TAIL_BATCH}
-) e`);
+// Read by the gateway's tail: the next events of every account, in seq order, up to a settled seq.
+const tailAfter =
+  Statement.prepared<TailRow>(`SELECT account_id, seq, id, event, schema_version, occurred_at, rooms, data
+FROM events WHERE seq > $1::bigint AND seq <= $2::bigint ORDER BY seq LIMIT ${TAIL_BATCH}`);
 
 // Every event-writing transaction's last statement, so it goes out prepared: parsed and planned once
-// per connection instead of for every change (see EventsRepo.append).
-const appendEvents = Statement.prepared<{ last: number; now: Date }>(`WITH r AS (
-  INSERT INTO event_seqs AS q (account_id, seq) VALUES ($1::text, $2::int)
-  ON CONFLICT (account_id) DO UPDATE SET seq = q.seq + excluded.seq
-  RETURNING q.seq AS last, clock_timestamp() AS now
+// per connection instead of for every change (see EventsRepo.append). Each row's seq is the column's
+// default, atende_event_seq(): the writer registers, then takes the number (migration 019).
+const appendEvents = Statement.prepared<{ last: number; deliveries: boolean }>(`WITH t AS (
+  SELECT clock_timestamp() AS now
 ), ev AS (
-  INSERT INTO events (account_id, seq, id, event, schema_version, occurred_at, rooms, audience, data)
-  SELECT $1::text, r.last - $2::int + 1 + x.ord, x.id, x.event, x.schema_version, r.now, x.rooms, x.audience, x.data
-  FROM r, jsonb_to_recordset($3::jsonb)
-    AS x(ord int, id uuid, event text, schema_version int, rooms text[], audience text[], data jsonb)
+  INSERT INTO events (account_id, id, event, schema_version, occurred_at, rooms, audience, data)
+  SELECT $1::text, x.id, x.event, x.schema_version, t.now, x.rooms, x.audience, x.data
+  FROM t, jsonb_to_recordset($2::jsonb)
+    AS x(id uuid, event text, schema_version int, rooms text[], audience text[], data jsonb)
   RETURNING account_id, seq, event
 ), wd AS (
   INSERT INTO webhook_deliveries (id, account_id, webhook_id, event_seq)
   SELECT gen_random_uuid(), ev.account_id, s.id, ev.seq
   FROM ev JOIN webhook_subscriptions s ON s.account_id = ev.account_id
-  WHERE s.enabled AND (ev.event = ANY(s.events) OR '*' = ANY(s.events)) AND ev.event = ANY($4::text[])
+  WHERE s.enabled AND (ev.event = ANY(s.events) OR '*' = ANY(s.events)) AND ev.event = ANY($3::text[])
   RETURNING 1
 )
-SELECT r.last, r.now
-FROM r CROSS JOIN LATERAL (SELECT pg_notify('${EVENTS_CHANNEL}', $1::text || ':' || r.last)) AS n
-  LEFT JOIN LATERAL (SELECT pg_notify('${WEBHOOKS_CHANNEL}', '') WHERE EXISTS (SELECT 1 FROM wd)) AS w ON true`);
+SELECT max(ev.seq) AS last, EXISTS (SELECT 1 FROM wd) AS deliveries FROM ev`);
+
+// One step of a reader's horizon (src/events/horizon.ts).
+const horizonStep = Statement.prepared<{
+  settled: number | null;
+  read_seq: number | null;
+  next_seq: number | null;
+  next_writers: string[] | null;
+}>('SELECT settled, read_seq, next_seq, next_writers FROM atende_event_horizon($1::bigint, $2::text[])');
+
+/** What one step of the horizon found (EventHorizon). */
+export interface HorizonStep {
+  /** A seq up to which every event is settled (committed or never to be), when this step found one. */
+  settled: number | null;
+  /** The sequence's last value, when this step read one. */
+  read: number | null;
+  /** The candidate waiting for its writers, for the next step. */
+  next: { seq: number; writers: string[] } | null;
+}
 
 /** A stored event, as an envelope is made of it. */
 export type EventRow = Pick<
@@ -67,16 +76,12 @@ export class EventsRepo {
   constructor(private readonly db: Db) {}
 
   /**
-   * Appends events to the account's log in one statement: reserves their seqs (the upsert holds the
-   * account's `event_seqs` row until commit, so the account's event-writing transactions commit in seq
-   * order), writes
-   * them, and creates the webhook deliveries the account's enabled subscriptions are owed (events of
-   * the catalogue only: the gateway's own entries, ACCESS_CHANGE, are never delivered). Callers run
-   * it last, after their own row locks, so the counter row is held for this statement and the commit
-   * only, and locks are taken in the same order everywhere. Answers the first seq and the time written
-   * (`occurred_at`). It notifies EVENTS_CHANNEL, which the gateway's tail listens to
-   * (src/events/tail.ts), and WEBHOOKS_CHANNEL when it created deliveries: the rows are the delivery
-   * queue (src/modules/webhooks/webhooks.worker.ts), due at once.
+   * Appends events to the account's log in one statement and creates the webhook deliveries the
+   * account's enabled subscriptions are owed (events of the catalogue only: the gateway's own entries,
+   * ACCESS_CHANGE, are never delivered). Seqs come from one sequence, in the order given; no row is
+   * shared with other writers, so concurrent changes of an account do not wait for each other here.
+   * Answers the last seq written and whether deliveries were created (the rows are the delivery queue,
+   * due at once: src/modules/webhooks/webhooks.worker.ts).
    */
   async append(
     tx: Tx,
@@ -89,103 +94,103 @@ export class EventsRepo {
       audience: string[];
       data: Record<string, unknown>;
     }[],
-  ): Promise<{ first: number; occurredAt: Date }> {
-    const rows = events.map((e, i) => ({ ...e, ord: i }));
-    const out = await appendEvents.execute(tx, [accountId, events.length, JSON.stringify(rows), EVENT_NAMES]);
+  ): Promise<{ last: number; deliveries: boolean }> {
+    const out = await appendEvents.execute(tx, [accountId, JSON.stringify(events), EVENT_NAMES]);
     const row = out[0];
-    if (!row) throw new Error(`account ${accountId} not found while recording events`);
-    return { first: Number(row.last) - events.length + 1, occurredAt: row.now };
+    if (!row || row.last === null) throw new Error(`no event recorded for account ${accountId}`);
+    return { last: Number(row.last), deliveries: row.deliveries };
   }
 
-  async lastSeq(accountId: string): Promise<number> {
-    const row = await this.db
-      .selectFrom('event_seqs')
-      .select('seq')
-      .where('account_id', '=', accountId)
-      .executeTakeFirst();
-    return Number(row?.seq ?? 0);
+  /** One step of the horizon, given the candidate the previous step left pending (src/events/horizon.ts). */
+  async horizonStep(pending: { seq: number; writers: string[] } | null): Promise<HorizonStep> {
+    const [row] = await horizonStep.execute(this.db, [pending?.seq ?? null, pending?.writers ?? null]);
+    if (!row) throw new Error('atende_event_horizon answered no row');
+    return {
+      settled: row.settled === null ? null : Number(row.settled),
+      read: row.read_seq === null ? null : Number(row.read_seq),
+      next: row.next_seq === null ? null : { seq: Number(row.next_seq), writers: row.next_writers ?? [] },
+    };
   }
 
   /**
-   * Events after `after` whose audience meets `tags`, in seq order. At most `scan` rows of the log
-   * are looked at (a primary-key range), so a user who may see little of a busy account still costs
-   * a bounded read; `scannedTo` is the last seq looked at.
+   * Events after `after`, up to `upTo` (a settled seq: EventHorizon), whose audience meets `tags`, in
+   * seq order. At most `scan` rows of the log are looked at (a primary-key range), so a user who may
+   * see little of a busy account still costs a bounded read; `scannedTo` is how far the read went: the
+   * last seq looked at when the page or the scan window filled, else `upTo` (the account has no other
+   * event up to it).
    */
   async page(
     accountId: string,
     after: number,
+    upTo: number,
     tags: string[],
     limit: number,
     scan: number,
-  ): Promise<{ rows: EventRow[]; scannedTo: number | null }> {
-    // The page and the last seq looked at in one statement, so one snapshot: read apart, events
-    // committed between the reads would move `scannedTo` past events the page did not see, and the
-    // client's cursor would skip them. One row even for an empty page, carrying `scanned_to`.
-    const { rows } = await sql<EventRow & { scanned_to: number | null }>`
+  ): Promise<{ rows: EventRow[]; scannedTo: number; complete: boolean }> {
+    // The page and the window's extent in one statement, so one snapshot.
+    const { rows } = await sql<EventRow & { scanned_to: number | null; scanned: number }>`
       WITH w AS (
-        SELECT * FROM events WHERE account_id = ${accountId} AND seq > ${after} ORDER BY seq LIMIT ${scan}
+        SELECT * FROM events WHERE account_id = ${accountId} AND seq > ${after} AND seq <= ${upTo}
+        ORDER BY seq LIMIT ${scan}
       )
-      SELECT p.account_id, p.seq, p.id, p.event, p.schema_version, p.occurred_at, p.data, m.scanned_to
-      FROM (SELECT max(seq) AS scanned_to FROM w) AS m
+      SELECT p.account_id, p.seq, p.id, p.event, p.schema_version, p.occurred_at, p.data, m.scanned_to, m.scanned
+      FROM (SELECT max(seq) AS scanned_to, count(*)::int AS scanned FROM w) AS m
       LEFT JOIN LATERAL (
         SELECT * FROM w WHERE w.audience && ${tags}::text[] ORDER BY seq LIMIT ${limit}
       ) AS p ON true
       ORDER BY p.seq`.execute(this.db);
     const page: EventRow[] = [];
-    for (const { scanned_to: _scannedTo, ...row } of rows) if (row.seq !== null) page.push(row);
-    if (page.length === limit) return { rows: page, scannedTo: page.at(-1)?.seq ?? null };
-    return { rows: page, scannedTo: rows[0]?.scanned_to ?? null };
+    for (const { scanned_to: _scannedTo, scanned: _scanned, ...row } of rows)
+      if (row.seq !== null) page.push(row);
+    const last = page.at(-1)?.seq;
+    if (page.length === limit && last !== undefined)
+      return { rows: page, scannedTo: Number(last), complete: false };
+    const first = rows[0];
+    if (first && first.scanned >= scan && first.scanned_to !== null) {
+      return { rows: page, scannedTo: Number(first.scanned_to), complete: false };
+    }
+    return { rows: page, scannedTo: upTo, complete: true };
   }
 
-  /** Every account's last seq (`event_seqs`; 0 for an account that has written none). */
-  async heads(): Promise<Map<string, number>> {
-    const rows = await this.db
-      .selectFrom('accounts as a')
-      .leftJoin('event_seqs as q', 'q.account_id', 'a.id')
-      .select(['a.id', sql<number>`coalesce(q.seq, 0)`.as('seq')])
-      .execute();
-    return new Map(rows.map((r) => [r.id, Number(r.seq)]));
-  }
-
-  /** The next events (at most TAIL_BATCH) of each account past its cursor, in any order. */
-  async tail(cursors: ReadonlyMap<string, number>): Promise<TailRow[]> {
-    return tailAfter.execute(this.db, [[...cursors.keys()], [...cursors.values()]]);
+  /** The next events (at most TAIL_BATCH) of every account after `after` and up to `upTo`, in seq order. */
+  async tail(after: number, upTo: number): Promise<TailRow[]> {
+    return tailAfter.execute(this.db, [after, upTo]);
   }
 
   /**
-   * Where the tail of a gateway starting to send events for everyone stands, per account: the last
-   * seq, the seq recorded by the previous sender (null if none), and the last seq written more than
-   * `olderThanMs` ago (0 if none) — scanned back from the newest event, so it reads only the recent ones.
+   * Where the tail of a gateway starting to send events for everyone stands: the seq recorded by the
+   * previous sender, and the seqs of the last events written more than `olderThanMs` ago and more than
+   * `recentMs` ago (0 if none) — found through the time index from the newest, so only recent rows are read.
    */
   async tailStart(
     olderThanMs: number,
-  ): Promise<{ accountId: string; head: number; stored: number | null; older: number }[]> {
-    const { rows } = await sql<{ id: string; head: number; stored: number | null; older: number }>`
-      SELECT a.id, coalesce((SELECT q.seq FROM event_seqs q WHERE q.account_id = a.id), 0) AS head,
-             c.published_seq AS stored,
-             coalesce((SELECT e.seq FROM events e
-                       WHERE e.account_id = a.id
-                         AND e.occurred_at < clock_timestamp() - ${olderThanMs} * interval '1 millisecond'
-                       ORDER BY e.seq DESC LIMIT 1), 0) AS older
-      FROM accounts a LEFT JOIN event_cursors c ON c.account_id = a.id`.execute(this.db);
-    return rows.map((r) => ({
-      accountId: r.id,
-      head: Number(r.head),
-      stored: r.stored === null ? null : Number(r.stored),
-      older: Number(r.older),
-    }));
+    recentMs: number,
+  ): Promise<{ stored: number; older: number; recent: number }> {
+    const { rows } = await sql<{ stored: number | null; older: number | null; recent: number | null }>`
+      SELECT (SELECT published_seq FROM event_tail) AS stored,
+             (SELECT max(seq) FROM (
+                SELECT seq FROM events
+                WHERE occurred_at < clock_timestamp() - ${olderThanMs} * interval '1 millisecond'
+                ORDER BY occurred_at DESC LIMIT 100) AS o) AS older,
+             (SELECT max(seq) FROM (
+                SELECT seq FROM events
+                WHERE occurred_at < clock_timestamp() - ${recentMs} * interval '1 millisecond'
+                ORDER BY occurred_at DESC LIMIT 100) AS r) AS recent`.execute(this.db);
+    const row = rows[0];
+    return {
+      stored: Number(row?.stored ?? 0),
+      older: Number(row?.older ?? 0),
+      recent: Number(row?.recent ?? 0),
+    };
   }
 
-  /** Records how far events were sent, per account; a cursor never moves back. */
-  async storeCursors(cursors: ReadonlyMap<string, number>): Promise<void> {
-    if (cursors.size === 0) return;
+  /** Records how far events were sent; the cursor never moves back. */
+  async storeCursor(seq: number): Promise<void> {
     await sql`
-      INSERT INTO event_cursors (account_id, published_seq)
-      SELECT u.account_id, u.seq
-      FROM unnest(${[...cursors.keys()]}::text[], ${[...cursors.values()]}::bigint[]) AS u(account_id, seq)
-      WHERE EXISTS (SELECT 1 FROM accounts a WHERE a.id = u.account_id)
-      ON CONFLICT (account_id) DO UPDATE
-        SET published_seq = greatest(event_cursors.published_seq, excluded.published_seq)`.execute(this.db);
+      INSERT INTO event_tail (id, published_seq) VALUES (true, ${seq})
+      ON CONFLICT (id) DO UPDATE SET published_seq = greatest(event_tail.published_seq, excluded.published_seq)`.execute(
+      this.db,
+    );
   }
 
   /** Deletes events older than the cutoff, a batch at a time; how many went. */

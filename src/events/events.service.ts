@@ -9,7 +9,9 @@ import {
   type EventData,
   type EventName,
 } from './catalogue.js';
-import type { EventRow, EventsRepo } from './events.repo.js';
+import { EVENTS_CHANNEL, WEBHOOKS_CHANNEL, type EventRow, type EventsRepo } from './events.repo.js';
+import { EventHorizon } from './horizon.js';
+import type { Doorbell } from '../db/doorbell.js';
 import { READ_ALL_TAG, room, type Target } from './rooms.js';
 
 interface Pending {
@@ -26,8 +28,10 @@ interface Pending {
  */
 export class EventBuffer {
   private readonly pending: Pending[] = [];
-  /** Each account's last seq written, once `write` has run. */
-  readonly written = new Map<string, number>();
+  /** The highest seq written, once `write` has run (0 when nothing was). */
+  written = 0;
+  /** Whether the write created webhook deliveries. */
+  deliveries = false;
 
   add<E extends EventName>(accountId: string, event: E, data: EventData<E>, target: Target): void {
     this.pending.push({ accountId, event, data: data as Record<string, unknown>, target });
@@ -50,8 +54,8 @@ export class EventBuffer {
   }
 
   /**
-   * Writes what was added; seqs are reserved per account in one statement, and the webhook
-   * deliveries owed are created with the events (due at once: they are their own queue).
+   * Writes what was added, one statement per account, in the order added; the webhook deliveries
+   * owed are created with the events (due at once: they are their own queue).
    */
   async write(tx: Tx, repo: EventsRepo): Promise<void> {
     const byAccount = new Map<string, Pending[]>();
@@ -65,8 +69,9 @@ export class EventBuffer {
         audience: p.target.audience,
         data: p.data,
       }));
-      const { first } = await repo.append(tx, accountId, events);
-      this.written.set(accountId, first + events.length - 1);
+      const { last, deliveries } = await repo.append(tx, accountId, events);
+      this.written = Math.max(this.written, last);
+      this.deliveries ||= deliveries;
     }
   }
 }
@@ -85,8 +90,8 @@ export function toEnvelope(row: EventRow): Envelope {
 
 /** The gateway's tail in this process, as the writer sees it (src/events/tail.ts). */
 export interface LocalSender {
-  /** Resolves once the events up to these seqs are sent, or when this node does not send them. */
-  sent(written: ReadonlyMap<string, number>): Promise<void>;
+  /** Resolves once the events up to this seq are sent, or when this node does not send them. */
+  sent(seq: number): Promise<void>;
 }
 
 /** Events deleted per statement by the retention clean-up, so no statement runs long. */
@@ -98,6 +103,8 @@ const SCAN_WINDOW = 5_000;
 /** The event log: recording changes' events in their transaction, and resync. */
 export class EventsService {
   private sender: LocalSender | null = null;
+  /** How far the log can be read without skipping an event; shared with this process's tail. */
+  readonly horizon: EventHorizon;
 
   constructor(
     private readonly db: Db,
@@ -105,7 +112,11 @@ export class EventsService {
     /** The teams a user belongs to, for their share of the log. */
     private readonly teams: { teamsOf(userId: string): Promise<string[]> },
     private readonly retentionDays: number,
-  ) {}
+    /** Wakes the gateway's tail and the webhook workers, here and on other nodes, after commit. */
+    private readonly doorbell: Doorbell,
+  ) {
+    this.horizon = new EventHorizon(repo);
+  }
 
   /**
    * The gateway running in this process: a writer here waits (briefly) until it has sent the events
@@ -118,8 +129,10 @@ export class EventsService {
 
   /**
    * `inTransaction` with an event buffer: a fresh buffer per attempt (a retried transaction starts
-   * over), its events written last — so the account's seq row is held only briefly, after the
-   * change's own locks. The write notifies the gateway's tail, which sends them once committed.
+   * over), its events written last, so the transaction is registered as an event writer (which holds
+   * back readers' horizon, src/events/horizon.ts) only from its last statement to its commit. Once
+   * committed, the gateway's tail and the webhook workers are woken (the doorbell), and a writer in a
+   * gateway's process waits briefly until its tail has sent them.
    */
   async transaction<T>(fn: (tx: Tx, events: EventBuffer) => Promise<T>): Promise<T> {
     let buffer = new EventBuffer();
@@ -129,7 +142,11 @@ export class EventsService {
       await buffer.write(tx, this.repo);
       return out;
     });
-    if (this.sender && buffer.written.size > 0) await this.sender.sent(buffer.written);
+    if (buffer.written > 0) {
+      this.doorbell.ring(EVENTS_CHANNEL);
+      if (buffer.deliveries) this.doorbell.ring(WEBHOOKS_CHANNEL);
+      if (this.sender) await this.sender.sent(buffer.written);
+    }
     return result;
   }
 
@@ -144,8 +161,13 @@ export class EventsService {
     }
   }
 
-  async lastSeq(accountId: string): Promise<number> {
-    return this.repo.lastSeq(accountId);
+  /**
+   * A seq to resume from (`session.ready`): every event committed before the call is at or below it,
+   * so a client that has loaded its state and misses later events resyncs from here. One horizon
+   * step, shared by the connections arriving together (src/events/horizon.ts).
+   */
+  async resumeSeq(): Promise<number> {
+    return this.horizon.fresh();
   }
 
   /**
@@ -161,9 +183,17 @@ export class EventsService {
     const tags = [room.user(actor.userId)];
     if (actor.permissions.has('chats:read_all')) tags.push(READ_ALL_TAG);
     else tags.push(...(await this.teams.teamsOf(actor.userId)).map(room.team));
-    const { rows, scannedTo } = await this.repo.page(actor.accountId, after, tags, limit, SCAN_WINDOW);
-    const nextAfter = scannedTo ?? after;
-    const last = await this.repo.lastSeq(actor.accountId);
-    return { events: rows.map(toEnvelope), nextAfter, hasMore: nextAfter < last };
+    // Only up to a settled seq: past it, an event still being written could commit below the cursor.
+    const upTo = await this.horizon.fresh();
+    if (upTo <= after) return { events: [], nextAfter: after, hasMore: false };
+    const { rows, scannedTo, complete } = await this.repo.page(
+      actor.accountId,
+      after,
+      upTo,
+      tags,
+      limit,
+      SCAN_WINDOW,
+    );
+    return { events: rows.map(toEnvelope), nextAfter: scannedTo, hasMore: !complete };
   }
 }

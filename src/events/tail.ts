@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Envelope } from './catalogue.js';
 import { EVENTS_CHANNEL, TAIL_BATCH, type EventsRepo, type TailRow } from './events.repo.js';
 import { toEnvelope } from './events.service.js';
+import { HORIZON_POLL_MS, type EventHorizon } from './horizon.js';
 
 /** What sending needs of a Socket.IO server (or of its `local` operator). */
 export interface RoomEmitter {
@@ -61,39 +62,39 @@ const RECONNECT_MS = 1_000;
 const FALLBACK_REWIND_MS = 5_000;
 
 /**
- * Sends committed events to Socket.IO rooms by tailing the event log: a writer only notifies
- * EVENTS_CHANNEL in its transaction, so an event is sent even when its writer dies right after commit,
- * and a node without the gateway needs nothing but the database. An account's seqs are contiguous
- * and commit in order, so reading `seq > cursor` per account never skips an event.
+ * Sends committed events to Socket.IO rooms by tailing the event log: a writer only rings the doorbell
+ * after its commit (src/db/doorbell.ts), so an event is sent even when its writer dies right after
+ * commit, and a node without the gateway needs nothing but the database. The log is read in seq order
+ * from one cursor, up to the horizon (src/events/horizon.ts): every seq up to it is committed or never
+ * will be, so reading `seq > cursor` never skips an event that commits late.
  *
- * Notifications only say which accounts to read; a sweep every second catches up whatever a lost
- * notification or a lost connection hid. Delivery is at least once: a new leader, or a node falling
- * back while Redis is down, may send an event again (clients de-duplicate by seq). On start or
- * takeover nothing older than the recovery window is sent: a client away that long resyncs through
- * `GET /api/events`.
+ * Wake-ups only say "read now"; a sweep every second catches up whatever a lost one hid. Delivery is
+ * at least once: a new leader, or a node falling back while Redis is down, may send an event again
+ * (clients de-duplicate by seq). On start or takeover nothing older than the recovery window is sent:
+ * a client away that long resyncs through `GET /api/events`.
  */
 export class EventTail {
   private client: pg.Client | null = null;
   private locked = false;
   private mode: Mode = 'off';
-  private cursors = new Map<string, number>();
-  private readonly dirty = new Set<string>();
-  /** Each account's last seq as last read: committed, so every event up to it is readable. */
-  private heads = new Map<string, number>();
-  private sweepAll = true;
+  /** The last seq sent (every event up to it is sent, or was never to be). */
+  private cursor = 0;
   private running: Promise<void> | null = null;
   private again = false;
   private closed = false;
   private sweepTimer: NodeJS.Timeout | null = null;
   private reconnectTimer: NodeJS.Timeout | null = null;
+  private pollTimer: NodeJS.Timeout | null = null;
   private failing = false;
   /** Writers in this process waiting until their events are sent (`sent`). */
-  private waiters: { seqs: ReadonlyMap<string, number>; done: () => void }[] = [];
+  private waiters: { seq: number; done: () => void }[] = [];
 
   constructor(
     private readonly opts: {
       connectionString: string;
       repo: EventsRepo;
+      /** Shared with this process's resync feed. */
+      horizon: EventHorizon;
       /** Sends through the adapter: to every node's sockets when Redis is up. */
       everywhere: Outlet;
       /** Sends to this node's sockets only (fallback while Redis is down). */
@@ -104,7 +105,7 @@ export class EventTail {
       logger: Logger;
     },
   ) {
-    opts.redis?.onChange(() => this.kick(true));
+    opts.redis?.onChange(() => this.kick());
   }
 
   async start(): Promise<void> {
@@ -121,9 +122,9 @@ export class EventTail {
       });
     }
     await this.connect();
-    this.sweepTimer = setInterval(() => this.kick(true), SWEEP_MS);
+    this.sweepTimer = setInterval(() => this.kick(), SWEEP_MS);
     this.sweepTimer.unref();
-    this.kick(true);
+    this.kick();
     await this.running;
   }
 
@@ -131,6 +132,7 @@ export class EventTail {
     this.closed = true;
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    if (this.pollTimer) clearTimeout(this.pollTimer);
     await this.running;
     this.release();
     const client = this.client;
@@ -146,14 +148,14 @@ export class EventTail {
 
   /**
    * For a writer in this process (EventsService): resolves once this node has sent the events up to
-   * `seqs`, at once when it does not send them (another node leads), and after SENT_WAIT_MS at most.
+   * `seq`, at once when it does not send them (another node leads), and after SENT_WAIT_MS at most.
    */
-  sent(seqs: ReadonlyMap<string, number>): Promise<void> {
-    if (this.closed || this.mode === 'off' || this.reached(seqs)) return Promise.resolve();
+  sent(seq: number): Promise<void> {
+    if (this.closed || this.mode === 'off' || this.cursor >= seq) return Promise.resolve();
     return new Promise<void>((resolve) => {
       const timer = setTimeout(() => waiter.done(), SENT_WAIT_MS);
       const waiter = {
-        seqs,
+        seq,
         done: () => {
           clearTimeout(timer);
           this.waiters = this.waiters.filter((w) => w !== waiter);
@@ -161,20 +163,14 @@ export class EventTail {
         },
       };
       this.waiters.push(waiter);
-      for (const id of seqs.keys()) this.dirty.add(id);
-      this.kick(false);
+      this.kick();
     });
-  }
-
-  private reached(seqs: ReadonlyMap<string, number>): boolean {
-    for (const [id, seq] of seqs) if ((this.cursors.get(id) ?? 0) < seq) return false;
-    return true;
   }
 
   /** Lets go of the writers whose events are out (or that this node no longer sends). */
   private release(): void {
     const all = this.closed || this.mode === 'off';
-    for (const w of [...this.waiters]) if (all || this.reached(w.seqs)) w.done();
+    for (const w of [...this.waiters]) if (all || this.cursor >= w.seq) w.done();
   }
 
   /**
@@ -182,11 +178,10 @@ export class EventTail {
    * this node does not send (another node leads).
    */
   async settled(): Promise<void> {
-    const heads = await this.opts.repo.heads();
+    const upTo = await this.opts.horizon.fresh();
     for (;;) {
-      const behind = [...heads].filter(([id, seq]) => (this.cursors.get(id) ?? 0) < seq);
-      if (this.closed || this.mode === 'off' || behind.length === 0) return;
-      this.kick(true);
+      if (this.closed || this.mode === 'off' || this.cursor >= upTo) return;
+      this.kick();
       await this.running;
       if (this.failing) await new Promise((r) => setTimeout(r, 50));
     }
@@ -210,20 +205,13 @@ export class EventTail {
         this.reconnectTimer = setTimeout(() => void this.connect(), RECONNECT_MS);
         this.reconnectTimer.unref();
       }
-      this.kick(true);
+      this.kick();
     };
     // A dropped connection must never end the process: it is replaced, and the sweep covers the gap.
     client.on('error', lost);
     client.on('end', () => lost());
     client.on('notification', (msg) => {
-      const [accountId, last] = (msg.payload ?? '').split(':');
-      const seq = Number(last);
-      if (msg.channel !== EVENTS_CHANNEL || !accountId || !Number.isSafeInteger(seq)) return;
-      // Sent already when a writer in this process asked for it first.
-      if ((this.cursors.get(accountId) ?? 0) >= seq) return;
-      if ((this.heads.get(accountId) ?? 0) < seq) this.heads.set(accountId, seq);
-      this.dirty.add(accountId);
-      this.kick(false);
+      if (msg.channel === EVENTS_CHANNEL) this.kick();
     });
     try {
       await client.connect();
@@ -237,13 +225,12 @@ export class EventTail {
       return;
     }
     this.client = client;
-    // Notifications sent while no connection listened are lost: look at every account.
-    this.kick(true);
+    // Wake-ups sent while no connection listened are lost: look now.
+    this.kick();
   }
 
-  /** Runs the loop, or asks the running one to go round again; `sweep` looks at every account. */
-  private kick(sweep: boolean): void {
-    if (sweep) this.sweepAll = true;
+  /** Runs the loop, or asks the running one to go round again. */
+  private kick(): void {
     if (this.closed && this.mode === 'off') return;
     if (this.running) {
       this.again = true;
@@ -261,30 +248,30 @@ export class EventTail {
         await this.step();
         this.failing = false;
       } catch (err) {
-        // The database away: the sweep tries again; cursors have not moved past what was sent.
+        // The database away: the sweep tries again; the cursor has not moved past what was sent.
         if (!this.failing) this.opts.logger.warn({ err }, 'event tail: reading the event log failed');
         this.failing = true;
         return;
       }
     } while (this.again);
+    // Writers still running hold the horizon back: look again shortly rather than at the next sweep.
+    if (this.opts.horizon.waiting && !this.closed && this.mode !== 'off' && !this.pollTimer) {
+      this.pollTimer = setTimeout(() => {
+        this.pollTimer = null;
+        this.kick();
+      }, HORIZON_POLL_MS);
+      this.pollTimer.unref();
+    }
   }
 
   private async step(): Promise<void> {
     const mode = await this.wanted();
     if (mode !== this.mode) await this.enter(mode);
     if (this.mode === 'off') {
-      this.dirty.clear();
       this.release();
       return;
     }
-    if (this.sweepAll) {
-      this.sweepAll = false;
-      this.heads = await this.opts.repo.heads();
-      for (const [id, seq] of this.heads) {
-        if ((this.cursors.get(id) ?? 0) < seq) this.dirty.add(id);
-      }
-    }
-    while (this.dirty.size > 0 && !this.closed) await this.sendBatch();
+    while (!this.closed && (await this.sendBatch()));
   }
 
   /** The mode this node should be in; takes the tail lock when Redis is up and nobody holds it. */
@@ -311,82 +298,59 @@ export class EventTail {
     return this.locked ? 'leader' : 'off';
   }
 
-  /** Where each account's cursor starts in `mode`. */
+  /** Where the cursor starts in `mode`. */
   private async enter(mode: Mode): Promise<void> {
-    const { repo, logger, windowMs } = this.opts;
-    const cursors = new Map<string, number>();
+    const { repo, logger, windowMs, horizon } = this.opts;
     if (mode === 'solo') {
-      for (const [id, seq] of await repo.heads()) cursors.set(id, seq);
+      this.cursor = await horizon.fresh();
     } else if (mode === 'leader') {
       // From where the previous leader stopped, but nothing older than the recovery window.
-      for (const s of await repo.tailStart(windowMs))
-        cursors.set(s.accountId, Math.max(s.stored ?? 0, s.older));
+      const s = await repo.tailStart(windowMs, FALLBACK_REWIND_MS);
+      this.cursor = Math.max(s.stored, s.older);
     } else if (mode === 'fallback') {
-      const recent = new Map((await repo.tailStart(FALLBACK_REWIND_MS)).map((s) => [s.accountId, s]));
-      for (const s of await repo.tailStart(windowMs)) {
-        const rewound = Math.min(s.stored ?? s.head, recent.get(s.accountId)?.older ?? s.head);
-        cursors.set(s.accountId, Math.max(rewound, s.older));
-      }
+      const s = await repo.tailStart(windowMs, FALLBACK_REWIND_MS);
+      this.cursor = Math.max(Math.min(s.stored, s.recent), s.older);
     }
-    this.cursors = cursors;
-    this.sweepAll = true;
     if (mode !== this.mode) logger.info({ from: this.mode, to: mode }, 'event tail: mode changed');
     this.mode = mode;
   }
 
-  /** Reads the next events of the accounts marked, sends them in seq order, moves the cursors. */
-  private async sendBatch(): Promise<void> {
-    const ids = [...this.dirty];
-    this.dirty.clear();
-    const at = new Map(ids.map((id) => [id, this.cursors.get(id) ?? 0]));
-    let rows: TailRow[];
-    try {
-      rows = await this.opts.repo.tail(at);
-    } catch (err) {
-      for (const id of ids) this.dirty.add(id);
-      throw err;
+  /**
+   * Reads the next events up to the horizon, sends them in seq order and moves the cursor; answers
+   * whether more may be waiting (a full batch).
+   */
+  private async sendBatch(): Promise<boolean> {
+    const { horizon, repo } = this.opts;
+    if (this.cursor >= horizon.settled) await horizon.step();
+    const upTo = horizon.settled;
+    if (upTo <= this.cursor) {
+      this.release();
+      return false;
     }
-    const byAccount = new Map<string, TailRow[]>();
-    for (const r of rows) {
-      const list = byAccount.get(r.account_id);
-      if (list) list.push(r);
-      else byAccount.set(r.account_id, [r]);
-    }
+    const rows: TailRow[] = await repo.tail(this.cursor, upTo);
     const outlet = this.mode === 'fallback' ? this.opts.here : this.opts.everywhere;
-    const moved = new Map<string, number>();
-    for (const [accountId, list] of byAccount) {
-      list.sort((a, b) => Number(a.seq) - Number(b.seq));
-      for (const row of list) {
-        const routed = { envelope: toEnvelope({ ...row, seq: Number(row.seq) }), rooms: row.rooms };
-        if (routed.rooms.length > 0) {
-          try {
-            outlet.emitter.to(routed.rooms).emit(routed.envelope.event, routed.envelope);
-          } catch (err) {
-            this.opts.logger.error({ err, event: routed.envelope.event }, 'event send failed');
-          }
-        }
-        // Before the next event: one that follows a change of access must not reach rooms lost by it.
+    for (const row of rows) {
+      const routed = { envelope: toEnvelope({ ...row, seq: Number(row.seq) }), rooms: row.rooms };
+      if (routed.rooms.length > 0) {
         try {
-          await outlet.after?.([routed]);
+          outlet.emitter.to(routed.rooms).emit(routed.envelope.event, routed.envelope);
         } catch (err) {
-          this.opts.logger.error({ err }, 'after-send step failed');
+          this.opts.logger.error({ err, event: routed.envelope.event }, 'event send failed');
         }
       }
-      const last = Number(list.at(-1)!.seq);
-      this.cursors.set(accountId, last);
-      moved.set(accountId, last);
-      // A full batch: more may follow.
-      if (list.length >= TAIL_BATCH) this.dirty.add(accountId);
+      // Before the next event: one that follows a change of access must not reach rooms lost by it.
+      try {
+        await outlet.after?.([routed]);
+      } catch (err) {
+        this.opts.logger.error({ err }, 'after-send step failed');
+      }
     }
-    for (const id of ids) {
-      // Nothing past the cursor although the account's head is further: retention deleted those events.
-      const head = this.heads.get(id) ?? 0;
-      if (!byAccount.has(id) && (this.cursors.get(id) ?? 0) < head) this.cursors.set(id, head);
-    }
-    if (moved.size === 0) return this.release();
+    const full = rows.length >= TAIL_BATCH;
+    // Not full: every event up to the horizon is sent (gaps are other writers' rollbacks or retention).
+    this.cursor = full ? Number(rows.at(-1)!.seq) : upTo;
     if (this.mode === 'leader') {
       try {
-        await this.opts.repo.storeCursors(moved);
+        await repo.storeCursor(this.cursor);
       } catch (err) {
         // Sent already; the next batch records further, and a new leader at worst sends these again.
         this.opts.logger.warn({ err }, 'event tail: recording the cursor failed');
@@ -394,5 +358,6 @@ export class EventTail {
     }
     // Writers answer after the after-send steps, so a transfer's answer comes after the eviction.
     this.release();
+    return full;
   }
 }

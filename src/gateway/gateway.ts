@@ -130,6 +130,7 @@ export async function startGateway(
   const tail = new EventTail({
     connectionString: databaseUrl,
     repo: services.eventsRepo,
+    horizon: services.events.horizon,
     everywhere: { emitter: io, after: afterSend(io, services) },
     here: { emitter: io.local, after: afterSend(io.local, services) },
     redis: redis?.link ?? null,
@@ -309,7 +310,7 @@ async function sendReady(io: GatewayServer, socket: GatewaySocket, services: Ser
   const ready: SessionReadyT = {
     userId: user?.userId ?? null,
     accountId: user?.accountId ?? null,
-    seq: user ? await services.events.lastSeq(user.accountId) : null,
+    seq: user ? await services.events.resumeSeq() : null,
     recovered: socket.recovered,
   };
   io.to(socket.id).emit(SESSION_READY, ready);

@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import type { Logger } from 'pino';
+import type { Doorbell } from '../../db/doorbell.js';
 import { Listener } from '../../db/listener.js';
 import { WEBHOOKS_CHANNEL } from '../../events/events.repo.js';
 import type { EventsService } from '../../events/events.service.js';
@@ -164,10 +165,13 @@ export class WebhookDeliverer {
   private claimFailing = false;
   private listener: Listener | null = null;
   private pollTimer: NodeJS.Timeout | undefined;
+  private unsubscribe: () => void = () => undefined;
 
   constructor(
     private readonly repo: WebhooksRepo,
     private readonly egress: WebhookEgress,
+    /** Rung after commit by event writers of this process that created deliveries. */
+    private readonly doorbell: Doorbell,
     private readonly events: EventsService,
     private readonly notifications: NotificationsService,
     private readonly options: WebhookDeliveryOptions,
@@ -202,6 +206,8 @@ export class WebhookDeliverer {
       waitsFor: 'new deliveries',
     });
     await this.listener.start();
+    // Writers of this process wake it at once; other processes' through the listener.
+    this.unsubscribe = this.doorbell.subscribe(WEBHOOKS_CHANNEL, () => this.wake());
     this.pollTimer = setInterval(() => this.wake(), pollMs);
     this.pollTimer.unref();
     this.wake();
@@ -211,6 +217,7 @@ export class WebhookDeliverer {
   async stop(): Promise<void> {
     this.stopping = true;
     clearInterval(this.pollTimer);
+    this.unsubscribe();
     await this.listener?.stop();
     this.listener = null;
     await settleWithin(this.inFlight, STOP_WAIT_MS);
