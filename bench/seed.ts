@@ -305,14 +305,15 @@ async function bulkInsert(url: string, seed: Seeded, log: (line: string) => void
   });
 }
 
-/** Every counter row equals the count of its chats (no counter row missing or stale). */
+/** Every counter (the sum of its slots) equals the count of its chats (none missing or stale). */
 export async function countsExact(url: string, accountId: string): Promise<boolean> {
   return withClient(url, async (c) => {
     const res = await c.query<{ bad: number }>(
       `SELECT count(*)::int AS bad FROM
          (SELECT status, channel_id, team_id, queue, coalesce(user_id, '') AS user_id, count(*) AS n
             FROM chats WHERE account_id = $1 GROUP BY 1, 2, 3, 4, 5) a
-         FULL JOIN (SELECT * FROM chat_counts WHERE account_id = $1 AND n <> 0) b
+         FULL JOIN (SELECT status, channel_id, team_id, queue, user_id, sum(n) AS n FROM chat_counts
+                     WHERE account_id = $1 GROUP BY 1, 2, 3, 4, 5 HAVING sum(n) <> 0) b
            USING (status, channel_id, team_id, queue, user_id)
         WHERE a.n IS DISTINCT FROM b.n`,
       [accountId],

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Services } from './services.js';
-import { eventRetentionWorker } from './events/retention.js';
+import { housekeepingWorker } from './jobs/housekeeping.js';
 import { readReceiptWorker } from './modules/inbound/read-receipts.worker.js';
 import { inboundWebhookWorker } from './modules/inbound/provider-webhooks.worker.js';
 import { mediaDownloadWorker } from './modules/media/media-download.worker.js';
@@ -19,7 +19,19 @@ export async function registerWorkers(
   await services.jobs.register(inboundWebhookWorker(services.providerWebhooks));
   await services.jobs.register(readReceiptWorker(services.readReceipts));
   await services.jobs.register(mediaDownloadWorker(services.mediaDownloader));
-  await services.jobs.register(eventRetentionWorker(services.events, logger));
+  await services.jobs.register(
+    housekeepingWorker(
+      [
+        // The event log keeps ATENDE_EVENT_RETENTION_DAYS (7) days for resync. Webhook deliveries
+        // reference their event and go with it (foreign key cascade), so the delivery log is kept
+        // exactly as long as the events it sent.
+        { name: 'expired events deleted', run: () => services.events.purgeExpired() },
+        // List totals' slots opened by concurrent changes, folded back into one row per combination.
+        { name: 'list total slots folded', run: () => services.chats.foldCounts() },
+      ],
+      logger,
+    ),
+  );
   // Outbound messages run on the send queue (FIFO per contact), not on pg-boss.
   const sends = new SendDispatcher({
     queue: services.sendQueue,

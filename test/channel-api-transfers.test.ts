@@ -622,6 +622,49 @@ describe('Channel API transfers', () => {
       assert.ok(actual >= 2, `both chats are in the team's Espera (${actual})`);
     });
 
+    it('does not wait for another change whose list totals are being counted, and housekeeping folds the slots', async () => {
+      const [moved, transferred] = [await f.inbound(0, phone()), await f.inbound(0, phone())];
+      const team = f.teams[1]!.id;
+      const key = [f.accountId, team] as const;
+      const totals = async () =>
+        (
+          await db.query<{ counted: number; actual: number; slots: number }>(
+            `SELECT (SELECT coalesce(sum(n), 0) FROM chat_counts
+                      WHERE account_id = $1 AND status = 'open' AND team_id = $2 AND queue = 'Espera')::int AS counted,
+                    (SELECT count(*) FROM chat_counts
+                      WHERE account_id = $1 AND status = 'open' AND team_id = $2 AND queue = 'Espera'
+                        AND channel_id = (SELECT channel_id FROM chats WHERE id = $3) AND user_id = '')::int AS slots,
+                    (SELECT count(*) FROM chats
+                      WHERE account_id = $1 AND status = 'open' AND team_id = $2 AND queue = 'Espera')::int AS actual`,
+            [...key, moved],
+          )
+        ).rows[0]!;
+      const holder = await client();
+      try {
+        // Another change moved a chat into the team's Espera and has counted it (as it does while it
+        // commits): it holds that total's counter row.
+        await holder.query('BEGIN');
+        await holder.query("UPDATE chats SET team_id = $1, user_id = NULL, queue = 'Espera' WHERE id = $2", [
+          team,
+          moved,
+        ]);
+        await holder.query('SET CONSTRAINTS ALL IMMEDIATE');
+        const res = await transfer('team', transferred, { teamId: team });
+        assert.equal(res.status, 200, JSON.stringify(res.body));
+        await holder.query('COMMIT');
+      } finally {
+        await holder.end();
+      }
+      const counted = await totals();
+      assert.equal(counted.counted, counted.actual);
+      assert.ok(counted.actual >= 2, `both chats are in the team's Espera (${counted.actual})`);
+      assert.ok(counted.slots >= 2, `the transfer counted in a slot of its own (${counted.slots})`);
+
+      assert.ok((await f.services.chats.foldCounts()) >= 1, 'housekeeping folded slots');
+      const folded = await totals();
+      assert.deepEqual(folded, { ...counted, slots: 1 });
+    });
+
     it('lets a team transfer through when the hold ends within its wait', async () => {
       const chatId = await f.inbound(0, phone());
       const holder = await client();

@@ -18,6 +18,7 @@ import * as m016 from './migrations/016_jobs_pgboss10.js';
 import * as m017 from './migrations/017_webhook_delivery_queue.js';
 import * as m018 from './migrations/018_event_writes.js';
 import * as m019 from './migrations/019_event_horizon.js';
+import * as m020 from './migrations/020_chat_count_slots.js';
 
 /** Versioned migrations, in order. Names are permanent: never rename or edit one that has shipped. */
 const migrations: Record<string, Migration> = {
@@ -40,6 +41,7 @@ const migrations: Record<string, Migration> = {
   '017_webhook_delivery_queue': m017,
   '018_event_writes': m018,
   '019_event_horizon': m019,
+  '020_chat_count_slots': m020,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -144,6 +144,8 @@ export interface ChatCountsTable {
   team_id: string;
   queue: string;
   user_id: string;
+  /** A combination's total is the sum of its slots (migration 020). */
+  slot: ColumnType<number, number | undefined, number>;
   n: ColumnType<string, number, number>;
 }
 

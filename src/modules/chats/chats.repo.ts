@@ -249,6 +249,44 @@ LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id 
     return rows[0]?.total ?? 0;
   }
 
+  /**
+   * Folds each filter combination's counter slots (migration 020) back into one row: the slots no
+   * transaction holds now are summed into the lowest of them and the others deleted, in one statement,
+   * so every snapshot sees the same totals before and after. Held slots are skipped, never waited on.
+   * Answers how many rows went.
+   */
+  async foldCounts(): Promise<number> {
+    const { rows } = await sql<{ folded: number }>`
+      WITH picked AS (
+        SELECT c.account_id, c.status, c.channel_id, c.team_id, c.queue, c.user_id, c.slot, c.n
+        FROM chat_counts c
+        WHERE (c.account_id, c.status, c.channel_id, c.team_id, c.queue, c.user_id) IN (
+          SELECT account_id, status, channel_id, team_id, queue, user_id FROM chat_counts
+          GROUP BY 1, 2, 3, 4, 5, 6 HAVING count(*) > 1)
+        FOR UPDATE OF c SKIP LOCKED
+      ), kept AS (
+        SELECT account_id, status, channel_id, team_id, queue, user_id, min(slot) AS slot, sum(n) AS n
+        FROM picked GROUP BY 1, 2, 3, 4, 5, 6 HAVING count(*) > 1
+      ), gone AS (
+        DELETE FROM chat_counts c USING kept k
+        WHERE (c.account_id, c.status, c.channel_id, c.team_id, c.queue, c.user_id)
+            = (k.account_id, k.status, k.channel_id, k.team_id, k.queue, k.user_id)
+          AND c.slot <> k.slot
+          AND (c.account_id, c.status, c.channel_id, c.team_id, c.queue, c.user_id, c.slot) IN (
+            SELECT account_id, status, channel_id, team_id, queue, user_id, slot FROM picked)
+        RETURNING 1
+      ), summed AS (
+        UPDATE chat_counts c SET n = k.n FROM kept k
+        WHERE (c.account_id, c.status, c.channel_id, c.team_id, c.queue, c.user_id, c.slot)
+            = (k.account_id, k.status, k.channel_id, k.team_id, k.queue, k.user_id, k.slot)
+        RETURNING 1
+      )
+      SELECT (SELECT count(*) FROM gone)::int AS folded, (SELECT count(*) FROM summed) AS kept`.execute(
+      this.db,
+    );
+    return rows[0]?.folded ?? 0;
+  }
+
   async channelExists(accountId: string, channelId: string): Promise<boolean> {
     const row = await this.db
       .selectFrom('channels')

@@ -169,6 +169,11 @@ export class ChatsService {
     return toChat(row);
   }
 
+  /** Housekeeping: the list totals' counter slots folded back into one row each; how many rows went. */
+  async foldCounts(): Promise<number> {
+    return this.repo.foldCounts();
+  }
+
   /** Who may see a chat: its attendant, members of its team, and users with chats:read_all. */
   async canSee(actor: UserActor, chat: { team_id: string; user_id: string | null }): Promise<boolean> {
     if (actor.permissions.has('chats:read_all') || chat.user_id === actor.userId) return true;
