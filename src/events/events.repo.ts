@@ -2,6 +2,7 @@ import { sql, type Selectable } from 'kysely';
 import type { Db, Tx } from '../db/index.js';
 import type { EventsTable } from '../db/types.js';
 import { Statement } from '../db/prepared.js';
+import { isoTime } from '../db/sql-text.js';
 import { EVENT_NAMES } from './catalogue.js';
 
 /**
@@ -28,25 +29,47 @@ const tailAfter =
   Statement.prepared<TailRow>(`SELECT account_id, seq, id, event, schema_version, occurred_at, rooms, data
 FROM events WHERE seq > $1::bigint AND seq <= $2::bigint ORDER BY seq LIMIT ${TAIL_BATCH}`);
 
-// Every event-writing transaction's last statement, so it goes out prepared: parsed and planned once
-// per connection instead of for every change (see EventsRepo.append). Each row's seq is the column's
-// default, atende_event_seq(): the writer registers, then takes the number (migration 019).
-const appendEvents = Statement.prepared<{ last: number; deliveries: boolean }>(`WITH t AS (
-  SELECT clock_timestamp() AS now
+/**
+ * The CTEs that write an account's events and the webhook deliveries its enabled subscriptions are
+ * owed (events of the catalogue only: the gateway's own entries, ACCESS_CHANGE, are never delivered),
+ * for a statement that also makes the change (`gate`: a CTE whose one row means the change was made;
+ * without one the events are written unconditionally). `events` is JSON from EventBuffer.json: each
+ * event's seq is the column's default, atende_event_seq() (the writer registers, then takes the number,
+ * migration 019), in the order given; a `stamp` path in an event's data gets the transaction's time
+ * (`now()`, what the change's own timestamps hold). The statement reads `ev` (account_id, seq) and `wd`.
+ */
+export function eventWritesSql(p: { account: string; events: string; names: string; gate?: string }): string {
+  return `evt AS (
+  SELECT clock_timestamp() AS at
 ), ev AS (
   INSERT INTO events (account_id, id, event, schema_version, occurred_at, rooms, audience, data)
-  SELECT $1::text, x.id, x.event, x.schema_version, t.now, x.rooms, x.audience, x.data
-  FROM t, jsonb_to_recordset($2::jsonb)
-    AS x(id uuid, event text, schema_version int, rooms text[], audience text[], data jsonb)
+  SELECT ${p.account}, x.id, x.event, x.schema_version, evt.at, x.rooms, x.audience,
+         CASE WHEN x.stamp IS NULL THEN x.data ELSE jsonb_set(x.data, x.stamp, to_jsonb(${isoTime('now()')})) END
+  FROM ${p.gate ? `${p.gate}, ` : ''}evt, jsonb_to_recordset(${p.events})
+    AS x(id uuid, event text, schema_version int, rooms text[], audience text[], data jsonb, stamp text[])
   RETURNING account_id, seq, event
 ), wd AS (
   INSERT INTO webhook_deliveries (id, account_id, webhook_id, event_seq)
   SELECT gen_random_uuid(), ev.account_id, s.id, ev.seq
   FROM ev JOIN webhook_subscriptions s ON s.account_id = ev.account_id
-  WHERE s.enabled AND (ev.event = ANY(s.events) OR '*' = ANY(s.events)) AND ev.event = ANY($3::text[])
+  WHERE s.enabled AND (ev.event = ANY(s.events) OR '*' = ANY(s.events)) AND ev.event = ANY(${p.names})
   RETURNING 1
-)
-SELECT max(ev.seq) AS last, EXISTS (SELECT 1 FROM wd) AS deliveries FROM ev`);
+)`;
+}
+
+/** What a statement built with `eventWritesSql` reads back: the last seq written and whether deliveries were made. */
+export const EVENT_WRITES_RESULT =
+  '(SELECT max(seq) FROM ev) AS last_seq, EXISTS (SELECT 1 FROM wd) AS deliveries';
+
+/** The catalogue's names, the parameter `eventWritesSql` takes as `names`. */
+export const DELIVERABLE_EVENTS = EVENT_NAMES;
+
+// Every event-writing transaction's last statement, so it goes out prepared: parsed and planned once
+// per connection instead of for every change (see EventsRepo.append).
+const appendEvents = Statement.prepared<{ last_seq: number | null; deliveries: boolean }>(
+  `WITH ${eventWritesSql({ account: '$1::text', events: '$2::jsonb', names: '$3::text[]' })}
+SELECT ${EVENT_WRITES_RESULT}`,
+);
 
 // One step of a reader's horizon (src/events/horizon.ts).
 const horizonStep = Statement.prepared<{
@@ -76,29 +99,20 @@ export class EventsRepo {
   constructor(private readonly db: Db) {}
 
   /**
-   * Appends events to the account's log in one statement and creates the webhook deliveries the
-   * account's enabled subscriptions are owed (events of the catalogue only: the gateway's own entries,
-   * ACCESS_CHANGE, are never delivered). Seqs come from one sequence, in the order given; no row is
-   * shared with other writers, so concurrent changes of an account do not wait for each other here.
-   * Answers the last seq written and whether deliveries were created (the rows are the delivery queue,
-   * due at once: src/modules/webhooks/webhooks.worker.ts).
+   * Appends events (EventBuffer.json) to the account's log in one statement with their webhook
+   * deliveries (`eventWritesSql`). Seqs come from one sequence; no row is shared with other writers,
+   * so concurrent changes of an account do not wait for each other here. Answers the last seq written
+   * and whether deliveries were created (the rows are the delivery queue, due at once:
+   * src/modules/webhooks/webhooks.worker.ts).
    */
   async append(
     tx: Tx,
     accountId: string,
-    events: readonly {
-      id: string;
-      event: string;
-      schema_version: number;
-      rooms: string[];
-      audience: string[];
-      data: Record<string, unknown>;
-    }[],
+    eventsJson: string,
   ): Promise<{ last: number; deliveries: boolean }> {
-    const out = await appendEvents.execute(tx, [accountId, JSON.stringify(events), EVENT_NAMES]);
-    const row = out[0];
-    if (!row || row.last === null) throw new Error(`no event recorded for account ${accountId}`);
-    return { last: Number(row.last), deliveries: row.deliveries };
+    const [row] = await appendEvents.execute(tx, [accountId, eventsJson, DELIVERABLE_EVENTS]);
+    if (!row || row.last_seq === null) throw new Error(`no event recorded for account ${accountId}`);
+    return { last: Number(row.last_seq), deliveries: row.deliveries };
   }
 
   /** One step of the horizon, given the candidate the previous step left pending (src/events/horizon.ts). */

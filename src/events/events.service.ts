@@ -19,6 +19,7 @@ interface Pending {
   event: EventName | typeof ACCESS_CHANGE;
   data: Record<string, unknown>;
   target: Target;
+  stamp: string[] | null;
 }
 
 /**
@@ -33,8 +34,24 @@ export class EventBuffer {
   /** Whether the write created webhook deliveries. */
   deliveries = false;
 
-  add<E extends EventName>(accountId: string, event: E, data: EventData<E>, target: Target): void {
-    this.pending.push({ accountId, event, data: data as Record<string, unknown>, target });
+  /**
+   * `stamp` names a timestamp in `data` that the writing statement sets to the transaction's time, for
+   * an event written in the change's own statement before its time is known (see `eventWritesSql`).
+   */
+  add<E extends EventName>(
+    accountId: string,
+    event: E,
+    data: EventData<E>,
+    target: Target,
+    stamp: readonly string[] | null = null,
+  ): void {
+    this.pending.push({
+      accountId,
+      event,
+      data: data as Record<string, unknown>,
+      target,
+      stamp: stamp ? [...stamp] : null,
+    });
   }
 
   /** Records that these users' access changed: the gateway re-checks their connections (ACCESS_CHANGE). */
@@ -46,6 +63,7 @@ export class EventBuffer {
       event: ACCESS_CHANGE,
       data: data as unknown as Record<string, unknown>,
       target: { rooms: [], audience: [] },
+      stamp: null,
     });
   }
 
@@ -53,25 +71,42 @@ export class EventBuffer {
     return this.pending.length;
   }
 
+  /** The accounts with events added. */
+  accounts(): string[] {
+    return [...new Set(this.pending.map((p) => p.accountId))];
+  }
+
+  /** The events added for an account, in order, as the JSON the event-writing statements read (`eventWritesSql`). */
+  json(accountId: string): string {
+    return JSON.stringify(
+      this.pending
+        .filter((p) => p.accountId === accountId)
+        .map((p) => ({
+          id: randomUUID(),
+          event: p.event,
+          schema_version: SCHEMA_VERSION,
+          rooms: p.target.rooms,
+          audience: p.target.audience,
+          data: p.data,
+          stamp: p.stamp,
+        })),
+    );
+  }
+
+  /** Records what a statement wrote (the last seq, whether webhook deliveries were made). */
+  wrote(last: number, deliveries: boolean): void {
+    this.written = Math.max(this.written, last);
+    this.deliveries ||= deliveries;
+  }
+
   /**
    * Writes what was added, one statement per account, in the order added; the webhook deliveries
    * owed are created with the events (due at once: they are their own queue).
    */
   async write(tx: Tx, repo: EventsRepo): Promise<void> {
-    const byAccount = new Map<string, Pending[]>();
-    for (const p of this.pending) byAccount.set(p.accountId, [...(byAccount.get(p.accountId) ?? []), p]);
-    for (const [accountId, list] of byAccount) {
-      const events = list.map((p) => ({
-        id: randomUUID(),
-        event: p.event,
-        schema_version: SCHEMA_VERSION,
-        rooms: p.target.rooms,
-        audience: p.target.audience,
-        data: p.data,
-      }));
-      const { last, deliveries } = await repo.append(tx, accountId, events);
-      this.written = Math.max(this.written, last);
-      this.deliveries ||= deliveries;
+    for (const accountId of this.accounts()) {
+      const { last, deliveries } = await repo.append(tx, accountId, this.json(accountId));
+      this.wrote(last, deliveries);
     }
   }
 }
@@ -142,12 +177,20 @@ export class EventsService {
       await buffer.write(tx, this.repo);
       return out;
     });
-    if (buffer.written > 0) {
-      this.doorbell.ring(EVENTS_CHANNEL);
-      if (buffer.deliveries) this.doorbell.ring(WEBHOOKS_CHANNEL);
-      if (this.sender) await this.sender.sent(buffer.written);
-    }
+    await this.committed(buffer);
     return result;
+  }
+
+  /**
+   * After the commit of a change that wrote `buffer`'s events (by `transaction`, or in a statement of
+   * its own with `eventWritesSql`): wakes the gateway's tail and the webhook workers (the doorbell), and
+   * in a gateway's process waits briefly until its tail has sent them.
+   */
+  async committed(buffer: EventBuffer): Promise<void> {
+    if (buffer.written === 0) return;
+    this.doorbell.ring(EVENTS_CHANNEL);
+    if (buffer.deliveries) this.doorbell.ring(WEBHOOKS_CHANNEL);
+    if (this.sender) await this.sender.sent(buffer.written);
   }
 
   /** Deletes events past the retention period, in batches; how many went. */

@@ -1,6 +1,8 @@
 import { sql, type Insertable } from 'kysely';
 import type { Db, Tx } from '../../db/index.js';
 import { Statement } from '../../db/prepared.js';
+import { isoTime } from '../../db/sql-text.js';
+import { DELIVERABLE_EVENTS, EVENT_WRITES_RESULT, eventWritesSql } from '../../events/events.repo.js';
 import type { ChatStatus, ChatTransfersTable, LastMessage } from '../../db/types.js';
 
 /** A chat as the lists read it. */
@@ -151,17 +153,70 @@ function pageSql(f: ChatFilter, values: unknown[], limit: number, offset: number
 }
 
 /**
- * A timestamp as JavaScript's toISOString writes it (UTC, milliseconds; both truncate the
- * microseconds PostgreSQL keeps).
- */
-const isoTime = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-
-/**
  * The stored last message as it is stored (JSONB's key order): every writer builds it as a
  * `LastMessage`, the schema's fields, so passing it through costs PostgreSQL half of what picking the
  * fields again would (measured in bench/README.md). Null unless an object is stored.
  */
 const lastMessageJson = (column: string) => `CASE WHEN jsonb_typeof(${column}) = 'object' THEN ${column} END`;
+
+/** A chat as a transfer reads it first: whether the actor sees it and whether the target may receive it. */
+export interface TransferView extends ChatRow {
+  visible: boolean;
+  target_ok: boolean;
+}
+
+// Read by every transfer before it writes (ChatsRepo.transferView).
+const transferView =
+  Statement.prepared<TransferView>(`SELECT c.id, c.account_id, c.channel_id, c.team_id, c.user_id,
+ c.status, c.queue, c.unread_messages, c.last_message, c.version, c.created_at, c.updated_at, c.contact_id,
+ ct.name AS contact_name, ct.value AS contact_value, ct.last_inbound_at AS contact_last_inbound_at,
+ ($3::text IS NULL OR $4::boolean OR c.user_id = $3::text
+   OR EXISTS (SELECT 1 FROM team_members tm WHERE tm.team_id = c.team_id AND tm.user_id = $3::text)) AS visible,
+ CASE WHEN $5::text = 'team'
+   THEN EXISTS (SELECT 1 FROM teams t WHERE t.id = $6::text AND t.account_id = c.account_id AND t.status = 'active')
+   ELSE EXISTS (SELECT 1 FROM users u WHERE u.id = $6::text AND u.account_id = c.account_id AND u.status <> 'cancelled')
+ END AS target_ok
+FROM chats c JOIN contacts ct ON ct.id = c.contact_id
+WHERE c.id = $1::text AND c.account_id = $2::text AND ($7::text[] IS NULL OR c.channel_id = ANY($7::text[]))`);
+
+// A transfer's whole change, its own transaction (ChatsRepo.applyTransfer). NOWAIT for a transfer to
+// a user; a team transfer waits up to $3 (lock_timeout, set by a filter of the scan, so before the
+// row lock is asked for).
+const applyTransferSql = (nowait: boolean) => `WITH lk AS (
+  SELECT c.id FROM chats c
+  WHERE c.id = $1::text AND c.version = $2::int AND c.status = 'open'
+    AND set_config('lock_timeout', $3::text, true) IS NOT NULL
+  FOR UPDATE${nowait ? ' NOWAIT' : ''}
+), up AS (
+  UPDATE chats c SET team_id = $4::text, user_id = $5::text, queue = $6::text, version = c.version + 1,
+    updated_at = now()
+  FROM lk WHERE c.id = lk.id
+  RETURNING c.id, c.account_id, c.updated_at
+), tr AS (
+  INSERT INTO chat_transfers (id, account_id, chat_id, from_team_id, to_team_id, from_user_id, to_user_id,
+    reason_code, reason, actor_type, actor_id)
+  SELECT r.id, up.account_id, up.id, r.from_team_id, r.to_team_id, r.from_user_id, r.to_user_id,
+    r.reason_code, r.reason, r.actor_type, r.actor_id
+  FROM up, jsonb_populate_record(NULL::chat_transfers, $7::jsonb) AS r
+  RETURNING 1
+), nt AS (
+  INSERT INTO notifications (id, account_id, user_id, kind, data)
+  SELECT n.id, up.account_id, n.user_id, n.kind, n.data
+  FROM up, jsonb_to_recordset($8::jsonb) AS n(id text, user_id text, kind text, data jsonb)
+  RETURNING 1
+), ${eventWritesSql({ account: 'up.account_id', events: '$9::jsonb', names: '$10::text[]', gate: 'up' })}
+SELECT up.updated_at, ${EVENT_WRITES_RESULT} FROM up`;
+const applyTransfer = {
+  nowait: Statement.prepared<TransferApplied>(applyTransferSql(true)),
+  wait: Statement.prepared<TransferApplied>(applyTransferSql(false)),
+};
+
+/** What a transfer's write answers: the chat's new updated_at, and the events it wrote. */
+export interface TransferApplied {
+  updated_at: Date;
+  last_seq: number | null;
+  deliveries: boolean;
+}
 
 export class ChatsRepo {
   constructor(private readonly db: Db) {}
@@ -250,10 +305,11 @@ LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id 
   }
 
   /**
-   * Folds each filter combination's counter slots (migration 020) back into one row: the slots no
-   * transaction holds now are summed into the lowest of them and the others deleted, in one statement,
-   * so every snapshot sees the same totals before and after. Held slots are skipped, never waited on.
-   * Answers how many rows went.
+   * Folds each filter combination's counter slots (migration 020) back into one row, and drops the
+   * combinations that count nothing (every chat moved out), which a total would otherwise keep
+   * summing: of the rows no transaction holds now, a combination's are summed into the lowest slot
+   * (or all deleted when they sum to zero), in one statement, so every snapshot sees the same totals
+   * before and after. Held rows are skipped, never waited on. Answers how many rows went.
    */
   async foldCounts(): Promise<number> {
     const { rows } = await sql<{ folded: number }>`
@@ -262,23 +318,25 @@ LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id 
         FROM chat_counts c
         WHERE (c.account_id, c.status, c.channel_id, c.team_id, c.queue, c.user_id) IN (
           SELECT account_id, status, channel_id, team_id, queue, user_id FROM chat_counts
-          GROUP BY 1, 2, 3, 4, 5, 6 HAVING count(*) > 1)
+          GROUP BY 1, 2, 3, 4, 5, 6 HAVING count(*) > 1 OR sum(n) = 0)
         FOR UPDATE OF c SKIP LOCKED
       ), kept AS (
-        SELECT account_id, status, channel_id, team_id, queue, user_id, min(slot) AS slot, sum(n) AS n
-        FROM picked GROUP BY 1, 2, 3, 4, 5, 6 HAVING count(*) > 1
+        SELECT account_id, status, channel_id, team_id, queue, user_id, min(slot) AS slot, sum(n) AS n,
+               count(*) AS rows
+        FROM picked GROUP BY 1, 2, 3, 4, 5, 6
       ), gone AS (
-        DELETE FROM chat_counts c USING kept k
-        WHERE (c.account_id, c.status, c.channel_id, c.team_id, c.queue, c.user_id)
+        DELETE FROM chat_counts c USING picked p, kept k
+        WHERE (c.account_id, c.status, c.channel_id, c.team_id, c.queue, c.user_id, c.slot)
+            = (p.account_id, p.status, p.channel_id, p.team_id, p.queue, p.user_id, p.slot)
+          AND (p.account_id, p.status, p.channel_id, p.team_id, p.queue, p.user_id)
             = (k.account_id, k.status, k.channel_id, k.team_id, k.queue, k.user_id)
-          AND c.slot <> k.slot
-          AND (c.account_id, c.status, c.channel_id, c.team_id, c.queue, c.user_id, c.slot) IN (
-            SELECT account_id, status, channel_id, team_id, queue, user_id, slot FROM picked)
+          AND (k.n = 0 OR p.slot <> k.slot)
         RETURNING 1
       ), summed AS (
         UPDATE chat_counts c SET n = k.n FROM kept k
         WHERE (c.account_id, c.status, c.channel_id, c.team_id, c.queue, c.user_id, c.slot)
             = (k.account_id, k.status, k.channel_id, k.team_id, k.queue, k.user_id, k.slot)
+          AND k.n <> 0 AND k.rows > 1
         RETURNING 1
       )
       SELECT (SELECT count(*) FROM gone)::int AS folded, (SELECT count(*) FROM summed) AS kept`.execute(
@@ -432,30 +490,62 @@ LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id 
   }
 
   /**
-   * Moves a chat (team, attendant, queue), records the transfer and reads the chat back as `find`
-   * does, in one statement: a transfer is a handful of statements, and on a busy account each round
-   * trip is time the transaction holds its locks.
+   * The chat a transfer is about to change (with its contact, as `find` reads it), whether `viewer`
+   * may see it (null: an API key, which sees every chat of its channels) and whether the target team
+   * (active) or user (not cancelled) is the account's. Undefined when the chat is not the account's or
+   * outside `channelIds`. Nothing is locked: the write checks the chat's version.
    */
-  async moveWithTransfer(
-    tx: Tx,
+  async transferView(
     accountId: string,
-    to: { team_id: string; user_id: string | null; queue: string },
-    transfer: Insertable<ChatTransfersTable>,
-  ): Promise<ChatRow | undefined> {
-    return tx
-      .with('c', (db) =>
-        db
-          .updateTable('chats')
-          .set({ ...to, version: sql`version + 1`, updated_at: sql`now()` })
-          .where('id', '=', transfer.chat_id)
-          .where('account_id', '=', accountId)
-          .returningAll(),
-      )
-      .with('t', (db) => db.insertInto('chat_transfers').values(transfer).returning('id'))
-      .selectFrom('c')
-      .innerJoin('contacts as ct', 'ct.id', 'c.contact_id')
-      .select(chatColumns)
-      .executeTakeFirst() as Promise<ChatRow | undefined>;
+    chatId: string,
+    opts: {
+      channelIds: readonly string[] | null;
+      viewer: { userId: string; readAll: boolean } | null;
+      target: { kind: 'team' | 'user'; id: string };
+    },
+  ): Promise<TransferView | undefined> {
+    const [row] = await transferView.execute(this.db, [
+      chatId,
+      accountId,
+      opts.viewer?.userId ?? null,
+      opts.viewer?.readAll ?? false,
+      opts.target.kind,
+      opts.target.id,
+      opts.channelIds,
+    ]);
+    return row;
+  }
+
+  /**
+   * A transfer in one statement, its own transaction: the chat locked (at once or failing with 55P03
+   * when `nowait`; else within `waitMs`) if it is still open at `version`, moved, the transfer
+   * recorded, the notifications and events written (`eventWritesSql`). Undefined when the chat is no
+   * longer at that version (changed or closed since it was read): nothing was written.
+   */
+  async applyTransfer(change: {
+    chatId: string;
+    version: number;
+    nowait: boolean;
+    waitMs: number;
+    to: { team_id: string; user_id: string | null; queue: string };
+    transfer: Omit<Insertable<ChatTransfersTable>, 'account_id' | 'chat_id'>;
+    notifications: readonly { id: string; user_id: string; kind: string; data: Record<string, unknown> }[];
+    eventsJson: string;
+  }): Promise<TransferApplied | undefined> {
+    const statement = change.nowait ? applyTransfer.nowait : applyTransfer.wait;
+    const [row] = await statement.execute(this.db, [
+      change.chatId,
+      change.version,
+      `${int(change.waitMs)}ms`,
+      change.to.team_id,
+      change.to.user_id,
+      change.to.queue,
+      JSON.stringify(change.transfer),
+      JSON.stringify(change.notifications),
+      change.eventsJson,
+      DELIVERABLE_EVENTS,
+    ]);
+    return row;
   }
 
   async transfers(chatId: string) {

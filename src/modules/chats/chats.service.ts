@@ -1,5 +1,5 @@
 import type { Db, Tx } from '../../db/index.js';
-import type { EventBuffer, EventsService } from '../../events/events.service.js';
+import { EventBuffer, type EventsService } from '../../events/events.service.js';
 import { targets } from '../../events/rooms.js';
 import { badRequest, conflict, forbidden, notFound } from '../../http/errors.js';
 import { chatWindow, pageInfo, type ChatT } from '../../http/schemas.js';
@@ -87,6 +87,12 @@ export interface TransferToUserInput {
 
 /** A lock taken with NOWAIT found held, or a wait for it outlasted the transaction's lock_timeout. */
 export const isLockUnavailable = (err: unknown) => (err as { code?: string }).code === '55P03';
+
+/** A deadlock or serialization failure: the statement can simply run again. */
+const isRetryable = (err: unknown) => ['40P01', '40001'].includes((err as { code?: string }).code ?? '');
+
+/** Reads and writes a transfer tries before a chat that keeps changing answers 409. */
+const TRANSFER_ATTEMPTS = 3;
 
 export class ChatsService {
   constructor(
@@ -185,99 +191,104 @@ export class ChatsService {
    * TEAM_TRANSFER_WAIT_MS for a chat held by another operation, then answers 409.
    */
   async transferToTeam(actor: Actor, chatId: string, input: TransferToTeamInput): Promise<ChatT> {
-    return this.transfer(actor, chatId, input, false, async (tx, chat) => {
-      const team = await this.teams.findActive(actor.accountId, input.teamId, tx);
-      if (!team) throw badRequest(TEAM_NOT_FOUND);
-      return { team_id: team.id, user_id: null, queue: QUEUE_WAITING, from: chat };
-    });
+    return this.transfer(actor, chatId, input, { kind: 'team', id: input.teamId });
   }
 
   /** Gives an open chat to a user (`Em Atendimento`), replacing any attendant; 409 at once if held. */
   async transferToUser(actor: Actor, chatId: string, input: TransferToUserInput): Promise<ChatT> {
-    return this.transfer(actor, chatId, input, true, async (tx, chat) => {
-      const user = await this.users.find(actor.accountId, input.userId, tx);
-      if (!user || user.status === 'cancelled') throw badRequest(USER_NOT_FOUND);
-      return { team_id: chat.team_id, user_id: user.id, queue: QUEUE_ATTENDING, from: chat };
-    });
+    return this.transfer(actor, chatId, input, { kind: 'user', id: input.userId });
   }
 
+  /**
+   * A transfer is two statements: a read of the chat, its visibility and the target, then one write
+   * (its own transaction) that locks the chat only if it is still at the version read, and makes the
+   * whole change with its events. A transfer is the hottest write of a busy account, and on a loaded
+   * machine its cost is its round trips (docs/decisions.md, "Transfers in two statements"). A chat
+   * changed between the two is read again; one that keeps changing answers 409 like a held one.
+   */
   private async transfer(
     actor: Actor,
     chatId: string,
     input: { reasonCode?: string; reason?: string },
-    nowait: boolean,
-    target: (
-      tx: Tx,
-      chat: { team_id: string; user_id: string | null },
-    ) => Promise<{
-      team_id: string;
-      user_id: string | null;
-      queue: string;
-      from: { team_id: string; user_id: string | null };
-    }>,
+    target: { kind: 'team' | 'user'; id: string },
   ): Promise<ChatT> {
     if (actor.kind === 'user') requirePermission(actor, 'chats:transfer');
-    const channelIds = actor.kind === 'api_key' ? actor.channelIds : null;
-    return heldChange(() =>
-      this.events.transaction(async (tx, events) => {
-        const chat = await this.repo.lock(tx, actor.accountId, chatId, {
-          nowait,
-          channelIds,
-          waitMs: TEAM_TRANSFER_WAIT_MS,
-        });
-        if (!chat || chat.status !== 'open') throw notFound();
-        if (actor.kind === 'user' && !(await this.canSee(actor, chat))) throw notFound();
-        const to = await target(tx, chat);
-        const ref = actorRef(actor);
-        // Read back under the lock: after commit, a transfer queued behind this one could already show.
-        const after = await this.repo.moveWithTransfer(
-          tx,
-          actor.accountId,
-          { team_id: to.team_id, user_id: to.user_id, queue: to.queue },
-          {
-            id: newId(),
-            account_id: actor.accountId,
-            chat_id: chat.id,
-            from_team_id: to.from.team_id,
-            to_team_id: to.team_id,
-            from_user_id: to.from.user_id,
-            to_user_id: to.user_id,
-            reason_code: input.reasonCode ?? null,
-            reason: input.reason ?? null,
-            actor_type: ref.type,
-            actor_id: ref.id,
-          },
-        );
-        if (after) {
-          const c = toChat(after);
-          const from = { teamId: to.from.team_id, userId: to.from.user_id };
-          events.add(
-            actor.accountId,
-            'chat.transfer',
-            {
-              chat: c,
-              from,
-              to: { teamId: c.teamId, userId: c.userId },
-              reasonCode: input.reasonCode ?? null,
-              reason: input.reason ?? null,
-            },
-            targets.chatTransfer(c, from),
-          );
-          // Whoever is handed a chat hears about it, unless they took it themselves.
-          if (c.userId !== null && !(actor.kind === 'user' && actor.userId === c.userId)) {
-            // Whom the conversation is with and why it came, so the note can say it without a lookup.
-            await this.notifications.notify(tx, events, actor.accountId, [c.userId], 'chat.assigned', {
+    const ref = actorRef(actor);
+    const reasonCode = input.reasonCode ?? null;
+    const reason = input.reason ?? null;
+    for (let attempt = 1; ; attempt++) {
+      const seen = await this.repo.transferView(actor.accountId, chatId, {
+        channelIds: actor.kind === 'api_key' ? actor.channelIds : null,
+        viewer:
+          actor.kind === 'user'
+            ? { userId: actor.userId, readAll: actor.permissions.has('chats:read_all') }
+            : null,
+        target,
+      });
+      if (!seen || seen.status !== 'open' || !seen.visible) throw notFound();
+      if (!seen.target_ok) throw badRequest(target.kind === 'team' ? TEAM_NOT_FOUND : USER_NOT_FOUND);
+      const to =
+        target.kind === 'team'
+          ? { team_id: target.id, user_id: null, queue: QUEUE_WAITING }
+          : { team_id: seen.team_id, user_id: target.id, queue: QUEUE_ATTENDING };
+      // The chat as the write leaves it; its updatedAt is the write's own time, stamped there.
+      const c = toChat({ ...seen, ...to });
+      const from = { teamId: seen.team_id, userId: seen.user_id };
+      const events = new EventBuffer();
+      events.add(
+        actor.accountId,
+        'chat.transfer',
+        { chat: c, from, to: { teamId: c.teamId, userId: c.userId }, reasonCode, reason },
+        targets.chatTransfer(c, from),
+        ['chat', 'updatedAt'],
+      );
+      // Whoever is handed a chat hears about it, unless they took it themselves; whom the
+      // conversation is with and why it came, so the note can say it without a lookup.
+      const notices =
+        c.userId !== null && !(actor.kind === 'user' && actor.userId === c.userId)
+          ? this.notifications.planned(events, actor.accountId, [c.userId], 'chat.assigned', {
               chatId: c.id,
               by: ref,
               contact: { name: c.contact.name, value: c.contact.value },
-              reasonCode: input.reasonCode ?? null,
-              reason: input.reason ?? null,
-            });
-          }
-        }
-        return after;
-      }),
-    );
+              reasonCode,
+              reason,
+            })
+          : [];
+      let applied: Awaited<ReturnType<ChatsRepo['applyTransfer']>>;
+      try {
+        applied = await this.repo.applyTransfer({
+          chatId: seen.id,
+          version: seen.version,
+          nowait: target.kind === 'user',
+          waitMs: TEAM_TRANSFER_WAIT_MS,
+          to,
+          transfer: {
+            id: newId(),
+            from_team_id: seen.team_id,
+            to_team_id: to.team_id,
+            from_user_id: seen.user_id,
+            to_user_id: to.user_id,
+            reason_code: reasonCode,
+            reason,
+            actor_type: ref.type,
+            actor_id: ref.id,
+          },
+          notifications: notices,
+          eventsJson: events.json(actor.accountId),
+        });
+      } catch (err) {
+        if (isLockUnavailable(err)) throw conflict(CHAT_BUSY);
+        if (isRetryable(err) && attempt < TRANSFER_ATTEMPTS) continue;
+        throw err;
+      }
+      if (!applied) {
+        if (attempt < TRANSFER_ATTEMPTS) continue;
+        throw conflict(CHAT_BUSY);
+      }
+      events.wrote(Number(applied.last_seq), applied.deliveries);
+      await this.events.committed(events);
+      return { ...c, updatedAt: applied.updated_at.toISOString() };
+    }
   }
 
   /** Moves a chat to another queue of its team (e.g. `Observação`, `Automação`). */

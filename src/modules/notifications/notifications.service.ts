@@ -46,6 +46,31 @@ export class NotificationsService {
     }
   }
 
+  /**
+   * For a change written in one statement of its own (a transfer): the notification rows to insert
+   * with it, their `notification.new` events added to `events`, `createdAt` stamped by that statement
+   * with its transaction's time, the time the rows' own default gives them.
+   */
+  planned(
+    events: EventBuffer,
+    accountId: string,
+    userIds: readonly string[],
+    kind: NotificationKind,
+    data: Record<string, unknown>,
+  ): { id: string; user_id: string; kind: NotificationKind; data: Record<string, unknown> }[] {
+    const rows = [...new Set(userIds)].map((user_id) => ({ id: newId(), user_id, kind, data }));
+    for (const row of rows) {
+      events.add(
+        accountId,
+        'notification.new',
+        { notification: { id: row.id, kind, data, readAt: null, createdAt: '' } },
+        targets.personal(row.user_id),
+        ['notification', 'createdAt'],
+      );
+    }
+    return rows;
+  }
+
   /** Notifies every active user whose role holds `permission` (webhook trouble → webhooks:manage). */
   async notifyPermission(
     tx: Tx,
