@@ -90,7 +90,7 @@ export async function openDatabase(config: Config, logger: Logger): Promise<Open
       cleanups.push(() => embedded.stop());
       databaseUrl = embedded.url;
     }
-    const { db, pool } = createDb(databaseUrl, 20, { logger });
+    const { db, pool } = createDb(databaseUrl, config.dbPoolSize, { logger });
     cleanups.push(() => db.destroy());
     await migrateToLatest(db);
     return { db, pool, databaseUrl, close: cleanups.run };

@@ -6,6 +6,7 @@ import pg from 'pg';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { createTestDatabase } from './helpers/db.js';
 import { CLI, MAIN, runNode, WAIT_MS } from './helpers/processes.js';
+import { defaultPoolSize, loadConfig } from '../src/config.js';
 
 const TEST_TIMEOUT = 2 * WAIT_MS;
 
@@ -16,6 +17,7 @@ describe('invalid configuration', () => {
     ATENDE_ADMIN_EMAIL: 'admin@example.com',
     ATENDE_ROLES: 'foo',
     LOG_LEVEL: 'loud',
+    ATENDE_DB_POOL_SIZE: '0',
   };
 
   for (const script of [MAIN, CLI]) {
@@ -54,6 +56,17 @@ describe('invalid configuration', () => {
         variable,
       );
     }
+  });
+});
+
+describe('database pool', () => {
+  it('is two connections per core plus four, at most 20, unless ATENDE_DB_POOL_SIZE says', () => {
+    assert.deepEqual(
+      [1, 2, 4, 8, 64].map((cores) => defaultPoolSize(cores)),
+      [6, 8, 12, 20, 20],
+    );
+    assert.equal(loadConfig({}).dbPoolSize, defaultPoolSize());
+    assert.equal(loadConfig({ ATENDE_DB_POOL_SIZE: '3' }).dbPoolSize, 3);
   });
 });
 
