@@ -14,6 +14,7 @@ import { measure, round, type LoadResult, type LoadSpec } from './load.js';
 import { renderReadmeSection, renderTable, type BenchReport, type LiveRow, type Row } from './report.js';
 import {
   backendPids,
+  compactCounts,
   countsExact,
   ensureSeeded,
   exactTotal,
@@ -330,6 +331,7 @@ async function main(): Promise<void> {
   log(db.reused ? `reusing the seeded database ${args.database}` : `database ${args.database} seeded`);
   await restoreTransferPool(db.url); // repairs a run that died during the transfers
   const seed = db.seed;
+  await compactCounts(db.url, seed.accountId);
   const pool = await saveTransferPool(db.url, seed.accountId, TRANSFER_POOL);
 
   let defs = rowDefs(seed, pool);
@@ -450,6 +452,7 @@ async function main(): Promise<void> {
   }
   await restoreTransferPool(db.url);
   checks.countsExactAfterRestore = await countsExact(db.url, seed.accountId);
+  await compactCounts(db.url, seed.accountId);
 
   if (sendIds.length > 0) {
     await withClient(db.url, (c) =>

@@ -660,9 +660,23 @@ describe('Channel API transfers', () => {
       assert.ok(counted.actual >= 2, `both chats are in the team's Espera (${counted.actual})`);
       assert.ok(counted.slots >= 2, `the transfer counted in a slot of its own (${counted.slots})`);
 
-      assert.ok((await f.services.chats.foldCounts()) >= 1, 'housekeeping folded slots');
+      // A combination every chat has left (a +1 and a -1 in two slots) counts nothing: folding drops it.
+      const empty = [f.accountId, 'open', f.channels[1]!.id, team, 'Automação', f.agents[1]!.id];
+      await db.query(
+        `INSERT INTO chat_counts (account_id, status, channel_id, team_id, queue, user_id, slot, n)
+         VALUES ($1, $2, $3, $4, $5, $6, nextval('chat_count_slots'), 1),
+                ($1, $2, $3, $4, $5, $6, nextval('chat_count_slots'), -1)`,
+        empty,
+      );
+      assert.ok((await f.services.chats.foldCounts()) >= 3, 'housekeeping folded slots');
       const folded = await totals();
       assert.deepEqual(folded, { ...counted, slots: 1 });
+      const left = await db.query(
+        `SELECT 1 FROM chat_counts WHERE (account_id, status, channel_id, team_id, queue, user_id)
+           = ($1, $2, $3, $4, $5, $6)`,
+        empty,
+      );
+      assert.equal(left.rowCount, 0, 'the empty combination is gone');
     });
 
     it('lets a team transfer through when the hold ends within its wait', async () => {
