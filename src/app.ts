@@ -25,6 +25,7 @@ import { apiKeysRoutes } from './modules/api-keys/api-keys.routes.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { benchRoutes } from './modules/bench/bench.routes.js';
 import { channelApiRoutes } from './modules/channel-api/channel-api.routes.js';
+import { keyConfirmation } from './modules/channel-api/guards.js';
 import { channelsRoutes } from './modules/channels/channels.routes.js';
 import { draftsRoutes } from './modules/drafts/drafts.routes.js';
 import { notificationsRoutes } from './modules/notifications/notifications.routes.js';
@@ -133,6 +134,8 @@ export async function buildApp({ config, services, logger, gateway }: AppOptions
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  // An account API key taken from a node's memory is confirmed before anything is answered for it.
+  app.addHook('onSend', keyConfirmation(services));
   installErrorHandling(app);
   installHttpMetrics(app, services.metrics);
   // Every body route takes JSON; Fastify's built-in text/plain parser would hand a string to a route

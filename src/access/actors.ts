@@ -16,6 +16,13 @@ export interface ApiKeyActor {
   keyId: string;
   scopes: readonly ApiKeyScope[];
   channelIds: readonly string[] | null;
+  /**
+   * Whether the key is known not to be revoked as of this request: read from the database by the
+   * guard, or checked by the statement that did the work (modules/api-keys/key-check.ts). A key the
+   * guard took from this node's memory starts unconfirmed, and no answer leaves with it so: the
+   * Channel API confirms it first (channel-api/guards.ts).
+   */
+  readonly check: { confirmed: boolean };
 }
 
 export type Actor = UserActor | ApiKeyActor;

@@ -306,12 +306,18 @@ export function validationMessages(errors: AjvError[], context?: string, languag
 }
 
 export function sendError(reply: FastifyReply, err: AppError): FastifyReply {
+  return reply.send(renderError(reply, err));
+}
+
+/**
+ * `err`'s status and headers set on `reply`, and its body in the request's language: what `sendError`
+ * sends, for a hook that replaces an answer already made (onSend) with it as JSON text.
+ */
+export function renderError(reply: FastifyReply, err: AppError): ErrorBody {
   reply.headers(err.headers);
+  reply.status(err.statusCode);
   const message = err.bodyIn(requestLanguage(reply.request));
-  const body: ErrorBody = err.omitErrorField
-    ? { statusCode: err.statusCode, message }
-    : errorBody(err.statusCode, message);
-  return reply.status(err.statusCode).send(body);
+  return err.omitErrorField ? { statusCode: err.statusCode, message } : errorBody(err.statusCode, message);
 }
 
 /** Every error, from any route or from Fastify itself, leaves in the contract's body. */

@@ -4,12 +4,15 @@ import { newToken, parseToken, safeEqual, sha256 } from '../../lib/secrets.js';
 import type { ApiKeyActor, UserActor } from '../../access/actors.js';
 import { requirePermission } from '../auth/guards.js';
 import type { ApiKeyScope } from '../../access/permissions.js';
-import type { ApiKeyRow, ApiKeysRepo } from './api-keys.repo.js';
+import type { ApiKeyAuthRow, ApiKeyRow, ApiKeysRepo } from './api-keys.repo.js';
 import type { ApiKeyT, CreateApiKeyInput } from './api-keys.schemas.js';
 import { en, pt } from '../../http/language.js';
 
 export const ACCOUNT_KEY_PREFIX = 'ak';
 const TOUCH_EVERY_MS = 60_000;
+
+/** Keys a node keeps in memory at most (the first remembered go first). */
+const KNOWN_KEYS = 10_000;
 
 function toApiKey(row: ApiKeyRow): ApiKeyT {
   return {
@@ -25,6 +28,9 @@ function toApiKey(row: ApiKeyRow): ApiKeyT {
 }
 
 export class ApiKeysService {
+  /** Keys read from the database by this node, by id (token hash included, never the token). */
+  private readonly known = new Map<string, ApiKeyAuthRow>();
+
   constructor(private readonly repo: ApiKeysRepo) {}
 
   async list(actor: UserActor): Promise<ApiKeyT[]> {
@@ -62,6 +68,7 @@ export class ApiKeysService {
 
   async revoke(actor: UserActor, id: string): Promise<void> {
     requirePermission(actor, 'api_keys:manage');
+    this.forget(id);
     if (!(await this.repo.revoke(actor.accountId, id))) {
       if (await this.repo.find(actor.accountId, id))
         throw new AppError(409, pt('A chave já foi revogada', 'The key has already been revoked'));
@@ -70,17 +77,26 @@ export class ApiKeysService {
   }
 
   /**
-   * Resolves `Authorization: ApiKey <token>` to an actor, or throws the contract's 401. Looked up on
-   * every request, so a revoked key stops working at once on every node.
+   * Resolves `Authorization: ApiKey <token>` to an actor, or throws the contract's 401. A key is read
+   * from the database once per node and then kept in memory (a key never changes but by revocation),
+   * so the actor of a remembered key is unconfirmed: the statement doing the work checks it is not
+   * revoked (`keyActiveSql`), or `confirm` looks it up before anything is answered. A revoked key thus
+   * stops at once on every node, without a lookup of its own on every request.
    */
   async authenticate(header: string | undefined): Promise<ApiKeyActor> {
     const m = header ? /^ApiKey\s+(\S+)\s*$/i.exec(header) : null;
     const parsed = m?.[1] ? parseToken(ACCOUNT_KEY_PREFIX, m[1]) : null;
     if (!parsed) throw unauthorized();
-    const row = await this.repo.findActiveWithHash(parsed.id);
+    let row = this.known.get(parsed.id);
+    const confirmed = row === undefined;
+    if (!row) {
+      row = await this.repo.findActiveWithHash(parsed.id);
+      if (row) this.remember(row);
+    }
     if (!row || !safeEqual(sha256(parsed.secret), row.token_hash)) throw unauthorized();
     if (!row.last_used_at || Date.now() - row.last_used_at.getTime() > TOUCH_EVERY_MS) {
       // Recorded at most once a minute per key: a write per request would cost more than the request.
+      row.last_used_at = new Date();
       void this.repo.touch(row.id).catch(() => undefined);
     }
     return {
@@ -89,6 +105,28 @@ export class ApiKeysService {
       keyId: row.id,
       scopes: row.scopes as ApiKeyScope[],
       channelIds: row.channel_ids,
+      check: { confirmed },
     };
+  }
+
+  /** Looks the key up unless already confirmed for this request: a revoked key is forgotten and 401. */
+  async confirm(actor: ApiKeyActor): Promise<void> {
+    if (actor.check.confirmed) return;
+    if (!(await this.repo.findActiveWithHash(actor.keyId))) {
+      this.forget(actor.keyId);
+      throw unauthorized();
+    }
+    actor.check.confirmed = true;
+  }
+
+  /** Drops a key from this node's memory (it answered 401). */
+  forget(keyId: string): void {
+    this.known.delete(keyId);
+  }
+
+  private remember(row: ApiKeyAuthRow): void {
+    // Oldest first out: a Map iterates in insertion order.
+    if (this.known.size >= KNOWN_KEYS) this.known.delete(this.known.keys().next().value as string);
+    this.known.set(row.id, row);
   }
 }

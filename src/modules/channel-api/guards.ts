@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { documented, type GuardDoc } from '../../http/auth.js';
-import { unauthorized } from '../../http/errors.js';
+import { AppError, renderError, unauthorized } from '../../http/errors.js';
 import type { RequestRateLimiter } from '../../http/rate-limit.js';
 import type { ApiKeysService } from '../api-keys/api-keys.service.js';
 import { requireScope } from '../auth/guards.js';
@@ -42,6 +42,33 @@ export function accountKeyGuard(deps: AccountKeyGuardDeps, scope: ApiKeyScope) {
     requireScope(actor, scope);
     request.apiKey = actor;
   }, ACCOUNT_KEY_DOC);
+}
+
+/**
+ * onSend hook of the account-key routes: nothing is answered for a key not known active as of the
+ * request. The guard may take a key from this node's memory; the statement that did the work usually
+ * confirmed it (`keyChecked`), else it is looked up now, and a revoked key's answer, whatever it was
+ * (a page, a 404, a 429), becomes the contract's 401. A 401 also drops the key from memory.
+ */
+export function keyConfirmation(deps: { apiKeys: ApiKeysService }) {
+  return async (request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> => {
+    const actor = request.apiKey;
+    if (!actor) return payload;
+    if (reply.statusCode === 401) {
+      deps.apiKeys.forget(actor.keyId);
+      return payload;
+    }
+    try {
+      await deps.apiKeys.confirm(actor);
+      return payload;
+    } catch (err) {
+      if (!(err instanceof AppError) || err.statusCode !== 401) throw err;
+      const body = JSON.stringify(renderError(reply, err));
+      reply.removeHeader('content-length');
+      reply.header('content-type', 'application/json; charset=utf-8');
+      return body;
+    }
+  };
 }
 
 /**

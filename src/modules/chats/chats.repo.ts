@@ -3,6 +3,7 @@ import type { Db, Tx } from '../../db/index.js';
 import { Statement } from '../../db/prepared.js';
 import { isoTime } from '../../db/sql-text.js';
 import { DELIVERABLE_EVENTS, EVENT_WRITES_RESULT, eventWritesSql } from '../../events/events.repo.js';
+import { keyActiveSql } from '../api-keys/key-check.js';
 import type { ChatStatus, ChatTransfersTable, LastMessage } from '../../db/types.js';
 
 /** A chat as the lists read it. */
@@ -159,8 +160,12 @@ function pageSql(f: ChatFilter, values: unknown[], limit: number, offset: number
  */
 const lastMessageJson = (column: string) => `CASE WHEN jsonb_typeof(${column}) = 'object' THEN ${column} END`;
 
-/** A chat as a transfer reads it first: whether the actor sees it and whether the target may receive it. */
+/**
+ * A chat as a transfer reads it first: whether the actor sees it, whether the target may receive it,
+ * and whether the acting API key (if one acts) is not revoked.
+ */
 export interface TransferView extends ChatRow {
+  key_active: boolean;
   visible: boolean;
   target_ok: boolean;
 }
@@ -170,6 +175,7 @@ const transferView =
   Statement.prepared<TransferView>(`SELECT c.id, c.account_id, c.channel_id, c.team_id, c.user_id,
  c.status, c.queue, c.unread_messages, c.last_message, c.version, c.created_at, c.updated_at, c.contact_id,
  ct.name AS contact_name, ct.value AS contact_value, ct.last_inbound_at AS contact_last_inbound_at,
+ ($8::text IS NULL OR ${keyActiveSql('$8::text')}) AS key_active,
  ($3::text IS NULL OR $4::boolean OR c.user_id = $3::text
    OR EXISTS (SELECT 1 FROM team_members tm WHERE tm.team_id = c.team_id AND tm.user_id = $3::text)) AS visible,
  CASE WHEN $5::text = 'team'
@@ -272,25 +278,29 @@ ORDER BY c.created_at DESC, c.id DESC`;
     f: ChatFilter,
     page: number,
     limit: number,
-  ): Promise<{ total: number; chatsJson: string }> {
+    keyId: string,
+  ): Promise<{ total: number; chatsJson: string; keyActive: boolean | null }> {
     const offset = (page - 1) * limit;
-    if (!Number.isSafeInteger(offset)) return { total: await this.count(f), chatsJson: '[]' };
+    if (!Number.isSafeInteger(offset))
+      return { total: await this.count(f), chatsJson: '[]', keyActive: null };
     const values: unknown[] = [];
     const total = totalSql(f, values);
+    const page0 = pageSql(f, values, limit, offset);
+    const key = keyActiveSql(`$${values.push(keyId)}`);
     // row_to_json writes compact JSON with the aliases as keys, in this order (ChatSchema's).
-    const text = `SELECT (${total}) AS total,
+    const text = `SELECT (${total}) AS total, ${key} AS key_active,
  coalesce('[' || string_agg(row_to_json(j)::text, ',' ORDER BY c.created_at DESC, c.id DESC) || ']', '[]') AS chats
-FROM (${pageSql(f, values, limit, offset)}) AS c
+FROM (${page0}) AS c
 JOIN contacts ct ON ct.id = c.contact_id,
 LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id AS "teamId", c.user_id AS "userId",
    json_build_object('id', ct.id, 'name', coalesce(ct.name, ct.value), 'value', ct.value) AS contact,
    c.unread_messages AS "unreadMessages", ${lastMessageJson('c.last_message')} AS "lastMessage",
    ${isoTime('c.created_at')} AS "createdAt", ${isoTime('c.updated_at')} AS "updatedAt") AS j`;
-    const [row] = await Statement.shaped<{ total: number; chats: string }>(text, offset === 0).execute(
-      this.db,
-      values,
-    );
-    return { total: row?.total ?? 0, chatsJson: row?.chats ?? '[]' };
+    const [row] = await Statement.shaped<{ total: number; chats: string; key_active: boolean }>(
+      text,
+      offset === 0,
+    ).execute(this.db, values);
+    return { total: row?.total ?? 0, chatsJson: row?.chats ?? '[]', keyActive: row?.key_active ?? null };
   }
 
   /**
@@ -502,6 +512,8 @@ LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id 
       channelIds: readonly string[] | null;
       viewer: { userId: string; readAll: boolean } | null;
       target: { kind: 'team' | 'user'; id: string };
+      /** The acting API key, checked in the same read (`key_active`). */
+      keyId: string | null;
     },
   ): Promise<TransferView | undefined> {
     const [row] = await transferView.execute(this.db, [
@@ -512,6 +524,7 @@ LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id 
       opts.target.kind,
       opts.target.id,
       opts.channelIds,
+      opts.keyId,
     ]);
     return row;
   }

@@ -6,6 +6,7 @@ import { chatWindow, pageInfo, type ChatT } from '../../http/schemas.js';
 import { newId } from '../../lib/ids.js';
 import { actorRef, type Actor, type ApiKeyActor, type UserActor } from '../../access/actors.js';
 import { keyAllowsChannel, requirePermission } from '../auth/guards.js';
+import { keyChecked } from '../api-keys/key-check.js';
 import type { TeamsRepo } from '../teams/teams.repo.js';
 import type { NotificationsService } from '../notifications/notifications.service.js';
 import type { UsersRepo } from '../users/users.repo.js';
@@ -115,14 +116,17 @@ export class ChatsService {
     const page = query.page ?? 1;
     const limit = query.limit ?? 20;
     // The contract leaves Observação out of this list, even when a client names it.
-    const { total, chatsJson } =
+    const { total, chatsJson, keyActive } =
       query.queue === HIDDEN_QUEUE
-        ? { total: 0, chatsJson: '[]' }
+        ? { total: 0, chatsJson: '[]', keyActive: null }
         : await this.repo.listApiPageJson(
             { accountId: actor.accountId, status: 'open', channelIds: actor.channelIds, ...pick(query) },
             page,
             limit,
+            actor.keyId,
           );
+    // The key checked by the page's own statement; without one, the answer hook looks it up.
+    if (keyActive !== null) keyChecked(actor, keyActive);
     // Chats matched on the channel prove it is the account's; only an empty answer needs the lookup
     // (another account's channel is 404), so the common case costs no extra query.
     if (total === 0 && query.channelId !== undefined) {
@@ -224,7 +228,9 @@ export class ChatsService {
             ? { userId: actor.userId, readAll: actor.permissions.has('chats:read_all') }
             : null,
         target,
+        keyId: actor.kind === 'api_key' ? actor.keyId : null,
       });
+      if (seen && actor.kind === 'api_key') keyChecked(actor, seen.key_active);
       if (!seen || seen.status !== 'open' || !seen.visible) throw notFound();
       if (!seen.target_ok) throw badRequest(target.kind === 'team' ? TEAM_NOT_FOUND : USER_NOT_FOUND);
       const to =

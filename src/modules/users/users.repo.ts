@@ -2,6 +2,7 @@ import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Db, Tx } from '../../db/index.js';
 import type { UsersTable } from '../../db/types.js';
 import { Statement } from '../../db/prepared.js';
+import { keyActiveSql } from '../api-keys/key-check.js';
 
 export type UserRow = Pick<
   Selectable<UsersTable>,
@@ -26,10 +27,11 @@ const columns = [
 
 // The Channel API's user list, serialized by PostgreSQL as `UserSchema` objects in list order (the
 // server passes the text through). Read on every such request: prepared.
-const activeUsersJson = Statement.prepared<{ users: string }>(
+// The acting API key is checked in the same statement (`key_active`, modules/api-keys/key-check.ts).
+const activeUsersJson = Statement.prepared<{ users: string; key_active: boolean }>(
   `SELECT coalesce('[' || string_agg(json_build_object('id', u.id, 'name', u.name, 'email', u.email,
    'status', u.status, 'role', json_build_object('id', r.id, 'name', r.name))::text, ','
-   ORDER BY u.created_at, u.id) || ']', '[]') AS users
+   ORDER BY u.created_at, u.id) || ']', '[]') AS users, ${keyActiveSql('$2::text')} AS key_active
  FROM users u JOIN roles r ON r.id = u.role_id
  WHERE u.account_id = $1 AND u.status IN ('active', 'onboarding')`,
 );
@@ -51,9 +53,10 @@ export class UsersRepo {
   }
 
   /** Active and onboarding users as a JSON array (`UserSchema`), in `list` order. */
-  async listActiveJson(accountId: string): Promise<string> {
-    const [row] = await activeUsersJson.execute(this.db, [accountId]);
-    return row?.users ?? '[]';
+  /** The account's active and onboarding users as JSON text, and whether API key `keyId` is not revoked. */
+  async listActiveJson(accountId: string, keyId: string): Promise<{ json: string; keyActive: boolean }> {
+    const [row] = await activeUsersJson.execute(this.db, [accountId, keyId]);
+    return { json: row?.users ?? '[]', keyActive: row?.key_active ?? false };
   }
 
   async find(accountId: string, id: string, db: Db | Tx = this.db): Promise<UserRow | undefined> {

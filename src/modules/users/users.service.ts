@@ -10,6 +10,7 @@ import { requirePermission } from '../auth/guards.js';
 import { UsersRepo, type UserRow } from './users.repo.js';
 import type { CreateUserInput, UpdateUserInput } from './users.schemas.js';
 import { en, pt } from '../../http/language.js';
+import { keyChecked } from '../api-keys/key-check.js';
 
 const EMAIL_TAKEN = en('Email already in use', 'E-mail já está em uso');
 const BAD_ROLE = en(
@@ -43,7 +44,9 @@ export class UsersService {
    * body itself (an array of `UserSchema`), serialized by PostgreSQL.
    */
   async listForApiKey(actor: ApiKeyActor): Promise<JsonText> {
-    return asJsonText(await this.repo.listActiveJson(actor.accountId));
+    const { json, keyActive } = await this.repo.listActiveJson(actor.accountId, actor.keyId);
+    keyChecked(actor, keyActive);
+    return asJsonText(json);
   }
 
   async list(actor: UserActor): Promise<UserT[]> {
