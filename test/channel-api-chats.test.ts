@@ -637,4 +637,44 @@ describe('GET /channel-api/chats', () => {
       }
     });
   });
+
+  describe('exact totals', () => {
+    it('every filter shape counts exactly what it lists, through transfers, captures, queue moves and closes, and after housekeeping', async () => {
+      const restricted = await f.makeKey(['chats:read'], [f.channels[1]!.id]);
+      const chats = await Promise.all(Array.from({ length: 8 }, (_, i) => f.inbound(i % 2, phone())));
+      const agentApi = (path: string, body?: unknown, token = f.adminToken) =>
+        t.request('POST', path, { headers: { authorization: `Bearer ${token}` }, ...(body ? { body } : {}) });
+      const ok = (res: TestResponse) => assert.ok(res.status < 300, JSON.stringify(res.body));
+      ok(await agentApi(`/api/chats/${chats[0]}/transfer`, { teamId: f.teams[1]!.id }));
+      ok(await agentApi(`/api/chats/${chats[1]}/transfer`, { userId: f.agents[0]!.id }));
+      ok(await agentApi(`/api/chats/${chats[2]}/capture`, undefined, f.agents[0]!.token));
+      ok(await agentApi(`/api/chats/${chats[3]}/queue`, { queue: 'Automação' }));
+      ok(await agentApi(`/api/chats/${chats[4]}/queue`, { queue: 'Observação' }));
+      ok(await agentApi(`/api/chats/${chats[5]}/close`));
+      ok(await agentApi(`/api/chats/${chats[6]}/transfer`, { userId: f.agents[1]!.id }));
+
+      const shapes: [string, string, string][] = [
+        ['every chat', f.apiKey, ''],
+        ['one channel', f.apiKey, `channelId=${f.channels[1]!.id}`],
+        ['one queue', f.apiKey, 'queue=Espera'],
+        ['one team', f.apiKey, `teamId=${f.teams[1]!.id}`],
+        ['one attendant', f.apiKey, `userId=${f.agents[0]!.id}`],
+        ['a team in a queue', f.apiKey, `teamId=${f.teams[0]!.id}&queue=Em%20Atendimento`],
+        ['a channel and a team', f.apiKey, `channelId=${f.channels[0]!.id}&teamId=${f.teams[1]!.id}`],
+        ['a key limited to a channel', restricted, ''],
+        ['a key limited to a channel, one queue', restricted, 'queue=Espera'],
+        ['a key limited to a channel, one attendant', restricted, `userId=${f.agents[1]!.id}`],
+      ];
+      const check = async (when: string) => {
+        for (const [name, key, query] of shapes) {
+          const res = await list(key, `${query}${query ? '&' : ''}limit=100`);
+          assert.equal(res.status, 200, JSON.stringify(res.body));
+          assert.equal(page(res).total, page(res).chats.length, `${name} (${when})`);
+        }
+      };
+      await check('after the changes');
+      await f.services.chats.foldCounts();
+      await check('after housekeeping');
+    });
+  });
 });

@@ -50,7 +50,7 @@ describe('prepared hot statements', () => {
     // PostgreSQL plans the first five executions with the values, then compares with a generic plan.
     for (let i = 0; i < 7; i++) assert.deepEqual(await chats.listPage(filter, 1, 20), first);
 
-    const page = (await prepared()).filter((p) => p.statement.includes('FROM chat_counts WHERE'));
+    const page = (await prepared()).filter((p) => p.statement.includes('FROM chat_totals WHERE'));
     assert.equal(page.length, 1, 'one prepared statement for the shape');
     assert.match(page[0]!.statement, /LIMIT 20 OFFSET 0/);
     assert.ok(page[0]!.generic_plans > 0, `generic plan in use: ${JSON.stringify(page[0])}`);

@@ -19,6 +19,7 @@ import * as m017 from './migrations/017_webhook_delivery_queue.js';
 import * as m018 from './migrations/018_event_writes.js';
 import * as m019 from './migrations/019_event_horizon.js';
 import * as m020 from './migrations/020_chat_count_slots.js';
+import * as m021 from './migrations/021_chat_totals.js';
 
 /** Versioned migrations, in order. Names are permanent: never rename or edit one that has shipped. */
 const migrations: Record<string, Migration> = {
@@ -42,6 +43,7 @@ const migrations: Record<string, Migration> = {
   '018_event_writes': m018,
   '019_event_horizon': m019,
   '020_chat_count_slots': m020,
+  '021_chat_totals': m021,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -149,6 +149,17 @@ export interface ChatCountsTable {
   n: ColumnType<string, number, number>;
 }
 
+/** Chats per status and queue, for one channel, team or attendant (migration 021). */
+export interface ChatTotalsTable {
+  account_id: string;
+  status: string;
+  dim: 'channel' | 'team' | 'user';
+  value: string;
+  queue: string;
+  slot: ColumnType<number, number | undefined, number>;
+  n: ColumnType<string, number, number>;
+}
+
 export type MessageStatus = 'queued' | 'sent' | 'delivered' | 'read' | 'failed' | 'received';
 export interface MessagesTable {
   id: string;
@@ -363,6 +374,7 @@ export interface Database {
   contacts: ContactsTable;
   chats: ChatsTable;
   chat_counts: ChatCountsTable;
+  chat_totals: ChatTotalsTable;
   messages: MessagesTable;
   chat_transfers: ChatTransfersTable;
   request_logs: RequestLogsTable;

@@ -137,12 +137,40 @@ function searchSql(f: ChatFilter, values: unknown[]): string {
   return ` AND contact_id IN (SELECT id FROM contacts WHERE account_id = ${p(f.accountId)} AND ${match})`;
 }
 
-/** The exact total of a filter: from the counters, or by counting the chats a search matches. */
+/**
+ * The exact total of a filter: from the counters, or by counting the chats a search matches. A filter on
+ * nothing but the status, the queue and at most one of channel (or the key's channels), team or
+ * attendant reads `chat_totals`, a few rows per queue; any other combination sums `chat_counts`.
+ */
 function totalSql(f: ChatFilter, values: unknown[]): string {
-  const where = filterSql(f, values);
-  return f.search
-    ? `SELECT count(*)::int8 FROM chats WHERE ${where}${searchSql(f, values)}`
-    : `SELECT coalesce(sum(n), 0)::int8 FROM chat_counts WHERE ${where}`;
+  if (f.search) {
+    const where = filterSql(f, values);
+    return `SELECT count(*)::int8 FROM chats WHERE ${where}${searchSql(f, values)}`;
+  }
+  const rollup = totalsSql(f, values);
+  if (rollup !== null) return rollup;
+  return `SELECT coalesce(sum(n), 0)::int8 FROM chat_counts WHERE ${filterSql(f, values)}`;
+}
+
+/** `totalSql` from `chat_totals`, or null when the filter is a combination only `chat_counts` answers. */
+function totalsSql(f: ChatFilter, values: unknown[]): string | null {
+  const channel = f.channelId !== undefined || f.channelIds ? 1 : 0;
+  const one = channel + (f.teamId !== undefined ? 1 : 0) + (f.userId !== undefined ? 1 : 0);
+  if (one > 1 || f.visibleTo) return null;
+  const p = (v: unknown) => `$${values.push(v)}`;
+  if (!STATUSES.has(f.status)) throw new Error(`unknown chat status ${f.status}`);
+  let out = `SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = ${p(f.accountId)} AND status = '${f.status}'`;
+  if (f.channelId !== undefined) {
+    // A channel outside the key's channels matches nothing, as in `filterSql`.
+    if (f.channelIds && !f.channelIds.includes(f.channelId)) return 'SELECT 0::int8';
+    out += ` AND dim = 'channel' AND value = ${p(f.channelId)}`;
+  } else if (f.channelIds) out += ` AND dim = 'channel' AND value = ANY(${p(f.channelIds)}::text[])`;
+  else if (f.teamId !== undefined) out += ` AND dim = 'team' AND value = ${p(f.teamId)}`;
+  else if (f.userId !== undefined) out += ` AND dim = 'user' AND value = ${p(f.userId)}`;
+  // No filter: the sum over the channels (a few rows per channel).
+  else out += ` AND dim = 'channel'`;
+  out += f.queue !== undefined ? ` AND queue = ${p(f.queue)}` : ` AND queue <> '${HIDDEN_QUEUE}'`;
+  return out;
 }
 
 /** A page of a filter's chats cut from `chats` alone, newest first (stable: createdAt, then id). */
@@ -222,6 +250,35 @@ export interface TransferApplied {
   updated_at: Date;
   last_seq: number | null;
   deliveries: boolean;
+}
+
+/** The counter tables and the columns that name one total (a row is one of its slots). */
+const COUNTER_TABLES = [
+  ['chat_counts', ['account_id', 'status', 'channel_id', 'team_id', 'queue', 'user_id']],
+  ['chat_totals', ['account_id', 'status', 'dim', 'value', 'queue']],
+] as const;
+
+/** `ChatsRepo.foldCounts` for one counter table. */
+function foldSql(table: string, key: readonly string[]): string {
+  const k = key.join(', ');
+  const on = (x: string, y: string) => key.map((c) => `${x}.${c} = ${y}.${c}`).join(' AND ');
+  return `WITH picked AS (
+  SELECT ${key.map((c) => `c.${c}`).join(', ')}, c.slot, c.n FROM ${table} c
+  WHERE (${key.map((c) => `c.${c}`).join(', ')}) IN (
+    SELECT ${k} FROM ${table} GROUP BY ${k} HAVING count(*) > 1 OR sum(n) = 0)
+  FOR UPDATE OF c SKIP LOCKED
+), kept AS (
+  SELECT ${k}, min(slot) AS slot, sum(n) AS n, count(*) AS rows FROM picked GROUP BY ${k}
+), gone AS (
+  DELETE FROM ${table} c USING picked p, kept k
+  WHERE ${on('c', 'p')} AND c.slot = p.slot AND ${on('p', 'k')} AND (k.n = 0 OR p.slot <> k.slot)
+  RETURNING 1
+), summed AS (
+  UPDATE ${table} c SET n = k.n FROM kept k
+  WHERE ${on('c', 'k')} AND c.slot = k.slot AND k.n <> 0 AND k.rows > 1
+  RETURNING 1
+)
+SELECT (SELECT count(*) FROM gone)::int AS folded, (SELECT count(*) FROM summed) AS kept`;
 }
 
 export class ChatsRepo {
@@ -315,44 +372,19 @@ LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id 
   }
 
   /**
-   * Folds each filter combination's counter slots (migration 020) back into one row, and drops the
-   * combinations that count nothing (every chat moved out), which a total would otherwise keep
-   * summing: of the rows no transaction holds now, a combination's are summed into the lowest slot
-   * (or all deleted when they sum to zero), in one statement, so every snapshot sees the same totals
-   * before and after. Held rows are skipped, never waited on. Answers how many rows went.
+   * Folds the counters' slots (migrations 020, 021) back into one row per total, and drops the totals
+   * that count nothing (every chat moved out), which a sum would otherwise keep reading: of the rows no
+   * transaction holds now, a total's are summed into its lowest slot (or all deleted when they sum to
+   * zero), one statement per table, so every snapshot sees the same totals before and after. Held rows
+   * are skipped, never waited on. Answers how many rows went.
    */
   async foldCounts(): Promise<number> {
-    const { rows } = await sql<{ folded: number }>`
-      WITH picked AS (
-        SELECT c.account_id, c.status, c.channel_id, c.team_id, c.queue, c.user_id, c.slot, c.n
-        FROM chat_counts c
-        WHERE (c.account_id, c.status, c.channel_id, c.team_id, c.queue, c.user_id) IN (
-          SELECT account_id, status, channel_id, team_id, queue, user_id FROM chat_counts
-          GROUP BY 1, 2, 3, 4, 5, 6 HAVING count(*) > 1 OR sum(n) = 0)
-        FOR UPDATE OF c SKIP LOCKED
-      ), kept AS (
-        SELECT account_id, status, channel_id, team_id, queue, user_id, min(slot) AS slot, sum(n) AS n,
-               count(*) AS rows
-        FROM picked GROUP BY 1, 2, 3, 4, 5, 6
-      ), gone AS (
-        DELETE FROM chat_counts c USING picked p, kept k
-        WHERE (c.account_id, c.status, c.channel_id, c.team_id, c.queue, c.user_id, c.slot)
-            = (p.account_id, p.status, p.channel_id, p.team_id, p.queue, p.user_id, p.slot)
-          AND (p.account_id, p.status, p.channel_id, p.team_id, p.queue, p.user_id)
-            = (k.account_id, k.status, k.channel_id, k.team_id, k.queue, k.user_id)
-          AND (k.n = 0 OR p.slot <> k.slot)
-        RETURNING 1
-      ), summed AS (
-        UPDATE chat_counts c SET n = k.n FROM kept k
-        WHERE (c.account_id, c.status, c.channel_id, c.team_id, c.queue, c.user_id, c.slot)
-            = (k.account_id, k.status, k.channel_id, k.team_id, k.queue, k.user_id, k.slot)
-          AND k.n <> 0 AND k.rows > 1
-        RETURNING 1
-      )
-      SELECT (SELECT count(*) FROM gone)::int AS folded, (SELECT count(*) FROM summed) AS kept`.execute(
-      this.db,
-    );
-    return rows[0]?.folded ?? 0;
+    let folded = 0;
+    for (const [table, key] of COUNTER_TABLES) {
+      const { rows } = await sql<{ folded: number }>`${sql.raw(foldSql(table, key))}`.execute(this.db);
+      folded += rows[0]?.folded ?? 0;
+    }
+    return folded;
   }
 
   async channelExists(accountId: string, channelId: string): Promise<boolean> {
