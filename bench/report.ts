@@ -12,7 +12,7 @@ export interface Row extends LoadResult {
   extraCpuUsOverBaseline: number | null;
   /** No non-2xx answers and no connection errors. */
   valid: boolean;
-  target: { ratio: number; p99Ms: number; met: boolean } | null;
+  target: { ratio?: number; rps?: number; p99Ms: number; met: boolean } | null;
 }
 
 /**
@@ -84,7 +84,9 @@ export function renderTable(report: BenchReport): string {
     '|---|---|---|---:|---:|---:|---:|---:|---:|---|';
   const lines = report.rows.map((r) => {
     const target = r.target
-      ? `${r.target.met ? 'met' : '**missed**'} (≥ ${r.target.ratio * 100} %, p99 ≤ ${r.target.p99Ms} ms)`
+      ? `${r.target.met ? 'met' : '**missed**'} (≥ ${
+          r.target.ratio !== undefined ? `${r.target.ratio * 100} %` : `${r.target.rps}/s`
+        }, p99 ≤ ${r.target.p99Ms} ms)`
       : '';
     const bad = r.valid ? '' : ` ⚠ ${r.non2xx} non-2xx, ${r.errors} errors`;
     const extra =

@@ -288,34 +288,38 @@ async function bulkInsert(url: string, seed: Seeded, log: (line: string) => void
     );
     log(`  ${params.chats} chats inserted (${secondsSince(t)} s)`);
     t = Date.now();
-    await c.query('DELETE FROM chat_counts WHERE account_id = $1', [seed.accountId]);
-    await c.query(
-      `INSERT INTO chat_counts (account_id, status, channel_id, team_id, queue, user_id, n)
-       SELECT account_id, status, channel_id, team_id, queue, coalesce(user_id, ''), count(*)
-         FROM chats WHERE account_id = $1 GROUP BY 1, 2, 3, 4, 5, 6`,
-      [seed.accountId],
-    );
+    await rebuildCounters(c, seed.accountId);
     await c.query('ALTER TABLE chats ENABLE TRIGGER chats_count_trigger');
     await c.query('COMMIT');
     log(`  chat_counts rebuilt (${secondsSince(t)} s)`);
     t = Date.now();
     // VACUUM sets the visibility map, so the list's id lookups can be index-only, as on a settled table.
-    await c.query('VACUUM (ANALYZE) contacts, chats, chat_counts');
+    await c.query('VACUUM (ANALYZE) contacts, chats, chat_counts, chat_totals');
     log(`  vacuumed and analyzed (${secondsSince(t)} s)`);
   });
 }
 
-/** Every counter (the sum of its slots) equals the count of its chats (none missing or stale). */
+/** Every counter (the sum of its slots) of both tables equals the count of its chats (none missing or stale). */
 export async function countsExact(url: string, accountId: string): Promise<boolean> {
   return withClient(url, async (c) => {
     const res = await c.query<{ bad: number }>(
-      `SELECT count(*)::int AS bad FROM
+      `SELECT (SELECT count(*) FROM
          (SELECT status, channel_id, team_id, queue, coalesce(user_id, '') AS user_id, count(*) AS n
             FROM chats WHERE account_id = $1 GROUP BY 1, 2, 3, 4, 5) a
          FULL JOIN (SELECT status, channel_id, team_id, queue, user_id, sum(n) AS n FROM chat_counts
                      WHERE account_id = $1 GROUP BY 1, 2, 3, 4, 5 HAVING sum(n) <> 0) b
            USING (status, channel_id, team_id, queue, user_id)
-        WHERE a.n IS DISTINCT FROM b.n`,
+        WHERE a.n IS DISTINCT FROM b.n)
+       + (SELECT count(*) FROM
+         (SELECT status, d.dim, d.value, queue, count(*) AS n
+            FROM chats,
+                 LATERAL (VALUES ('channel', channel_id), ('team', team_id), ('user', coalesce(user_id, '')))
+                   AS d(dim, value)
+           WHERE account_id = $1 GROUP BY 1, 2, 3, 4) a
+         FULL JOIN (SELECT status, dim, value, queue, sum(n) AS n FROM chat_totals
+                     WHERE account_id = $1 GROUP BY 1, 2, 3, 4 HAVING sum(n) <> 0) b
+           USING (status, dim, value, queue)
+        WHERE a.n IS DISTINCT FROM b.n)::int AS bad`,
       [accountId],
     );
     return res.rows[0]?.bad === 0;
@@ -392,6 +396,28 @@ async function restoreTransferPoolWith(c: pg.Client): Promise<void> {
   await c.query('VACUUM (ANALYZE) chats, chat_counts, chat_transfers');
 }
 
+/** The account's list counters (`chat_counts`, `chat_totals`) counted again from its chats, one row per total. */
+async function rebuildCounters(c: pg.Client, accountId: string): Promise<void> {
+  await c.query('DELETE FROM chat_counts WHERE account_id = $1', [accountId]);
+  await c.query(
+    `INSERT INTO chat_counts (account_id, status, channel_id, team_id, queue, user_id, n)
+     SELECT account_id, status, channel_id, team_id, queue, coalesce(user_id, ''), count(*)
+       FROM chats WHERE account_id = $1 GROUP BY 1, 2, 3, 4, 5, 6`,
+    [accountId],
+  );
+  await c.query('DELETE FROM chat_totals WHERE account_id = $1', [accountId]);
+  await c.query(
+    `INSERT INTO chat_totals (account_id, status, dim, value, queue, n)
+     SELECT account_id, status, d.dim, d.value, queue, count(*)
+       FROM chats,
+            LATERAL (VALUES ('channel', channel_id), ('team', team_id), ('user', coalesce(user_id, '')))
+              AS d(dim, value)
+      WHERE account_id = $1
+      GROUP BY 1, 2, 3, 4, 5`,
+    [accountId],
+  );
+}
+
 /**
  * The counters as the seed left them: one row per combination that counts chats, rebuilt from the
  * chats and compacted. Transfers leave counter slots and zero rows behind (folded by the platform's
@@ -401,16 +427,10 @@ async function restoreTransferPoolWith(c: pg.Client): Promise<void> {
 export async function compactCounts(url: string, accountId: string): Promise<void> {
   await withClient(url, async (c) => {
     await c.query('BEGIN');
-    await c.query('LOCK TABLE chat_counts IN EXCLUSIVE MODE');
-    await c.query('DELETE FROM chat_counts WHERE account_id = $1', [accountId]);
-    await c.query(
-      `INSERT INTO chat_counts (account_id, status, channel_id, team_id, queue, user_id, n)
-       SELECT account_id, status, channel_id, team_id, queue, coalesce(user_id, ''), count(*)
-         FROM chats WHERE account_id = $1 GROUP BY 1, 2, 3, 4, 5, 6`,
-      [accountId],
-    );
+    await c.query('LOCK TABLE chat_counts, chat_totals IN EXCLUSIVE MODE');
+    await rebuildCounters(c, accountId);
     await c.query('COMMIT');
-    await c.query('VACUUM (FULL, ANALYZE) chat_counts');
+    await c.query('VACUUM (FULL, ANALYZE) chat_counts, chat_totals');
   });
 }
 

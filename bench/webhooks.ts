@@ -70,6 +70,9 @@ async function adminToken(base: string, email: string): Promise<string> {
  * every event, MESSAGES sandbox messages), then a server with the api and worker roles delivers it;
  * the rate is measured at the receiver.
  */
+/** Issue 15's target for signed deliveries a second to a local receiver. */
+const WEBHOOK_TARGET = 2_000;
+
 export async function runWebhooksRow(p: WebhooksPhase): Promise<LiveRow> {
   const { live, log } = p;
   const receiver = await Receiver.start();
@@ -150,7 +153,7 @@ export async function runWebhooksRow(p: WebhooksPhase): Promise<LiveRow> {
         ratio: null,
         ratioOf: null,
         ...cpuPerItem(cpu0, cpu1, dbSeconds, delivered),
-        target: null,
+        target: { text: `≥ ${WEBHOOK_TARGET} deliveries/s`, met: rate >= WEBHOOK_TARGET },
         notes: [
           `${delivered} delivered in ${round(seconds, 1)} s${emptied ? ', backlog emptied before the window ended' : ''}`,
           'at most 16 attempts per endpoint at once (ATENDE_WEBHOOK_ENDPOINT_CONCURRENCY), claimed up to 128 per statement',
