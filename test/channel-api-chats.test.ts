@@ -676,5 +676,17 @@ describe('GET /channel-api/chats', () => {
       await f.services.chats.foldCounts();
       await check('after housekeeping');
     });
+
+    it('an account deleted with its chats takes its counters with it', async () => {
+      const gone = await seedAccount(t.server.services);
+      await Promise.all([gone.inbound(0, phone()), gone.inbound(1, phone())]);
+      await db.query('DELETE FROM accounts WHERE id = $1', [gone.accountId]);
+      const left = await db.query(
+        `SELECT (SELECT count(*) FROM chat_counts WHERE account_id = $1)::int AS counts,
+                (SELECT count(*) FROM chat_totals WHERE account_id = $1)::int AS totals`,
+        [gone.accountId],
+      );
+      assert.deepEqual(left.rows[0], { counts: 0, totals: 0 });
+    });
   });
 });

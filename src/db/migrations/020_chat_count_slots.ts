@@ -8,11 +8,18 @@ import { sql, type Kysely } from 'kysely';
  * another. Now each combination has one or more slots: a change adds its ±1 to any slot no other
  * transaction holds (`FOR UPDATE SKIP LOCKED`), and only when all are held does it open a slot of its
  * own. A total is still the sum of its rows, exact in any snapshot; a combination has as many slots as
- * changes once ran on it at the same moment, and housekeeping folds them back into one.
+ * changes once ran on it at the same moment, and housekeeping folds them back into one. A slot is
+ * opened only while the account exists: deleting an account deletes its counters (cascade) before its
+ * chats' deferred triggers run.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
 CREATE SEQUENCE chat_count_slots;
+-- Counters went with their account's chats but not with the account: an account deleted (its chats
+-- by cascade) left its counters behind. They go with it now, like every other row of the account.
+DELETE FROM chat_counts c WHERE NOT EXISTS (SELECT 1 FROM accounts a WHERE a.id = c.account_id);
+ALTER TABLE chat_counts ADD CONSTRAINT chat_counts_account_id_fkey
+  FOREIGN KEY (account_id) REFERENCES accounts(id) ON DELETE CASCADE;
 ALTER TABLE chat_counts ADD COLUMN slot bigint NOT NULL DEFAULT 0;
 ALTER TABLE chat_counts DROP CONSTRAINT chat_counts_pkey;
 ALTER TABLE chat_counts ADD PRIMARY KEY (account_id, status, channel_id, team_id, queue, user_id, slot);
@@ -26,9 +33,11 @@ BEGIN
                     AND user_id = u
                   LIMIT 1 FOR UPDATE SKIP LOCKED);
   IF NOT FOUND THEN
-    -- Every slot is held by another transaction (or there is none yet): a slot of this one's own.
+    -- Every slot is held by another transaction (or there is none yet): a slot of this one's own,
+    -- unless the account itself is being deleted (its counters went with it).
     INSERT INTO chat_counts (account_id, status, channel_id, team_id, queue, user_id, slot, n)
-    VALUES (a, s, ch, t, q, u, nextval('chat_count_slots'), d);
+    SELECT a, s, ch, t, q, u, nextval('chat_count_slots'), d
+    WHERE EXISTS (SELECT 1 FROM accounts WHERE id = a);
   END IF;
 END
 $$;
@@ -99,6 +108,7 @@ ALTER TABLE chat_counts DROP COLUMN slot;
 ALTER TABLE chat_counts ADD PRIMARY KEY (account_id, status, channel_id, team_id, queue, user_id);
 INSERT INTO chat_counts SELECT account_id, status, channel_id, team_id, queue, user_id, n FROM folded;
 DROP TABLE folded;
+ALTER TABLE chat_counts DROP CONSTRAINT chat_counts_account_id_fkey;
 DROP SEQUENCE chat_count_slots;
 `.execute(db);
 }

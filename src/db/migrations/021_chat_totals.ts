@@ -38,7 +38,8 @@ BEGIN
                   LIMIT 1 FOR UPDATE SKIP LOCKED);
   IF NOT FOUND THEN
     INSERT INTO chat_totals (account_id, status, dim, value, queue, slot, n)
-    VALUES (a, s, dm, v, q, nextval('chat_count_slots'), d);
+    SELECT a, s, dm, v, q, nextval('chat_count_slots'), d
+    WHERE EXISTS (SELECT 1 FROM accounts WHERE id = a);
   END IF;
 END
 $$;
