@@ -590,34 +590,52 @@ describe('Channel API transfers', () => {
       assert.equal((await history(chatId)).length, 2);
     });
 
-    it('does not wait for another change that moved a chat into the same list totals and has not committed', async () => {
-      const [moved, transferred] = [await f.inbound(0, phone()), await f.inbound(0, phone())];
-      const team = f.teams[1]!.id;
-      const totals = async () =>
-        (
-          await db.query<{ counted: number; actual: number }>(
-            `SELECT (SELECT coalesce(sum(n), 0) FROM chat_counts
-                      WHERE account_id = $1 AND status = 'open' AND team_id = $2 AND queue = 'Espera')::int AS counted,
-                    (SELECT count(*) FROM chats
-                      WHERE account_id = $1 AND status = 'open' AND team_id = $2 AND queue = 'Espera')::int AS actual`,
-            [f.accountId, team],
-          )
-        ).rows[0]!;
+    /** A team's `Espera` totals: as counted, as listed, and how many slots count `chatId`'s combination. */
+    const esperaTotals = async (team: string, chatId: string) =>
+      (
+        await db.query<{ counted: number; actual: number; slots: number }>(
+          `SELECT (SELECT coalesce(sum(n), 0) FROM chat_counts
+                    WHERE account_id = $1 AND status = 'open' AND team_id = $2 AND queue = 'Espera')::int AS counted,
+                  (SELECT count(*) FROM chat_counts
+                    WHERE account_id = $1 AND status = 'open' AND team_id = $2 AND queue = 'Espera'
+                      AND channel_id = (SELECT channel_id FROM chats WHERE id = $3) AND user_id = '')::int AS slots,
+                  (SELECT count(*) FROM chats
+                    WHERE account_id = $1 AND status = 'open' AND team_id = $2 AND queue = 'Espera')::int AS actual`,
+          [f.accountId, team, chatId],
+        )
+      ).rows[0]!;
+    /**
+     * Transfers `transferred` into the team's `Espera` while another change, still open, has moved
+     * `moved` there (the same list totals) and, when `counted`, has already counted it, as it does
+     * while it commits. Answers the transfer's status.
+     */
+    const transferBesideOpenMove = async (
+      moved: string,
+      transferred: string,
+      team: string,
+      counted: boolean,
+    ) => {
       const holder = await client();
       try {
-        // Another change, still open, moved a chat into the team's Espera: the same list totals.
         await holder.query('BEGIN');
         await holder.query("UPDATE chats SET team_id = $1, user_id = NULL, queue = 'Espera' WHERE id = $2", [
           team,
           moved,
         ]);
+        if (counted) await holder.query('SET CONSTRAINTS ALL IMMEDIATE');
         const res = await transfer('team', transferred, { teamId: team });
-        assert.equal(res.status, 200, JSON.stringify(res.body));
         await holder.query('COMMIT');
+        return res.status;
       } finally {
         await holder.end();
       }
-      const { counted, actual } = await totals();
+    };
+
+    it('does not wait for another change that moved a chat into the same list totals and has not committed', async () => {
+      const [moved, transferred] = [await f.inbound(0, phone()), await f.inbound(0, phone())];
+      const team = f.teams[1]!.id;
+      assert.equal(await transferBesideOpenMove(moved, transferred, team, false), 200);
+      const { counted, actual } = await esperaTotals(team, moved);
       assert.equal(counted, actual);
       assert.ok(actual >= 2, `both chats are in the team's Espera (${actual})`);
     });
@@ -625,36 +643,8 @@ describe('Channel API transfers', () => {
     it('does not wait for another change whose list totals are being counted, and housekeeping folds the slots', async () => {
       const [moved, transferred] = [await f.inbound(0, phone()), await f.inbound(0, phone())];
       const team = f.teams[1]!.id;
-      const key = [f.accountId, team] as const;
-      const totals = async () =>
-        (
-          await db.query<{ counted: number; actual: number; slots: number }>(
-            `SELECT (SELECT coalesce(sum(n), 0) FROM chat_counts
-                      WHERE account_id = $1 AND status = 'open' AND team_id = $2 AND queue = 'Espera')::int AS counted,
-                    (SELECT count(*) FROM chat_counts
-                      WHERE account_id = $1 AND status = 'open' AND team_id = $2 AND queue = 'Espera'
-                        AND channel_id = (SELECT channel_id FROM chats WHERE id = $3) AND user_id = '')::int AS slots,
-                    (SELECT count(*) FROM chats
-                      WHERE account_id = $1 AND status = 'open' AND team_id = $2 AND queue = 'Espera')::int AS actual`,
-            [...key, moved],
-          )
-        ).rows[0]!;
-      const holder = await client();
-      try {
-        // Another change moved a chat into the team's Espera and has counted it (as it does while it
-        // commits): it holds that total's counter row.
-        await holder.query('BEGIN');
-        await holder.query("UPDATE chats SET team_id = $1, user_id = NULL, queue = 'Espera' WHERE id = $2", [
-          team,
-          moved,
-        ]);
-        await holder.query('SET CONSTRAINTS ALL IMMEDIATE');
-        const res = await transfer('team', transferred, { teamId: team });
-        assert.equal(res.status, 200, JSON.stringify(res.body));
-        await holder.query('COMMIT');
-      } finally {
-        await holder.end();
-      }
+      assert.equal(await transferBesideOpenMove(moved, transferred, team, true), 200);
+      const totals = () => esperaTotals(team, moved);
       const counted = await totals();
       assert.equal(counted.counted, counted.actual);
       assert.ok(counted.actual >= 2, `both chats are in the team's Espera (${counted.actual})`);
