@@ -51,7 +51,7 @@ describe('event order with concurrent writers', () => {
       body: { teamId },
     });
 
-  it('concurrent transfers: a reader polling ?after= misses nothing, seqs follow each other, each chat keeps its order', async () => {
+  it('concurrent transfers: a reader polling ?after= misses nothing, seqs increase, each chat keeps its order', async () => {
     const CHATS = 8;
     const ROUNDS = 6;
     const chatIds = await Promise.all(Array.from({ length: CHATS }, (_, i) => f.inbound(i % 2, phone())));
