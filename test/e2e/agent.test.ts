@@ -46,9 +46,21 @@ describe('agent screens', () => {
     await sim.getByRole('heading', { name: 'Entrar no Atende' }).waitFor();
     assert.equal(await sim.locator('html').getAttribute('lang'), 'pt-BR');
     await e2e.screenshot(sim, 'login');
+    // The console's first read of the teams is held back: until it has them, the simulator must not
+    // offer the one-click setup, which would answer the new channel with a team of its own making.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await sim.route('**/api/teams', async (route) => {
+      if (route.request().method() === 'GET') await held;
+      await route.continue();
+    });
     await e2e.loginUi(sim, e2e.admin);
     await sim.getByRole('link', { name: 'Simulador' }).click();
     await sim.getByRole('heading', { name: 'Simulador de cliente' }).waitFor();
+    await sim.locator('.sim-setup .card').getByText('Carregando…').waitFor();
+    assert.equal(await sim.getByRole('button', { name: 'Criar um canal sandbox' }).count(), 0);
+    // From here on every request goes through as it comes.
+    release();
     // A new installation has no channel: the simulator makes a sandbox channel in one click.
     await sim.getByText('Nenhum canal sandbox').waitFor();
     await sim.getByRole('button', { name: 'Criar um canal sandbox' }).click();

@@ -21,6 +21,8 @@ export interface Session {
   teams: Team[];
   users: User[];
   channels: Channel[];
+  /** Whether teams, users and channels have been loaded once (before, they are empty lists). */
+  directoryLoaded: boolean;
   /** Team ids whose queues this user sees (all teams with chats:read_all). */
   myTeamIds: string[];
   reloadDirectory(): Promise<void>;
@@ -66,6 +68,7 @@ export function SessionProvider(props: {
   const [teams, setTeams] = useState<Team[]>([]);
   const [users, setUsers] = useState<User[]>([]);
   const [channels, setChannels] = useState<Channel[]>([]);
+  const [directoryLoaded, setDirectoryLoaded] = useState(false);
   const [gateway, setGateway] = useState<Gateway | null>(null);
   const [conn, setConn] = useState<ConnState>('connecting');
   const [drafts, setDrafts] = useState<Map<string, string>>(new Map());
@@ -88,6 +91,7 @@ export function SessionProvider(props: {
     setTeams(t);
     setUsers(u);
     setChannels(c);
+    setDirectoryLoaded(true);
   }, []);
 
   const loadSideData = useCallback(async () => {
@@ -211,6 +215,7 @@ export function SessionProvider(props: {
     teams,
     users,
     channels,
+    directoryLoaded,
     myTeamIds,
     reloadDirectory,
     gateway,

@@ -53,7 +53,7 @@ function loadSaved(): Saved {
 
 export function Simulator(props: { path: string }) {
   const { t } = useI18n();
-  const { channels, gateway, users, teams, me, can, reloadDirectory } = useSession();
+  const { channels, directoryLoaded, gateway, users, me, can, reloadDirectory } = useSession();
   const sandboxes = channels.filter((c) => c.provider === 'sandbox');
   const [saved, setSaved] = useState<Saved>(loadSaved);
   const channelId = sandboxes.some((c) => c.id === saved.channelId)
@@ -186,7 +186,8 @@ export function Simulator(props: { path: string }) {
     setSettingUp(true);
     setError(null);
     try {
-      const active = teams.filter((x) => x.status === 'active');
+      // Read now, not from the session: the team answering the channel must be one that exists.
+      const active = (await get<Team[]>('/api/teams')).filter((x) => x.status === 'active');
       const team =
         active.find((x) => x.members.includes(me.user.id)) ??
         active[0] ??
@@ -248,7 +249,9 @@ export function Simulator(props: { path: string }) {
         <h1 id="sim-title">{t('sim.title')}</h1>
         <p className="muted">{t('sim.intro')}</p>
         <div className="card">
-          {sandboxes.length === 0 ? (
+          {!directoryLoaded ? (
+            <p className="muted">{t('common.loading')}</p>
+          ) : sandboxes.length === 0 ? (
             <div className="sim-setup-empty">
               <p className="notice">{t('sim.noChannels')}</p>
               {canSetUp && (
