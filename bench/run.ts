@@ -176,6 +176,7 @@ function rowDefs(seed: Seeded, pool: string[]): RowDef[] {
     });
   const [channelId, teamId, userId] = [seed.channelIds[0]!, seed.teamIds[0]!, seed.agentIds[0]!];
   let k = 0;
+  let d = 0;
   return [
     {
       id: 'baseline',
@@ -232,6 +233,31 @@ function rowDefs(seed: Seeded, pool: string[]): RowDef[] {
       request: 'GET /channel-api/chats?userId=<agent 0>',
       target: LIST_TARGET,
       spec: chatsGet(`?userId=${userId}`),
+    },
+    {
+      id: 'chats-distinct',
+      label: 'list chats, no two requests alike',
+      server: 'memory',
+      request: 'GET /channel-api/chats?<100 filter/limit combinations>',
+      // No target: what a list costs when no other request asks the same at once (one statement each).
+      target: null,
+      spec: () => ({
+        headers: auth,
+        next: () => {
+          const i = d++;
+          const filters = [
+            '',
+            `&channelId=${channelId}`,
+            '&queue=Espera',
+            `&teamId=${teamId}`,
+            `&userId=${userId}`,
+          ];
+          return {
+            method: 'GET',
+            path: `/channel-api/chats?limit=${11 + (i % 20)}${filters[Math.floor(i / 20) % 5]}`,
+          };
+        },
+      }),
     },
     {
       id: 'users',

@@ -4,6 +4,7 @@ import { targets } from '../../events/rooms.js';
 import { badRequest, conflict, forbidden, notFound } from '../../http/errors.js';
 import { chatWindow, pageInfo, type ChatT } from '../../http/schemas.js';
 import { newId } from '../../lib/ids.js';
+import { SharedReads } from '../../lib/shared-reads.js';
 import { actorRef, type Actor, type ApiKeyActor, type UserActor } from '../../access/actors.js';
 import { keyAllowsChannel, requirePermission } from '../auth/guards.js';
 import { keyChecked } from '../api-keys/key-check.js';
@@ -92,10 +93,16 @@ export const isLockUnavailable = (err: unknown) => (err as { code?: string }).co
 /** A deadlock or serialization failure: the statement can simply run again. */
 const isRetryable = (err: unknown) => ['40P01', '40001'].includes((err as { code?: string }).code ?? '');
 
+/** One Channel API page as its statement answers it (ChatsRepo.listApiPageJson). */
+type ApiPage = Awaited<ReturnType<ChatsRepo['listApiPageJson']>>;
+
 /** Reads and writes a transfer tries before a chat that keeps changing answers 409. */
 const TRANSFER_ATTEMPTS = 3;
 
 export class ChatsService {
+  /** Channel API pages asked for at once with the same key and query share one statement. */
+  private readonly apiPages = new SharedReads<ApiPage>();
+
   constructor(
     private readonly db: Db,
     private readonly repo: ChatsRepo,
@@ -119,11 +126,24 @@ export class ChatsService {
     const { total, chatsJson, keyActive } =
       query.queue === HIDDEN_QUEUE
         ? { total: 0, chatsJson: '[]', keyActive: null }
-        : await this.repo.listApiPageJson(
-            { accountId: actor.accountId, status: 'open', channelIds: actor.channelIds, ...pick(query) },
-            page,
-            limit,
-            actor.keyId,
+        : await this.apiPages.read(
+            // The key decides the account and channels (a key never changes but by revocation).
+            JSON.stringify([
+              actor.keyId,
+              query.channelId,
+              query.queue,
+              query.teamId,
+              query.userId,
+              page,
+              limit,
+            ]),
+            () =>
+              this.repo.listApiPageJson(
+                { accountId: actor.accountId, status: 'open', channelIds: actor.channelIds, ...pick(query) },
+                page,
+                limit,
+                actor.keyId,
+              ),
           );
     // The key checked by the page's own statement; without one, the answer hook looks it up.
     if (keyActive !== null) keyChecked(actor, keyActive);

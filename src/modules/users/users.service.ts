@@ -5,6 +5,7 @@ import { AppError, badRequest, notFound } from '../../http/errors.js';
 import type { UserT } from '../../http/schemas.js';
 import { newId } from '../../lib/ids.js';
 import { hashPassword } from '../../lib/secrets.js';
+import { SharedReads } from '../../lib/shared-reads.js';
 import type { ApiKeyActor, UserActor } from '../../access/actors.js';
 import { requirePermission } from '../auth/guards.js';
 import { UsersRepo, type UserRow } from './users.repo.js';
@@ -33,6 +34,9 @@ export function toUser(row: UserRow): UserT {
 }
 
 export class UsersService {
+  /** Channel API lists asked for at once with the same key share one statement. */
+  private readonly apiLists = new SharedReads<{ json: string; keyActive: boolean }>();
+
   constructor(
     private readonly db: Db,
     private readonly repo: UsersRepo,
@@ -44,7 +48,9 @@ export class UsersService {
    * body itself (an array of `UserSchema`), serialized by PostgreSQL.
    */
   async listForApiKey(actor: ApiKeyActor): Promise<JsonText> {
-    const { json, keyActive } = await this.repo.listActiveJson(actor.accountId, actor.keyId);
+    const { json, keyActive } = await this.apiLists.read(actor.keyId, () =>
+      this.repo.listActiveJson(actor.accountId, actor.keyId),
+    );
     keyChecked(actor, keyActive);
     return asJsonText(json);
   }
