@@ -654,8 +654,7 @@ describe('Channel API transfers', () => {
       const empty = [f.accountId, 'open', f.channels[1]!.id, team, 'Automação', f.agents[1]!.id];
       await db.query(
         `INSERT INTO chat_counts (account_id, status, channel_id, team_id, queue, user_id, slot, n)
-         VALUES ($1, $2, $3, $4, $5, $6, nextval('chat_count_slots'), 1),
-                ($1, $2, $3, $4, $5, $6, nextval('chat_count_slots'), -1)`,
+         VALUES ($1, $2, $3, $4, $5, $6, -1, 1), ($1, $2, $3, $4, $5, $6, -2, -1)`,
         empty,
       );
       assert.ok((await f.services.chats.foldCounts()) >= 3, 'housekeeping folded slots');

@@ -20,6 +20,7 @@ import * as m018 from './migrations/018_event_writes.js';
 import * as m019 from './migrations/019_event_horizon.js';
 import * as m020 from './migrations/020_chat_count_slots.js';
 import * as m021 from './migrations/021_chat_totals.js';
+import * as m022 from './migrations/022_counter_own_slots.js';
 
 /** Versioned migrations, in order. Names are permanent: never rename or edit one that has shipped. */
 const migrations: Record<string, Migration> = {
@@ -44,6 +45,7 @@ const migrations: Record<string, Migration> = {
   '019_event_horizon': m019,
   '020_chat_count_slots': m020,
   '021_chat_totals': m021,
+  '022_counter_own_slots': m022,
 };
 
 class StaticProvider implements MigrationProvider {
