@@ -127,6 +127,9 @@ describe('gateway on several nodes', { skip: REDIS_URL ? false : 'needs REDIS_UR
       headers: bearer(f.agents[0]!.token),
     });
     assert.equal(capture.status, 200);
+    // Whichever node sends the log's events has sent these (a writer on the other node does not wait
+    // for that node's tail): recovery restores what was sent while the client was away.
+    await Promise.all([a, b].map((n) => n.server.gateway!.tail.settled()));
 
     // The load balancer now sends the client to node B.
     proxy.setTarget(b.gatewayUrl!);
