@@ -685,6 +685,86 @@ describe('Channel API transfers', () => {
       }
     });
 
+    it('transfers of different chats arriving together share commits, each answered with its own chat', async () => {
+      const chats: string[] = [];
+      for (let i = 0; i < 30; i++) chats.push(await f.inbound(i % 2, phone()));
+      const targets = chats.map((_, i) => (i % 2 === 0 ? f.teams[1]!.id : f.agents[i % 4 === 1 ? 0 : 1]!.id));
+      const results = await Promise.all(
+        chats.map((chatId, i) =>
+          i % 2 === 0
+            ? transfer('team', chatId, { teamId: targets[i] })
+            : transfer('user', chatId, { userId: targets[i] }),
+        ),
+      );
+      for (const [i, res] of results.entries()) {
+        assert.equal(res.status, 200, JSON.stringify(res.body));
+        const chat = res.body as Chat;
+        assert.equal(chat.id, chats[i]);
+        assert.equal(i % 2 === 0 ? chat.teamId : chat.userId, targets[i]);
+        assert.deepEqual(chat, await stored(chats[i]!));
+        assert.equal((await history(chats[i]!)).length, 1);
+      }
+      // Rows written by one transaction share its id (xmin): fewer transactions than transfers.
+      const { rows } = await db.query<{ commits: number }>(
+        'SELECT count(DISTINCT xmin::text)::int AS commits FROM chat_transfers WHERE chat_id = ANY($1)',
+        [chats],
+      );
+      assert.ok(rows[0]!.commits < chats.length, `${rows[0]!.commits} commits for ${chats.length} transfers`);
+      // One chat.transfer event per transfer, the chat as answered.
+      const events = await db.query<{ chat_id: string; updated_at: string }>(
+        `SELECT data->'chat'->>'id' AS chat_id, data->'chat'->>'updatedAt' AS updated_at FROM events
+          WHERE event = 'chat.transfer' AND data->'chat'->>'id' = ANY($1)`,
+        [chats],
+      );
+      assert.deepEqual(
+        events.rows.map((e) => `${e.chat_id} ${e.updated_at}`).sort(),
+        results.map((r) => `${(r.body as Chat).id} ${(r.body as Chat).updatedAt}`).sort(),
+      );
+    });
+
+    it('a chat held by another transaction does not hold up the transfers written with it', async () => {
+      const held = await f.inbound(0, phone());
+      const others: string[] = [];
+      for (let i = 0; i < 10; i++) others.push(await f.inbound(0, phone()));
+      const holder = await client();
+      try {
+        await holder.query('BEGIN');
+        await holder.query('SELECT id FROM chats WHERE id = $1 FOR UPDATE', [held]);
+        const results = await Promise.all([
+          transfer('user', held, { userId: f.agents[1]!.id }),
+          ...others.map((chatId) => transfer('user', chatId, { userId: f.agents[1]!.id })),
+        ]);
+        assert.deepEqual(results[0]!.body, CONFLICT);
+        for (const res of results.slice(1)) assert.equal(res.status, 200, JSON.stringify(res.body));
+        await holder.query('ROLLBACK');
+      } finally {
+        await holder.end();
+      }
+      assert.equal((await history(held)).length, 0);
+    });
+
+    it('the same chat twice among transfers arriving together: both applied, one after the other', async () => {
+      const chatId = await f.inbound(1, phone());
+      const fillers: string[] = [];
+      for (let i = 0; i < 6; i++) fillers.push(await f.inbound(1, phone()));
+      const [toTeam, toUser] = await Promise.all([
+        transfer('team', chatId, { teamId: f.teams[0]!.id }),
+        transfer('user', chatId, { userId: f.agents[0]!.id }),
+        ...fillers.map((c) => transfer('team', c, { teamId: f.teams[0]!.id })),
+      ]);
+      assert.equal(toTeam!.status, 200);
+      assert.equal(toUser!.status, 200);
+      const rows = await history(chatId);
+      assert.equal(rows.length, 2);
+      assert.ok(
+        chains(
+          rows,
+          `${f.teams[1]!.id}|null`,
+          `${(await stored(chatId)).teamId}|${(await stored(chatId)).userId}`,
+        ),
+      );
+    });
+
     it('reports its own transfer even when another one commits right after it', async () => {
       const chatId = await f.inbound(0, phone());
       const [first, second] = [f.agents[0]!.id, f.agents[1]!.id];

@@ -245,6 +245,53 @@ const applyTransfer = {
   wait: Statement.prepared<TransferApplied>(applyTransferSql(false)),
 };
 
+// Several transfers' writes in one transaction (ChatsRepo.applyTransfers), for transfers that arrive
+// together: one statement, one commit. A chat another transaction holds (SKIP LOCKED) or that changed
+// since it was read (the version) is left out, never waited for: its caller takes the one-chat
+// statement above, which waits or answers 409 as a transfer should. Chats are locked in id order; any
+// other lock is waited for 2 s at most, after which each transfer of the batch is written alone.
+const applyTransfers = Statement.prepared<TransferApplied & { id: string }>(`WITH input AS (
+  SELECT * FROM jsonb_to_recordset($1::jsonb) AS i(chat_id text, version int, team_id text, user_id text,
+    queue text, transfer jsonb, notifications jsonb, events jsonb)
+), lk AS (
+  SELECT c.id FROM chats c JOIN input i ON i.chat_id = c.id
+  WHERE c.version = i.version AND c.status = 'open'
+    AND set_config('lock_timeout', '2s', true) IS NOT NULL
+  ORDER BY c.id
+  FOR UPDATE OF c SKIP LOCKED
+), up AS (
+  UPDATE chats c SET team_id = i.team_id, user_id = i.user_id, queue = i.queue, version = c.version + 1,
+    updated_at = now()
+  FROM lk JOIN input i ON i.chat_id = lk.id WHERE c.id = lk.id
+  RETURNING c.id, c.account_id, c.updated_at
+), tr AS (
+  INSERT INTO chat_transfers (id, account_id, chat_id, from_team_id, to_team_id, from_user_id, to_user_id,
+    reason_code, reason, actor_type, actor_id)
+  SELECT r.id, up.account_id, up.id, r.from_team_id, r.to_team_id, r.from_user_id, r.to_user_id,
+    r.reason_code, r.reason, r.actor_type, r.actor_id
+  FROM up JOIN input i ON i.chat_id = up.id, jsonb_populate_record(NULL::chat_transfers, i.transfer) AS r
+  RETURNING 1
+), nt AS (
+  INSERT INTO notifications (id, account_id, user_id, kind, data)
+  SELECT n.id, up.account_id, n.user_id, n.kind, n.data
+  FROM up JOIN input i ON i.chat_id = up.id,
+    jsonb_to_recordset(i.notifications) AS n(id text, user_id text, kind text, data jsonb)
+  RETURNING 1
+), ${eventWritesSql({ account: 'up.account_id', events: 'i.events', names: '$2::text[]', gate: 'up JOIN input i ON i.chat_id = up.id' })}
+SELECT up.id, up.updated_at, ${EVENT_WRITES_RESULT} FROM up`);
+
+/** One transfer's write: the chat as read (its version), where it goes, and what it records. */
+export interface TransferChange {
+  chatId: string;
+  version: number;
+  nowait: boolean;
+  waitMs: number;
+  to: { team_id: string; user_id: string | null; queue: string };
+  transfer: Omit<Insertable<ChatTransfersTable>, 'account_id' | 'chat_id'>;
+  notifications: readonly { id: string; user_id: string; kind: string; data: Record<string, unknown> }[];
+  eventsJson: string;
+}
+
 /** What a transfer's write answers: the chat's new updated_at, and the events it wrote. */
 export interface TransferApplied {
   updated_at: Date;
@@ -567,16 +614,7 @@ LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id 
    * recorded, the notifications and events written (`eventWritesSql`). Undefined when the chat is no
    * longer at that version (changed or closed since it was read): nothing was written.
    */
-  async applyTransfer(change: {
-    chatId: string;
-    version: number;
-    nowait: boolean;
-    waitMs: number;
-    to: { team_id: string; user_id: string | null; queue: string };
-    transfer: Omit<Insertable<ChatTransfersTable>, 'account_id' | 'chat_id'>;
-    notifications: readonly { id: string; user_id: string; kind: string; data: Record<string, unknown> }[];
-    eventsJson: string;
-  }): Promise<TransferApplied | undefined> {
+  async applyTransfer(change: TransferChange): Promise<TransferApplied | undefined> {
     const statement = change.nowait ? applyTransfer.nowait : applyTransfer.wait;
     const [row] = await statement.execute(this.db, [
       change.chatId,
@@ -591,6 +629,27 @@ LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id 
       DELIVERABLE_EVENTS,
     ]);
     return row;
+  }
+
+  /**
+   * Several transfers' writes in one transaction, one answer per change in order: undefined for a
+   * chat that was held or had changed (its caller writes it alone). A chat at most once per call.
+   */
+  async applyTransfers(changes: readonly TransferChange[]): Promise<(TransferApplied | undefined)[]> {
+    const input = changes.map((c) => ({
+      chat_id: c.chatId,
+      version: c.version,
+      team_id: c.to.team_id,
+      user_id: c.to.user_id,
+      queue: c.to.queue,
+      transfer: c.transfer,
+      notifications: c.notifications,
+      events: JSON.parse(c.eventsJson) as unknown,
+    }));
+    const json = JSON.stringify(input);
+    const rows = await applyTransfers.execute(this.db, [json, DELIVERABLE_EVENTS]);
+    const byChat = new Map(rows.map((r) => [r.id, r]));
+    return changes.map((c) => byChat.get(c.chatId));
   }
 
   async transfers(chatId: string) {

@@ -4,6 +4,7 @@ import { targets } from '../../events/rooms.js';
 import { badRequest, conflict, forbidden, notFound } from '../../http/errors.js';
 import { chatWindow, pageInfo, type ChatT } from '../../http/schemas.js';
 import { newId } from '../../lib/ids.js';
+import { Batcher } from '../../lib/batcher.js';
 import { SharedReads } from '../../lib/shared-reads.js';
 import { actorRef, type Actor, type ApiKeyActor, type UserActor } from '../../access/actors.js';
 import { keyAllowsChannel, requirePermission } from '../auth/guards.js';
@@ -18,6 +19,8 @@ import {
   type ChatListRow,
   type ChatRow,
   type ChatsRepo,
+  type TransferApplied,
+  type TransferChange,
 } from './chats.repo.js';
 import { pt, Text } from '../../http/language.js';
 import { pageJson, type JsonText } from '../../http/json-text.js';
@@ -102,6 +105,8 @@ const TRANSFER_ATTEMPTS = 3;
 export class ChatsService {
   /** Channel API pages asked for at once with the same key and query share one statement. */
   private readonly apiPages = new SharedReads<ApiPage>();
+  /** Transfers written together: those that arrive while others are being written share a commit. */
+  private readonly transferWrites: Batcher<TransferChange, TransferApplied | undefined>;
 
   constructor(
     private readonly db: Db,
@@ -112,7 +117,30 @@ export class ChatsService {
     private readonly notifications: NotificationsService,
     /** Read receipts to the provider, queued when an agent reads a chat (ReadReceiptsService). */
     private readonly readReceipts: { chatRead(tx: Tx, chatId: string): Promise<void> },
-  ) {}
+  ) {
+    this.transferWrites = new Batcher({
+      run: (changes) => this.writeTransfers(changes),
+      // One transaction at a time: under load each carries every transfer that arrived while the one
+      // before committed (measured: 2,300/s with one, 1,900–2,000/s with two or four at once).
+      concurrency: 1,
+      maxItems: 100,
+      maxWeight: 100,
+      weight: () => 1,
+    });
+  }
+
+  /** One batch of transfers' writes (`transferWrites`): each chat at most once, the others alone. */
+  private async writeTransfers(changes: TransferChange[]): Promise<(TransferApplied | undefined)[]> {
+    const seen = new Set<string>();
+    const first = changes.map((c) => {
+      if (seen.has(c.chatId)) return false;
+      seen.add(c.chatId);
+      return true;
+    });
+    const written = await this.repo.applyTransfers(changes.filter((_, i) => first[i]));
+    let next = 0;
+    return changes.map((_, i) => (first[i] ? written[next++] : undefined));
+  }
 
   /**
    * Channel API list: open chats the key may reach, `Observação` left out, newest first. Answers the
@@ -280,28 +308,31 @@ export class ChatsService {
               reason,
             })
           : [];
-      let applied: Awaited<ReturnType<ChatsRepo['applyTransfer']>>;
+      let applied: TransferApplied | undefined;
+      const change: TransferChange = {
+        chatId: seen.id,
+        version: seen.version,
+        nowait: target.kind === 'user',
+        waitMs: TEAM_TRANSFER_WAIT_MS,
+        to,
+        transfer: {
+          id: newId(),
+          from_team_id: seen.team_id,
+          to_team_id: to.team_id,
+          from_user_id: seen.user_id,
+          to_user_id: to.user_id,
+          reason_code: reasonCode,
+          reason,
+          actor_type: ref.type,
+          actor_id: ref.id,
+        },
+        notifications: notices,
+        eventsJson: events.json(actor.accountId),
+      };
       try {
-        applied = await this.repo.applyTransfer({
-          chatId: seen.id,
-          version: seen.version,
-          nowait: target.kind === 'user',
-          waitMs: TEAM_TRANSFER_WAIT_MS,
-          to,
-          transfer: {
-            id: newId(),
-            from_team_id: seen.team_id,
-            to_team_id: to.team_id,
-            from_user_id: seen.user_id,
-            to_user_id: to.user_id,
-            reason_code: reasonCode,
-            reason,
-            actor_type: ref.type,
-            actor_id: ref.id,
-          },
-          notifications: notices,
-          eventsJson: events.json(actor.accountId),
-        });
+        // Written with the transfers arriving meanwhile; a chat that is held or has changed is left
+        // to the one-chat write, which waits for it or answers 409.
+        applied = (await this.transferWrites.submit(change)) ?? (await this.repo.applyTransfer(change));
       } catch (err) {
         if (isLockUnavailable(err)) throw conflict(CHAT_BUSY);
         if (isRetryable(err) && attempt < TRANSFER_ATTEMPTS) continue;
