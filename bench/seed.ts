@@ -239,7 +239,7 @@ async function bulkInsert(url: string, seed: Seeded, log: (line: string) => void
     await c.query(`SET synchronous_commit = off`);
     await c.query(`SET maintenance_work_mem = '512MB'`);
     await c.query('BEGIN');
-    await c.query('ALTER TABLE chats DISABLE TRIGGER chats_count_trigger');
+    await c.query('ALTER TABLE chats DISABLE TRIGGER USER');
     let t = Date.now();
     await c.query(
       `INSERT INTO contacts (id, account_id, channel_id, type, value, name, provider_address, created_at, updated_at)
@@ -289,7 +289,7 @@ async function bulkInsert(url: string, seed: Seeded, log: (line: string) => void
     log(`  ${params.chats} chats inserted (${secondsSince(t)} s)`);
     t = Date.now();
     await rebuildCounters(c, seed.accountId);
-    await c.query('ALTER TABLE chats ENABLE TRIGGER chats_count_trigger');
+    await c.query('ALTER TABLE chats ENABLE TRIGGER USER');
     await c.query('COMMIT');
     log(`  chat_counts rebuilt (${secondsSince(t)} s)`);
     t = Date.now();

@@ -21,6 +21,7 @@ import * as m019 from './migrations/019_event_horizon.js';
 import * as m020 from './migrations/020_chat_count_slots.js';
 import * as m021 from './migrations/021_chat_totals.js';
 import * as m022 from './migrations/022_counter_own_slots.js';
+import * as m023 from './migrations/023_counter_statement_trigger.js';
 
 /** Versioned migrations, in order. Names are permanent: never rename or edit one that has shipped. */
 const migrations: Record<string, Migration> = {
@@ -46,6 +47,7 @@ const migrations: Record<string, Migration> = {
   '020_chat_count_slots': m020,
   '021_chat_totals': m021,
   '022_counter_own_slots': m022,
+  '023_counter_statement_trigger': m023,
 };
 
 class StaticProvider implements MigrationProvider {
