@@ -10,7 +10,7 @@ import type { ServerUnderTest } from './server.js';
 /** Subscriptions (endpoints) of the live account; a node runs at most 2 attempts per endpoint at once. */
 const SUBSCRIPTIONS = 4;
 /** Sandbox messages whose events make the backlog (2 events each, one delivery per subscription). */
-const MESSAGES = 2_500;
+const MESSAGES = 8_000;
 const CONTACTS = 500;
 const DRAIN_LIMIT_S = 120;
 
