@@ -27,7 +27,7 @@ export class Gateway {
   private retryTimer: ReturnType<typeof setTimeout> | null = null;
   private closed = false;
   private readonly seen = new Set<number>();
-  /** The account's last event seq the server reported (session.ready). */
+  /** Where to resume the event log from (`session.ready`): every event committed before it is at or below. */
   lastSeq: number | null = null;
 
   constructor(
