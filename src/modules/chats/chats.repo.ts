@@ -213,52 +213,21 @@ const transferView =
 FROM chats c JOIN contacts ct ON ct.id = c.contact_id
 WHERE c.id = $1::text AND c.account_id = $2::text AND ($7::text[] IS NULL OR c.channel_id = ANY($7::text[]))`);
 
-// A transfer's whole change, its own transaction (ChatsRepo.applyTransfer). NOWAIT for a transfer to
-// a user; a team transfer waits up to $3 (lock_timeout, set by a filter of the scan, so before the
-// row lock is asked for).
-const applyTransferSql = (nowait: boolean) => `WITH lk AS (
-  SELECT c.id FROM chats c
-  WHERE c.id = $1::text AND c.version = $2::int AND c.status = 'open'
-    AND set_config('lock_timeout', $3::text, true) IS NOT NULL
-  FOR UPDATE${nowait ? ' NOWAIT' : ''}
-), up AS (
-  UPDATE chats c SET team_id = $4::text, user_id = $5::text, queue = $6::text, version = c.version + 1,
-    updated_at = now()
-  FROM lk WHERE c.id = lk.id
-  RETURNING c.id, c.account_id, c.updated_at
-), tr AS (
-  INSERT INTO chat_transfers (id, account_id, chat_id, from_team_id, to_team_id, from_user_id, to_user_id,
-    reason_code, reason, actor_type, actor_id)
-  SELECT r.id, up.account_id, up.id, r.from_team_id, r.to_team_id, r.from_user_id, r.to_user_id,
-    r.reason_code, r.reason, r.actor_type, r.actor_id
-  FROM up, jsonb_populate_record(NULL::chat_transfers, $7::jsonb) AS r
-  RETURNING 1
-), nt AS (
-  INSERT INTO notifications (id, account_id, user_id, kind, data)
-  SELECT n.id, up.account_id, n.user_id, n.kind, n.data
-  FROM up, jsonb_to_recordset($8::jsonb) AS n(id text, user_id text, kind text, data jsonb)
-  RETURNING 1
-), ${eventWritesSql({ account: 'up.account_id', events: '$9::jsonb', names: '$10::text[]', gate: 'up' })}
-SELECT up.updated_at, ${EVENT_WRITES_RESULT} FROM up`;
-const applyTransfer = {
-  nowait: Statement.prepared<TransferApplied>(applyTransferSql(true)),
-  wait: Statement.prepared<TransferApplied>(applyTransferSql(false)),
-};
-
-// Several transfers' writes in one transaction (ChatsRepo.applyTransfers), for transfers that arrive
-// together: one statement, one commit. A chat another transaction holds (SKIP LOCKED) or that changed
-// since it was read (the version) is left out, never waited for: its caller takes the one-chat
-// statement above, which waits or answers 409 as a transfer should. Chats are locked in id order; any
-// other lock is waited for 2 s at most, after which each transfer of the batch is written alone.
-const applyTransfers = Statement.prepared<TransferApplied & { id: string }>(`WITH input AS (
+// Transfers' writes, one transaction (ChatsRepo.applyTransfer, applyTransfers): each chat locked only if
+// it is still open at the version read, then moved, its transfer recorded, its notifications and events
+// written (\`eventWritesSql\`). \`$3\` is the lock_timeout, set by a filter of the scan, so before any row
+// lock is asked for. The lock clause: NOWAIT for a transfer to a user (409 at once when held); none for
+// a team transfer (waits up to \`$3\`); SKIP LOCKED for transfers written together, where a held chat is
+// left out for its caller to write alone. Chats are locked in id order.
+const transferWritesSql = (lock: '' | ' NOWAIT' | ' SKIP LOCKED') => `WITH input AS (
   SELECT * FROM jsonb_to_recordset($1::jsonb) AS i(chat_id text, version int, team_id text, user_id text,
     queue text, transfer jsonb, notifications jsonb, events jsonb)
 ), lk AS (
   SELECT c.id FROM chats c JOIN input i ON i.chat_id = c.id
   WHERE c.version = i.version AND c.status = 'open'
-    AND set_config('lock_timeout', '2s', true) IS NOT NULL
+    AND set_config('lock_timeout', $3::text, true) IS NOT NULL
   ORDER BY c.id
-  FOR UPDATE OF c SKIP LOCKED
+  FOR UPDATE OF c${lock}
 ), up AS (
   UPDATE chats c SET team_id = i.team_id, user_id = i.user_id, queue = i.queue, version = c.version + 1,
     updated_at = now()
@@ -278,7 +247,15 @@ const applyTransfers = Statement.prepared<TransferApplied & { id: string }>(`WIT
     jsonb_to_recordset(i.notifications) AS n(id text, user_id text, kind text, data jsonb)
   RETURNING 1
 ), ${eventWritesSql({ account: 'up.account_id', events: 'i.events', names: '$2::text[]', gate: 'up JOIN input i ON i.chat_id = up.id' })}
-SELECT up.id, up.updated_at, ${EVENT_WRITES_RESULT} FROM up`);
+SELECT up.id, up.updated_at, ${EVENT_WRITES_RESULT} FROM up`;
+const transferWrites = {
+  nowait: Statement.prepared<TransferApplied & { id: string }>(transferWritesSql(' NOWAIT')),
+  wait: Statement.prepared<TransferApplied & { id: string }>(transferWritesSql('')),
+  skipHeld: Statement.prepared<TransferApplied & { id: string }>(transferWritesSql(' SKIP LOCKED')),
+};
+
+/** How long transfers written together wait for a lock other than a chat's (`applyTransfers`). */
+const BATCH_LOCK_TIMEOUT = '2s';
 
 /** One transfer's write: the chat as read (its version), where it goes, and what it records. */
 export interface TransferChange {
@@ -615,20 +592,9 @@ LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id 
    * longer at that version (changed or closed since it was read): nothing was written.
    */
   async applyTransfer(change: TransferChange): Promise<TransferApplied | undefined> {
-    const statement = change.nowait ? applyTransfer.nowait : applyTransfer.wait;
-    const [row] = await statement.execute(this.db, [
-      change.chatId,
-      change.version,
-      `${int(change.waitMs)}ms`,
-      change.to.team_id,
-      change.to.user_id,
-      change.to.queue,
-      JSON.stringify(change.transfer),
-      JSON.stringify(change.notifications),
-      change.eventsJson,
-      DELIVERABLE_EVENTS,
-    ]);
-    return row;
+    const statement = change.nowait ? transferWrites.nowait : transferWrites.wait;
+    const [applied] = await this.writeTransfers(statement, [change], `${int(change.waitMs)}ms`);
+    return applied;
   }
 
   /**
@@ -636,6 +602,14 @@ LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id 
    * chat that was held or had changed (its caller writes it alone). A chat at most once per call.
    */
   async applyTransfers(changes: readonly TransferChange[]): Promise<(TransferApplied | undefined)[]> {
+    return this.writeTransfers(transferWrites.skipHeld, changes, BATCH_LOCK_TIMEOUT);
+  }
+
+  private async writeTransfers(
+    statement: (typeof transferWrites)[keyof typeof transferWrites],
+    changes: readonly TransferChange[],
+    lockTimeout: string,
+  ): Promise<(TransferApplied | undefined)[]> {
     const input = changes.map((c) => ({
       chat_id: c.chatId,
       version: c.version,
@@ -646,8 +620,7 @@ LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id 
       notifications: c.notifications,
       events: JSON.parse(c.eventsJson) as unknown,
     }));
-    const json = JSON.stringify(input);
-    const rows = await applyTransfers.execute(this.db, [json, DELIVERABLE_EVENTS]);
+    const rows = await statement.execute(this.db, [JSON.stringify(input), DELIVERABLE_EVENTS, lockTimeout]);
     const byChat = new Map(rows.map((r) => [r.id, r]));
     return changes.map((c) => byChat.get(c.chatId));
   }
