@@ -177,6 +177,13 @@ function rowDefs(seed: Seeded, pool: string[]): RowDef[] {
   const [channelId, teamId, userId] = [seed.channelIds[0]!, seed.teamIds[0]!, seed.agentIds[0]!];
   let k = 0;
   let d = 0;
+  const distinctFilters = [
+    '',
+    `&channelId=${channelId}`,
+    '&queue=Espera',
+    `&teamId=${teamId}`,
+    `&userId=${userId}`,
+  ];
   return [
     {
       id: 'baseline',
@@ -245,16 +252,9 @@ function rowDefs(seed: Seeded, pool: string[]): RowDef[] {
         headers: auth,
         next: () => {
           const i = d++;
-          const filters = [
-            '',
-            `&channelId=${channelId}`,
-            '&queue=Espera',
-            `&teamId=${teamId}`,
-            `&userId=${userId}`,
-          ];
           return {
             method: 'GET',
-            path: `/channel-api/chats?limit=${11 + (i % 20)}${filters[Math.floor(i / 20) % 5]}`,
+            path: `/channel-api/chats?limit=${11 + (i % 20)}${distinctFilters[Math.floor(i / 20) % 5]}`,
           };
         },
       }),

@@ -52,8 +52,10 @@ export class UsersRepo {
       .execute();
   }
 
-  /** Active and onboarding users as a JSON array (`UserSchema`), in `list` order. */
-  /** The account's active and onboarding users as JSON text, and whether API key `keyId` is not revoked. */
+  /**
+   * Active and onboarding users as a JSON array (`UserSchema`), in `list` order, and whether API key
+   * `keyId` is not revoked.
+   */
   async listActiveJson(accountId: string, keyId: string): Promise<{ json: string; keyActive: boolean }> {
     const [row] = await activeUsersJson.execute(this.db, [accountId, keyId]);
     return { json: row?.users ?? '[]', keyActive: row?.key_active ?? false };
