@@ -433,7 +433,7 @@ describe('WhatsApp Cloud provider against a fake Graph API', () => {
   it('uploads media as multipart with the product, the type and the file', async () => {
     const bytes = Buffer.from('%PDF-1.4 fake pdf bytes\n\x00\xff', 'latin1');
     const result = await provider.uploadMedia(ctx, {
-      bytes,
+      data: new Blob([bytes], { type: 'application/pdf' }),
       mimetype: 'application/pdf',
       filename: 'boleto.pdf',
     });
@@ -518,7 +518,7 @@ describe('WhatsApp Cloud provider against a fake Graph API', () => {
     });
     fake.respondNext({ status: 502, raw: '<html>Bad Gateway</html>' });
     await assert.rejects(
-      provider.uploadMedia(ctx, { bytes: Buffer.from('x'), mimetype: 'text/plain' }),
+      provider.uploadMedia(ctx, { data: new Blob(['x']), mimetype: 'text/plain' }),
       (err) => {
         assert.equal(failure(err).code, 'http_502');
         assert.equal(failure(err).temporary, true);

@@ -92,6 +92,16 @@ export interface ProviderTemplate {
   named: boolean;
 }
 
+/**
+ * A file to upload: its bytes as a Blob, which a file read from storage a piece at a time becomes
+ * without ever being copied whole, and which an HTTP client streams out.
+ */
+export interface OutboundFile {
+  data: Blob;
+  mimetype: string;
+  filename?: string;
+}
+
 export interface MessagingProvider {
   readonly name: 'whatsapp-cloud' | 'sandbox';
   /** What an outbound message may carry on this provider, judged before a send is accepted. */
@@ -103,10 +113,7 @@ export interface MessagingProvider {
    * `delivered` itself, right after storing it as `sent`.
    */
   readonly deliveredOnSend?: boolean;
-  uploadMedia(
-    ctx: ProviderContext,
-    file: { bytes: Buffer; mimetype: string; filename?: string },
-  ): Promise<{ mediaId: string }>;
+  uploadMedia(ctx: ProviderContext, file: OutboundFile): Promise<{ mediaId: string }>;
   send(ctx: ProviderContext, to: string, message: PreparedMessage): Promise<SendResult>;
   /**
    * Tells the provider an agent read the customer's messages up to this one (WhatsApp: the blue

@@ -1,5 +1,6 @@
 import {
   ProviderError,
+  type OutboundFile,
   type DownloadedMedia,
   type MessagingProvider,
   type PreparedMessage,
@@ -96,15 +97,15 @@ export class WhatsAppCloudProvider implements MessagingProvider {
     return { providerMessageId: id, recipientAddress: typeof waId === 'string' && waId !== '' ? waId : null };
   }
 
-  async uploadMedia(
-    ctx: ProviderContext,
-    file: { bytes: Buffer; mimetype: string; filename?: string },
-  ): Promise<{ mediaId: string }> {
+  async uploadMedia(ctx: ProviderContext, file: OutboundFile): Promise<{ mediaId: string }> {
     const config = whatsAppChannelConfig(ctx.config);
     const form = new FormData();
     form.append('messaging_product', 'whatsapp');
     form.append('type', file.mimetype);
-    form.append('file', new Blob([file.bytes], { type: file.mimetype }), file.filename ?? 'file');
+    // The Blob refers to the stored pieces (a Blob of a Blob copies nothing); fetch streams it out.
+    const data =
+      file.data.type === file.mimetype ? file.data : new Blob([file.data], { type: file.mimetype });
+    form.append('file', data, file.filename ?? 'file');
     const body = await this.call(ctx, config, 'media', { body: form });
     const id = typeof body === 'object' && body !== null ? (body as { id?: unknown }).id : undefined;
     if (typeof id !== 'string' || id === '') throw invalidResponse('a media id');
