@@ -24,13 +24,3 @@ export async function* rechunk(
   }
   if (pendingBytes > 0) yield pending.length === 1 ? pending[0]! : Buffer.concat(pending, pendingBytes);
 }
-
-/**
- * A Blob of a file read a piece at a time. Each piece is copied into a Blob of its own as it comes,
- * and the file's Blob only refers to them: building it never copies the whole file in one step.
- */
-export async function blobOf(pieces: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, type: string) {
-  const parts: Blob[] = [];
-  for await (const piece of pieces) parts.push(new Blob([piece]));
-  return new Blob(parts, { type });
-}

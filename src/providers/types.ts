@@ -93,13 +93,16 @@ export interface ProviderTemplate {
 }
 
 /**
- * A file to upload: its bytes as a Blob, which a file read from storage a piece at a time becomes
- * without ever being copied whole, and which an HTTP client streams out.
+ * A file to upload, read from storage a chunk at a time as the upload goes: never whole in memory,
+ * and each chunk a step of its own for the event loop.
  */
 export interface OutboundFile {
-  data: Blob;
   mimetype: string;
   filename?: string;
+  /** Bytes of the file. */
+  size: number;
+  /** The bytes in order; each call reads the file afresh. */
+  chunks(): AsyncIterable<Uint8Array>;
 }
 
 export interface MessagingProvider {

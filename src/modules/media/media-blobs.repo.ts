@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db, Tx } from '../../db/index.js';
-import { blobOf, rechunk } from '../../lib/chunks.js';
+import { rechunk } from '../../lib/chunks.js';
 import { CHUNK_SIZE } from './media-store.js';
 
 /** A file waiting for its upload to the provider. */
@@ -13,11 +13,12 @@ export interface NewMediaBlob {
   pieces: readonly Uint8Array[];
 }
 
-/** A waiting file as the provider upload takes it. */
+/** A waiting file as the provider upload takes it: read a chunk at a time as the upload goes. */
 export interface LoadedMediaBlob {
-  data: Blob;
   mimetype: string;
   filename: string | null;
+  size: number;
+  chunks(): AsyncIterable<Uint8Array>;
 }
 
 /** Chunks written per statement: a megabyte of bytes, a few statements for the largest file. */
@@ -67,13 +68,18 @@ export class MediaBlobsRepo {
   async load(id: string): Promise<LoadedMediaBlob | undefined> {
     const row = await this.db
       .selectFrom('media_blobs')
-      .select(['mimetype', 'filename'])
-      .select(sql<boolean>`bytes IS NOT NULL`.as('whole'))
+      .select(['mimetype', 'filename', 'size'])
+      .select(sql<string | null>`octet_length(bytes)`.as('whole_size'))
       .where('id', '=', id)
       .executeTakeFirst();
     if (!row) return undefined;
-    const pieces = row.whole ? this.whole(id) : this.chunks(id);
-    return { data: await blobOf(pieces, row.mimetype), mimetype: row.mimetype, filename: row.filename };
+    const whole = row.whole_size !== null;
+    return {
+      mimetype: row.mimetype,
+      filename: row.filename,
+      size: Number(whole ? row.whole_size : row.size),
+      chunks: () => (whole ? this.whole(id) : this.chunks(id)),
+    };
   }
 
   async delete(db: Db | Tx, id: string): Promise<void> {

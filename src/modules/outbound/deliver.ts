@@ -145,7 +145,10 @@ export function judgeFailure(
 
 /** A file kept by Atende until the provider has it: read when the upload is due; gone, a permanent failure. */
 export function storedFile(
-  find: () => Promise<{ data: Blob; mimetype: string; filename: string | null } | undefined>,
+  find: () => Promise<
+    | { mimetype: string; filename: string | null; size: number; chunks(): AsyncIterable<Uint8Array> }
+    | undefined
+  >,
   uploaded: (mediaId: string) => Promise<void>,
 ): MediaSource {
   return {
@@ -153,7 +156,8 @@ export function storedFile(
       const file = await find();
       if (!file) throw new ProviderError('media_missing', 'The media file is no longer stored', false);
       return {
-        data: file.data,
+        size: file.size,
+        chunks: () => file.chunks(),
         mimetype: file.mimetype,
         ...(file.filename ? { filename: file.filename } : {}),
       };

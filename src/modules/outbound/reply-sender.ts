@@ -20,7 +20,6 @@ import type { MessageEvents } from '../messages/message-events.js';
 import type { MessagesRepo, OutboundMessageRow } from '../messages/messages.repo.js';
 import type { MediaStore } from '../media/media-store.js';
 import type { LoadedMediaBlob, MediaBlobsRepo } from '../media/media-blobs.repo.js';
-import { blobOf } from '../../lib/chunks.js';
 
 /**
  * The background half of an agent's reply: the `agent_message` jobs of the send queue (run by
@@ -121,8 +120,12 @@ export class ReplySender {
   private async file(messageId: string): Promise<LoadedMediaBlob | undefined> {
     const file = await this.mediaStore.stat(this.db, messageId);
     if (!file) return this.mediaBlobs.load(messageId);
-    const data = await blobOf(this.mediaStore.read(file), file.mimetype);
-    return { data, mimetype: file.mimetype, filename: file.filename };
+    return {
+      mimetype: file.mimetype,
+      filename: file.filename,
+      size: file.size,
+      chunks: () => this.mediaStore.read(file),
+    };
   }
 }
 
