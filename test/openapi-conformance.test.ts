@@ -321,6 +321,8 @@ describe('OpenAPI conformance: generated requests against the server', () => {
         variables,
         buttons,
         mediaHeader: mediaHeaders,
+        // A caption's kind and a file's size tie fields together (listed): files that fit.
+        media: medias,
         ...extra,
       },
     });

@@ -500,7 +500,7 @@ export function messageRulesJudgedOnSend(prefix: string): Array<[string, string]
       `${prefix}media.base64 must decode to at most <size> for <kind>, got <n> bytes`,
       'the file is larger than the provider takes for its kind (image 5 MB, video and audio 16 MB, document 100 MB, sticker 500 KB)',
     ],
-    [`${prefix}media.caption is not allowed for audio`, 'a caption on audio or a sticker (`image/webp`)'],
+    [`${prefix}media.caption is not allowed for <kind>`, 'a caption on audio or a sticker (`image/webp`)'],
     [
       `${t}.mediaHeader.filename is only allowed when format is document`,
       'a filename on an image or video header',
