@@ -32,6 +32,9 @@ export function installJsonParser(app: FastifyInstance): void {
   const parse = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    // Many HTTP clients send `Content-Type: application/json` on every request: on a route that
+    // takes no body, an empty one is no body at all.
+    if (body.length === 0 && request.routeOptions.schema?.body === undefined) return done(null, undefined);
     parse(
       request,
       typeof body === 'string' ? body : body.toString('utf8'),

@@ -1,7 +1,8 @@
 import type { App } from '../../http/app-type.js';
 import { userGuard, userOf, type UserGuardDeps } from '../../http/auth.js';
-import { errorResponses, IdParams } from '../../http/schemas.js';
+import { badRequestsWhen, errorResponses, IdParams } from '../../http/schemas.js';
 import {
+  messageRulesJudgedOnSend,
   RequestIdParams,
   RequestLogPage,
   RequestLogQuery,
@@ -32,6 +33,14 @@ export function sendRoutes(app: App, services: SendRoutesDeps): void {
       bodyLimit: SEND_BODY_LIMIT_BYTES,
       schema: {
         operationId: 'sendMessage',
+        ...badRequestsWhen(
+          [
+            'contact.value must be a valid phone number',
+            'the number has the right shape but is not a number of its country (numbering plan)',
+          ],
+          ['contact.type must be phone on a WhatsApp channel', 'an email contact on a WhatsApp channel'],
+          ...messageRulesJudgedOnSend('message.'),
+        ),
         tags: ['Channel API'],
         summary: 'Send a message (queued)',
         description:

@@ -1,14 +1,14 @@
 import type { App } from '../../http/app-type.js';
 import { userGuard, userOf, type UserGuardDeps } from '../../http/auth.js';
-import { errorResponses, IdParams } from '../../http/schemas.js';
+import { badRequestsWhen, errorResponses, IdParams } from '../../http/schemas.js';
 import {
   AgentReplyBody,
   MessageHistoryQuery,
   MessageHistorySchema,
   MessageSchema,
 } from './messages.schemas.js';
-import { SEND_BODY_LIMIT_BYTES } from '../outbound/send.schemas.js';
-import type { MessagesService } from './messages.service.js';
+import { messageRulesJudgedOnSend, SEND_BODY_LIMIT_BYTES } from '../outbound/send.schemas.js';
+import { UNKNOWN_CURSOR, type MessagesService } from './messages.service.js';
 
 /** What these routes use of the services. */
 export type MessagesRoutesDeps = UserGuardDeps & {
@@ -25,6 +25,7 @@ export function messagesRoutes(app: App, services: MessagesRoutesDeps): void {
       onRequest,
       schema: {
         operationId: 'listChatMessages',
+        ...badRequestsWhen([UNKNOWN_CURSOR, '`before` is not the id of a message of this chat']),
         ...common,
         summary: "A chat's messages, newest first",
         description:
@@ -45,6 +46,7 @@ export function messagesRoutes(app: App, services: MessagesRoutesDeps): void {
       bodyLimit: SEND_BODY_LIMIT_BYTES,
       schema: {
         operationId: 'replyToChat',
+        ...badRequestsWhen(...messageRulesJudgedOnSend('')),
         ...common,
         summary: 'Reply on a chat (queued)',
         description:

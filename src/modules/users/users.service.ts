@@ -18,7 +18,7 @@ const BAD_ROLE = en(
   'role must be one of the following values: admin, supervisor, agent',
   'role deve ser um dos seguintes valores: admin, supervisor, agent',
 );
-const OWN_USER = pt(
+export const OWN_USER = pt(
   'Você não pode cancelar nem rebaixar o próprio usuário',
   'You cannot cancel or demote your own user',
 );
