@@ -1,9 +1,10 @@
-// The README's curl examples as a newcomer runs them: the server started, `atende demo` run, its
-// `export` lines pasted into a shell, then each example pasted as it is. Every request they make must
-// get the status the README shows (any 2xx where it shows none), with nothing to fill in by hand.
+// The curl examples of the README and of the guides in docs/ as a newcomer runs them: the server
+// started, `atende demo` run, its `export` lines pasted into a shell, then each example pasted as it
+// is. Every request they make must get the status the document shows (any 2xx where it shows none),
+// with nothing to fill in by hand.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -12,14 +13,22 @@ import { childEnv, CLI, ROOT, runNode, startBuiltServer, WAIT_MS, type Child } f
 
 const TEST_TIMEOUT = 4 * WAIT_MS;
 
-/** The fenced `sh` blocks of the README that make requests, with the heading they are under. */
-function curlBlocks(readme: string): { heading: string; code: string }[] {
+/** The documents whose examples run, in this order: the README (its tour), then the guides. */
+async function documents(): Promise<string[]> {
+  const guides = (await readdir(path.join(ROOT, 'docs'))).filter((f) => f.endsWith('.md')).sort();
+  return ['README.md', ...guides.map((f) => `docs/${f}`)];
+}
+
+/** The fenced `sh` blocks of a document that make requests, with the heading they are under. */
+function curlBlocks(doc: string): { heading: string; code: string }[] {
   const blocks: { heading: string; code: string }[] = [];
   let heading = '';
-  const lines = readme.split('\n');
+  let fenced = false;
+  const lines = doc.split('\n');
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
-    if (line.startsWith('#')) heading = line;
+    if (line.startsWith('```') && line !== '```sh') fenced = !fenced;
+    if (!fenced && line.startsWith('#')) heading = line;
     if (line !== '```sh') continue;
     const body: string[] = [];
     for (i++; i < lines.length && lines[i] !== '```'; i++) body.push(lines[i]!);
@@ -76,7 +85,7 @@ function expectedStatuses(code: string): (number | null)[] {
   return out;
 }
 
-describe('README examples', () => {
+describe('README and guide examples', () => {
   let fresh: { url: string; drop: () => Promise<void> };
   let server: { child: Child; url: string } | undefined;
   let cwd: string;
@@ -92,7 +101,7 @@ describe('README examples', () => {
   });
 
   it(
-    'run as pasted after the demo, every request answered as the README says',
+    'run as pasted after the demo, every request answered as the document says',
     { timeout: TEST_TIMEOUT },
     async () => {
       server = await startBuiltServer({ DATABASE_URL: fresh.url });
@@ -109,12 +118,22 @@ describe('README examples', () => {
         assert.match(exports, new RegExp(`\\b${name}=`), name);
       }
 
-      const readme = await readFile(path.join(ROOT, 'README.md'), 'utf8');
-      const blocks = curlBlocks(readme);
-      assert.ok(blocks.length >= 6, `only ${blocks.length} curl blocks found`);
+      const blocks: { heading: string; code: string }[] = [];
+      for (const file of await documents()) {
+        const text = await readFile(path.join(ROOT, file), 'utf8');
+        blocks.push(...curlBlocks(text).map((b) => ({ ...b, heading: `${file} ${b.heading}` })));
+      }
+      // The README's tour and the guides' examples: fewer means examples were lost, not moved.
+      assert.ok(blocks.length >= 11, `only ${blocks.length} curl blocks found`);
+      for (const file of ['README.md', 'docs/channel-api.md', 'docs/agent-api.md', 'docs/webhooks.md']) {
+        assert.ok(
+          blocks.some((b) => b.heading.startsWith(`${file} `)),
+          `no example runs from ${file}`,
+        );
+      }
       // The demo's own commands too: they promise the same.
       const demoCommands = demo.stdout.slice(demo.stdout.lastIndexOf('export AUTH='));
-      // The demo's commands first, as printed; then the README's, in its order.
+      // The demo's commands first, as printed; then each document's, in its order.
       for (const { heading, code } of [{ heading: 'npm run demo', code: demoCommands }, ...blocks]) {
         const res = await runShell(exports, code, cwd);
         const where = `${heading}\n${code}\n--- stdout ---\n${res.stdout}\n--- stderr ---\n${res.stderr}`;
