@@ -19,7 +19,10 @@ async function documents(): Promise<string[]> {
   return ['README.md', ...guides.map((f) => `docs/${f}`)];
 }
 
-/** The fenced `sh` blocks of a document that make requests, with the heading they are under. */
+/**
+ * The fenced `sh` blocks of a document that make requests, with the heading they are under; a block
+ * indented inside a list item counts too, read without its indentation.
+ */
 function curlBlocks(doc: string): { heading: string; code: string }[] {
   const blocks: { heading: string; code: string }[] = [];
   let heading = '';
@@ -27,11 +30,13 @@ function curlBlocks(doc: string): { heading: string; code: string }[] {
   const lines = doc.split('\n');
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
-    if (line.startsWith('```') && line !== '```sh') fenced = !fenced;
+    const sh = /^(\s*)```sh$/.exec(line);
+    if (!sh && /^\s*```/.test(line)) fenced = !fenced;
     if (!fenced && line.startsWith('#')) heading = line;
-    if (line !== '```sh') continue;
+    if (!sh) continue;
+    const indent = sh[1]!.length;
     const body: string[] = [];
-    for (i++; i < lines.length && lines[i] !== '```'; i++) body.push(lines[i]!);
+    for (i++; i < lines.length && lines[i]!.trim() !== '```'; i++) body.push(lines[i]!.slice(indent));
     const code = body.join('\n');
     if (/(^|\$\(|\s)curl\s/m.test(withoutComments(code))) blocks.push({ heading, code });
   }
