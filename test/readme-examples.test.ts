@@ -4,7 +4,7 @@
 // with nothing to fill in by hand.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -111,13 +111,14 @@ describe('README and guide examples', () => {
     async () => {
       server = await startBuiltServer({ DATABASE_URL: fresh.url });
       const port = new URL(server.url).port;
-      const demo = await runNode(CLI, ['demo'], { DATABASE_URL: fresh.url, HOST: '127.0.0.1', PORT: port });
+      // Run as a newcomer does, without repeating the server's PORT: the demo finds the port in use.
+      const demo = await runNode(CLI, ['demo'], { DATABASE_URL: fresh.url, HOST: '127.0.0.1' });
       assert.equal(demo.code, 0, demo.stderr);
       const exports = demo.stdout
         .split('\n')
         .filter((l) => l.startsWith('export '))
         .join('\n');
-      // BASE follows the PORT in use.
+      // BASE follows the port the server listens on.
       assert.match(exports, new RegExp(`^export BASE=http://127\\.0\\.0\\.1:${port}$`, 'm'));
       for (const name of ['ACCOUNT_KEY', 'CHANNEL_KEY', 'CHANNEL_ID', 'CHAT_ID', 'TEAM_ID', 'USER_ID']) {
         assert.match(exports, new RegExp(`\\b${name}=`), name);
@@ -157,4 +158,50 @@ describe('README and guide examples', () => {
       }
     },
   );
+
+  it('the Quick start gives every setting it writes to the command that starts the server', async () => {
+    const readme = await readFile(path.join(ROOT, 'README.md'), 'utf8');
+    const quickStart = readme.slice(readme.indexOf('\n## Quick start'), readme.indexOf('\n## A first tour'));
+    const commands = [...quickStart.matchAll(/^```sh\n([\s\S]*?)^```$/gm)]
+      .map((m) => m[1]!)
+      .filter((code) => /\bnpm start\b/.test(code));
+    assert.ok(commands.length >= 2, 'the Quick start and its other-port command');
+    assert.ok(
+      commands.some((code) => /\bPORT=\d+/.test(code)),
+      'a command that starts the server on another port',
+    );
+    // An `npm` that records how it was called and with which environment, in place of the real one.
+    const bin = await mkdtemp(path.join(tmpdir(), 'atende-npm-'));
+    try {
+      await writeFile(
+        path.join(bin, 'npm'),
+        '#!/bin/sh\n{ echo "npm $*"; env; echo "--"; } >> "$NPM_CALLS"\n',
+      );
+      await chmod(path.join(bin, 'npm'), 0o755);
+      for (const code of commands) {
+        const calls = path.join(bin, 'calls');
+        await rm(calls, { force: true });
+        const proc = spawn('bash', ['-c', `set -euo pipefail\n${code}`], {
+          cwd: bin,
+          env: { ...childEnv({}), NPM_CALLS: calls, PATH: `${bin}:${process.env.PATH ?? ''}` },
+        });
+        assert.equal(await new Promise((resolve) => proc.on('exit', resolve)), 0, code);
+        const start = (await readFile(calls, 'utf8'))
+          .split('--\n')
+          .find((call) => call.startsWith('npm start\n'));
+        assert.ok(start, `npm start is not run: ${code}`);
+        const env = new Map(
+          start
+            .split('\n')
+            .slice(1)
+            .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)] as const),
+        );
+        for (const [, name, value] of withoutComments(code).matchAll(/(?:^|\s)([A-Z][A-Z0-9_]*)=(\S+)/g)) {
+          assert.equal(env.get(name!), value, `${name} does not reach npm start in: ${code}`);
+        }
+      }
+    } finally {
+      await rm(bin, { recursive: true, force: true });
+    }
+  });
 });
