@@ -259,7 +259,7 @@ export class ChatsService {
    * A transfer is two statements: a read of the chat, its visibility and the target, then one write
    * (its own transaction) that locks the chat only if it is still at the version read, and makes the
    * whole change with its events. A transfer is the hottest write of a busy account, and on a loaded
-   * machine its cost is its round trips (docs/decisions.md, "Transfers in two statements"). A chat
+   * machine its cost is its round trips (docs/adr/0047-transfers-in-two-statements.md). A chat
    * changed between the two is read again; one that keeps changing answers 409 like a held one.
    */
   private async transfer(

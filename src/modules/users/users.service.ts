@@ -107,7 +107,7 @@ export class UsersService {
     const current = await this.repo.find(actor.accountId, id);
     if (!current) throw notFound();
     // A new password, a cancellation or another role ends the user's sessions: whoever held a token
-    // keeps nothing the change meant to take away (docs/decisions.md, "Sessions").
+    // keeps nothing the change meant to take away (docs/adr/0024-sessions-and-logins.md).
     const endSessions =
       patch.password_hash !== undefined ||
       (patch.status === 'cancelled' && current.status !== 'cancelled') ||
