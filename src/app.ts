@@ -109,7 +109,8 @@ export async function buildApp({ config, services, logger, gateway }: AppOptions
   const trust = config.trustProxy;
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
-    // Routes that need more (media) or less (login) say so; see docs/decisions.md.
+    // Routes that need more (media) or less (login) say so
+    // (docs/adr/0022-input-limits-and-request-budgets.md).
     bodyLimit: config.bodyLimitBytes,
     http: httpServerOptions(config.http),
     requestTimeout: config.http.requestTimeoutMs,

@@ -3,6 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { pino, type Logger } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { DataDirInUseError } from './db/embedded.js';
+import { lastApiUrl } from './db/settings.js';
+import { localUrl } from './http/ports.js';
 import { API_KEY_SCOPES } from './access/permissions.js';
 import { openDatabase, startCore } from './server.js';
 import type { Services } from './services.js';
@@ -131,9 +133,25 @@ async function createDemo(services: Services, baseUrl: string): Promise<DemoAcco
   };
 }
 
-function baseUrlOf(config: Config): string {
-  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-  return `http://${host.includes(':') ? `[${host}]` : host}:${config.port === 0 ? '$PORT' : config.port}`;
+/**
+ * The API's address for the demo's examples: the PORT (and HOST) the demo is given, as the server reads
+ * them; without a PORT, the address the server last listened on (`npm start` on PORT=4500, stopped,
+ * then `npm run demo`); before any server ran, the default. The demo itself serves nothing.
+ */
+async function demoBaseUrl(config: Config, portGiven: boolean, services: Services): Promise<string> {
+  if (portGiven && config.port !== 0) return localUrl(config.host, config.port);
+  const last = await lastApiUrl(services.db);
+  if (last) return last;
+  // PORT=0 before any server ran: the port is the one the server will pick, left to the reader.
+  return config.port === 0
+    ? localUrl(config.host, 0).replace(/:0$/, ':$PORT')
+    : localUrl(config.host, config.port);
+}
+
+/** The command that starts the server where `baseUrl` points: `npm start`, with PORT when not 3000. */
+function startCommand(baseUrl: string): string {
+  const port = /:(\d+)$/.exec(baseUrl)?.[1];
+  return port && port !== '3000' ? `PORT=${port} npm start` : 'npm start';
 }
 
 const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
@@ -164,8 +182,8 @@ function formatDemo(d: DemoAccount): string {
     `The demo data is in the account "${d.accountName}": log in as one of the users above to see it. Users of`,
     'other accounts (such as the admin created from ATENDE_ADMIN_EMAIL) do not see it.',
     '',
-    "Start the server (npm start), then paste these lines into a shell: the README's examples use the",
-    'same names and run as they are.',
+    `Start the server (${startCommand(d.baseUrl)}), then paste these lines into a shell: the examples of the`,
+    'README and of the guides in docs/ use the same names and run as they are.',
     '',
     `export BASE=${d.baseUrl}`,
     `export ACCOUNT_KEY=${q(d.accountApiKey.token)}`,
@@ -197,13 +215,13 @@ function formatDemo(d: DemoAccount): string {
   return lines.join('\n');
 }
 
-async function demo(config: Config, logger: Logger, args: string[]): Promise<void> {
+async function demo(config: Config, logger: Logger, args: string[], portGiven: boolean): Promise<void> {
   const unknown = args.filter((a) => a !== '--json');
   if (unknown.length > 0) throw new UsageError(`Unknown option for demo: ${unknown.join(' ')}`);
   // The demo serves nothing and needs no Redis; the rate limiter keeps to memory.
   const core = await startCore({ ...config, redisUrl: null }, logger);
   try {
-    const account = await createDemo(core.services, baseUrlOf(config));
+    const account = await createDemo(core.services, await demoBaseUrl(config, portGiven, core.services));
     process.stdout.write(
       args.includes('--json') ? `${JSON.stringify(account, null, 2)}\n` : formatDemo(account),
     );
@@ -321,7 +339,7 @@ async function main(argv: string[]): Promise<number> {
   );
 
   try {
-    if (command === 'demo') await demo(config, logger, args);
+    if (command === 'demo') await demo(config, logger, args, process.env.PORT !== undefined);
     else if (command === 'admin') await admin(config, logger, args);
     else await migrate(config, logger, args);
     return 0;

@@ -99,7 +99,7 @@ export interface Config {
   /**
    * Prometheus metrics (src/metrics): on their own port when `port` is set (0 = any free port), else
    * at `/metrics` of the API port. With `token` set, scrapes must send it as a bearer token; without
-   * it, the API port answers loopback and private addresses only (docs/decisions.md, "Metrics").
+   * it, the API port answers loopback and private addresses only (docs/adr/0041-metrics.md).
    */
   metrics: { port: number | null; token: string | null };
 }

@@ -4,11 +4,12 @@ import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
-import { assertPortsFree, namePortError } from './http/ports.js';
+import { assertPortsFree, localUrl, namePortError } from './http/ports.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
 import { createDb, type Db } from './db/index.js';
 import { startGateway, type Gateway } from './gateway/gateway.js';
 import { migrateToLatest } from './db/migrate.js';
+import { recordApiUrl } from './db/settings.js';
 import type { App } from './http/app-type.js';
 import { JobQueue } from './jobs/queue.js';
 import { failFastRedis } from './lib/redis.js';
@@ -212,8 +213,12 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       const addr = app.server.address();
       const port = typeof addr === 'object' && addr ? addr.port : config.port;
       apiPort = port;
-      const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-      url = `http://${host}:${port}`;
+      url = localUrl(config.host, port);
+      // `atende demo`, run with no PORT of its own, prints this address in its examples: the port this
+      // server really uses, wherever its PORT came from (also PORT=0).
+      await recordApiUrl(services.db, url).catch((err: unknown) =>
+        logger.warn({ err }, 'could not record the API address for atende demo'),
+      );
     }
     let metricsUrl: string | null = null;
     if (config.metrics.port !== null) {

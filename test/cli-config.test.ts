@@ -216,14 +216,19 @@ describe('atende demo', () => {
         [['sandbox', true, true]],
       );
 
-      // A second run makes a second, separate account and says so; the first one keeps working.
+      // A second run makes a second, separate account and says so; the first one keeps working. Given
+      // no PORT, its examples point at the port the server really listens on (a free one here, as a
+      // server started with PORT=4500 and stopped before `npm run demo` would be), not the default.
       const second = await runNode(CLI, ['demo', '--json'], { DATABASE_URL: fresh.url });
       assert.equal(second.code, 0, second.stderr);
       const account = JSON.parse(second.stdout) as {
         accountName: string;
+        baseUrl: string;
         admin: { email: string };
         accountApiKey: { token: string };
       };
+      assert.notEqual(new URL(app.url).port, '3000');
+      assert.equal(account.baseUrl, app.url);
       assert.equal(account.accountName, 'Demo 2');
       assert.equal(account.admin.email, 'admin@demo2.atende.test');
       const users2 = await app.request('GET', '/channel-api/users', {
@@ -239,6 +244,13 @@ describe('atende demo', () => {
       const third = await runNode(CLI, ['demo'], { DATABASE_URL: fresh.url });
       assert.equal(third.code, 0, third.stderr);
       assert.match(third.stdout, /^Demo account "Demo 3" created\. \(An earlier demo account exists/);
+      // The printed lines agree with that server: the BASE it uses, and how to start it there again.
+      assert.ok(third.stdout.includes(`export BASE=${app.url}\n`), third.stdout);
+      assert.ok(third.stdout.includes(`(PORT=${new URL(app.url).port} npm start)`), third.stdout);
+      // A PORT given to the demo is what it uses: the server will be started with the same one.
+      const fourth = await runNode(CLI, ['demo', '--json'], { DATABASE_URL: fresh.url, PORT: '4500' });
+      assert.equal(fourth.code, 0, fourth.stderr);
+      assert.equal((JSON.parse(fourth.stdout) as { baseUrl: string }).baseUrl, 'http://127.0.0.1:4500');
     },
   );
 });

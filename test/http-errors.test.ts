@@ -193,6 +193,22 @@ describe('HTTP errors', () => {
     }
   });
 
+  it('takes an empty body with a JSON content type on routes that take no body', async () => {
+    // Many HTTP clients send `Content-Type: application/json` on every request.
+    const json = { 'content-type': 'application/json' };
+    const admin = { authorization: `Bearer ${f.adminToken}`, ...json };
+    const close = await t.request('POST', `/api/chats/${chatId}/close`, { headers: admin, raw: '' });
+    assert.equal(close.status, 200, JSON.stringify(close.body));
+    assert.equal(close.json.status, 'closed');
+    const key = await t.request('POST', `/api/channels/${f.channels[1]!.id}/api-key`, {
+      headers: admin,
+      raw: '',
+    });
+    assert.equal(key.status, 201, JSON.stringify(key.body));
+    const users = await t.request('DELETE', `/api/api-keys/${'f'.repeat(24)}`, { headers: admin, raw: '' });
+    assert.equal(users.status, 404, JSON.stringify(users.body));
+  });
+
   it('answers an id that is not an ObjectId with a 400 validation array', async () => {
     const admin = bearer(f.adminToken);
     const routes: [string, string, Record<string, string>, unknown?][] = [

@@ -168,10 +168,22 @@ describe('OpenAPI document', () => {
   });
 
   it('types template.variables (a list, or an object of lists) and amounts for a generated client', () => {
+    type Schema = {
+      type?: string;
+      oneOf?: Schema[];
+      items?: Schema;
+      properties?: Record<string, Schema>;
+      $ref?: string;
+    };
+    // `message` is one of three named schemas, chosen by its `type` (a discriminator).
     const send = doc.paths['/channel-api/messages/send']!.post!;
-    type Schema = { type?: string; oneOf?: Schema[]; items?: Schema; properties?: Record<string, Schema> };
     const body = (send.requestBody!.content['application/json'] as { schema: Schema }).schema;
-    const variables = body.properties!.message!.properties!.template!.properties!.variables!;
+    assert.deepEqual(
+      body.properties!.message!.oneOf!.map((s) => s.$ref),
+      ['SendTextMessage', 'SendTemplateMessage', 'SendMediaMessage'].map((n) => `#/components/schemas/${n}`),
+    );
+    const template = (doc.components.schemas.SendTemplateMessage as Schema).properties!.template!;
+    const variables = template.properties!.variables!;
     assert.deepEqual(
       variables.oneOf?.map((s) => s.type),
       ['array', 'object'],
@@ -184,7 +196,7 @@ describe('OpenAPI document', () => {
     assert.deepEqual(Object.keys(object!.properties!), ['header', 'body', 'buttons']);
     assert.deepEqual(object!.properties!.body, list);
     // Amounts: an integer in the smallest unit, or a decimal string.
-    const button = body.properties!.message!.properties!.template!.properties!.buttons!.items!;
+    const button = template.properties!.buttons!.items!;
     const total = button.properties!.orderDetails!.properties!.totalAmount!;
     assert.deepEqual(
       total.properties!.value!.oneOf?.map((s) => s.type),

@@ -1,9 +1,10 @@
-// The README's curl examples as a newcomer runs them: the server started, `atende demo` run, its
-// `export` lines pasted into a shell, then each example pasted as it is. Every request they make must
-// get the status the README shows (any 2xx where it shows none), with nothing to fill in by hand.
+// The curl examples of the README and of the guides in docs/ as a newcomer runs them: the server
+// started, `atende demo` run, its `export` lines pasted into a shell, then each example pasted as it
+// is. Every request they make must get the status the document shows (any 2xx where it shows none),
+// with nothing to fill in by hand.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -12,17 +13,30 @@ import { childEnv, CLI, ROOT, runNode, startBuiltServer, WAIT_MS, type Child } f
 
 const TEST_TIMEOUT = 4 * WAIT_MS;
 
-/** The fenced `sh` blocks of the README that make requests, with the heading they are under. */
-function curlBlocks(readme: string): { heading: string; code: string }[] {
+/** The documents whose examples run, in this order: the README (its tour), then the guides. */
+async function documents(): Promise<string[]> {
+  const guides = (await readdir(path.join(ROOT, 'docs'))).filter((f) => f.endsWith('.md')).sort();
+  return ['README.md', ...guides.map((f) => `docs/${f}`)];
+}
+
+/**
+ * The fenced `sh` blocks of a document that make requests, with the heading they are under; a block
+ * indented inside a list item counts too, read without its indentation.
+ */
+function curlBlocks(doc: string): { heading: string; code: string }[] {
   const blocks: { heading: string; code: string }[] = [];
   let heading = '';
-  const lines = readme.split('\n');
+  let fenced = false;
+  const lines = doc.split('\n');
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
-    if (line.startsWith('#')) heading = line;
-    if (line !== '```sh') continue;
+    const sh = /^(\s*)```sh$/.exec(line);
+    if (!sh && /^\s*```/.test(line)) fenced = !fenced;
+    if (!fenced && line.startsWith('#')) heading = line;
+    if (!sh) continue;
+    const indent = sh[1]!.length;
     const body: string[] = [];
-    for (i++; i < lines.length && lines[i] !== '```'; i++) body.push(lines[i]!);
+    for (i++; i < lines.length && lines[i]!.trim() !== '```'; i++) body.push(lines[i]!.slice(indent));
     const code = body.join('\n');
     if (/(^|\$\(|\s)curl\s/m.test(withoutComments(code))) blocks.push({ heading, code });
   }
@@ -76,7 +90,7 @@ function expectedStatuses(code: string): (number | null)[] {
   return out;
 }
 
-describe('README examples', () => {
+describe('README and guide examples', () => {
   let fresh: { url: string; drop: () => Promise<void> };
   let server: { child: Child; url: string } | undefined;
   let cwd: string;
@@ -92,29 +106,40 @@ describe('README examples', () => {
   });
 
   it(
-    'run as pasted after the demo, every request answered as the README says',
+    'run as pasted after the demo, every request answered as the document says',
     { timeout: TEST_TIMEOUT },
     async () => {
       server = await startBuiltServer({ DATABASE_URL: fresh.url });
       const port = new URL(server.url).port;
-      const demo = await runNode(CLI, ['demo'], { DATABASE_URL: fresh.url, HOST: '127.0.0.1', PORT: port });
+      // Run as a newcomer does, without repeating the server's PORT: the demo finds the port in use.
+      const demo = await runNode(CLI, ['demo'], { DATABASE_URL: fresh.url, HOST: '127.0.0.1' });
       assert.equal(demo.code, 0, demo.stderr);
       const exports = demo.stdout
         .split('\n')
         .filter((l) => l.startsWith('export '))
         .join('\n');
-      // BASE follows the PORT in use.
+      // BASE follows the port the server listens on.
       assert.match(exports, new RegExp(`^export BASE=http://127\\.0\\.0\\.1:${port}$`, 'm'));
       for (const name of ['ACCOUNT_KEY', 'CHANNEL_KEY', 'CHANNEL_ID', 'CHAT_ID', 'TEAM_ID', 'USER_ID']) {
         assert.match(exports, new RegExp(`\\b${name}=`), name);
       }
 
-      const readme = await readFile(path.join(ROOT, 'README.md'), 'utf8');
-      const blocks = curlBlocks(readme);
-      assert.ok(blocks.length >= 6, `only ${blocks.length} curl blocks found`);
+      const blocks: { heading: string; code: string }[] = [];
+      for (const file of await documents()) {
+        const text = await readFile(path.join(ROOT, file), 'utf8');
+        blocks.push(...curlBlocks(text).map((b) => ({ ...b, heading: `${file} ${b.heading}` })));
+      }
+      // The README's tour and the guides' examples: fewer means examples were lost, not moved.
+      assert.ok(blocks.length >= 11, `only ${blocks.length} curl blocks found`);
+      for (const file of ['README.md', 'docs/channel-api.md', 'docs/agent-api.md', 'docs/webhooks.md']) {
+        assert.ok(
+          blocks.some((b) => b.heading.startsWith(`${file} `)),
+          `no example runs from ${file}`,
+        );
+      }
       // The demo's own commands too: they promise the same.
       const demoCommands = demo.stdout.slice(demo.stdout.lastIndexOf('export AUTH='));
-      // The demo's commands first, as printed; then the README's, in its order.
+      // The demo's commands first, as printed; then each document's, in its order.
       for (const { heading, code } of [{ heading: 'npm run demo', code: demoCommands }, ...blocks]) {
         const res = await runShell(exports, code, cwd);
         const where = `${heading}\n${code}\n--- stdout ---\n${res.stdout}\n--- stderr ---\n${res.stderr}`;
@@ -133,4 +158,50 @@ describe('README examples', () => {
       }
     },
   );
+
+  it('the Quick start gives every setting it writes to the command that starts the server', async () => {
+    const readme = await readFile(path.join(ROOT, 'README.md'), 'utf8');
+    const quickStart = readme.slice(readme.indexOf('\n## Quick start'), readme.indexOf('\n## A first tour'));
+    const commands = [...quickStart.matchAll(/^```sh\n([\s\S]*?)^```$/gm)]
+      .map((m) => m[1]!)
+      .filter((code) => /\bnpm start\b/.test(code));
+    assert.ok(commands.length >= 2, 'the Quick start and its other-port command');
+    assert.ok(
+      commands.some((code) => /\bPORT=\d+/.test(code)),
+      'a command that starts the server on another port',
+    );
+    // An `npm` that records how it was called and with which environment, in place of the real one.
+    const bin = await mkdtemp(path.join(tmpdir(), 'atende-npm-'));
+    try {
+      await writeFile(
+        path.join(bin, 'npm'),
+        '#!/bin/sh\n{ echo "npm $*"; env; echo "--"; } >> "$NPM_CALLS"\n',
+      );
+      await chmod(path.join(bin, 'npm'), 0o755);
+      for (const code of commands) {
+        const calls = path.join(bin, 'calls');
+        await rm(calls, { force: true });
+        const proc = spawn('bash', ['-c', `set -euo pipefail\n${code}`], {
+          cwd: bin,
+          env: { ...childEnv({}), NPM_CALLS: calls, PATH: `${bin}:${process.env.PATH ?? ''}` },
+        });
+        assert.equal(await new Promise((resolve) => proc.on('exit', resolve)), 0, code);
+        const start = (await readFile(calls, 'utf8'))
+          .split('--\n')
+          .find((call) => call.startsWith('npm start\n'));
+        assert.ok(start, `npm start is not run: ${code}`);
+        const env = new Map(
+          start
+            .split('\n')
+            .slice(1)
+            .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)] as const),
+        );
+        for (const [, name, value] of withoutComments(code).matchAll(/(?:^|\s)([A-Z][A-Z0-9_]*)=(\S+)/g)) {
+          assert.equal(env.get(name!), value, `${name} does not reach npm start in: ${code}`);
+        }
+      }
+    } finally {
+      await rm(bin, { recursive: true, force: true });
+    }
+  });
 });

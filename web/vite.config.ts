@@ -9,7 +9,7 @@ const api = process.env.ATENDE_DEV_API ?? 'http://127.0.0.1:3000';
 export default defineConfig({
   root,
   base: '/',
-  // No source maps: the console's source is not published (docs/decisions.md, "Browser protections").
+  // No source maps: the console's source is not published (docs/adr/0023-browser-protections.md).
   build: { outDir: 'dist', emptyOutDir: true, sourcemap: false, chunkSizeWarningLimit: 800 },
   oxc: { jsx: { runtime: 'automatic' } },
   server: {

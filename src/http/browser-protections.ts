@@ -16,7 +16,7 @@ export interface ConsoleGateway {
 /**
  * Headers that tell browsers how to treat every answer of this server (console, API, /docs), and
  * `Cache-Control: no-store` on answers to authenticated requests. See docs/security.md, "Browser
- * protections", and docs/decisions.md.
+ * protections", and docs/adr/0023-browser-protections.md.
  */
 export async function installBrowserProtections(app: App, gateway: ConsoleGateway): Promise<void> {
   // The console connects to the gateway on another origin; the policy must name it. It depends on

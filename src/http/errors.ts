@@ -65,7 +65,54 @@ interface AjvError {
   schemaPath?: string;
   params: Record<string, unknown>;
   message?: string;
+  /** The failing keyword's value (Ajv's `verbose`): read for oneOf, not and pattern. */
+  schema?: unknown;
+  /** The schema holding the failing keyword (Ajv's `verbose`): read for `x-error-message`. */
+  parentSchema?: unknown;
 }
+
+/** Keywords whose failure a schema's `x-error-message` words. */
+const WORDED_KEYWORDS = new Set(['pattern', 'format', 'not']);
+
+/**
+ * `x-error-message: [english, portuguese]` on a schema: how a failure of its `pattern`, `format` or
+ * `not` is worded after the value's path, when the service that judged it before said it so (e.g.
+ * `contact.value must be a valid phone number`): the rule moves into the schema, the sentence stays.
+ */
+function errorMessageOf(e: AjvError): [string, string] | undefined {
+  if (!WORDED_KEYWORDS.has(e.keyword)) return undefined;
+  const parent = e.parentSchema as Record<string, unknown> | undefined;
+  const wording = parent?.['x-error-message'];
+  return Array.isArray(wording) && wording.length === 2 && wording.every((w) => typeof w === 'string')
+    ? [wording[0] as string, wording[1] as string]
+    : undefined;
+}
+
+/**
+ * The pattern of a string that must have a character other than white space (`NonBlank` in
+ * http/schemas.ts): its failure is worded as an empty value, as the services word a blank one.
+ */
+export const NOT_BLANK_PATTERN = '\\S';
+
+/**
+ * The names of `oneOf: [{required: [a]}, {required: [b]}, ...]` ("exactly one of a or b"), or
+ * undefined for any other oneOf.
+ */
+function exactlyOneOf(schema: unknown): string[] | undefined {
+  if (!Array.isArray(schema) || schema.length < 2) return undefined;
+  const names: string[] = [];
+  for (const branch of schema as unknown[]) {
+    if (branch === null || typeof branch !== 'object') return undefined;
+    const { required, ...rest } = branch as { required?: unknown };
+    if (Object.keys(rest).length > 0 || !Array.isArray(required) || required.length !== 1) return undefined;
+    names.push(String(required[0]));
+  }
+  return names;
+}
+
+/** `a, b or c` / `a, b ou c`. */
+const listed = (names: string[], or: string) =>
+  names.length > 1 ? `${names.slice(0, -1).join(', ')} ${or} ${names.at(-1)}` : (names[0] ?? '');
 
 const CONST_BRANCH = /^(.*\/anyOf)\/\d+\/const$/;
 const NULL_BRANCH = /\/anyOf\/\d+\/type$/;
@@ -138,6 +185,16 @@ export function validationTexts(errors: AjvError[], context?: string): Text[] {
   const out: Text[] = [];
   const seen = new Set<string>();
   const unions = literalUnions(errors);
+  // "Exactly one of" failures are one sentence: the missing branch's `required` errors are not
+  // reported besides it (each would say a field is missing, when any one of them would do).
+  const exactlyOne = errors
+    .filter((e) => e.keyword === 'oneOf' && exactlyOneOf(e.schema) !== undefined)
+    .map((e) => `${e.schemaPath ?? ''}/`);
+  // An empty value fails its pattern or format too: that it is empty is the one thing to say.
+  const empty = new Set(
+    errors.filter((e) => e.keyword === 'minLength' && Number(e.params.limit) <= 1).map((e) => e.instancePath),
+  );
+  const inExactlyOne = (e: AjvError) => exactlyOne.some((prefix) => (e.schemaPath ?? '').startsWith(prefix));
   // `maxProperties` on an object that refuses unknown properties only says there are unknown ones:
   // when those are named, the count adds nothing.
   const named = new Set(
@@ -163,6 +220,13 @@ export function validationTexts(errors: AjvError[], context?: string): Text[] {
     const p = e.params;
     const limit = String(p.limit);
     if (e.keyword === 'const' && unionOf(e, CONST_BRANCH.exec(e.schemaPath ?? '')?.[1])) continue;
+    if (inExactlyOne(e)) continue;
+    if ((e.keyword === 'pattern' || e.keyword === 'format') && empty.has(e.instancePath)) continue;
+    const worded = errorMessageOf(e);
+    if (worded) {
+      push(says(name, worded));
+      continue;
+    }
     // The `null` branch of a nullable field: the other branch's errors say what is wrong.
     if (e.keyword === 'type' && p.type === 'null' && NULL_BRANCH.test(e.schemaPath ?? '')) continue;
     switch (e.keyword) {
@@ -267,6 +331,10 @@ export function validationTexts(errors: AjvError[], context?: string): Text[] {
         );
         break;
       case 'pattern':
+        if (p.pattern === NOT_BLANK_PATTERN) {
+          push(says(name, EMPTY));
+          break;
+        }
         push(
           says(name, [
             `must match ${String(p.pattern)} regular expression`,
@@ -277,8 +345,36 @@ export function validationTexts(errors: AjvError[], context?: string): Text[] {
       case 'if':
         // if/then/else picks one shape by the value's type; that branch's errors say what is wrong.
         break;
-      case 'anyOf':
+      case 'discriminator':
+        // The tag is also checked on its own (required, one of its values), which says what is wrong;
+        // a valid tag's branch reports its own errors.
+        break;
+      case 'not': {
+        // `not: {required: [a, b]}`: a and b exclude each other.
+        const pair = (e.schema as { required?: unknown } | undefined)?.required;
+        if (Array.isArray(pair) && pair.length === 2) {
+          const [a, b] = pair.map((x) => join(String(x)));
+          push(en(`${a} and ${b} cannot be used together`, `${a} e ${b} não podem ser usados juntos`));
+        } else push(says(name, ['has an invalid shape', 'tem um formato inválido']));
+        break;
+      }
       case 'oneOf': {
+        const names = exactlyOneOf(e.schema);
+        if (names) {
+          const fields = names.map(join);
+          push(
+            en(
+              `exactly one of ${listed(fields, 'or')} must be given`,
+              `informe exatamente um de ${listed(fields, 'ou')}`,
+            ),
+          );
+          break;
+        }
+        // The branch errors above already say what is wrong; only add a sentence when none did.
+        if (out.length === 0) push(says(name, ['has an invalid shape', 'tem um formato inválido']));
+        break;
+      }
+      case 'anyOf': {
         const allowed = e.keyword === 'anyOf' ? unionOf(e, e.schemaPath) : undefined;
         if (allowed) push(oneOf(name, allowed.join(', ')));
         // The branch errors above already say what is wrong; only add a sentence when none did.

@@ -3,6 +3,7 @@ import type { FastifySchema } from 'fastify';
 import { STATUS_CODES } from 'node:http';
 import { guardDoc } from './auth.js';
 import { DATABASE_RETRY_AFTER_SECONDS } from './errors.js';
+import { BAD_REQUESTS, ErrorBodySchema, type BadRequestCase } from './schemas.js';
 
 /**
  * The OpenAPI 3.0 document served at `/docs/json` (and `/docs/yaml`, `/docs` for the UI). Each
@@ -19,7 +20,7 @@ const ERROR_BODY = { $ref: 'ErrorBody#' };
 const SAFE_METHODS = new Set(['GET', 'HEAD']);
 
 const ERROR_MEANING: Record<number, string> = {
-  400: 'Invalid request: `message` lists every problem found',
+  400: 'Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate)',
   401: 'Missing or invalid credential',
   403: 'Not allowed for this user, or a cookie-authenticated write from another site',
   404: 'Not found, or not reachable with this credential',
@@ -79,11 +80,23 @@ export const documentRoute: SwaggerTransform = ({ schema, url, route }) => {
   if (s.body) [413, 415].forEach((c) => derived.add(c));
   const response: Responses = { ...s.response };
   for (const code of [...derived].sort((a, b) => a - b)) response[code] ??= ERROR_BODY;
+  // The 400s a request valid by its schema can still get, each with its message (badRequestsWhen).
+  const cases = (schema as { [BAD_REQUESTS]?: BadRequestCase[] })[BAD_REQUESTS];
+  if (cases && cases.length > 0) {
+    response[400] = { ...ERROR_BODY, description: badRequestDescription(cases) };
+  }
   // The guard is what the route really asks for; a route's own `security` counts only without one.
   // No guard: a public route, said so explicitly (`security: []`).
   const security = docs.length > 0 ? docs.flatMap((d) => d.security) : (s.security ?? []);
-  return { schema: { ...schema, security, response } as FastifySchema, url };
+  const { [BAD_REQUESTS]: _cases, ...documented } = schema as Record<string, unknown>;
+  return { schema: { ...documented, security, response } as FastifySchema, url };
 };
+
+/** `400` described: the schema's failures, then each rule it cannot state with its exact message. */
+function badRequestDescription(cases: BadRequestCase[]): string {
+  const lines = cases.map(({ message, when }) => `- \`${String(message)}\`: ${when}`);
+  return `${ERROR_MEANING[400]}. Besides what the schema states, a valid request is refused when:\n${lines.join('\n')}`;
+}
 
 type Json = unknown;
 type JsonObject = Record<string, Json>;
@@ -110,11 +123,30 @@ function toOpenApi30(node: Json, path: string): Json {
   for (const [k, v] of Object.entries(node)) out[k] = toOpenApi30(v, `${path}/${k}`);
   // Property names are data, not keywords: `properties: {if: ...}` is a field called `if`.
   if (path.endsWith('/properties')) return out;
+  if ('x-documented' in out) {
+    // Rules a service checks in its own (binding) words: stated here for clients, merged in.
+    const { 'x-documented': keywords, ...rest } = out;
+    if (!isObject(keywords)) throw new Error(`${path}: x-documented must be an object of keywords`);
+    const required = [
+      ...(Array.isArray(rest.required) ? rest.required : []),
+      ...(Array.isArray(keywords.required) ? keywords.required : []),
+    ];
+    return toOpenApi30({ ...rest, ...keywords, ...(required.length > 0 ? { required } : {}) }, path);
+  }
   if ('if' in out || 'then' in out || 'else' in out) {
     const { if: condition, then, else: otherwise, ...rest } = out;
+    if (!isObject(then) || !isObject(otherwise)) throw new Error(`${path}: if needs then and else`);
+    const tag = tagCondition(condition);
+    if (tag) {
+      // `if: {k is v} then A else B` is exactly `oneOf: [{k is v, A}, {not k is v, B}]`.
+      const is = { required: [tag.name], properties: { [tag.name]: { enum: [tag.value] } } };
+      return { ...rest, oneOf: [merge(is, then), { ...otherwise, not: is }] };
+    }
     const type = isObject(condition) && Object.keys(condition).length === 1 ? condition.type : undefined;
-    if (typeof type !== 'string' || !isObject(then) || !isObject(otherwise)) {
-      throw new Error(`${path}: only if/then/else on a value's type can be documented`);
+    if (typeof type !== 'string') {
+      throw new Error(
+        `${path}: only if/then/else on a value's type or on a property's value can be documented`,
+      );
     }
     if (then.type !== type || otherwise.type === undefined || otherwise.type === type) {
       throw new Error(`${path}: the then branch must have the if's type, the else branch another one`);
@@ -142,6 +174,33 @@ function toOpenApi30(node: Json, path: string): Json {
   return out;
 }
 
+/** `{properties: {k: {const: v}}, required: [k]}` (a tag's value) as `{name: k, value: v}`. */
+function tagCondition(condition: Json): { name: string; value: Json } | undefined {
+  if (!isObject(condition) || !isObject(condition.properties)) return undefined;
+  const names = Object.keys(condition.properties);
+  const required = condition.required;
+  if (names.length !== 1 || !Array.isArray(required) || required.length !== 1 || required[0] !== names[0]) {
+    return undefined;
+  }
+  const test = condition.properties[names[0]!];
+  if (!isObject(test)) return undefined;
+  const values = 'const' in test ? [test.const] : Array.isArray(test.enum) ? test.enum : [];
+  return values.length === 1 ? { name: names[0]!, value: values[0] } : undefined;
+}
+
+/** Two object schemas' properties and required lists together (the rest of `b` wins). */
+function merge(a: JsonObject, b: JsonObject): JsonObject {
+  const props = {
+    ...(isObject(a.properties) ? a.properties : {}),
+    ...(isObject(b.properties) ? b.properties : {}),
+  };
+  const required = [
+    ...(Array.isArray(a.required) ? a.required : []),
+    ...(Array.isArray(b.required) ? b.required : []),
+  ];
+  return { ...a, ...b, properties: props, required };
+}
+
 const retryAfter = (description: string) => ({
   'Retry-After': { description, schema: { type: 'integer', minimum: 0 } },
 });
@@ -150,6 +209,7 @@ const retryAfter = (description: string) => ({
 export function finishDocument(document: JsonObject): JsonObject {
   // A copy: the generated document shares schema objects with the routes' own schemas.
   const doc = toOpenApi30(JSON.parse(JSON.stringify(document)) as Json, '#') as JsonObject;
+  nameDiscriminatedBranches(doc);
   const paths = isObject(doc.paths) ? doc.paths : {};
   for (const item of Object.values(paths)) {
     if (!isObject(item)) continue;
@@ -159,7 +219,10 @@ export function finishDocument(document: JsonObject): JsonObject {
         const status = Number(code);
         if (!isObject(response) || status < 400) continue;
         // Fastify's placeholder, or the error body's own description: say what this status means.
-        if (response.description === 'Default Response' || isErrorBody(response)) {
+        if (
+          response.description === 'Default Response' ||
+          response.description === ErrorBodySchema.description
+        ) {
           response.description = ERROR_MEANING[status] ?? STATUS_CODES[status] ?? 'Error';
         }
         if (status === 429) response.headers ??= retryAfter('Seconds until the budget allows a request');
@@ -172,6 +235,43 @@ export function finishDocument(document: JsonObject): JsonObject {
     }
   }
   return doc;
+}
+
+/**
+ * A discriminator selects among named schemas in OpenAPI: each inline branch of a discriminated
+ * oneOf (validated inline by Ajv) moves to `components.schemas` under its `title`, with the mapping
+ * from its tag value.
+ */
+function nameDiscriminatedBranches(doc: JsonObject): void {
+  const components = (doc.components ??= {}) as JsonObject;
+  const schemas = (components.schemas ??= {}) as JsonObject;
+  const visit = (node: Json, path: string): void => {
+    if (Array.isArray(node)) return node.forEach((v, i) => visit(v, `${path}/${i}`));
+    if (!isObject(node)) return;
+    Object.entries(node).forEach(([k, v]) => visit(v, `${path}/${k}`));
+    if (!isObject(node.discriminator) || !Array.isArray(node.oneOf)) return;
+    const tag = String(node.discriminator.propertyName);
+    const mapping: Record<string, string> = {};
+    node.oneOf = node.oneOf.map((branch, i) => {
+      const value = isObject(branch) && isObject(branch.properties) ? branch.properties[tag] : undefined;
+      const values = isObject(value) && Array.isArray(value.enum) ? value.enum : [];
+      if (!isObject(branch) || typeof branch.title !== 'string' || values.length !== 1) {
+        throw new Error(`${path}/oneOf/${i}: a discriminated branch needs a title and one ${tag} value`);
+      }
+      const ref = `#/components/schemas/${branch.title}`;
+      if (
+        schemas[branch.title] !== undefined &&
+        JSON.stringify(schemas[branch.title]) !== JSON.stringify(branch)
+      ) {
+        throw new Error(`${path}/oneOf/${i}: another schema is already named ${branch.title}`);
+      }
+      schemas[branch.title] = branch;
+      mapping[String(values[0])] = ref;
+      return { $ref: ref };
+    });
+    node.discriminator = { propertyName: tag, mapping };
+  };
+  visit(doc.paths, '#/paths');
 }
 
 /** Whether a documented response is the shared error body. */

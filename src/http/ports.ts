@@ -19,6 +19,15 @@ export class PortInUseError extends Error {
   }
 }
 
+/**
+ * The address a client on this machine reaches a server at that listens on `host`:`port`: a server on
+ * every interface (`0.0.0.0`, `::`) through the loopback address, an IPv6 host in brackets.
+ */
+export function localUrl(host: string, port: number): string {
+  const h = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  return `http://${h.includes(':') ? `[${h}]` : h}:${port}`;
+}
+
 /** `err` as a PortInUseError when it is a listen's EADDRINUSE; otherwise `err` itself. */
 export function namePortError(err: unknown, variable: PortVariable, port: number, host: string): unknown {
   return (err as { code?: string } | null)?.code === 'EADDRINUSE'

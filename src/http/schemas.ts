@@ -1,9 +1,23 @@
-import { Type, type Static, type TSchema, type TUnsafe } from '@sinclair/typebox';
+import { Type, type Static, type StringOptions, type TSchema, type TUnsafe } from '@sinclair/typebox';
+import { NOT_BLANK_PATTERN } from './errors.js';
 
 /** Shapes shared by several modules: the contract's resources and the error body. */
 
 export const ObjectIdString = (opts: { description?: string } = {}) =>
   Type.String({ format: 'objectid', ...opts });
+
+/**
+ * A string with at least one character other than white space: what the services call empty they
+ * trim first. A failure reads `<field> should not be empty`, as theirs did.
+ */
+export const NonBlank = (opts: StringOptions = {}) =>
+  Type.String({ minLength: 1, pattern: NOT_BLANK_PATTERN, ...opts });
+
+/**
+ * `oneOf: [{required: [a]}, {required: [b]}, ...]`: exactly one of these optional properties of the
+ * object is given. A failure reads `exactly one of a or b must be given` (http/errors.ts).
+ */
+export const exactlyOneOf = (...names: string[]) => names.map((name) => ({ required: [name] }));
 
 export const IdParams = Type.Object(
   { id: ObjectIdString({ description: 'Resource id (ObjectId)' }) },
@@ -126,7 +140,14 @@ export type TeamT = Static<typeof TeamSchema>;
 
 /** Page and limit, with the contract's bounds. */
 export const PaginationQuery = {
-  page: Type.Optional(Type.Integer({ minimum: 1, default: 1, description: 'Page number, from 1' })),
+  page: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: Number.MAX_SAFE_INTEGER,
+      default: 1,
+      description: 'Page number, from 1',
+    }),
+  ),
   limit: Type.Optional(
     Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Page size, 1 to 100' }),
   ),
@@ -136,6 +157,23 @@ export function pageInfo(total: number, page: number, limit: number) {
   const hasNextPage = page * limit < total;
   return { total, page, limit, hasNextPage, nextPage: hasNextPage ? page + 1 : null };
 }
+
+/** Where a route schema lists its `badRequestsWhen` cases (read by the OpenAPI build only). */
+export const BAD_REQUESTS = 'x-bad-requests';
+
+/** A 400 that a request valid by its schema can still get: its exact message, and when. */
+export interface BadRequestCase {
+  message: string | { toString(): string };
+  when: string;
+}
+
+/**
+ * The rules of a route that no schema can state — ids that do not exist, what is stored, other
+ * resources — listed in its documented 400 with their exact messages. Spread into the route schema.
+ */
+export const badRequestsWhen = (...cases: Array<[message: BadRequestCase['message'], when: string]>) => ({
+  [BAD_REQUESTS]: cases.map(([message, when]) => ({ message, when })),
+});
 
 export const errorResponses = (...codes: number[]) =>
   Object.fromEntries(codes.map((c) => [c, { $ref: 'ErrorBody#' }]));

@@ -23,6 +23,10 @@ function makeAjv(coerceTypes: Options['coerceTypes'], allErrors: boolean): Ajv {
     useDefaults: true,
     coerceTypes,
     strict: false,
+    // OpenAPI's discriminator picks the oneOf branch by its tag, so only that branch's errors are
+    // reported; verbose errors carry the failing schema, which words some of them (http/errors.ts).
+    discriminator: true,
+    verbose: true,
     formats: { objectid: OBJECT_ID },
   });
   addFormats(ajv);

@@ -16,7 +16,7 @@ import { persist } from '../lib/persist.js';
  * inside a transaction exists exactly when that transaction commits, so "accepted" and "queued" are one
  * fact. pg-boss stores, retries (with backoff) and expires jobs; the platform runs its own worker loop
  * on pg-boss's fetch/complete/fail (`work`), woken by a NOTIFY the inserting transaction raises, so a
- * job is picked up at once rather than at the next poll (docs/decisions.md, "Job layer on pg-boss 10").
+ * job is picked up at once rather than at the next poll (docs/adr/0056-job-layer-pg-boss-10.md).
  */
 export const JOBS_SCHEMA = 'atende_jobs';
 

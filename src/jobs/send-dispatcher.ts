@@ -65,7 +65,7 @@ const STOP_WAIT_MS = 10_000;
  * could not record yet keeps its lane — its lease is renewed, even after it expired, as long as no other
  * worker took it — and a worker that saw the database fail takes no expired lease for a grace period,
  * so that when the database comes back the holders renew and record before anyone leases their lanes
- * (docs/decisions.md, "Send queue through a database outage").
+ * (docs/adr/0014-send-queue-through-database-outage.md).
  */
 export class SendDispatcher {
   private readonly owner = randomUUID();

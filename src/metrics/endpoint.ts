@@ -10,7 +10,7 @@ import { safeEqual, sha256 } from '../lib/secrets.js';
 import { UNMATCHED_ROUTE, type Metrics } from './metrics.js';
 
 /**
- * Who may read `/metrics` (docs/decisions.md, "Metrics"). The numbers are operational data (traffic
+ * Who may read `/metrics` (docs/adr/0041-metrics.md). The numbers are operational data (traffic
  * per route, queue depths, error rates), not for customers.
  * - With `ATENDE_METRICS_TOKEN` set: whoever sends `Authorization: Bearer <token>`, on either port.
  * - Without it, on the API port: clients on loopback or private addresses only (Prometheus inside

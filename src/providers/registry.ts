@@ -12,6 +12,17 @@ export const LARGEST_MEDIA_BYTES = Math.max(
 );
 
 /**
+ * What a request schema can say before it knows the channel: the limits every provider shares
+ * (today they all take WhatsApp's). A provider with wider limits would still be held to these.
+ */
+const EVERY_PROVIDER = [WHATSAPP_LIMITS, SANDBOX_LIMITS];
+export const TEXT_MAX_LENGTH = Math.min(...EVERY_PROVIDER.map((l) => l.textMaxLength));
+export const CAPTION_MAX_LENGTH = Math.min(...EVERY_PROVIDER.map((l) => l.captionMaxLength));
+export const MEDIA_TYPES_OF_EVERY_PROVIDER: readonly string[] = Object.keys(
+  WHATSAPP_LIMITS.mediaTypes,
+).filter((type) => EVERY_PROVIDER.every((l) => Object.hasOwn(l.mediaTypes, type)));
+
+/**
  * What a provider's error code says beyond temporary or permanent, for metrics: the channel's
  * credentials were refused, or a rate limit was hit. Null for any other refusal.
  */

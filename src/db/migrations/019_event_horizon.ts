@@ -1,8 +1,8 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Event seqs without a lock shared by an account's writers (docs/decisions.md, "The event log without
- * an account-wide hold"):
+ * Event seqs without a lock shared by an account's writers
+ * (docs/adr/0045-event-log-without-account-hold.md):
  * - One sequence numbers every account's events. A seq is still unique and increasing within an
  *   account (with gaps), but a transaction no longer holds the account's counter row from its events
  *   statement to the end of its commit, so an account's changes no longer commit one after another.

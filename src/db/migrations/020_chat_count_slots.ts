@@ -1,8 +1,8 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * List totals' counters that concurrent changes never wait on (docs/decisions.md, "List totals in
- * slots"). A counter row is shared by every change that moves a chat into or out of its combination
+ * List totals' counters that concurrent changes never wait on (docs/adr/0046-list-totals-in-slots.md).
+ * A counter row is shared by every change that moves a chat into or out of its combination
  * of filters; even taken at commit (migration 018), it is held until that commit's WAL flush, so
  * changes that move chats into the same totals (transfers to one team's queue) committed one after
  * another. Now each combination has one or more slots: a change adds its ±1 to any slot no other

@@ -1,8 +1,8 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Exact list totals that cost a few rows to read (docs/decisions.md, "List totals by the filter they
- * answer"). `chat_counts` counts chats per (status, channel, team, queue, attendant): a total without a
+ * Exact list totals that cost a few rows to read (docs/adr/0051-list-totals-by-filter.md).
+ * `chat_counts` counts chats per (status, channel, team, queue, attendant): a total without a
  * filter summed every combination of the account (≈ 1,100 rows on the benchmark's account, as much
  * PostgreSQL time as the page itself before its empty combinations were folded, and more with every
  * channel, team and agent). `chat_totals` counts them per status and queue for each channel, team or

@@ -1,8 +1,8 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Each database session counts in a slot of its own (docs/decisions.md, "Counters: a slot per
- * session"). Until now a change added its ±1 to any slot of a total no other transaction held
+ * Each database session counts in a slot of its own (docs/adr/0052-counters-slot-per-session.md).
+ * Until now a change added its ±1 to any slot of a total no other transaction held
  * (`FOR UPDATE SKIP LOCKED`), one function call and statement per counter row: under concurrent
  * transfers into the same queues every call walked the slots the others held, and the trigger's eight
  * nested statements were over a quarter of PostgreSQL's CPU per transfer. Now the slot is the session's

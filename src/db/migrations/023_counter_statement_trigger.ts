@@ -1,10 +1,10 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * List totals' counters kept once per statement instead of once per chat row (docs/decisions.md,
- * "Counters: once per statement"). With a slot per database session (migration 022) no counter row is
- * ever shared by two open transactions, so there is nothing left to gain by deferring the counting to
- * commit; counting per row cost one statement's executor start-up per chat at commit, most of
+ * List totals' counters kept once per statement instead of once per chat row
+ * (docs/adr/0053-counters-once-per-statement.md). With a slot per database session (migration 022)
+ * no counter row is ever shared by two open transactions, so there is nothing left to gain by
+ * deferring the counting to commit; counting per row cost one statement's executor start-up per chat at commit, most of
  * PostgreSQL's time per transfer once transfers were written together. Now three statement triggers
  * with transition tables sum the chats a statement inserted, deleted or moved (−1 for each row as it
  * was, +1 as it is; a row whose filters did not change cancels out) and write both counter tables in

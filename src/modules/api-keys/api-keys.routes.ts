@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/app-type.js';
 import { userGuard, userOf, type UserGuardDeps } from '../../http/auth.js';
-import { errorResponses, IdParams } from '../../http/schemas.js';
+import { badRequestsWhen, errorResponses, IdParams } from '../../http/schemas.js';
 import { ApiKeySchema, CreateApiKeyBody, CreatedApiKeySchema } from './api-keys.schemas.js';
 import type { ApiKeysService } from './api-keys.service.js';
 
@@ -32,6 +32,10 @@ export function apiKeysRoutes(app: App, services: ApiKeysRoutesDeps): void {
       onRequest,
       schema: {
         operationId: 'createApiKey',
+        ...badRequestsWhen([
+          'channelIds contains unknown channels: <ids>',
+          '`channelIds` names ids that are not channels of the account',
+        ]),
         ...common,
         summary: 'Create an account API key',
         description:

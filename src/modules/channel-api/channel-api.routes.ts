@@ -6,6 +6,7 @@ import { notFound } from '../../http/errors.js';
 import { inputProblems } from '../../http/input-guard.js';
 import { sendJsonText } from '../../http/json-text.js';
 import {
+  badRequestsWhen,
   ChatPageSchema,
   ChatSchema,
   errorResponses,
@@ -17,6 +18,7 @@ import {
 } from '../../http/schemas.js';
 import { isObjectId } from '../../lib/ids.js';
 import { keyAllowsChannel } from '../auth/guards.js';
+import { TEAM_NOT_FOUND, USER_NOT_FOUND } from '../chats/chats.service.js';
 import { accountKeyGuard, type AccountKeyGuardDeps } from './guards.js';
 import type { ChatsService } from '../chats/chats.service.js';
 import type { TeamsService } from '../teams/teams.service.js';
@@ -160,6 +162,7 @@ export function channelApiRoutes(app: App, services: ChannelApiRoutesDeps): void
       preValidation: chatReach(services),
       schema: {
         operationId: 'transferChatToTeam',
+        ...badRequestsWhen([TEAM_NOT_FOUND, '`teamId` is not an active team of the account']),
         tags: ['Channel API'],
         summary: 'Transfer a chat to a team',
         description: `The chat goes to the team's \`Espera\` queue and loses its attendant. Waits up to 2 s for a chat another operation is processing, then answers 409. ${rateLimitNote}`,
@@ -178,6 +181,7 @@ export function channelApiRoutes(app: App, services: ChannelApiRoutesDeps): void
       preValidation: chatReach(services),
       schema: {
         operationId: 'transferChatToUser',
+        ...badRequestsWhen([USER_NOT_FOUND, '`userId` is not a user of the account, or is cancelled']),
         tags: ['Channel API'],
         summary: 'Transfer a chat to a user',
         description: `The chat goes to \`Em Atendimento\` with the user as attendant, replacing any other. 409 at once when another operation is processing the chat. ${rateLimitNote}`,

@@ -1,8 +1,9 @@
 import type { App } from '../../http/app-type.js';
 import { userGuard, userOf, type UserGuardDeps } from '../../http/auth.js';
-import { errorResponses, IdParams } from '../../http/schemas.js';
+import { badRequestsWhen, errorResponses, IdParams } from '../../http/schemas.js';
 import { streamedBase64Of } from '../../http/json-body.js';
 import {
+  messageRulesJudgedOnSend,
   RequestIdParams,
   RequestLogPage,
   RequestLogQuery,
@@ -38,6 +39,14 @@ export function sendRoutes(app: App, services: SendRoutesDeps): void {
       },
       schema: {
         operationId: 'sendMessage',
+        ...badRequestsWhen(
+          [
+            'contact.value must be a valid phone number',
+            'the number has the right shape but is not a number of its country (numbering plan)',
+          ],
+          ['contact.type must be phone on a WhatsApp channel', 'an email contact on a WhatsApp channel'],
+          ...messageRulesJudgedOnSend('message.'),
+        ),
         tags: ['Channel API'],
         summary: 'Send a message (queued)',
         description:

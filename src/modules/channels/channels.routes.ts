@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/app-type.js';
 import { userGuard, userOf, type UserGuardDeps } from '../../http/auth.js';
-import { errorResponses, IdParams } from '../../http/schemas.js';
+import { badRequestsWhen, errorResponses, IdParams } from '../../http/schemas.js';
+import { TEAM_NOT_FOUND } from '../chats/chats.service.js';
 import {
   ChannelApiKeyResponse,
   ChannelSchema,
@@ -40,6 +41,7 @@ export function channelsRoutes(app: App, services: ChannelsRoutesDeps): void {
       onRequest,
       schema: {
         operationId: 'createChannel',
+        ...badRequestsWhen([TEAM_NOT_FOUND, '`defaultTeamId` is not an active team of the account']),
         ...common,
         summary: 'Create a channel',
         body: CreateChannelBody,
@@ -69,6 +71,17 @@ export function channelsRoutes(app: App, services: ChannelsRoutesDeps): void {
       onRequest,
       schema: {
         operationId: 'updateChannel',
+        ...badRequestsWhen(
+          [TEAM_NOT_FOUND, '`defaultTeamId` is not an active team of the account'],
+          [
+            'property providerConfig.<field> should not exist',
+            'the channel is (or becomes) a sandbox channel, which takes no settings',
+          ],
+          [
+            'providerConfig.<field> should not be empty',
+            'a WhatsApp channel would lack phoneNumberId, accessToken, appSecret or verifyToken once the change is merged with its stored settings (a new provider starts from none)',
+          ],
+        ),
         ...common,
         summary: 'Change a channel',
         params: IdParams,

@@ -15,44 +15,53 @@ export type Provider = (typeof PROVIDERS)[number];
  * is checked by the service (`checkProviderConfig`), so a wrong field is named once, in the same
  * wording as schema failures, instead of by every branch of a union.
  */
+const providerConfigFields = {
+  phoneNumberId: Type.String({
+    pattern: '^[0-9]{1,32}$',
+    description: 'whatsapp-cloud: the WhatsApp phone number id (digits) from Meta',
+  }),
+  accessToken: Type.String({
+    minLength: 1,
+    maxLength: 2048,
+    description: 'whatsapp-cloud: Graph API access token',
+  }),
+  appSecret: Type.String({
+    minLength: 1,
+    maxLength: 256,
+    description: "whatsapp-cloud: the Meta app's secret, which signs inbound webhooks",
+  }),
+  verifyToken: Type.String({
+    minLength: 1,
+    maxLength: 256,
+    description: 'whatsapp-cloud: the verify token typed in Meta when subscribing the webhook',
+  }),
+  businessAccountId: Type.Optional(
+    Type.String({
+      pattern: '^[0-9]{1,32}$',
+      description:
+        'whatsapp-cloud, optional: the WhatsApp Business Account id (digits), so agents can pick approved templates',
+    }),
+  ),
+};
+
+/**
+ * A channel's provider settings in a change: every field optional, since a change sends only what
+ * changes; whether the merged settings are complete for the channel's provider is the service's
+ * check (`checkProviderConfig`), as it depends on what is stored.
+ */
 const ProviderConfigInput = Type.Object(
   {
-    phoneNumberId: Type.Optional(
-      Type.String({
-        pattern: '^[0-9]{1,32}$',
-        description: 'whatsapp-cloud: the WhatsApp phone number id (digits) from Meta',
-      }),
-    ),
-    accessToken: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 2048, description: 'whatsapp-cloud: Graph API access token' }),
-    ),
-    appSecret: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 256,
-        description: "whatsapp-cloud: the Meta app's secret, which signs inbound webhooks",
-      }),
-    ),
-    verifyToken: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 256,
-        description: 'whatsapp-cloud: the verify token typed in Meta when subscribing the webhook',
-      }),
-    ),
-    businessAccountId: Type.Optional(
-      Type.String({
-        pattern: '^[0-9]{1,32}$',
-        description:
-          'whatsapp-cloud, optional: the WhatsApp Business Account id (digits), so agents can pick approved templates',
-      }),
-    ),
+    phoneNumberId: Type.Optional(providerConfigFields.phoneNumberId),
+    accessToken: Type.Optional(providerConfigFields.accessToken),
+    appSecret: Type.Optional(providerConfigFields.appSecret),
+    verifyToken: Type.Optional(providerConfigFields.verifyToken),
+    businessAccountId: providerConfigFields.businessAccountId,
   },
   {
     additionalProperties: false,
     description:
-      'sandbox: empty. whatsapp-cloud: phoneNumberId, accessToken, appSecret and verifyToken on create, ' +
-      'businessAccountId optional; a change may send only the fields that change.',
+      'sandbox: empty. whatsapp-cloud: phoneNumberId, accessToken, appSecret and verifyToken once merged with ' +
+      'the stored settings, businessAccountId optional; a change may send only the fields that change.',
   },
 );
 export type ProviderConfigInputT = Static<typeof ProviderConfigInput>;
@@ -102,18 +111,47 @@ export const ChannelSchema = Type.Object({
 });
 export type ChannelT = Static<typeof ChannelSchema>;
 
-export const CreateChannelBody = Type.Object(
+const channelFields = {
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  defaultTeamId: ObjectIdString({ description: 'An active team of the account' }),
+  queue: Type.Optional(Queue),
+  apiEnabled: Type.Optional(Type.Boolean()),
+  sendReadReceipts: Type.Optional(Type.Boolean({ description: SEND_READ_RECEIPTS })),
+};
+
+const SandboxChannelInput = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 200 }),
-    provider: Type.Union(PROVIDERS.map((p) => Type.Literal(p))),
-    defaultTeamId: ObjectIdString(),
-    queue: Type.Optional(Queue),
-    apiEnabled: Type.Optional(Type.Boolean()),
-    providerConfig: Type.Optional(ProviderConfigInput),
-    sendReadReceipts: Type.Optional(Type.Boolean({ description: SEND_READ_RECEIPTS })),
+    ...channelFields,
+    provider: Type.Literal('sandbox'),
+    providerConfig: Type.Optional(
+      Type.Object({}, { additionalProperties: false, description: 'A sandbox takes no settings' }),
+    ),
   },
-  { additionalProperties: false },
+  { title: 'SandboxChannelInput', additionalProperties: false },
 );
+
+const WhatsAppChannelInput = Type.Object(
+  {
+    ...channelFields,
+    provider: Type.Literal('whatsapp-cloud'),
+    providerConfig: Type.Object(providerConfigFields, {
+      additionalProperties: false,
+      description: 'phoneNumberId, accessToken, appSecret and verifyToken; businessAccountId optional',
+    }),
+  },
+  { title: 'WhatsAppChannelInput', additionalProperties: false },
+);
+
+/** A new channel: the settings its provider needs, chosen by `provider` (OpenAPI's discriminator). */
+export const CreateChannelBody = Type.Unsafe<
+  Static<typeof SandboxChannelInput> | Static<typeof WhatsAppChannelInput>
+>({
+  type: 'object',
+  required: ['provider'],
+  properties: { provider: Type.Union(PROVIDERS.map((p) => Type.Literal(p))) },
+  discriminator: { propertyName: 'provider' },
+  oneOf: [SandboxChannelInput, WhatsAppChannelInput],
+});
 export type CreateChannelInput = Static<typeof CreateChannelBody>;
 
 export const UpdateChannelBody = Type.Object(

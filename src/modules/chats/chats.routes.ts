@@ -1,19 +1,24 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/app-type.js';
 import { userGuard, userOf, type UserGuardDeps } from '../../http/auth.js';
-import { badRequest } from '../../http/errors.js';
 import {
   AgentChatPageSchema,
+  badRequestsWhen,
   AgentChatSchema,
   errorResponses,
+  exactlyOneOf,
   IdParams,
   ObjectIdString,
   type ChatT,
 } from '../../http/schemas.js';
 import type { UserActor } from '../../access/actors.js';
 import { ListChatsQuery } from '../channel-api/channel-api.routes.js';
-import { en } from '../../http/language.js';
-import type { ChatsService } from './chats.service.js';
+import {
+  NO_ATTENDANT_FOR_QUEUE,
+  TEAM_NOT_FOUND,
+  USER_NOT_FOUND,
+  type ChatsService,
+} from './chats.service.js';
 
 const AgentListChatsQuery = Type.Composite(
   [
@@ -45,7 +50,7 @@ const TransferBody = Type.Object(
     reasonCode: Type.Optional(Type.String({ maxLength: 64 })),
     reason: Type.Optional(Type.String({ maxLength: 1000 })),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, oneOf: exactlyOneOf('teamId', 'userId') },
 );
 
 /** What these routes use of the services. */
@@ -94,6 +99,10 @@ export function chatsRoutes(app: App, services: ChatsRoutesDeps): void {
       onRequest,
       schema: {
         operationId: 'moveChatToQueue',
+        ...badRequestsWhen([
+          NO_ATTENDANT_FOR_QUEUE,
+          '`queue` is `Em Atendimento` and the chat has no attendant',
+        ]),
         ...common,
         summary: 'Move a chat to another queue',
         params: IdParams,
@@ -109,6 +118,10 @@ export function chatsRoutes(app: App, services: ChatsRoutesDeps): void {
       onRequest,
       schema: {
         operationId: 'transferChat',
+        ...badRequestsWhen(
+          [TEAM_NOT_FOUND, '`teamId` is not an active team of the account'],
+          [USER_NOT_FOUND, '`userId` is not a user of the account, or is cancelled'],
+        ),
         ...common,
         summary: 'Transfer a chat to a team or a user',
         description: 'Exactly one of `teamId` or `userId`; the same rules as the Channel API transfers.',
@@ -118,12 +131,9 @@ export function chatsRoutes(app: App, services: ChatsRoutesDeps): void {
       },
     },
     async (request) => {
+      // The schema lets exactly one of teamId and userId through.
       const { teamId, userId, ...reason } = request.body;
       const actor = userOf(request);
-      if ((teamId === undefined) === (userId === undefined))
-        throw badRequest([
-          en('exactly one of teamId or userId must be given', 'informe exatamente um de teamId ou userId'),
-        ]);
       return teamId !== undefined
         ? services.chats.transferToTeam(actor, request.params.id, { teamId, ...reason })
         : services.chats.transferToUser(actor, request.params.id, { userId: userId as string, ...reason });

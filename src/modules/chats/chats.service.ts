@@ -48,7 +48,11 @@ export const CLOSE_FORBIDDEN = pt(
   "Only the chat's attendant or a supervisor can close it",
 );
 export const TEAM_NOT_FOUND = pt('Equipe não encontrada', 'Team not found');
-const USER_NOT_FOUND = pt('Usuário não encontrado', 'User not found');
+export const USER_NOT_FOUND = pt('Usuário não encontrado', 'User not found');
+export const NO_ATTENDANT_FOR_QUEUE = pt(
+  'Um chat sem atendente não pode ir para Em Atendimento; capture ou transfira o chat',
+  'A chat without an attendant cannot move to the In service queue (Em Atendimento); capture or transfer it',
+);
 
 /** A chat as held under its row lock (what `ChatsRepo.lock` reads). */
 type HeldChat = NonNullable<Awaited<ReturnType<ChatsRepo['lock']>>>;
@@ -255,7 +259,7 @@ export class ChatsService {
    * A transfer is two statements: a read of the chat, its visibility and the target, then one write
    * (its own transaction) that locks the chat only if it is still at the version read, and makes the
    * whole change with its events. A transfer is the hottest write of a busy account, and on a loaded
-   * machine its cost is its round trips (docs/decisions.md, "Transfers in two statements"). A chat
+   * machine its cost is its round trips (docs/adr/0047-transfers-in-two-statements.md). A chat
    * changed between the two is read again; one that keeps changing answers 409 like a held one.
    */
   private async transfer(
@@ -360,12 +364,7 @@ export class ChatsService {
         });
         if (!chat || chat.status !== 'open' || !(await this.canSee(actor, chat))) throw notFound();
         if (name === QUEUE_ATTENDING && chat.user_id === null) {
-          throw badRequest(
-            pt(
-              'Um chat sem atendente não pode ir para Em Atendimento; capture ou transfira o chat',
-              'A chat without an attendant cannot move to the In service queue (Em Atendimento); capture or transfer it',
-            ),
-          );
+          throw badRequest(NO_ATTENDANT_FOR_QUEUE);
         }
         // Waiting in `Espera` means waiting for an attendant, so it has none.
         const patch = name === QUEUE_WAITING ? { queue: name, user_id: null } : { queue: name };

@@ -59,7 +59,7 @@ const CHUNKS_PER_READ = 4;
 
 /**
  * The default store: chunks in PostgreSQL (`media_objects`, `media_chunks`), which every node
- * shares, so a file downloaded by one node's worker is served by any other (docs/decisions.md).
+ * shares, so a file downloaded by one node's worker is served by any other (docs/adr/0036-media-storage.md).
  */
 export class PostgresMediaStore implements MediaStore {
   constructor(

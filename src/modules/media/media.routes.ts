@@ -4,7 +4,21 @@ import { userGuard, userOf, type UserGuardDeps } from '../../http/auth.js';
 import { errorResponses, IdParams } from '../../http/schemas.js';
 import { parseRange, type MediaService } from './media.service.js';
 
-const BINARY = { schema: { type: 'string', format: 'binary' } };
+/**
+ * The file's own type is served (what the customer or agent sent: image/png, application/pdf,
+ * audio/ogg, video/mp4, ...), except types a browser could run (HTML, XML, SVG, scripts), which are
+ * served as application/octet-stream: so any type, said as the `*\/*` range.
+ */
+const FILE = {
+  '*/*': {
+    schema: {
+      type: 'string',
+      format: 'binary',
+      description:
+        "The file's own type (image/jpeg, image/png, application/pdf, audio/ogg, video/mp4, ...); HTML, XML, SVG and scripts as application/octet-stream",
+    },
+  },
+};
 
 /** What these routes use of the services. */
 export type MediaRoutesDeps = UserGuardDeps & {
@@ -29,8 +43,8 @@ export function mediaRoutes(app: App, services: MediaRoutesDeps): void {
           'message — is a 404.',
         params: IdParams,
         response: {
-          200: { description: 'The whole file', content: { 'application/octet-stream': BINARY } },
-          206: { description: 'The requested range', content: { 'application/octet-stream': BINARY } },
+          200: { description: 'The whole file', content: FILE },
+          206: { description: 'The requested range', content: FILE },
           ...errorResponses(400, 401, 404, 416),
         },
       },

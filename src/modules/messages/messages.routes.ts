@@ -1,16 +1,16 @@
 import type { App } from '../../http/app-type.js';
 import { userGuard, userOf, type UserGuardDeps } from '../../http/auth.js';
-import { errorResponses, IdParams } from '../../http/schemas.js';
+import { badRequestsWhen, errorResponses, IdParams } from '../../http/schemas.js';
 import {
   AgentReplyBody,
   MessageHistoryQuery,
   MessageHistorySchema,
   MessageSchema,
 } from './messages.schemas.js';
-import { REPLY_JSON_BODY, SEND_BODY_LIMIT_BYTES } from '../outbound/send.schemas.js';
+import { messageRulesJudgedOnSend, REPLY_JSON_BODY, SEND_BODY_LIMIT_BYTES } from '../outbound/send.schemas.js';
+import { UNKNOWN_CURSOR, type MessagesService } from './messages.service.js';
 import { streamedBase64Of } from '../../http/json-body.js';
 import { isObjectId } from '../../lib/ids.js';
-import type { MessagesService } from './messages.service.js';
 
 /** What these routes use of the services. */
 export type MessagesRoutesDeps = UserGuardDeps & {
@@ -27,6 +27,7 @@ export function messagesRoutes(app: App, services: MessagesRoutesDeps): void {
       onRequest,
       schema: {
         operationId: 'listChatMessages',
+        ...badRequestsWhen([UNKNOWN_CURSOR, '`before` is not the id of a message of this chat']),
         ...common,
         summary: "A chat's messages, newest first",
         description:
@@ -61,6 +62,7 @@ export function messagesRoutes(app: App, services: MessagesRoutesDeps): void {
       config: { jsonBody: REPLY_JSON_BODY },
       schema: {
         operationId: 'replyToChat',
+        ...badRequestsWhen(...messageRulesJudgedOnSend('')),
         ...common,
         summary: 'Reply on a chat (queued)',
         description:

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable, ObjectIdString } from '../../http/schemas.js';
-import { MAX_BASE64_LENGTH, TemplateMessageSchema } from '../outbound/send.schemas.js';
+import { exactlyOneOf, NonBlank, Nullable, ObjectIdString } from '../../http/schemas.js';
+import { ReplyMediaSchema, TemplateMessageSchema, TEXT_MAX_LENGTH } from '../outbound/send.schemas.js';
 
 const part = (description: string) =>
   Type.Optional(
@@ -140,24 +140,14 @@ export const MessageHistorySchema = Type.Object({
  */
 export const AgentReplyBody = Type.Object(
   {
-    text: Type.Optional(Type.String({ description: 'At most 4096 characters' })),
-    media: Type.Optional(
-      Type.Object(
-        {
-          mimetype: Type.String({ maxLength: 255 }),
-          base64: Type.String({
-            maxLength: MAX_BASE64_LENGTH,
-            description:
-              'File content in base64, without a `data:` prefix; within the provider limit for its type',
-          }),
-          filename: Type.Optional(Type.String({ maxLength: 255 })),
-          caption: Type.Optional(Type.String({ description: 'At most 1024 characters' })),
-        },
-        { additionalProperties: false },
-      ),
-    ),
+    text: Type.Optional(NonBlank({ maxLength: TEXT_MAX_LENGTH, description: 'The text' })),
+    media: Type.Optional(ReplyMediaSchema),
     template: Type.Optional(TemplateMessageSchema),
   },
-  { additionalProperties: false, description: 'Exactly one of `text`, `media` or `template`' },
+  {
+    additionalProperties: false,
+    description: 'Exactly one of `text`, `media` or `template`',
+    oneOf: exactlyOneOf('text', 'media', 'template'),
+  },
 );
 export type AgentReplyBodyT = Static<typeof AgentReplyBody>;

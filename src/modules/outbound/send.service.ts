@@ -46,7 +46,7 @@ export class SendService {
     private readonly providers: ProviderRegistry,
   ) {
     // Few transactions in flight, so that under load each carries many requests: the database's work
-    // per request, not the number of transactions, is what bounds acceptance (see docs/decisions.md).
+    // per request, not the number of transactions, is what bounds acceptance (docs/adr/0010-send-acceptance-group-commit.md).
     this.batcher = new Batcher<Accepted, string>({
       run: (items) => this.write(items),
       concurrency: 2,

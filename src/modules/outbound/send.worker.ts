@@ -124,7 +124,7 @@ export class SendWorker {
     this.claims = new Batcher({ ...group, run: (ids) => this.claim(ids) });
     this.conversations = new Batcher({ ...group, run: (work) => this.conversationsOf(work) });
     // Outcomes in more, smaller groups: an answered request waits for a free run, and until its group
-    // commits, a crash of this node would send it again (docs/decisions.md, "Crash").
+    // commits, a crash of this node would send it again (docs/adr/0013-send-crash-bound.md).
     this.outcomes = new Batcher({
       ...group,
       concurrency: OUTCOME_RUNS,

@@ -1,16 +1,20 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/app-type.js';
 import { userGuard, userOf, type UserGuardDeps } from '../../http/auth.js';
-import { errorResponses, IdParams, ObjectIdString } from '../../http/schemas.js';
+import { badRequestsWhen, errorResponses, IdParams, ObjectIdString } from '../../http/schemas.js';
+import { PHONE_PATTERN } from '../outbound/send.schemas.js';
 import type { InboundService } from '../inbound/inbound.service.js';
-import type { SandboxService } from './sandbox.service.js';
+import { NOT_SANDBOX, type SandboxService } from './sandbox.service.js';
 
 const InboundBody = Type.Object(
   {
     from: Type.String({
       minLength: 1,
       maxLength: 32,
-      description: 'Customer phone number, with country and area code',
+      pattern: PHONE_PATTERN,
+      'x-error-message': ['must be a valid phone number', 'deve ser um número de telefone válido'],
+      description:
+        'Customer phone number, with country and area code (8 to 15 digits, `+`, spaces, dots, dashes, parentheses)',
     }),
     name: Type.Optional(Type.String({ maxLength: 200 })),
     text: Type.String({ minLength: 1, maxLength: 4096 }),
@@ -36,6 +40,13 @@ export function sandboxRoutes(app: App, services: SandboxRoutesDeps): void {
       onRequest: userGuard(services),
       schema: {
         operationId: 'simulateInboundMessage',
+        ...badRequestsWhen(
+          [NOT_SANDBOX, 'the channel is not a sandbox channel'],
+          [
+            'from must be a valid phone number',
+            'the number has the right shape but is not a number of its country',
+          ],
+        ),
         tags: ['Sandbox'],
         summary: 'Play the customer: a message arriving on a sandbox channel',
         description:
@@ -63,6 +74,7 @@ export function sandboxRoutes(app: App, services: SandboxRoutesDeps): void {
       onRequest: userGuard(services),
       schema: {
         operationId: 'simulateCustomerRead',
+        ...badRequestsWhen([NOT_SANDBOX, 'the channel is not a sandbox channel']),
         tags: ['Sandbox'],
         summary: 'Play the customer: they read the messages sent to them',
         description:

@@ -7,7 +7,7 @@ import type { MessageStatusService } from '../inbound/message-status.service.js'
 import type { SandboxRepo } from './sandbox.repo.js';
 import { pt } from '../../http/language.js';
 
-const NOT_SANDBOX = pt('O canal não é um canal sandbox', 'The channel is not a sandbox channel');
+export const NOT_SANDBOX = pt('O canal não é um canal sandbox', 'The channel is not a sandbox channel');
 
 /**
  * The customer's side of a sandbox channel beyond writing (which is the inbound path): reading.

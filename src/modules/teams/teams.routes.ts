@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/app-type.js';
 import { userGuard, userOf, type UserGuardDeps } from '../../http/auth.js';
-import { errorResponses, IdParams, TeamSchema } from '../../http/schemas.js';
+import { badRequestsWhen, errorResponses, IdParams, TeamSchema } from '../../http/schemas.js';
 import { CreateTeamBody, UpdateTeamBody } from './teams.schemas.js';
 import type { TeamsService } from './teams.service.js';
 
@@ -32,6 +32,10 @@ export function teamsRoutes(app: App, services: TeamsRoutesDeps): void {
       onRequest,
       schema: {
         operationId: 'createTeam',
+        ...badRequestsWhen([
+          'members contains unknown users: <ids>',
+          '`members` names ids that are not users of the account',
+        ]),
         ...common,
         summary: 'Create a team',
         body: CreateTeamBody,
@@ -61,6 +65,10 @@ export function teamsRoutes(app: App, services: TeamsRoutesDeps): void {
       onRequest,
       schema: {
         operationId: 'updateTeam',
+        ...badRequestsWhen([
+          'members contains unknown users: <ids>',
+          '`members` names ids that are not users of the account',
+        ]),
         ...common,
         summary: 'Change a team (name, description, status, members)',
         params: IdParams,

@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/app-type.js';
 import { userGuard, userOf, type UserGuardDeps } from '../../http/auth.js';
-import { errorResponses, IdParams, UserSchema } from '../../http/schemas.js';
+import { badRequestsWhen, errorResponses, IdParams, UserSchema } from '../../http/schemas.js';
 import { CreateUserBody, UpdateUserBody } from './users.schemas.js';
-import type { UsersService } from './users.service.js';
+import { OWN_USER, type UsersService } from './users.service.js';
 
 /** What these routes use of the services. */
 export type UsersRoutesDeps = UserGuardDeps & {
@@ -61,6 +61,7 @@ export function usersRoutes(app: App, services: UsersRoutesDeps): void {
       onRequest,
       schema: {
         operationId: 'updateUser',
+        ...badRequestsWhen([OWN_USER, 'an admin cancels their own user or gives it another role']),
         ...common,
         summary: 'Change a user (name, status, role, password)',
         params: IdParams,

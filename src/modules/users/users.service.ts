@@ -18,7 +18,7 @@ const BAD_ROLE = en(
   'role must be one of the following values: admin, supervisor, agent',
   'role deve ser um dos seguintes valores: admin, supervisor, agent',
 );
-const OWN_USER = pt(
+export const OWN_USER = pt(
   'Você não pode cancelar nem rebaixar o próprio usuário',
   'You cannot cancel or demote your own user',
 );
@@ -107,7 +107,7 @@ export class UsersService {
     const current = await this.repo.find(actor.accountId, id);
     if (!current) throw notFound();
     // A new password, a cancellation or another role ends the user's sessions: whoever held a token
-    // keeps nothing the change meant to take away (docs/decisions.md, "Sessions").
+    // keeps nothing the change meant to take away (docs/adr/0024-sessions-and-logins.md).
     const endSessions =
       patch.password_hash !== undefined ||
       (patch.status === 'cancelled' && current.status !== 'cancelled') ||

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/app-type.js';
 import { userGuard, userOf, type UserGuardDeps } from '../../http/auth.js';
-import { errorResponses, IdParams } from '../../http/schemas.js';
+import { badRequestsWhen, errorResponses, IdParams } from '../../http/schemas.js';
 import {
   CreateWebhookBody,
   DeliveryPage,
@@ -51,6 +51,10 @@ export function webhooksRoutes(app: App, services: WebhooksRoutesDeps): void {
       onRequest,
       schema: {
         operationId: 'createWebhook',
+        ...badRequestsWhen([
+          'url must point to a public address: <reason>',
+          'the host is, or resolves to, a loopback, private, link-local or other non-public address, unless the installation allows private networks',
+        ]),
         ...common,
         summary: 'Subscribe an endpoint to events',
         description: `The secret (given, or generated when absent) is shown only in this answer. ${DELIVERY_DOC}`,
@@ -81,6 +85,10 @@ export function webhooksRoutes(app: App, services: WebhooksRoutesDeps): void {
       onRequest,
       schema: {
         operationId: 'updateWebhook',
+        ...badRequestsWhen([
+          'url must point to a public address: <reason>',
+          'the host is, or resolves to, a loopback, private, link-local or other non-public address, unless the installation allows private networks',
+        ]),
         ...common,
         summary: 'Change a webhook subscription',
         description:

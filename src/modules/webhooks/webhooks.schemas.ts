@@ -16,9 +16,27 @@ const Url = Type.String({
   minLength: 1,
   maxLength: 2048,
   description:
-    'Absolute http or https URL the events are POSTed to, on a public address: loopback, private, link-local ' +
-    '(cloud metadata), CGNAT, multicast and other non-public addresses, or names resolving to them, are refused ' +
-    'unless the installation allows private networks',
+    'Absolute http or https URL the events are POSTed to, without a user name or password, on a public address: ' +
+    'loopback, private, link-local (cloud metadata), CGNAT, multicast and other non-public addresses, or names ' +
+    'resolving to them, are refused unless the installation allows private networks',
+  // Each rule in the words the service used for it before the schema stated it.
+  allOf: [
+    {
+      format: 'uri',
+      pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^/?#]',
+      'x-error-message': [
+        'must be an absolute http or https URL',
+        'deve ser um endereço http ou https completo',
+      ],
+    },
+    {
+      not: { pattern: '^[^:/?#]+://[^/?#]*@' },
+      'x-error-message': [
+        'must not contain a user name or password',
+        'não pode conter nome de usuário nem senha',
+      ],
+    },
+  ],
 });
 
 const Secret = Type.String({
@@ -45,7 +63,15 @@ export const UpdateWebhookBody = Type.Object(
       Type.Boolean({ description: '`true` generates a new secret, shown in this answer only' }),
     ),
   },
-  { additionalProperties: false, minProperties: 1 },
+  {
+    additionalProperties: false,
+    minProperties: 1,
+    // A secret given and a new one generated: one of them would be lost.
+    not: {
+      required: ['secret', 'rotateSecret'],
+      properties: { secret: { type: 'string' }, rotateSecret: { enum: [true] } },
+    },
+  },
 );
 export type UpdateWebhookInput = Static<typeof UpdateWebhookBody>;
 
