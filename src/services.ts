@@ -116,6 +116,7 @@ export function createServices(deps: {
     repos.channels,
     events,
     inboundActions,
+    config.phoneDefaultCountry,
     new MediaDownloads(deps.jobs),
   );
   // Delivery statuses: applied from provider webhooks, and caught up by the send pipeline.
@@ -237,7 +238,14 @@ export function createServices(deps: {
     channelHealth,
     readReceipts,
     channelKeys: new ChannelKeys(repos.channels),
-    send: new SendService(db, repos.requestLogs, repos.channels, sendQueue, providers),
+    send: new SendService(
+      db,
+      repos.requestLogs,
+      repos.channels,
+      sendQueue,
+      providers,
+      config.phoneDefaultCountry,
+    ),
     messages: new MessagesService(
       db,
       repos.messages,
