@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { ConfigError, loadConfig } from '../src/config.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { FakeGraph } from './helpers/fake-graph.js';
 import { seedAccount, type Fixture } from './helpers/fixtures.js';
@@ -198,4 +199,69 @@ describe('WhatsApp customers of different countries', () => {
       .executeTakeFirstOrThrow();
     assert.equal(stored.chat_id, chat.id);
   });
+});
+
+describe('ATENDE_PHONE_DEFAULT_COUNTRY', () => {
+  it('is a two-letter country, BR unless set, or none', () => {
+    assert.equal(loadConfig({}).phoneDefaultCountry, 'BR');
+    assert.equal(loadConfig({ ATENDE_PHONE_DEFAULT_COUNTRY: 'pt' }).phoneDefaultCountry, 'PT');
+    assert.equal(loadConfig({ ATENDE_PHONE_DEFAULT_COUNTRY: 'none' }).phoneDefaultCountry, null);
+    for (const bad of ['XX', 'Brazil', '55']) {
+      assert.throws(
+        () => loadConfig({ ATENDE_PHONE_DEFAULT_COUNTRY: bad }),
+        (err: unknown) =>
+          err instanceof ConfigError &&
+          err.problems.includes(
+            `ATENDE_PHONE_DEFAULT_COUNTRY must be a two-letter country code such as BR, or none (got "${bad.toUpperCase()}")`,
+          ),
+        bad,
+      );
+    }
+  });
+
+  for (const [setting, national] of [
+    [undefined, { status: 201, value: '5511987654321' }],
+    ['none', { status: 400, value: null }],
+  ] as const) {
+    it(`reads a Channel API number without country code ${setting ? `only when set (${setting})` : 'as Brazilian by default'}`, async () => {
+      const app = await startTestApp(setting ? { env: { ATENDE_PHONE_DEFAULT_COUNTRY: setting } } : {});
+      try {
+        const fx = await seedAccount(app.server.services);
+        const { apiKey } = await app.server.services.channels.rotateApiKey(fx.admin, fx.channels[0]!.id);
+        const send = (value: string) =>
+          app.request('POST', '/channel-api/messages/send', {
+            headers: { 'x-channel-api-key': apiKey },
+            body: { contact: { value }, message: { type: 'text', text: { value: 'Olá' } } },
+          });
+        const contactOf = async (requestId: string) =>
+          (
+            await app.server.services.db
+              .selectFrom('request_logs')
+              .select('contact')
+              .where('request_id', '=', requestId)
+              .executeTakeFirstOrThrow()
+          ).contact.value;
+        // With its country code, any number is read alike whatever the setting.
+        for (const [value, stored] of [
+          ['+55 11 98765-4321', '5511987654321'],
+          ['6591234567', '6591234567'],
+        ] as const) {
+          const res = await send(value);
+          assert.equal(res.status, 201, JSON.stringify(res.body));
+          assert.equal(await contactOf(res.json.requestId as string), stored);
+        }
+        const res = await send('(11) 98765-4321');
+        assert.equal(res.status, national.status, JSON.stringify(res.body));
+        if (national.value) assert.equal(await contactOf(res.json.requestId as string), national.value);
+        else
+          assert.deepEqual(res.body, {
+            statusCode: 400,
+            message: ['contact.value must be a valid phone number'],
+            error: 'Bad Request',
+          });
+      } finally {
+        await app.close();
+      }
+    });
+  }
 });
