@@ -337,7 +337,6 @@ export class ContactRepairService {
         closed_at: status === chat.status ? chat.closed_at : now,
       });
       (status !== chat.status ? closed : updated).push(chat.id);
-      if (keeper !== own) note(into, keeper, chat.id, chat.id);
       for (const [who, group] of others) {
         const target = contactOf.get(who)!;
         const isOpen = chat.status === 'open' && !open.has(target);
