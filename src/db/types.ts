@@ -174,6 +174,12 @@ export interface MessagesTable {
   error: Json<{ code: number | string; message: string; details?: string }> | null;
   request_id: string | null;
   user_id: string | null;
+  /**
+   * A customer's message: the address the provider said it came from (WhatsApp's `wa_id`) and the
+   * profile name it carried (migration 024; null on older messages and on the platform's own).
+   */
+  sender_address: ColumnType<string | null, string | null | undefined, string | null>;
+  sender_name: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -9,7 +9,7 @@ import type { UserActor } from '../../access/actors.js';
 import { requirePermission } from '../auth/guards.js';
 import type { ChannelsRepo } from '../channels/channels.repo.js';
 import type { ApiChannel } from '../channel-api/channel-keys.js';
-import { normalizeContact } from '../contacts/normalize.js';
+import { normalizeContact, type PhoneDefaultCountry } from '../contacts/normalize.js';
 import { prepareMessage } from './prepare.js';
 import type { RequestLogQueryT, RequestLogT, SendMessageBodyT } from './send.schemas.js';
 import { keyOf, type NewRequest, type RequestLogsRepo, type RequestRow } from './request-logs.repo.js';
@@ -39,6 +39,8 @@ export class SendService {
     private readonly channels: ChannelsRepo,
     private readonly sendQueue: SendQueue,
     private readonly providers: ProviderRegistry,
+    /** How a phone written without its country code is read (`ATENDE_PHONE_DEFAULT_COUNTRY`). */
+    private readonly phoneDefaultCountry: PhoneDefaultCountry,
   ) {
     // Few transactions in flight, so that under load each carries many requests: the database's work
     // per request, not the number of transactions, is what bounds acceptance (docs/adr/0010-send-acceptance-group-commit.md).
@@ -59,7 +61,7 @@ export class SendService {
   ): Promise<{ requestId: string }> {
     const issues: string[] = [];
     const contactType = body.contact.type ?? 'phone';
-    const contact = normalizeContact(contactType, body.contact.value);
+    const contact = normalizeContact(contactType, body.contact.value, this.phoneDefaultCountry);
     if (!contact.ok) issues.push(contact.message);
     else if (contactType === 'email' && channel.provider === 'whatsapp-cloud') {
       issues.push('contact.type must be phone on a WhatsApp channel');
