@@ -97,8 +97,15 @@ describe('normalizeContact (Channel API contact.value)', () => {
     // A + says the country code is written: never read as a national number.
     assert.deepEqual(normalizeContact('phone', '+11 98765-4321', 'BR'), INVALID);
     assert.deepEqual(normalizeContact('phone', '+912 345 678', 'PT'), INVALID);
-    // International first: a valid number of another country is that country's, whatever its length.
-    assert.deepEqual(normalizeContact('phone', '51 98765-4321', 'BR'), ok('51987654321'));
+    // A valid number of another country is that country's, whatever its length…
+    assert.deepEqual(normalizeContact('phone', '6591234567', 'BR'), ok('6591234567'));
+    // …unless it is a valid number of the default country as written too: refused, not guessed.
+    assert.deepEqual(normalizeContact('phone', '51 98765-4321', 'BR'), {
+      ok: false,
+      message:
+        'contact.value reads as +51987654321 and as +5551987654321; write it with + and its country code',
+    });
+    assert.deepEqual(normalizeContact('phone', '51 98765-4321', null), ok('51987654321'));
     assert.deepEqual(normalizeContact('phone', '+55 51 98765-4321', 'BR'), ok('5551987654321'));
   });
 

@@ -15,8 +15,10 @@ const INVALID_PHONE = 'contact.value must be a valid phone number';
 /**
  * Canonical contact values as people write them (Channel API `contact.value`, the sandbox's customer):
  * phones as E.164 digits without `+` (docs/channel-api.md "How phone numbers are read"), e-mails
- * trimmed and lower-cased. A phone is read as an international number first, `+` or not; only when
- * that is no valid number, and only without a `+`, as a national number of `defaultCountry`.
+ * trimmed and lower-cased. A phone is read as an international number, `+` or not, or — only without
+ * a `+` — as a national number of `defaultCountry`: the reading valid as written wins (a Brazilian
+ * mobile without its ninth digit gains it only when neither is), and one valid both ways, as two
+ * different numbers, is refused rather than guessed.
  */
 export function normalizeContact(
   type: ContactType,
@@ -74,12 +76,24 @@ function readPhone(value: string, defaultCountry: PhoneDefaultCountry): Normaliz
   const written = value.replace(/[\s().-]/g, '');
   if (!/^\+?\d{6,15}$/.test(written)) return { ok: false, message: INVALID_PHONE };
   const digits = written.replace(/^\+/, '');
-  const international = validE164(parsePhoneNumberFromString(`+${digits}`));
-  if (international) return { ok: true, value: international };
+  const international = parsePhoneNumberFromString(`+${digits}`);
   // A `+` says the country code is there: such a number is never read as a national one.
-  if (written.startsWith('+') || defaultCountry === null) return { ok: false, message: INVALID_PHONE };
-  const national = validE164(parsePhoneNumberFromString(digits, defaultCountry));
-  return national ? { ok: true, value: national } : { ok: false, message: INVALID_PHONE };
+  const national =
+    written.startsWith('+') || defaultCountry === null
+      ? undefined
+      : parsePhoneNumberFromString(digits, defaultCountry);
+  // A number valid as written wins; valid as written both ways (`51 98765-4321`: a mobile of Peru, or
+  // one of Porto Alegre) is refused, since a guess could reach a stranger.
+  const asWritten = [international, national].flatMap((p) => (p?.isValid() ? [p.number.slice(1)] : []));
+  if (asWritten.length === 2 && asWritten[0] !== asWritten[1]) {
+    return {
+      ok: false,
+      message: `contact.value reads as +${asWritten[0]} and as +${asWritten[1]}; write it with + and its country code`,
+    };
+  }
+  // Else a Brazilian mobile written without its ninth digit, international reading first.
+  const found = asWritten[0] ?? validE164(international) ?? validE164(national);
+  return found ? { ok: true, value: found } : { ok: false, message: INVALID_PHONE };
 }
 
 type Parsed = ReturnType<typeof parsePhoneNumberFromString>;
@@ -88,7 +102,7 @@ type Parsed = ReturnType<typeof parsePhoneNumberFromString>;
  * The E.164 digits of a valid number; a Brazilian mobile written without its ninth digit gains it
  * (`brazilianNinthDigit`). Null when it is no valid number.
  */
-function validE164(phone: Parsed): string | null {
+function validE164(phone: Parsed | undefined): string | null {
   if (!phone) return null;
   const digits = phone.number.slice(1);
   if (phone.isValid()) return digits;
