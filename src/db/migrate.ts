@@ -22,6 +22,7 @@ import * as m020 from './migrations/020_chat_count_slots.js';
 import * as m021 from './migrations/021_chat_totals.js';
 import * as m022 from './migrations/022_counter_own_slots.js';
 import * as m023 from './migrations/023_counter_statement_trigger.js';
+import * as m025 from './migrations/025_delivery_details.js';
 
 /** Versioned migrations, in order. Names are permanent: never rename or edit one that has shipped. */
 const migrations: Record<string, Migration> = {
@@ -48,6 +49,7 @@ const migrations: Record<string, Migration> = {
   '021_chat_totals': m021,
   '022_counter_own_slots': m022,
   '023_counter_statement_trigger': m023,
+  '025_delivery_details': m025,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -1,6 +1,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Nullable, pageOf, PaginationQuery } from '../../http/schemas.js';
 import { LARGEST_MEDIA_BYTES } from '../../providers/registry.js';
+import { DeliverySchema } from '../messages/delivery.js';
 import type { SendTemplateVariables, TemplateVariableValue } from './send.types.js';
 
 /**
@@ -264,6 +265,7 @@ export const RequestLogSchema = Type.Object({
       details: Type.Optional(Type.String()),
     }),
   ),
+  delivery: Type.Optional(DeliverySchema),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 });
