@@ -23,6 +23,7 @@ import * as m021 from './migrations/021_chat_totals.js';
 import * as m022 from './migrations/022_counter_own_slots.js';
 import * as m023 from './migrations/023_counter_statement_trigger.js';
 import * as m024 from './migrations/024_message_sender.js';
+import * as m025 from './migrations/025_delivery_details.js';
 
 /** Versioned migrations, in order. Names are permanent: never rename or edit one that has shipped. */
 const migrations: Record<string, Migration> = {
@@ -50,6 +51,7 @@ const migrations: Record<string, Migration> = {
   '022_counter_own_slots': m022,
   '023_counter_statement_trigger': m023,
   '024_message_sender': m024,
+  '025_delivery_details': m025,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -1,4 +1,5 @@
 import type { ColumnType, Generated } from 'kysely';
+import type { DeliveryDetails } from '../providers/types.js';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type Json<T> = ColumnType<T, string | T, string | T>;
@@ -180,6 +181,8 @@ export interface MessagesTable {
    */
   sender_address: ColumnType<string | null, string | null | undefined, string | null>;
   sender_name: ColumnType<string | null, string | null | undefined, string | null>;
+  /** What the provider reported with its delivery statuses (migration 025). */
+  delivery: ColumnType<DeliveryDetails | null, never, never>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -280,6 +283,8 @@ export interface MessageStatusEventsTable {
   provider_message_id: string;
   status: ProviderMessageStatus;
   error: Json<ProviderErrorInfo> | null;
+  /** What the provider reported with this status besides it (migration 025). */
+  details: Json<DeliveryDetails> | null;
   occurred_at: Date;
   received_at: Timestamp;
 }

@@ -44,7 +44,7 @@ export const EVENT_DATA = {
   'message.upsert': Type.Object(message, { description: 'A message was stored (inbound, agent, API)' }),
   'message.update': Type.Object(message, {
     description:
-      'A message changed: its status (sent, delivered, read, failed), or the customer edited, deleted or reacted to it',
+      'A message changed: its status (sent, delivered, read, failed), what the provider reported with a status (`delivery`: pricing, conversation, callback data, errors; also on a status that moves nothing), or the customer edited, deleted or reacted to it',
   }),
   'chat.new': Type.Object(chat, { description: "A conversation entered a team's queue" }),
   'chat.update': Type.Object(chat, {

@@ -136,10 +136,24 @@ export interface Message {
   providerMessageId: string | null;
   /** Why a failed message failed; `details` is the provider's longer explanation, when given. */
   error: { code: string; message: string; details?: string } | null;
+  /** What the provider reported with its delivery statuses (cost, conversation); absent until then. */
+  delivery?: MessageDelivery;
   requestId: string | null;
   userId: string | null;
   createdAt: string;
   updatedAt: string;
+}
+
+export interface MessageDelivery {
+  pricing?: {
+    billable: boolean | null;
+    pricingModel: string | null;
+    category: string | null;
+    type: string | null;
+  };
+  conversation?: { id: string | null; originType: string | null; expiresAt: string | null };
+  callbackData?: string;
+  errors?: { code: string; title: string | null; message: string | null; details: string | null }[];
 }
 
 export interface MessageHistory {

@@ -7,6 +7,7 @@ import {
   MEDIA_TYPES_OF_EVERY_PROVIDER,
   TEXT_MAX_LENGTH,
 } from '../../providers/registry.js';
+import { DeliverySchema } from '../messages/delivery.js';
 import type { SendTemplateVariables, TemplateVariableValue } from './send.types.js';
 
 /**
@@ -465,6 +466,7 @@ export const RequestLogSchema = Type.Object({
       details: Type.Optional(Type.String()),
     }),
   ),
+  delivery: Type.Optional(DeliverySchema),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 });

@@ -12,7 +12,8 @@ import type { ApiChannel } from '../channel-api/channel-keys.js';
 import { normalizeContact, type PhoneDefaultCountry } from '../contacts/normalize.js';
 import { prepareMessage } from './prepare.js';
 import type { RequestLogQueryT, RequestLogT, SendMessageBodyT } from './send.schemas.js';
-import { keyOf, type NewRequest, type RequestLogsRepo, type RequestRow } from './request-logs.repo.js';
+import { deliveryOf } from '../messages/delivery.js';
+import { keyOf, type NewRequest, type RequestLogEntry, type RequestLogsRepo } from './request-logs.repo.js';
 import type { SendMessage } from './send.types.js';
 import type { ProviderRegistry } from '../../providers/registry.js';
 
@@ -187,7 +188,7 @@ export class SendService {
   }
 }
 
-export function toRequestLog(row: RequestRow): RequestLogT {
+export function toRequestLog(row: RequestLogEntry): RequestLogT {
   return {
     requestId: row.request_id,
     status: row.status,
@@ -206,6 +207,7 @@ export function toRequestLog(row: RequestRow): RequestLogT {
           ...(row.error.details !== undefined ? { details: row.error.details } : {}),
         }
       : null,
+    ...deliveryOf(row.delivery),
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };

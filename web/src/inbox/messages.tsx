@@ -13,6 +13,7 @@ import type { Message } from '../types';
 import { isOutgoing, messageText } from './chat-state';
 import { hasOwnBody, MessageBody, MessageContext, MessageMarks, type MessageLookup } from './message-content';
 import { useShortTime } from './format';
+import { MessageCategory } from './message-delivery';
 import { MessageMedia } from './media';
 import { TemplateContent } from './template-form';
 
@@ -116,6 +117,7 @@ export function Bubble(props: {
       <MessageMarks m={m} />
       {m.type === 'template' && <TemplateContent m={m} />}
       <span className="msg-foot">
+        {outgoing && <MessageCategory m={m} />}
         <time dateTime={m.createdAt} title={time(m.createdAt)}>
           {short(m.createdAt)}
         </time>
