@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import { useI18n } from './i18n';
 import { navigate } from './router';
 import { useSession } from './session';
-import type { AppNotification } from './types';
+import type { AppNotification } from './models';
 
 /** The bell: unread count, and a panel listing notifications (open one to go to its chat). */
 export function Notifications() {

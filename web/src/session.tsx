@@ -10,7 +10,7 @@ import {
 } from 'react';
 import { ApiError, get, post, put } from './api';
 import { Gateway, type ConnState } from './gateway';
-import type { AppNotification, Channel, ConsoleConfig, Draft, Envelope, Me, Team, User } from './types';
+import type { AppNotification, Channel, ConsoleConfig, Draft, Envelope, Me, Team, User } from './models';
 
 // Everything the signed-in console shares: who is logged in, the account's directory (teams, users,
 // channels) for names and pickers, the gateway connection, drafts and notifications.
@@ -47,7 +47,12 @@ export function useSession(): Session {
 
 /** The gateway's address: the configured one, else its port on the host this page came from. */
 async function loadConfig(): Promise<{ gatewayUrl: string; gatewayPath: string }> {
-  let cfg: ConsoleConfig = { gatewayUrl: null, gatewayPort: 3001, gatewayPath: '/socket.io' };
+  let cfg: ConsoleConfig = {
+    gatewayUrl: null,
+    gatewayPort: 3001,
+    gatewayPath: '/socket.io',
+    needsFirstAdmin: false,
+  };
   try {
     const res = await fetch('/console.json', { credentials: 'same-origin' });
     if (res.ok) cfg = (await res.json()) as ConsoleConfig;

@@ -2,11 +2,11 @@ import { useCallback, useEffect, useRef, useState, type FormEvent, type Keyboard
 import { ApiError, get, post, qs } from './api';
 import { Avatar } from './components';
 import { useI18n } from './i18n';
-import { isOutgoing, mergeMessages, newerChat } from './inbox/chat-state';
+import { isOutgoing, mergeMessages, newerChat, type ChatEvent } from './inbox/chat-state';
 import { MessageList, type MessageListHandle } from './inbox/messages';
 import { Link } from './router';
 import { useSession } from './session';
-import type { Channel, Chat, Envelope, Message, MessageHistory, Team } from './types';
+import type { Channel, Chat, Envelope, Message, MessageHistory, Team } from './models';
 
 // The customer simulator (`/simulator`): the tester plays a customer writing on a sandbox channel.
 // Their messages go through the sandbox's inbound route, exactly as a customer's would arrive; the
@@ -117,20 +117,18 @@ export function Simulator(props: { path: string }) {
 
   useEffect(() => {
     if (!gateway) return;
-    const onMessage = (e: Envelope) => {
-      const data = e.data as { chatId?: string; message?: Message };
-      if (!data.message || data.chatId !== current.current) return;
-      const m = data.message;
-      setMessages((prev) => mergeMessages(prev, [m]));
+    const onMessage = (e: Envelope<'message.upsert' | 'message.update'>) => {
+      if (e.data.chatId !== current.current) return;
+      setMessages((prev) => mergeMessages(prev, [e.data.message]));
     };
-    const onChat = (e: Envelope) => {
-      const c = (e.data as { chat?: Chat }).chat;
-      if (c && c.id === current.current) setChat((prev) => newerChat(prev ?? undefined, c));
+    const onChat = (e: Envelope<ChatEvent>) => {
+      const c = e.data.chat;
+      if (c.id === current.current) setChat((prev) => newerChat(prev ?? undefined, c));
     };
     const offs = [
       gateway.on('message.upsert', onMessage),
       gateway.on('message.update', onMessage),
-      ...['chat.update', 'chat.queue', 'chat.capture', 'chat.transfer', 'chat.close'].map((n) =>
+      ...(['chat.update', 'chat.queue', 'chat.capture', 'chat.transfer', 'chat.close'] as const).map((n) =>
         gateway.on(n, onChat),
       ),
       gateway.onResync(() => {

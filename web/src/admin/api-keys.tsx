@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { del, get, post } from '../api';
 import { Dialog } from '../components';
 import { useI18n } from '../i18n';
-import type { ApiKey, Channel, CreatedApiKey } from '../types';
+import type { ApiKey, Channel, CreatedApiKey } from '../models';
 import {
   Badge,
   CheckList,

@@ -2,7 +2,7 @@ import { useState, type ReactNode } from 'react';
 import { get, patch, post, qs } from '../api';
 import { Dialog } from '../components';
 import { useI18n } from '../i18n';
-import type { Channel, RequestLog, RequestLogPage } from '../types';
+import type { Channel, RequestLog, RequestLogPage } from '../models';
 import {
   Badge,
   ConfirmDialog,

@@ -4,7 +4,7 @@ import { Dialog } from '../components';
 import { useI18n } from '../i18n';
 import { Link } from '../router';
 import { useSession } from '../session';
-import type { Channel, Team } from '../types';
+import type { Channel, Team } from '../models';
 import { ChannelApiTab } from './channel-api';
 import {
   Badge,

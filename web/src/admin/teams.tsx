@@ -3,7 +3,7 @@ import { get, patch, post } from '../api';
 import { Avatar, Dialog } from '../components';
 import { useI18n } from '../i18n';
 import { useSession } from '../session';
-import type { Team, User } from '../types';
+import type { Team, User } from '../models';
 import {
   Badge,
   CheckList,

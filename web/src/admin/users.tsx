@@ -4,7 +4,7 @@ import { Avatar, Dialog } from '../components';
 import { useI18n } from '../i18n';
 import { Link } from '../router';
 import { useSession } from '../session';
-import type { RoleName, Team, User, UserStatus } from '../types';
+import type { RoleName, Team, User, UserStatus } from '../models';
 import {
   Badge,
   DataTable,

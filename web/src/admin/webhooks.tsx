@@ -3,7 +3,7 @@ import { del, get, patch, post, qs } from '../api';
 import { Dialog } from '../components';
 import { useI18n } from '../i18n';
 import { Link } from '../router';
-import type { Webhook, WebhookDelivery, WebhookDeliveryPage } from '../types';
+import type { Webhook, WebhookDelivery, WebhookDeliveryPage } from '../models';
 import {
   Badge,
   CheckList,

@@ -1,8 +1,7 @@
 import { useEffect, useState } from 'react';
 import { useMessages } from '../i18n';
 import { useSession } from '../session';
-import { QUEUE_ATTENDING, QUEUE_WAITING } from '../types';
-import { QUEUE_HIDDEN, type AllOpenFilter } from './chat-state';
+import { QUEUE_ATTENDING, QUEUE_HIDDEN, QUEUE_WAITING, type AllOpenFilter } from './chat-state';
 
 // The supervisors' view of every open conversation (users with chats:read_all): whatever its queue,
 // so a conversation no agent list shows (`API`, `Automação`, a channel's own queue) can be found and

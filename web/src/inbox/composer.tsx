@@ -2,7 +2,7 @@ import { useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import { ApiError, fileToBase64, post } from '../api';
 import { useI18n } from '../i18n';
 import { useSession } from '../session';
-import type { Message } from '../types';
+import type { Message } from '../models';
 import { ATTACH_ACCEPT, mediaType, refusedAs } from './attachments';
 
 /**

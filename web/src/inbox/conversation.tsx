@@ -4,16 +4,15 @@ import { Avatar, Dialog } from '../components';
 import { queueLabel, useI18n } from '../i18n';
 import { Link, navigate } from '../router';
 import { useSession } from '../session';
-import { QUEUE_WAITING, type Chat, type Envelope, type Message, type MessageHistory } from '../types';
+import type { Chat, Envelope, Message, MessageHistory } from '../models';
 import { Composer } from './composer';
-import { mergeMessages, newerChat } from './chat-state';
+import { CHAT_EVENTS, mergeMessages, newerChat, QUEUE_WAITING } from './chat-state';
 import { MessageList, type MessageListHandle } from './messages';
 import { TemplateDialog, useNow, WindowBadge, windowOf } from './template-form';
 import { TransferDialog } from './transfer';
 import type { InboxLists } from './use-inbox';
 
 const HISTORY_PAGE = 30;
-const CHAT_EVENTS = ['chat.new', 'chat.update', 'chat.queue', 'chat.capture', 'chat.transfer', 'chat.close'];
 
 type Load = { state: 'loading' } | { state: 'ready' } | { state: 'gone' } | { state: 'error' };
 
@@ -96,20 +95,14 @@ export function Conversation(props: { chatId: string; lists: InboxLists }) {
 
   useEffect(() => {
     if (!gateway) return;
-    const onMessage = (e: Envelope) => {
-      const data = e.data as { chatId?: string; message?: Message };
-      if (data.chatId !== current.current || !data.message) return;
-      const m = data.message;
-      setMessages((prev) => mergeMessages(prev, [m]));
-    };
-    const onChat = (e: Envelope) => {
-      const c = (e.data as { chat?: Chat }).chat;
-      if (c) applyChat(c);
+    const onMessage = (e: Envelope<'message.upsert' | 'message.update'>) => {
+      if (e.data.chatId !== current.current) return;
+      setMessages((prev) => mergeMessages(prev, [e.data.message]));
     };
     const offs = [
       gateway.on('message.upsert', onMessage),
       gateway.on('message.update', onMessage),
-      ...CHAT_EVENTS.map((n) => gateway.on(n, onChat)),
+      ...CHAT_EVENTS.map((n) => gateway.on(n, (e) => applyChat(e.data.chat))),
       // Back after a drop the server could not bridge: what arrived meanwhile comes through REST.
       gateway.onResync(() => void loadLatest(false)),
     ];

@@ -3,7 +3,7 @@ import { Avatar } from '../components';
 import { summaryLabel, useI18n } from '../i18n';
 import { Link } from '../router';
 import { useSession } from '../session';
-import type { Chat } from '../types';
+import type { Chat } from '../models';
 import { AllOpenFilters, NO_FILTER, useAllOpenText } from './all-open';
 import { activityOf, type AllOpenFilter, type ListName } from './chat-state';
 import { Conversation } from './conversation';

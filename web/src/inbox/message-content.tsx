@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react';
 import { useMessages, type Lang } from '../i18n';
-import type { Message } from '../types';
+import type { Message } from '../models';
 import { messageText } from './chat-state';
 
 // What a customer's message carries besides text and media: the message it replies to, the ad it

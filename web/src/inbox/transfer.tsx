@@ -3,7 +3,7 @@ import { ApiError, post } from '../api';
 import { Dialog } from '../components';
 import { useI18n } from '../i18n';
 import { useSession } from '../session';
-import type { Chat } from '../types';
+import type { Chat } from '../models';
 
 /** Transfer a conversation to a team (its waiting queue) or straight to an agent, with a reason. */
 export function TransferDialog(props: { chat: Chat; onClose: () => void; onDone: (chat: Chat) => void }) {
