@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { del, get, post } from '../api';
 import { Dialog } from '../components';
-import { useI18n } from '../i18n';
+import { textOr, useI18n } from '../i18n';
 import type { ApiKey, Channel, CreatedApiKey } from '../models';
 import {
   Badge,
@@ -18,14 +18,12 @@ import {
   useSubmit,
   type Column,
 } from './common';
-import { textOr, useAdminText } from './messages';
 
 const SCOPES = ['chats:read', 'chats:transfer', 'users:read', 'teams:read'] as const;
 
 /** Account API keys for the Channel API: list, create with scopes and channels (token shown once), revoke. */
 export function ApiKeysPage() {
   const { t, time } = useI18n();
-  const m = useAdminText();
   const keys = useLoad(() => get<ApiKey[]>('/api/api-keys'), 'api-keys');
   const channels = useLoad(() => get<Channel[]>('/api/channels'), 'channels');
   const [creating, setCreating] = useState(false);
@@ -41,7 +39,7 @@ export function ApiKeysPage() {
       render: (k) => (
         <ul className="adm-chips">
           {k.scopes.map((s) => (
-            <li key={s} className="adm-chip" title={textOr(m, `keys.scope.${s}`, s)}>
+            <li key={s} className="adm-chip" title={textOr(t, `keys.scope.${s}`, s)}>
               <code>{s}</code>
             </li>
           ))}
@@ -69,7 +67,7 @@ export function ApiKeysPage() {
             {t('keys.revoked')} · {time(k.revokedAt)}
           </Badge>
         ) : (
-          <Badge tone="ok">{m('keys.active')}</Badge>
+          <Badge tone="ok">{t('keys.active')}</Badge>
         ),
     },
     {
@@ -105,7 +103,7 @@ export function ApiKeysPage() {
           rows={keys.data}
           rowKey={(k) => k.id}
           rowClass={(k) => (k.revokedAt ? 'adm-dim' : undefined)}
-          empty={m('keys.empty')}
+          empty={t('keys.empty')}
           testId="api-keys-table"
         />
       )}
@@ -122,10 +120,10 @@ export function ApiKeysPage() {
       )}
       {created && (
         <SecretDialog
-          title={m('keys.created')}
+          title={t('keys.created')}
           label={t('keys.token')}
           value={created.token}
-          notes={[m('keys.usage')]}
+          notes={[t('keys.usage')]}
           onClose={() => setCreated(null)}
           testId="api-key-token"
         />
@@ -153,7 +151,6 @@ function CreateKeyDialog(props: {
   onCreated: (k: CreatedApiKey) => void;
 }) {
   const { t } = useI18n();
-  const m = useAdminText();
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<string[]>([]);
   const [limited, setLimited] = useState(false);
@@ -163,7 +160,7 @@ function CreateKeyDialog(props: {
 
   const save = () => {
     // An empty channel list would be refused with a sentence about array sizes; say what to do instead.
-    if (limited && channelIds.length === 0) return submit.fail({ channelIds: [m('keys.pickChannel')] });
+    if (limited && channelIds.length === 0) return submit.fail({ channelIds: [t('keys.pickChannel')] });
     return submit.run(async () => {
       props.onCreated(
         await post<CreatedApiKey>('/api/api-keys', {
@@ -180,13 +177,13 @@ function CreateKeyDialog(props: {
       <form className="adm-dialog-body" noValidate onSubmit={onForm(save)}>
         <FormErrors messages={rest} />
         <TextField
-          label={m('keys.name')}
+          label={t('keys.name')}
           name="name"
           value={name}
           onChange={setName}
           autoFocus
           autoComplete="off"
-          hint={m('keys.nameHint')}
+          hint={t('keys.nameHint')}
           errors={byField.name}
         />
         <CheckList
@@ -195,7 +192,7 @@ function CreateKeyDialog(props: {
           options={SCOPES.map((s) => ({
             value: s,
             label: <code>{s}</code>,
-            hint: textOr(m, `keys.scope.${s}`, s),
+            hint: textOr(t, `keys.scope.${s}`, s),
           }))}
           selected={scopes}
           onChange={setScopes}
@@ -203,7 +200,7 @@ function CreateKeyDialog(props: {
         />
         <fieldset className="adm-radios">
           <legend>{t('keys.channels')}</legend>
-          <small className="adm-hint">{m('keys.channelsHint')}</small>
+          <small className="adm-hint">{t('keys.channelsHint')}</small>
           <label className="adm-check">
             <input type="radio" name="channelScope" checked={!limited} onChange={() => setLimited(false)} />
             <span>{t('keys.allChannels')}</span>

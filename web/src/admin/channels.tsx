@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { get, patch, post } from '../api';
 import { Dialog } from '../components';
-import { useI18n } from '../i18n';
+import { useI18n, type Translate } from '../i18n';
 import { Link } from '../router';
 import { useSession } from '../session';
 import type { Channel, Team } from '../models';
@@ -20,7 +20,6 @@ import {
   useSubmit,
   type Column,
 } from './common';
-import { useAdminText, type AdminText } from './messages';
 
 const PROVIDERS = ['sandbox', 'whatsapp-cloud'] as const;
 const DEFAULT_QUEUE = 'Espera';
@@ -46,16 +45,15 @@ const FIELDS = [
   'sendReadReceipts',
 ];
 
-export function providerLabel(m: AdminText, provider: string): string {
-  if (provider === 'sandbox') return m('channels.sandbox');
-  if (provider === 'whatsapp-cloud') return m('channels.whatsapp');
+export function providerLabel(t: Translate, provider: string): string {
+  if (provider === 'sandbox') return t('channels.sandbox');
+  if (provider === 'whatsapp-cloud') return t('channels.whatsapp');
   return provider;
 }
 
 /** Channels: list and create; each channel opens on its own page (general settings and API tab). */
 export function ChannelsPage() {
   const { t } = useI18n();
-  const m = useAdminText();
   const session = useSession();
   const channels = useLoad(() => get<Channel[]>('/api/channels'), 'channels');
   const teams = useLoad(() => get<Team[]>('/api/teams'), 'teams');
@@ -72,15 +70,15 @@ export function ChannelsPage() {
         </Link>
       ),
     },
-    { key: 'provider', label: t('channels.provider'), render: (c) => providerLabel(m, c.provider) },
+    { key: 'provider', label: t('channels.provider'), render: (c) => providerLabel(t, c.provider) },
     { key: 'team', label: t('channels.defaultTeam'), render: (c) => teamName(c.defaultTeamId) },
     { key: 'queue', label: t('channels.queue'), render: (c) => c.queue },
     {
       key: 'health',
-      label: m('channels.health'),
+      label: t('channels.health'),
       render: (c) => (
         <Badge tone={c.health === 'ok' ? 'ok' : 'bad'}>
-          {c.health === 'ok' ? m('channels.healthOk') : m('channels.unhealthy')}
+          {c.health === 'ok' ? t('channels.healthOk') : t('channels.unhealthy')}
         </Badge>
       ),
     },
@@ -89,7 +87,7 @@ export function ChannelsPage() {
       label: t('channels.apiTab'),
       render: (c) => (
         <Badge tone={c.apiEnabled ? 'ok' : 'neutral'}>
-          {c.apiEnabled ? m('channels.apiOn') : m('channels.apiOff')}
+          {c.apiEnabled ? t('channels.apiOn') : t('channels.apiOff')}
         </Badge>
       ),
     },
@@ -102,9 +100,9 @@ export function ChannelsPage() {
           <Link
             href={`/admin/channels/${c.id}`}
             className="btn small"
-            aria-label={`${m('channels.open')}: ${c.name}`}
+            aria-label={`${t('channels.open')}: ${c.name}`}
           >
-            {m('channels.open')}
+            {t('channels.open')}
           </Link>
           <Link
             href={`/admin/channels/${c.id}/api`}
@@ -136,7 +134,7 @@ export function ChannelsPage() {
           columns={columns}
           rows={channels.data}
           rowKey={(c) => c.id}
-          empty={m('channels.empty')}
+          empty={t('channels.empty')}
           testId="channels-table"
         />
       )}
@@ -162,7 +160,6 @@ function teamOptions(teams: Team[], current?: string) {
 
 function CreateChannelDialog(props: { teams: Team[]; onClose: () => void; onSaved: (c: Channel) => void }) {
   const { t } = useI18n();
-  const m = useAdminText();
   const options = teamOptions(props.teams);
   const [name, setName] = useState('');
   const [provider, setProvider] = useState<string>('sandbox');
@@ -206,7 +203,7 @@ function CreateChannelDialog(props: { teams: Team[]; onClose: () => void; onSave
   return (
     <Dialog title={t('channels.new')} onClose={props.onClose}>
       <form className="adm-dialog-body" noValidate onSubmit={onForm(save)}>
-        {options.length === 0 && <p className="notice">{m('channels.needTeam')}</p>}
+        {options.length === 0 && <p className="notice">{t('channels.needTeam')}</p>}
         <FormErrors messages={rest} />
         <TextField
           label={t('common.name')}
@@ -227,7 +224,7 @@ function CreateChannelDialog(props: { teams: Team[]; onClose: () => void; onSave
                 checked={provider === p}
                 onChange={() => setProvider(p)}
               />
-              <span>{providerLabel(m, p)}</span>
+              <span>{providerLabel(t, p)}</span>
             </label>
           ))}
           {byField.provider && <small className="adm-field-error">{byField.provider.join('. ')}</small>}
@@ -246,7 +243,7 @@ function CreateChannelDialog(props: { teams: Team[]; onClose: () => void; onSave
             name="queue"
             value={queue}
             onChange={setQueue}
-            hint={m('channels.queueHint')}
+            hint={t('channels.queueHint')}
             errors={byField.queue}
           />
         </div>
@@ -301,14 +298,13 @@ function WhatsAppFields(props: {
   set?: Channel['providerConfig'];
 }) {
   const { t } = useI18n();
-  const m = useAdminText();
   const about = (field: string) => props.errors.filter((e) => e.startsWith(`providerConfig.${field}`));
   const others = props.errors.filter((e) => !/^providerConfig\.\w+/.test(e));
   const isSet = (k: Secret) => props.set?.[SECRET_SET[k]] === true;
   return (
     <fieldset className="adm-group">
-      <legend>{m('channels.whatsappConfig')}</legend>
-      {props.set && <small className="adm-hint">{m('channels.secretWriteOnly')}</small>}
+      <legend>{t('channels.whatsappConfig')}</legend>
+      {props.set && <small className="adm-hint">{t('channels.secretWriteOnly')}</small>}
       <FormErrors messages={others} />
       <TextField
         label={t('channels.phoneNumberId')}
@@ -339,7 +335,7 @@ function WhatsAppFields(props: {
           value={props.secrets[k]}
           onChange={(v) => props.setSecret(k, v)}
           placeholder={
-            props.set ? (isSet(k) ? `•••• ${t('channels.secretSet')}` : m('channels.notSet')) : undefined
+            props.set ? (isSet(k) ? `•••• ${t('channels.secretSet')}` : t('channels.notSet')) : undefined
           }
           errors={about(k)}
         />
@@ -351,7 +347,6 @@ function WhatsAppFields(props: {
 /** One channel: the general settings, or the API tab. */
 export function ChannelPage(props: { id: string; tab: 'general' | 'api' }) {
   const { t } = useI18n();
-  const m = useAdminText();
   const channel = useLoad(() => get<Channel>(`/api/channels/${props.id}`), props.id);
   const teams = useLoad(() => get<Team[]>('/api/teams'), 'teams');
   const c = channel.data;
@@ -360,10 +355,10 @@ export function ChannelPage(props: { id: string; tab: 'general' | 'api' }) {
   return (
     <>
       <PageHeader
-        title={c ? m('channels.settings', { name: c.name }) : t('channels.title')}
+        title={c ? t('channels.settings', { name: c.name }) : t('channels.title')}
         back={
           <Link href="/admin/channels" className="adm-back">
-            ← {m('channels.back')}
+            ← {t('channels.back')}
           </Link>
         }
       >
@@ -380,7 +375,7 @@ export function ChannelPage(props: { id: string; tab: 'general' | 'api' }) {
       />
       {c && (
         <>
-          <nav className="adm-tabs" aria-label={m('channels.tabs')}>
+          <nav className="adm-tabs" aria-label={t('channels.tabs')}>
             <Link href={base} aria-current={props.tab === 'general' ? 'page' : undefined}>
               {t('channels.general')}
             </Link>
@@ -406,7 +401,6 @@ export function ChannelPage(props: { id: string; tab: 'general' | 'api' }) {
 
 function GeneralTab(props: { channel: Channel; teams: Team[]; onSaved: (c: Channel) => void }) {
   const { t } = useI18n();
-  const m = useAdminText();
   const session = useSession();
   const c = props.channel;
   const [name, setName] = useState(c.name);
@@ -467,7 +461,7 @@ function GeneralTab(props: { channel: Channel; teams: Team[]; onSaved: (c: Chann
         />
         <div className="field adm-field">
           <span className="adm-label">{t('channels.provider')}</span>
-          <div className="adm-static">{providerLabel(m, c.provider)}</div>
+          <div className="adm-static">{providerLabel(t, c.provider)}</div>
         </div>
       </div>
       <div className="adm-row">
@@ -484,7 +478,7 @@ function GeneralTab(props: { channel: Channel; teams: Team[]; onSaved: (c: Chann
           name="queue"
           value={queue}
           onChange={setQueue}
-          hint={m('channels.queueHint')}
+          hint={t('channels.queueHint')}
           errors={byField.queue}
         />
       </div>
@@ -506,15 +500,15 @@ function GeneralTab(props: { channel: Channel; teams: Team[]; onSaved: (c: Chann
             set={c.providerConfig}
           />
           <CopyField
-            label={m('channels.webhookUrl')}
+            label={t('channels.webhookUrl')}
             value={`${location.origin}/webhooks/whatsapp/${c.id}`}
           />
         </>
       )}
-      <CopyField label={m('channels.channelId')} value={c.id} />
+      <CopyField label={t('channels.channelId')} value={c.id} />
       <div className="adm-actions">
         <span role="status" className="muted">
-          {done ? m('channels.saved') : ''}
+          {done ? t('channels.saved') : ''}
         </span>
         <button type="submit" className="btn primary" disabled={submit.pending}>
           {t('common.save')}
@@ -526,7 +520,7 @@ function GeneralTab(props: { channel: Channel; teams: Team[]; onSaved: (c: Chann
 
 /** Whether an agent reading a chat sends the customer a read receipt (WhatsApp's blue ticks). */
 function ReadReceiptsField(props: { checked: boolean; onChange: (v: boolean) => void; errors?: string[] }) {
-  const m = useAdminText();
+  const { t } = useI18n();
   return (
     <div>
       <label className="adm-check">
@@ -537,10 +531,10 @@ function ReadReceiptsField(props: { checked: boolean; onChange: (v: boolean) => 
           onChange={(e) => props.onChange(e.target.checked)}
           aria-describedby="read-receipts-hint"
         />
-        <span>{m('channels.readReceipts')}</span>
+        <span>{t('channels.readReceipts')}</span>
       </label>
       <small id="read-receipts-hint" className="adm-hint">
-        {m('channels.readReceiptsHint')}
+        {t('channels.readReceiptsHint')}
       </small>
       {props.errors && <small className="adm-field-error">{props.errors.join('. ')}</small>}
     </div>
@@ -549,16 +543,15 @@ function ReadReceiptsField(props: { checked: boolean; onChange: (v: boolean) => 
 
 /** The provider refused the channel's token: what it means and what the admin does about it. */
 function UnhealthyNotice(props: { channel: Channel }) {
-  const { time } = useI18n();
-  const m = useAdminText();
+  const { t, time } = useI18n();
   const reason = props.channel.healthReason;
   return (
     <div className="error" role="alert" data-testid="channel-unhealthy">
-      <strong>{m('channels.unhealthyTitle')}</strong>
-      <p>{m('channels.unhealthyHelp', { since: time(props.channel.unhealthySince) })}</p>
+      <strong>{t('channels.unhealthyTitle')}</strong>
+      <p>{t('channels.unhealthyHelp', { since: time(props.channel.unhealthySince) })}</p>
       {reason && (
         <p>
-          {m('channels.unhealthyReason', {
+          {t('channels.unhealthyReason', {
             reason: `${reason.code} — ${reason.message}${reason.details ? ` (${reason.details})` : ''}`,
           })}
         </p>

@@ -11,7 +11,6 @@ import {
 import { ApiError } from '../api';
 import { Dialog } from '../components';
 import { useI18n } from '../i18n';
-import { useAdminText } from './messages';
 import './admin.css';
 
 // Building blocks shared by the admin screens: loading state, the API's error messages placed next to
@@ -344,13 +343,12 @@ export function PageHeader(props: { title: string; children?: ReactNode; back?: 
 
 export function LoadState(props: { loading: boolean; error: string[] | null; onRetry: () => void }) {
   const { t } = useI18n();
-  const m = useAdminText();
   if (props.error) {
     return (
       <div className="error adm-errors" role="alert">
         <p>{props.error.join('; ')}</p>
         <button type="button" className="btn" onClick={props.onRetry}>
-          {m('admin.retry')}
+          {t('admin.retry')}
         </button>
       </div>
     );
@@ -380,7 +378,6 @@ export function CopyField(props: {
   testId?: string;
 }) {
   const { t } = useI18n();
-  const m = useAdminText();
   const id = useId();
   const ref = useRef<HTMLInputElement & HTMLTextAreaElement>(null);
   const [state, setState] = useState<'idle' | 'copied' | 'select'>('idle');
@@ -414,7 +411,7 @@ export function CopyField(props: {
         </button>
       </div>
       <small className="adm-hint" role="status" aria-live="polite">
-        {state === 'copied' ? t('common.copied') : state === 'select' ? m('admin.copyFallback') : ''}
+        {state === 'copied' ? t('common.copied') : state === 'select' ? t('admin.copyFallback') : ''}
       </small>
     </div>
   );
@@ -430,7 +427,6 @@ export function SecretDialog(props: {
   testId?: string;
 }) {
   const { t } = useI18n();
-  const m = useAdminText();
   return (
     <Dialog title={props.title} onClose={props.onClose}>
       <div className="adm-dialog-body" data-testid={props.testId}>
@@ -450,7 +446,7 @@ export function SecretDialog(props: {
         />
         <div className="adm-actions">
           <button type="button" className="btn primary" onClick={props.onClose}>
-            {m('admin.shownOnceDone')}
+            {t('admin.shownOnceDone')}
           </button>
         </div>
       </div>
@@ -500,7 +496,6 @@ export function ConfirmDialog(props: {
 /** Page navigation of a paged list. */
 export function Pager(props: { page: number; limit: number; total: number; onPage: (page: number) => void }) {
   const { t } = useI18n();
-  const m = useAdminText();
   const pages = Math.max(1, Math.ceil(props.total / props.limit));
   if (props.total === 0) return null;
   return (
@@ -514,7 +509,7 @@ export function Pager(props: { page: number; limit: number; total: number; onPag
         {t('common.previous')}
       </button>
       <span>
-        {t('common.page', { page: props.page, pages })} · {m('admin.total', { n: props.total })}
+        {t('common.page', { page: props.page, pages })} · {t('admin.total', { n: props.total })}
       </span>
       <button
         type="button"

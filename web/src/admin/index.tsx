@@ -1,9 +1,9 @@
 import { useEffect, type JSX } from 'react';
+import { useI18n } from '../i18n';
 import { navigate } from '../router';
 import { useSession } from '../session';
 import { ApiKeysPage } from './api-keys';
 import { ChannelPage, ChannelsPage } from './channels';
-import { useAdminText } from './messages';
 import { TeamsPage } from './teams';
 import { UsersPage } from './users';
 import { WebhookDeliveriesPage, WebhooksPage } from './webhooks';
@@ -21,7 +21,7 @@ export const adminNav: { path: string; labelKey: string; permission: string }[] 
 ];
 
 export function AdminArea(props: { path: string }): JSX.Element {
-  const m = useAdminText();
+  const { t } = useI18n();
   const session = useSession();
   const parts = props.path.split('/').filter(Boolean); // ['admin', section, id?, tab?]
   const section = parts[1];
@@ -34,8 +34,8 @@ export function AdminArea(props: { path: string }): JSX.Element {
   }, [section, first]);
 
   let page: JSX.Element;
-  if (!entry) page = <p className="muted">{m(section ? 'admin.notFound' : 'admin.forbidden')}</p>;
-  else if (!session.can(entry.permission)) page = <p className="muted">{m('admin.forbidden')}</p>;
+  if (!entry) page = <p className="muted">{t(section ? 'admin.notFound' : 'admin.forbidden')}</p>;
+  else if (!session.can(entry.permission)) page = <p className="muted">{t('admin.forbidden')}</p>;
   else if (section === 'users') page = <UsersPage />;
   else if (section === 'teams') page = <TeamsPage />;
   else if (section === 'channels')
@@ -47,7 +47,7 @@ export function AdminArea(props: { path: string }): JSX.Element {
   else if (section === 'api-keys') page = <ApiKeysPage />;
   else if (section === 'webhooks')
     page = parts[2] ? <WebhookDeliveriesPage id={parts[2]} /> : <WebhooksPage />;
-  else page = <p className="muted">{m('admin.notFound')}</p>;
+  else page = <p className="muted">{t('admin.notFound')}</p>;
 
   return (
     <section className="page adm-page" data-path={props.path}>

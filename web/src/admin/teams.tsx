@@ -18,14 +18,12 @@ import {
   useSubmit,
   type Column,
 } from './common';
-import { useAdminText } from './messages';
 
 type DialogState = { kind: 'create' } | { kind: 'edit'; team: Team } | { kind: 'members'; team: Team } | null;
 
 /** Teams: list, create, rename, activate or deactivate, and members (the API takes the whole list). */
 export function TeamsPage() {
   const { t, tr } = useI18n();
-  const m = useAdminText();
   const session = useSession();
   const teams = useLoad(() => get<Team[]>('/api/teams'), 'teams');
   const users = useLoad(() => get<User[]>('/api/users'), 'users');
@@ -95,8 +93,8 @@ export function TeamsPage() {
             ))}
             <span>
               {team.members.length === 1
-                ? m('teams.membersOne')
-                : m('teams.membersCount', { n: team.members.length })}
+                ? t('teams.membersOne')
+                : t('teams.membersCount', { n: team.members.length })}
             </span>
           </span>
         ),
@@ -119,7 +117,7 @@ export function TeamsPage() {
             type="button"
             className="btn small"
             onClick={() => setDialog({ kind: 'edit', team })}
-            aria-label={m('teams.edit', { name: team.name })}
+            aria-label={t('teams.edit', { name: team.name })}
           >
             {t('common.edit')}
           </button>
@@ -129,7 +127,7 @@ export function TeamsPage() {
             disabled={toggling === team.id}
             onClick={() => void toggle(team)}
           >
-            {team.status === 'active' ? m('teams.deactivate') : m('teams.activate')}
+            {team.status === 'active' ? t('teams.deactivate') : t('teams.activate')}
           </button>
           {rowErrors?.id === team.id && <FormErrors messages={rowErrors.messages} />}
         </div>
@@ -156,7 +154,7 @@ export function TeamsPage() {
           rows={teams.data}
           rowKey={(team) => team.id}
           rowClass={(team) => (team.status === 'active' ? undefined : 'adm-dim')}
-          empty={m('teams.empty')}
+          empty={t('teams.empty')}
           testId="teams-table"
         />
       )}
@@ -191,7 +189,6 @@ function TeamDialog(props: {
   onSaved: (team: Team) => void;
 }) {
   const { t } = useI18n();
-  const m = useAdminText();
   const team = props.team;
   const [name, setName] = useState(team?.name ?? '');
   const [description, setDescription] = useState(team?.description ?? '');
@@ -214,7 +211,7 @@ function TeamDialog(props: {
     });
 
   return (
-    <Dialog title={team ? m('teams.edit', { name: team.name }) : t('teams.new')} onClose={props.onClose}>
+    <Dialog title={team ? t('teams.edit', { name: team.name }) : t('teams.new')} onClose={props.onClose}>
       <form className="adm-dialog-body" noValidate onSubmit={onForm(save)}>
         <FormErrors messages={rest} />
         <TextField
@@ -226,7 +223,7 @@ function TeamDialog(props: {
           errors={byField.name}
         />
         <TextField
-          label={`${m('teams.description')} (${m('admin.optional')})`}
+          label={`${t('teams.description')} (${t('admin.optional')})`}
           name="description"
           value={description}
           onChange={setDescription}
@@ -304,7 +301,6 @@ function MemberPicker(props: {
   keep?: string[];
 }) {
   const { t, tr } = useI18n();
-  const m = useAdminText();
   const [q, setQ] = useState('');
   const keep = new Set(props.keep ?? []);
   const candidates = props.users.filter((u) => u.status !== 'cancelled' || keep.has(u.id));
@@ -317,10 +313,10 @@ function MemberPicker(props: {
     <CheckList
       legend={t('teams.members')}
       name="members"
-      hint={m('teams.selected', { n: props.selected.length })}
+      hint={t('teams.selected', { n: props.selected.length })}
       extra={
         candidates.length > 8 ? (
-          <TextField label={m('teams.searchUsers')} type="search" value={q} onChange={setQ} />
+          <TextField label={t('teams.searchUsers')} type="search" value={q} onChange={setQ} />
         ) : undefined
       }
       options={visible.map((u) => ({

@@ -18,7 +18,6 @@ import {
   useSubmit,
   type Column,
 } from './common';
-import { useAdminText } from './messages';
 
 const ROLES: RoleName[] = ['admin', 'supervisor', 'agent'];
 const STATUSES: UserStatus[] = ['active', 'onboarding', 'cancelled'];
@@ -31,7 +30,6 @@ function statusTone(status: string) {
 /** Users: list with filters, create, and a dialog to change name, role, status or password. */
 export function UsersPage() {
   const { t, tr } = useI18n();
-  const m = useAdminText();
   const session = useSession();
   const users = useLoad(() => get<User[]>('/api/users'), 'users');
   const teams = useLoad(() => get<Team[]>('/api/teams'), 'teams');
@@ -74,7 +72,7 @@ export function UsersPage() {
           <Avatar name={u.name} small />
           <span>
             {u.name}
-            {u.id === session.me.user.id && <span className="muted"> ({m('admin.you')})</span>}
+            {u.id === session.me.user.id && <span className="muted"> ({t('admin.you')})</span>}
           </span>
         </span>
       ),
@@ -88,7 +86,7 @@ export function UsersPage() {
     },
     {
       key: 'teams',
-      label: m('users.teams'),
+      label: t('users.teams'),
       render: (u) => {
         const list = teamsOf.get(u.id) ?? [];
         return list.length ? list.map((team) => team.name).join(', ') : <span className="muted">—</span>;
@@ -103,7 +101,7 @@ export function UsersPage() {
           type="button"
           className="btn small"
           onClick={() => setDialog({ kind: 'edit', user: u })}
-          aria-label={m('users.edit', { name: u.name })}
+          aria-label={t('users.edit', { name: u.name })}
         >
           {t('common.edit')}
         </button>
@@ -120,14 +118,14 @@ export function UsersPage() {
       </PageHeader>
       <form className="adm-filters" role="search" onSubmit={onForm(() => undefined)}>
         <TextField
-          label={m('admin.filterText')}
+          label={t('admin.filterText')}
           type="search"
-          placeholder={m('admin.filterTextHint')}
+          placeholder={t('admin.filterTextHint')}
           value={text}
           onChange={setText}
         />
         <SelectField
-          label={m('users.statusFilter')}
+          label={t('users.statusFilter')}
           value={status}
           onChange={setStatus}
           options={[
@@ -144,7 +142,7 @@ export function UsersPage() {
       {users.data && (
         <>
           <p className="muted adm-count">
-            {shown.length === 1 ? m('users.countOne') : m('users.count', { n: shown.length })}
+            {shown.length === 1 ? t('users.countOne') : t('users.count', { n: shown.length })}
           </p>
           <DataTable
             caption={t('users.title')}
@@ -152,7 +150,7 @@ export function UsersPage() {
             rows={shown}
             rowKey={(u) => u.id}
             rowClass={(u) => (u.status === 'cancelled' ? 'adm-dim' : undefined)}
-            empty={m('admin.noResults')}
+            empty={t('admin.noResults')}
             testId="users-table"
           />
         </>
@@ -179,7 +177,6 @@ function statusOptions(t: ReturnType<typeof useI18n>['t']) {
 
 function CreateUserDialog(props: { onClose: () => void; onSaved: (u: User) => void }) {
   const { t } = useI18n();
-  const m = useAdminText();
   const [name, setName] = useState('');
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
@@ -233,7 +230,7 @@ function CreateUserDialog(props: { onClose: () => void; onSaved: (u: User) => vo
           value={password}
           onChange={setPassword}
           autoComplete="new-password"
-          hint={m('users.passwordHint')}
+          hint={t('users.passwordHint')}
           errors={byField.password}
         />
         <div className="adm-row">
@@ -274,7 +271,6 @@ function EditUserDialog(props: {
   onSaved: (u: User) => void;
 }) {
   const { t } = useI18n();
-  const m = useAdminText();
   const session = useSession();
   const u = props.user;
   const [name, setName] = useState(u.name);
@@ -297,7 +293,7 @@ function EditUserDialog(props: {
     });
 
   return (
-    <Dialog title={m('users.edit', { name: u.name })} onClose={props.onClose}>
+    <Dialog title={t('users.edit', { name: u.name })} onClose={props.onClose}>
       <form className="adm-dialog-body" noValidate onSubmit={onForm(save)}>
         <FormErrors messages={rest} />
         <p className="muted adm-break">{u.email}</p>
@@ -328,19 +324,19 @@ function EditUserDialog(props: {
           />
         </div>
         <TextField
-          label={m('users.newPassword')}
+          label={t('users.newPassword')}
           name="password"
           type="password"
           value={password}
           onChange={setPassword}
           autoComplete="new-password"
-          hint={m('users.newPasswordHint')}
+          hint={t('users.newPasswordHint')}
           errors={byField.password}
         />
-        <section className="adm-subsection" aria-label={m('users.teams')}>
-          <h3>{m('users.teams')}</h3>
+        <section className="adm-subsection" aria-label={t('users.teams')}>
+          <h3>{t('users.teams')}</h3>
           {props.teams.length === 0 ? (
-            <p className="muted">{m('users.noTeams')}</p>
+            <p className="muted">{t('users.noTeams')}</p>
           ) : (
             <ul className="adm-chips">
               {props.teams.map((team) => (
@@ -352,7 +348,7 @@ function EditUserDialog(props: {
           )}
           {session.can('teams:manage') && (
             <Link href="/admin/teams" className="adm-link">
-              {m('users.manageTeams')}
+              {t('users.manageTeams')}
             </Link>
           )}
         </section>

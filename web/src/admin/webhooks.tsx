@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { del, get, patch, post, qs } from '../api';
 import { Dialog } from '../components';
-import { useI18n } from '../i18n';
+import { textOr, useI18n } from '../i18n';
 import { Link } from '../router';
 import type { Webhook, WebhookDelivery, WebhookDeliveryPage } from '../models';
 import {
@@ -23,7 +23,6 @@ import {
   useSubmit,
   type Column,
 } from './common';
-import { textOr, useAdminText, type AdminText } from './messages';
 
 /** `*` subscribes to every event, including ones added to the catalogue later. */
 const ALL = '*';
@@ -74,24 +73,23 @@ async function loadCatalogue(): Promise<CatalogueEvent[]> {
   return KNOWN_EVENTS.map((name) => ({ name, summary: '' }));
 }
 
-function StatusBadge(props: { hook: Webhook; m: AdminText }) {
+function StatusBadge(props: { hook: Webhook }) {
   const { t, time } = useI18n();
-  const { hook, m } = props;
+  const { hook } = props;
   if (!hook.enabled)
     return (
       <Badge tone={hook.disabledReason === 'failing' ? 'bad' : 'neutral'}>
-        {hook.disabledReason === 'failing' ? m('hooks.disabledFailing') : m('hooks.paused')}
+        {hook.disabledReason === 'failing' ? t('hooks.disabledFailing') : t('hooks.paused')}
       </Badge>
     );
   if (hook.failingSince)
-    return <Badge tone="warn">{m('hooks.failingSince', { time: time(hook.failingSince) })}</Badge>;
+    return <Badge tone="warn">{t('hooks.failingSince', { time: time(hook.failingSince) })}</Badge>;
   return <Badge tone="ok">{t('hooks.enabled')}</Badge>;
 }
 
 /** Outgoing webhooks: list, create (secret shown once), change events, pause or resume, delete. */
 export function WebhooksPage() {
   const { t, time } = useI18n();
-  const m = useAdminText();
   const hooks = useLoad(() => get<Webhook[]>('/api/webhooks'), 'webhooks');
   const catalogue = useLoad(loadCatalogue, 'catalogue');
   const [dialog, setDialog] = useState<{ kind: 'create' } | { kind: 'edit'; hook: Webhook } | null>(null);
@@ -129,7 +127,7 @@ export function WebhooksPage() {
           <Link href={`/admin/webhooks/${h.id}`} className="adm-link adm-break">
             {h.url}
           </Link>
-          <small className="muted adm-block">{m('hooks.secretEnds', { hint: h.secretHint })}</small>
+          <small className="muted adm-block">{t('hooks.secretEnds', { hint: h.secretHint })}</small>
         </span>
       ),
     },
@@ -140,7 +138,7 @@ export function WebhooksPage() {
         <ul className="adm-chips">
           {h.events.map((e) => (
             <li key={e} className="adm-chip">
-              {e === ALL ? m('hooks.allEvents') : <code>{e}</code>}
+              {e === ALL ? t('hooks.allEvents') : <code>{e}</code>}
             </li>
           ))}
         </ul>
@@ -151,10 +149,10 @@ export function WebhooksPage() {
       label: t('common.status'),
       render: (h) => (
         <span>
-          <StatusBadge hook={h} m={m} />
+          <StatusBadge hook={h} />
           {h.lastSuccessAt && (
             <small className="muted adm-block">
-              {m('hooks.lastSuccess', { time: time(h.lastSuccessAt) })}
+              {t('hooks.lastSuccess', { time: time(h.lastSuccessAt) })}
             </small>
           )}
         </span>
@@ -225,7 +223,7 @@ export function WebhooksPage() {
           rows={hooks.data}
           rowKey={(h) => h.id}
           rowClass={(h) => (h.enabled ? undefined : 'adm-dim')}
-          empty={m('hooks.empty')}
+          empty={t('hooks.empty')}
           testId="webhooks-table"
         />
       )}
@@ -254,10 +252,10 @@ export function WebhooksPage() {
       )}
       {secret && (
         <SecretDialog
-          title={secret.rotated ? m('hooks.secretRotated') : m('hooks.secretTitle')}
+          title={secret.rotated ? t('hooks.secretRotated') : t('hooks.secretTitle')}
           label={t('hooks.secretShown')}
           value={secret.value}
-          notes={[m('hooks.secretWarning')]}
+          notes={[t('hooks.secretWarning')]}
           onClose={() => setSecret(null)}
           testId="webhook-secret"
         />
@@ -286,7 +284,6 @@ function WebhookDialog(props: {
   onSaved: (h: Webhook) => void;
 }) {
   const { t } = useI18n();
-  const m = useAdminText();
   const hook = props.hook;
   const [url, setUrl] = useState(hook?.url ?? '');
   const [all, setAll] = useState(hook?.events.includes(ALL) ?? false);
@@ -304,7 +301,7 @@ function WebhookDialog(props: {
 
   const save = () => {
     const chosen = all ? [ALL] : events;
-    if (chosen.length === 0) return submit.fail({ events: [m('hooks.pickEvent')] });
+    if (chosen.length === 0) return submit.fail({ events: [t('hooks.pickEvent')] });
     return submit.run(async () => {
       if (hook) {
         const body: Record<string, unknown> = {};
@@ -324,7 +321,7 @@ function WebhookDialog(props: {
   };
 
   return (
-    <Dialog title={hook ? m('hooks.edit') : t('hooks.new')} onClose={props.onClose}>
+    <Dialog title={hook ? t('hooks.edit') : t('hooks.new')} onClose={props.onClose}>
       <form className="adm-dialog-body" noValidate onSubmit={onForm(save)}>
         <FormErrors messages={rest} />
         <TextField
@@ -347,7 +344,7 @@ function WebhookDialog(props: {
             label: <code>{name}</code>,
             // The catalogue's English summary when the console has no wording of its own (a new event).
             hint:
-              textOr(m, `hooks.event.${name}`, props.events.find((e) => e.name === name)?.summary ?? '') ||
+              textOr(t, `hooks.event.${name}`, props.events.find((e) => e.name === name)?.summary ?? '') ||
               undefined,
           }))}
           selected={all ? names : events}
@@ -363,7 +360,7 @@ function WebhookDialog(props: {
                 onChange={(e) => setAll(e.target.checked)}
               />
               <span>
-                {m('hooks.allEvents')} <small className="adm-hint">{m('hooks.allEventsHint')}</small>
+                {t('hooks.allEvents')} <small className="adm-hint">{t('hooks.allEventsHint')}</small>
               </span>
             </label>
           }
@@ -387,7 +384,7 @@ function WebhookDialog(props: {
                 onChange={(e) => setRotate(e.target.checked)}
               />
               <span>
-                {m('hooks.rotate')} <small className="adm-hint">{m('hooks.rotateHint')}</small>
+                {t('hooks.rotate')} <small className="adm-hint">{t('hooks.rotateHint')}</small>
               </span>
             </label>
             {byField.rotateSecret && <FormErrors messages={byField.rotateSecret} />}
@@ -400,7 +397,7 @@ function WebhookDialog(props: {
             onChange={setSecret}
             autoComplete="off"
             spellCheck={false}
-            hint={m('hooks.secretHint')}
+            hint={t('hooks.secretHint')}
             errors={byField.secret}
           />
         )}
@@ -420,7 +417,6 @@ function WebhookDialog(props: {
 /** One webhook's deliveries: status, attempts, the receiver's last answer, and replay. */
 export function WebhookDeliveriesPage(props: { id: string }) {
   const { t, time } = useI18n();
-  const m = useAdminText();
   const hook = useLoad(() => get<Webhook>(`/api/webhooks/${props.id}`), props.id);
   const [status, setStatus] = useState('');
   const [page, setPage] = useState(1);
@@ -434,7 +430,7 @@ export function WebhookDeliveriesPage(props: { id: string }) {
   const [replaying, setReplaying] = useState<string | null>(null);
   const [notice, setNotice] = useState<{ id: string; text: string; error: boolean } | null>(null);
 
-  const statusText = (s: string) => textOr(m, `hooks.dstatus.${s}`, s);
+  const statusText = (s: string) => textOr(t, `hooks.dstatus.${s}`, s);
   const tone = (s: string) => (s === 'failed' ? 'bad' : s === 'pending' ? 'info' : 'ok');
 
   const replay = async (d: WebhookDelivery) => {
@@ -455,7 +451,7 @@ export function WebhookDeliveriesPage(props: { id: string }) {
 
   const columns: Column<WebhookDelivery>[] = [
     { key: 'created', label: t('common.createdAt'), render: (d) => time(d.createdAt) },
-    { key: 'event', label: m('hooks.event'), render: (d) => <code>{d.event}</code> },
+    { key: 'event', label: t('hooks.event'), render: (d) => <code>{d.event}</code> },
     {
       key: 'status',
       label: t('common.status'),
@@ -464,16 +460,16 @@ export function WebhookDeliveriesPage(props: { id: string }) {
           <Badge tone={tone(d.status)}>{statusText(d.status)}</Badge>
           {d.status === 'pending' && d.nextAttemptAt && (
             <small className="muted adm-block">
-              {m('hooks.nextAttempt', { time: time(d.nextAttemptAt) })}
+              {t('hooks.nextAttempt', { time: time(d.nextAttemptAt) })}
             </small>
           )}
           {d.deliveredAt && (
-            <small className="muted adm-block">{m('hooks.deliveredAt', { time: time(d.deliveredAt) })}</small>
+            <small className="muted adm-block">{t('hooks.deliveredAt', { time: time(d.deliveredAt) })}</small>
           )}
         </span>
       ),
     },
-    { key: 'attempts', label: m('hooks.attempts'), render: (d) => String(d.attempts) },
+    { key: 'attempts', label: t('hooks.attempts'), render: (d) => String(d.attempts) },
     {
       key: 'response',
       label: t('hooks.response'),
@@ -485,7 +481,7 @@ export function WebhookDeliveriesPage(props: { id: string }) {
         </span>
       ),
     },
-    { key: 'id', label: m('admin.id'), render: (d) => <ShortId id={d.id} /> },
+    { key: 'id', label: t('admin.id'), render: (d) => <ShortId id={d.id} /> },
     {
       key: 'actions',
       label: t('common.actions'),
@@ -514,10 +510,10 @@ export function WebhookDeliveriesPage(props: { id: string }) {
   return (
     <>
       <PageHeader
-        title={hook.data ? m('hooks.deliveriesOf', { url: hook.data.url }) : t('hooks.deliveries')}
+        title={hook.data ? t('hooks.deliveriesOf', { url: hook.data.url }) : t('hooks.deliveries')}
         back={
           <Link href="/admin/webhooks" className="adm-back">
-            ← {m('hooks.back')}
+            ← {t('hooks.back')}
           </Link>
         }
       >
@@ -532,7 +528,7 @@ export function WebhookDeliveriesPage(props: { id: string }) {
       </PageHeader>
       {hook.data && (
         <p className="adm-note">
-          <StatusBadge hook={hook.data} m={m} />
+          <StatusBadge hook={hook.data} />
         </p>
       )}
       <LoadState loading={false} error={hook.error} onRetry={() => void hook.reload()} />
