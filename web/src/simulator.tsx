@@ -5,7 +5,7 @@ import { useI18n } from './i18n';
 import { isOutgoing, mergeMessages, newerChat, type ChatEvent } from './inbox/chat-state';
 import { MessageList, type MessageListHandle } from './inbox/messages';
 import { Link } from './router';
-import { useSession } from './session';
+import { useDirectory, useGateway, useMe } from './session';
 import type { Channel, Chat, Envelope, Message, MessageHistory, Team } from './models';
 
 // The customer simulator (`/simulator`): the tester plays a customer writing on a sandbox channel.
@@ -53,7 +53,9 @@ function loadSaved(): Saved {
 
 export function Simulator(props: { path: string }) {
   const { t } = useI18n();
-  const { channels, directoryLoaded, gateway, users, me, can, reloadDirectory } = useSession();
+  const { me, can } = useMe();
+  const { channels, directoryLoaded, users, reloadDirectory } = useDirectory();
+  const { gateway } = useGateway();
   const sandboxes = channels.filter((c) => c.provider === 'sandbox');
   const [saved, setSaved] = useState<Saved>(loadSaved);
   const channelId = sandboxes.some((c) => c.id === saved.channelId)

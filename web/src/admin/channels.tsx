@@ -3,7 +3,7 @@ import { get, patch, post } from '../api';
 import { Dialog } from '../components';
 import { useI18n, type Translate } from '../i18n';
 import { Link } from '../router';
-import { useSession } from '../session';
+import { useDirectory } from '../session';
 import type { Channel, Team } from '../models';
 import { ChannelApiTab } from './channel-api';
 import {
@@ -54,7 +54,7 @@ export function providerLabel(t: Translate, provider: string): string {
 /** Channels: list and create; each channel opens on its own page (general settings and API tab). */
 export function ChannelsPage() {
   const { t } = useI18n();
-  const session = useSession();
+  const { reloadDirectory } = useDirectory();
   const channels = useLoad(() => get<Channel[]>('/api/channels'), 'channels');
   const teams = useLoad(() => get<Team[]>('/api/teams'), 'teams');
   const [creating, setCreating] = useState(false);
@@ -144,7 +144,7 @@ export function ChannelsPage() {
           onClose={() => setCreating(false)}
           onSaved={(c) => {
             channels.setData((prev) => [...(prev ?? []), c]);
-            void session.reloadDirectory();
+            void reloadDirectory();
           }}
         />
       )}
@@ -401,7 +401,7 @@ export function ChannelPage(props: { id: string; tab: 'general' | 'api' }) {
 
 function GeneralTab(props: { channel: Channel; teams: Team[]; onSaved: (c: Channel) => void }) {
   const { t } = useI18n();
-  const session = useSession();
+  const { reloadDirectory } = useDirectory();
   const c = props.channel;
   const [name, setName] = useState(c.name);
   const [defaultTeamId, setTeam] = useState(c.defaultTeamId);
@@ -442,7 +442,7 @@ function GeneralTab(props: { channel: Channel; teams: Team[]; onSaved: (c: Chann
       if (Object.keys(body).length > 0) {
         props.onSaved(await patch<Channel>(`/api/channels/${c.id}`, body));
         setSecrets({ accessToken: '', appSecret: '', verifyToken: '' });
-        void session.reloadDirectory();
+        void reloadDirectory();
       }
       setDone(true);
     });

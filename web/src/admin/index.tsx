@@ -1,7 +1,7 @@
 import { useEffect, type JSX } from 'react';
 import { useI18n } from '../i18n';
 import { navigate } from '../router';
-import { useSession } from '../session';
+import { useMe } from '../session';
 import { ApiKeysPage } from './api-keys';
 import { ChannelPage, ChannelsPage } from './channels';
 import { TeamsPage } from './teams';
@@ -22,11 +22,11 @@ export const adminNav: { path: string; labelKey: string; permission: string }[] 
 
 export function AdminArea(props: { path: string }): JSX.Element {
   const { t } = useI18n();
-  const session = useSession();
+  const { can } = useMe();
   const parts = props.path.split('/').filter(Boolean); // ['admin', section, id?, tab?]
   const section = parts[1];
   const entry = adminNav.find((n) => n.path === `/admin/${section ?? ''}`);
-  const first = adminNav.find((n) => session.can(n.permission));
+  const first = adminNav.find((n) => can(n.permission));
 
   useEffect(() => {
     // /admin alone: the first screen this user may use.
@@ -35,7 +35,7 @@ export function AdminArea(props: { path: string }): JSX.Element {
 
   let page: JSX.Element;
   if (!entry) page = <p className="muted">{t(section ? 'admin.notFound' : 'admin.forbidden')}</p>;
-  else if (!session.can(entry.permission)) page = <p className="muted">{t('admin.forbidden')}</p>;
+  else if (!can(entry.permission)) page = <p className="muted">{t('admin.forbidden')}</p>;
   else if (section === 'users') page = <UsersPage />;
   else if (section === 'teams') page = <TeamsPage />;
   else if (section === 'channels')

@@ -2,7 +2,7 @@ import { useMemo, useState } from 'react';
 import { get, patch, post } from '../api';
 import { Avatar, Dialog } from '../components';
 import { useI18n } from '../i18n';
-import { useSession } from '../session';
+import { useDirectory } from '../session';
 import type { Team, User } from '../models';
 import {
   Badge,
@@ -24,7 +24,7 @@ type DialogState = { kind: 'create' } | { kind: 'edit'; team: Team } | { kind: '
 /** Teams: list, create, rename, activate or deactivate, and members (the API takes the whole list). */
 export function TeamsPage() {
   const { t, tr } = useI18n();
-  const session = useSession();
+  const { reloadDirectory } = useDirectory();
   const teams = useLoad(() => get<Team[]>('/api/teams'), 'teams');
   const users = useLoad(() => get<User[]>('/api/users'), 'users');
   const [dialog, setDialog] = useState<DialogState>(null);
@@ -40,7 +40,7 @@ export function TeamsPage() {
         ? list.map((x) => (x.id === team.id ? team : x))
         : [...list, team];
     });
-    void session.reloadDirectory();
+    void reloadDirectory();
   };
 
   const toggle = async (team: Team) => {

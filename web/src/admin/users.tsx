@@ -3,7 +3,7 @@ import { get, patch, post } from '../api';
 import { Avatar, Dialog } from '../components';
 import { useI18n } from '../i18n';
 import { Link } from '../router';
-import { useSession } from '../session';
+import { useDirectory, useMe } from '../session';
 import type { RoleName, Team, User, UserStatus } from '../models';
 import {
   Badge,
@@ -30,7 +30,8 @@ function statusTone(status: string) {
 /** Users: list with filters, create, and a dialog to change name, role, status or password. */
 export function UsersPage() {
   const { t, tr } = useI18n();
-  const session = useSession();
+  const { me } = useMe();
+  const { reloadDirectory } = useDirectory();
   const users = useLoad(() => get<User[]>('/api/users'), 'users');
   const teams = useLoad(() => get<Team[]>('/api/teams'), 'teams');
   const [status, setStatus] = useState('');
@@ -60,7 +61,7 @@ export function UsersPage() {
         ? list.map((u) => (u.id === user.id ? user : u))
         : [...list, user];
     });
-    void session.reloadDirectory();
+    void reloadDirectory();
   };
 
   const columns: Column<User>[] = [
@@ -72,7 +73,7 @@ export function UsersPage() {
           <Avatar name={u.name} small />
           <span>
             {u.name}
-            {u.id === session.me.user.id && <span className="muted"> ({t('admin.you')})</span>}
+            {u.id === me.user.id && <span className="muted"> ({t('admin.you')})</span>}
           </span>
         </span>
       ),
@@ -271,7 +272,7 @@ function EditUserDialog(props: {
   onSaved: (u: User) => void;
 }) {
   const { t } = useI18n();
-  const session = useSession();
+  const { can } = useMe();
   const u = props.user;
   const [name, setName] = useState(u.name);
   const [role, setRole] = useState(u.role.name);
@@ -346,7 +347,7 @@ function EditUserDialog(props: {
               ))}
             </ul>
           )}
-          {session.can('teams:manage') && (
+          {can('teams:manage') && (
             <Link href="/admin/teams" className="adm-link">
               {t('users.manageTeams')}
             </Link>

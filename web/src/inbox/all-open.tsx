@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { useI18n } from '../i18n';
-import { useSession } from '../session';
+import { useDirectory } from '../session';
 import { QUEUE_ATTENDING, QUEUE_HIDDEN, QUEUE_WAITING, type AllOpenFilter } from './chat-state';
 
 // The supervisors' view of every open conversation (users with chats:read_all): whatever its queue,
@@ -15,7 +15,7 @@ const BUILT_IN_QUEUES = [QUEUE_WAITING, QUEUE_ATTENDING, 'API', 'Automação', Q
 /** Queue, team and channel filters and the search (sent after a pause in the typing). */
 export function AllOpenFilters(props: { filter: AllOpenFilter; onChange: (f: AllOpenFilter) => void }) {
   const { t } = useI18n();
-  const { teams, channels } = useSession();
+  const { teams, channels } = useDirectory();
   const { filter, onChange } = props;
   const [q, setQ] = useState(filter.q);
   useEffect(() => {

@@ -1,7 +1,7 @@
 import { useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import { ApiError, fileToBase64, post } from '../api';
 import { useI18n } from '../i18n';
-import { useSession } from '../session';
+import { useDrafts } from '../session';
 import type { Message } from '../models';
 import { ATTACH_ACCEPT, mediaType, refusedAs } from './attachments';
 
@@ -11,7 +11,7 @@ import { ATTACH_ACCEPT, mediaType, refusedAs } from './attachments';
  */
 export function Composer(props: { chatId: string; onSent: (m: Message) => void }) {
   const { t } = useI18n();
-  const { drafts, setDraft } = useSession();
+  const { drafts, setDraft } = useDrafts();
   const { chatId, onSent } = props;
   const text = drafts.get(chatId) ?? '';
   const [file, setFile] = useState<File | null>(null);

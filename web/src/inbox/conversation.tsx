@@ -3,7 +3,7 @@ import { ApiError, get, post, qs } from '../api';
 import { Avatar, Dialog } from '../components';
 import { queueLabel, useI18n } from '../i18n';
 import { Link, navigate } from '../router';
-import { useSession } from '../session';
+import { useDirectory, useGateway, useMe } from '../session';
 import type { Chat, Envelope, Message, MessageHistory } from '../models';
 import { Composer } from './composer';
 import { CHAT_EVENTS, mergeMessages, newerChat, QUEUE_WAITING } from './chat-state';
@@ -23,8 +23,9 @@ type Load = { state: 'loading' } | { state: 'ready' } | { state: 'gone' } | { st
  */
 export function Conversation(props: { chatId: string; lists: InboxLists }) {
   const { t, time } = useI18n();
-  const session = useSession();
-  const { gateway, me, can, teams, users, channels } = session;
+  const { me, can } = useMe();
+  const { teams, users, channels } = useDirectory();
+  const { gateway } = useGateway();
   const { chatId } = props;
   const { known, apply: applyToLists } = props.lists;
   const [chat, setChat] = useState<Chat | null>(() => known(chatId) ?? null);

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { Avatar } from '../components';
 import { summaryLabel, useI18n } from '../i18n';
 import { Link } from '../router';
-import { useSession } from '../session';
+import { useDirectory, useDrafts, useMe } from '../session';
 import type { Chat } from '../models';
 import { AllOpenFilters, NO_FILTER } from './all-open';
 import { activityOf, type AllOpenFilter, type ListName } from './chat-state';
@@ -16,7 +16,7 @@ type Tab = ListName | 'all';
 /** `/inbox` and `/inbox/<chat id>`: the agent's lists beside the open conversation. */
 export function Inbox(props: { path: string }) {
   const { t } = useI18n();
-  const { can } = useSession();
+  const { can } = useMe();
   const seesAll = can('chats:read_all');
   const openId = /^\/inbox\/([0-9a-f]{24})\/?$/i.exec(props.path)?.[1] ?? null;
   const [tab, setTab] = useState<Tab>('waiting');
@@ -138,7 +138,9 @@ export function Inbox(props: { path: string }) {
 function ChatItem(props: { chat: Chat; current: boolean; list: Tab }) {
   const { t, time } = useI18n();
   const short = useShortTime();
-  const { teams, users, drafts, me } = useSession();
+  const { me } = useMe();
+  const { teams, users } = useDirectory();
+  const { drafts } = useDrafts();
   const { chat } = props;
   const name = chat.contact.name || chat.contact.value;
   const last = chat.lastMessage;

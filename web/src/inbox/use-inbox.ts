@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { get, qs } from '../api';
-import { useSession } from '../session';
+import { useDirectory, useGateway, useMe } from '../session';
 import type { Chat, ChatPage } from '../models';
 import {
   CHAT_EVENTS,
@@ -42,7 +42,9 @@ export interface InboxLists {
 }
 
 export function useInboxLists(openChatId: string | null, allFilter: AllOpenFilter | null): InboxLists {
-  const { me, myTeamIds, gateway } = useSession();
+  const { me } = useMe();
+  const { myTeamIds } = useDirectory();
+  const { gateway } = useGateway();
   const userId = me.user.id;
   const [chats, setChats] = useState<Map<string, Chat>>(new Map());
   const [loading, setLoading] = useState(true);

@@ -1,5 +1,5 @@
 import { io, type Socket } from 'socket.io-client';
-import type { Envelope, EventName, SessionReady } from './models';
+import type { Envelope, EventName, SessionReady } from '../models';
 
 // The console's connection to the Socket.IO gateway, following the contract's connection rules:
 // after every `connect` it re-emits user_logged_in, user_join_team, user_start_watch_chats and, with a
