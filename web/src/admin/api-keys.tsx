@@ -1,31 +1,19 @@
 import { useState } from 'react';
-import { del, get, post } from '../api';
-import { Dialog } from '../components';
+import { del, post } from '../api';
 import { textOr, useI18n } from '../i18n';
 import type { ApiKey, Channel, CreatedApiKey } from '../models';
-import {
-  Badge,
-  CheckList,
-  ConfirmDialog,
-  DataTable,
-  FormErrors,
-  LoadState,
-  onForm,
-  PageHeader,
-  SecretDialog,
-  TextField,
-  useLoad,
-  useSubmit,
-  type Column,
-} from './common';
+import { CheckList, TextField } from './fields';
+import { ConfirmDialog, FormDialog, SecretDialog } from './form-dialog';
+import { AdminListPage, Badge, type Column } from './list-page';
+import { useList, useSubmit } from './load';
 
 const SCOPES = ['chats:read', 'chats:transfer', 'users:read', 'teams:read'] as const;
 
 /** Account API keys for the Channel API: list, create with scopes and channels (token shown once), revoke. */
 export function ApiKeysPage() {
   const { t, time } = useI18n();
-  const keys = useLoad(() => get<ApiKey[]>('/api/api-keys'), 'api-keys');
-  const channels = useLoad(() => get<Channel[]>('/api/channels'), 'channels');
+  const keys = useList<ApiKey>('/api/api-keys');
+  const channels = useList<Channel>('/api/channels');
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<CreatedApiKey | null>(null);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
@@ -89,24 +77,17 @@ export function ApiKeysPage() {
   ];
 
   return (
-    <>
-      <PageHeader title={t('keys.title')}>
-        <button type="button" className="btn primary" onClick={() => setCreating(true)}>
-          {t('keys.new')}
-        </button>
-      </PageHeader>
-      <LoadState loading={keys.loading && !keys.data} error={keys.error} onRetry={() => void keys.reload()} />
-      {keys.data && (
-        <DataTable
-          caption={t('keys.title')}
-          columns={columns}
-          rows={keys.data}
-          rowKey={(k) => k.id}
-          rowClass={(k) => (k.revokedAt ? 'adm-dim' : undefined)}
-          empty={t('keys.empty')}
-          testId="api-keys-table"
-        />
-      )}
+    <AdminListPage
+      title={t('keys.title')}
+      newLabel={t('keys.new')}
+      onNew={() => setCreating(true)}
+      list={keys}
+      columns={columns}
+      rowKey={(k) => k.id}
+      rowClass={(k) => (k.revokedAt ? 'adm-dim' : undefined)}
+      empty={t('keys.empty')}
+      testId="api-keys-table"
+    >
       {creating && (
         <CreateKeyDialog
           channels={channels.data ?? []}
@@ -141,7 +122,7 @@ export function ApiKeysPage() {
           onClose={() => setRevoking(null)}
         />
       )}
-    </>
+    </AdminListPage>
   );
 }
 
@@ -156,7 +137,7 @@ function CreateKeyDialog(props: {
   const [limited, setLimited] = useState(false);
   const [channelIds, setChannelIds] = useState<string[]>([]);
   const submit = useSubmit(['name', 'scopes', 'channelIds']);
-  const { byField, rest } = submit.errors;
+  const { byField } = submit.errors;
 
   const save = () => {
     // An empty channel list would be refused with a sentence about array sizes; say what to do instead.
@@ -173,62 +154,57 @@ function CreateKeyDialog(props: {
   };
 
   return (
-    <Dialog title={t('keys.new')} onClose={props.onClose}>
-      <form className="adm-dialog-body" noValidate onSubmit={onForm(save)}>
-        <FormErrors messages={rest} />
-        <TextField
-          label={t('keys.name')}
-          name="name"
-          value={name}
-          onChange={setName}
-          autoFocus
-          autoComplete="off"
-          hint={t('keys.nameHint')}
-          errors={byField.name}
-        />
+    <FormDialog
+      title={t('keys.new')}
+      onClose={props.onClose}
+      submit={submit}
+      onSubmit={save}
+      submitLabel={t('common.create')}
+    >
+      <TextField
+        label={t('keys.name')}
+        name="name"
+        value={name}
+        onChange={setName}
+        autoFocus
+        autoComplete="off"
+        hint={t('keys.nameHint')}
+        errors={byField.name}
+      />
+      <CheckList
+        legend={t('keys.scopes')}
+        name="scopes"
+        options={SCOPES.map((s) => ({
+          value: s,
+          label: <code>{s}</code>,
+          hint: textOr(t, `keys.scope.${s}`, s),
+        }))}
+        selected={scopes}
+        onChange={setScopes}
+        errors={byField.scopes}
+      />
+      <fieldset className="adm-radios">
+        <legend>{t('keys.channels')}</legend>
+        <small className="adm-hint">{t('keys.channelsHint')}</small>
+        <label className="adm-check">
+          <input type="radio" name="channelScope" checked={!limited} onChange={() => setLimited(false)} />
+          <span>{t('keys.allChannels')}</span>
+        </label>
+        <label className="adm-check">
+          <input type="radio" name="channelScope" checked={limited} onChange={() => setLimited(true)} />
+          <span>{t('keys.selectedChannels')}</span>
+        </label>
+      </fieldset>
+      {limited && (
         <CheckList
-          legend={t('keys.scopes')}
-          name="scopes"
-          options={SCOPES.map((s) => ({
-            value: s,
-            label: <code>{s}</code>,
-            hint: textOr(t, `keys.scope.${s}`, s),
-          }))}
-          selected={scopes}
-          onChange={setScopes}
-          errors={byField.scopes}
+          legend={t('keys.selectedChannels')}
+          name="channelIds"
+          options={props.channels.map((c) => ({ value: c.id, label: c.name }))}
+          selected={channelIds}
+          onChange={setChannelIds}
+          errors={byField.channelIds}
         />
-        <fieldset className="adm-radios">
-          <legend>{t('keys.channels')}</legend>
-          <small className="adm-hint">{t('keys.channelsHint')}</small>
-          <label className="adm-check">
-            <input type="radio" name="channelScope" checked={!limited} onChange={() => setLimited(false)} />
-            <span>{t('keys.allChannels')}</span>
-          </label>
-          <label className="adm-check">
-            <input type="radio" name="channelScope" checked={limited} onChange={() => setLimited(true)} />
-            <span>{t('keys.selectedChannels')}</span>
-          </label>
-        </fieldset>
-        {limited && (
-          <CheckList
-            legend={t('keys.selectedChannels')}
-            name="channelIds"
-            options={props.channels.map((c) => ({ value: c.id, label: c.name }))}
-            selected={channelIds}
-            onChange={setChannelIds}
-            errors={byField.channelIds}
-          />
-        )}
-        <div className="adm-actions">
-          <button type="button" className="btn" onClick={props.onClose}>
-            {t('common.cancel')}
-          </button>
-          <button type="submit" className="btn primary" disabled={submit.pending}>
-            {t('common.create')}
-          </button>
-        </div>
-      </form>
-    </Dialog>
+      )}
+    </FormDialog>
   );
 }

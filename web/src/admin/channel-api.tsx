@@ -3,24 +3,10 @@ import { get, patch, post, qs } from '../api';
 import { Dialog } from '../components';
 import { textOr, useI18n } from '../i18n';
 import type { Channel, RequestLog, RequestLogPage } from '../models';
-import {
-  Badge,
-  ConfirmDialog,
-  CopyField,
-  DataTable,
-  errorMessages,
-  FormErrors,
-  LoadState,
-  onForm,
-  Pager,
-  SecretDialog,
-  SelectField,
-  ShortId,
-  shortId,
-  TextField,
-  useLoad,
-  type Column,
-} from './common';
+import { CopyField, FormErrors, SelectField, TextField } from './fields';
+import { ConfirmDialog, SecretDialog } from './form-dialog';
+import { Badge, DataTable, LoadState, Pager, ShortId, shortId, type Column } from './list-page';
+import { errorMessages, onForm, useLoad } from './load';
 
 const REQUEST_STATUSES = ['queued', 'processing', 'sent', 'failed'] as const;
 const TONE: Record<string, 'info' | 'warn' | 'ok' | 'bad'> = {

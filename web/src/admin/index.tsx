@@ -3,10 +3,13 @@ import { useI18n } from '../i18n';
 import { navigate } from '../router';
 import { useMe } from '../session';
 import { ApiKeysPage } from './api-keys';
-import { ChannelPage, ChannelsPage } from './channels';
+import { ChannelPage } from './channel-page';
+import { ChannelsPage } from './channels';
 import { TeamsPage } from './teams';
 import { UsersPage } from './users';
-import { WebhookDeliveriesPage, WebhooksPage } from './webhooks';
+import { WebhookDeliveriesPage } from './webhook-deliveries';
+import { WebhooksPage } from './webhooks';
+import './admin.css';
 
 // The admin area: the console's router renders AdminArea for every path under /admin, and its
 // navigation lists adminNav (the entries the user `can`). Each screen checks nothing else: the API

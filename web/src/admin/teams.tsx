@@ -1,23 +1,13 @@
 import { useMemo, useState } from 'react';
-import { get, patch, post } from '../api';
-import { Avatar, Dialog } from '../components';
+import { patch, post } from '../api';
+import { Avatar } from '../components';
 import { useI18n } from '../i18n';
 import { useDirectory } from '../session';
 import type { Team, User } from '../models';
-import {
-  Badge,
-  CheckList,
-  DataTable,
-  errorMessages,
-  FormErrors,
-  LoadState,
-  onForm,
-  PageHeader,
-  TextField,
-  useLoad,
-  useSubmit,
-  type Column,
-} from './common';
+import { CheckList, FormErrors, TextField } from './fields';
+import { FormDialog } from './form-dialog';
+import { AdminListPage, Badge, type Column } from './list-page';
+import { useList, useRowAction, useSubmit } from './load';
 
 type DialogState = { kind: 'create' } | { kind: 'edit'; team: Team } | { kind: 'members'; team: Team } | null;
 
@@ -25,39 +15,26 @@ type DialogState = { kind: 'create' } | { kind: 'edit'; team: Team } | { kind: '
 export function TeamsPage() {
   const { t, tr } = useI18n();
   const { reloadDirectory } = useDirectory();
-  const teams = useLoad(() => get<Team[]>('/api/teams'), 'teams');
-  const users = useLoad(() => get<User[]>('/api/users'), 'users');
+  const teams = useList<Team>('/api/teams');
+  const users = useList<User>('/api/users');
   const [dialog, setDialog] = useState<DialogState>(null);
-  const [toggling, setToggling] = useState<string | null>(null);
-  const [rowErrors, setRowErrors] = useState<{ id: string; messages: string[] } | null>(null);
+  const row = useRowAction();
 
   const userById = useMemo(() => new Map((users.data ?? []).map((u) => [u.id, u])), [users.data]);
 
   const saved = (team: Team) => {
-    teams.setData((prev) => {
-      const list = prev ?? [];
-      return list.some((x) => x.id === team.id)
-        ? list.map((x) => (x.id === team.id ? team : x))
-        : [...list, team];
-    });
+    teams.upsert(team);
     void reloadDirectory();
   };
 
-  const toggle = async (team: Team) => {
-    setToggling(team.id);
-    setRowErrors(null);
-    try {
+  const toggle = (team: Team) =>
+    row.run(team.id, async () =>
       saved(
         await patch<Team>(`/api/teams/${team.id}`, {
           status: team.status === 'active' ? 'inactive' : 'active',
         }),
-      );
-    } catch (err) {
-      setRowErrors({ id: team.id, messages: errorMessages(err, t('common.error')) });
-    } finally {
-      setToggling(null);
-    }
-  };
+      ),
+    );
 
   const columns: Column<Team>[] = [
     {
@@ -124,40 +101,29 @@ export function TeamsPage() {
           <button
             type="button"
             className="btn small"
-            disabled={toggling === team.id}
+            disabled={row.busy === team.id}
             onClick={() => void toggle(team)}
           >
             {team.status === 'active' ? t('teams.deactivate') : t('teams.activate')}
           </button>
-          {rowErrors?.id === team.id && <FormErrors messages={rowErrors.messages} />}
+          <FormErrors messages={row.errorsOf(team.id)} />
         </div>
       ),
     },
   ];
 
   return (
-    <>
-      <PageHeader title={t('teams.title')}>
-        <button type="button" className="btn primary" onClick={() => setDialog({ kind: 'create' })}>
-          {t('teams.new')}
-        </button>
-      </PageHeader>
-      <LoadState
-        loading={teams.loading && !teams.data}
-        error={teams.error}
-        onRetry={() => void teams.reload()}
-      />
-      {teams.data && (
-        <DataTable
-          caption={t('teams.title')}
-          columns={columns}
-          rows={teams.data}
-          rowKey={(team) => team.id}
-          rowClass={(team) => (team.status === 'active' ? undefined : 'adm-dim')}
-          empty={t('teams.empty')}
-          testId="teams-table"
-        />
-      )}
+    <AdminListPage
+      title={t('teams.title')}
+      newLabel={t('teams.new')}
+      onNew={() => setDialog({ kind: 'create' })}
+      list={teams}
+      columns={columns}
+      rowKey={(team) => team.id}
+      rowClass={(team) => (team.status === 'active' ? undefined : 'adm-dim')}
+      empty={t('teams.empty')}
+      testId="teams-table"
+    >
       {dialog?.kind === 'create' && (
         <TeamDialog users={users.data ?? []} onClose={() => setDialog(null)} onSaved={saved} />
       )}
@@ -177,7 +143,7 @@ export function TeamsPage() {
           onSaved={saved}
         />
       )}
-    </>
+    </AdminListPage>
   );
 }
 
@@ -194,7 +160,7 @@ function TeamDialog(props: {
   const [description, setDescription] = useState(team?.description ?? '');
   const [members, setMembers] = useState<string[]>([]);
   const submit = useSubmit(['name', 'description', 'members']);
-  const { byField, rest } = submit.errors;
+  const { byField } = submit.errors;
 
   const save = () =>
     submit.run(async () => {
@@ -211,42 +177,32 @@ function TeamDialog(props: {
     });
 
   return (
-    <Dialog title={team ? t('teams.edit', { name: team.name }) : t('teams.new')} onClose={props.onClose}>
-      <form className="adm-dialog-body" noValidate onSubmit={onForm(save)}>
-        <FormErrors messages={rest} />
-        <TextField
-          label={t('common.name')}
-          name="name"
-          value={name}
-          onChange={setName}
-          autoFocus
-          errors={byField.name}
-        />
-        <TextField
-          label={`${t('teams.description')} (${t('admin.optional')})`}
-          name="description"
-          value={description}
-          onChange={setDescription}
-          errors={byField.description}
-        />
-        {!team && (
-          <MemberPicker
-            users={props.users}
-            selected={members}
-            onChange={setMembers}
-            errors={byField.members}
-          />
-        )}
-        <div className="adm-actions">
-          <button type="button" className="btn" onClick={props.onClose}>
-            {t('common.cancel')}
-          </button>
-          <button type="submit" className="btn primary" disabled={submit.pending}>
-            {team ? t('common.save') : t('common.create')}
-          </button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog
+      title={team ? t('teams.edit', { name: team.name }) : t('teams.new')}
+      onClose={props.onClose}
+      submit={submit}
+      onSubmit={save}
+      submitLabel={team ? t('common.save') : t('common.create')}
+    >
+      <TextField
+        label={t('common.name')}
+        name="name"
+        value={name}
+        onChange={setName}
+        autoFocus
+        errors={byField.name}
+      />
+      <TextField
+        label={`${t('teams.description')} (${t('admin.optional')})`}
+        name="description"
+        value={description}
+        onChange={setDescription}
+        errors={byField.description}
+      />
+      {!team && (
+        <MemberPicker users={props.users} selected={members} onChange={setMembers} errors={byField.members} />
+      )}
+    </FormDialog>
   );
 }
 
@@ -259,33 +215,27 @@ function MembersDialog(props: {
   const { t } = useI18n();
   const [members, setMembers] = useState<string[]>(props.team.members);
   const submit = useSubmit(['members']);
-  const { byField, rest } = submit.errors;
   const save = () =>
     submit.run(async () => {
       props.onSaved(await patch<Team>(`/api/teams/${props.team.id}`, { members }));
       props.onClose();
     });
   return (
-    <Dialog title={t('teams.editMembers', { name: props.team.name })} onClose={props.onClose}>
-      <form className="adm-dialog-body" onSubmit={onForm(save)}>
-        <FormErrors messages={rest} />
-        <MemberPicker
-          users={props.users}
-          selected={members}
-          onChange={setMembers}
-          errors={byField.members}
-          keep={props.team.members}
-        />
-        <div className="adm-actions">
-          <button type="button" className="btn" onClick={props.onClose}>
-            {t('common.cancel')}
-          </button>
-          <button type="submit" className="btn primary" disabled={submit.pending}>
-            {t('common.save')}
-          </button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog
+      title={t('teams.editMembers', { name: props.team.name })}
+      onClose={props.onClose}
+      submit={submit}
+      onSubmit={save}
+      submitLabel={t('common.save')}
+    >
+      <MemberPicker
+        users={props.users}
+        selected={members}
+        onChange={setMembers}
+        errors={submit.errors.byField.members}
+        keep={props.team.members}
+      />
+    </FormDialog>
   );
 }
 
