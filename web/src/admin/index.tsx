@@ -9,7 +9,7 @@ import { TeamsPage } from './teams';
 import { UsersPage } from './users';
 import { WebhookDeliveriesPage } from './webhook-deliveries';
 import { WebhooksPage } from './webhooks';
-import './admin.css';
+import './styles/index.css';
 
 // The admin area: the console's router renders AdminArea for every path under /admin, and its
 // navigation lists adminNav (the entries the user `can`). Each screen checks nothing else: the API
