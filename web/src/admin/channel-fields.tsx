@@ -1,9 +1,11 @@
+import { useState } from 'react';
 import { useI18n, type Translate } from '../i18n';
 import type { Channel, Team } from '../models';
-import { FormErrors, TextField } from './fields';
+import { FormErrors, SelectField, TextField } from './fields';
 
-// What the channel screens share: the providers and the WhatsApp Cloud settings (the secrets
-// write-only), the teams a channel may answer with, and the read-receipts switch.
+// What the channel screens (a new channel's dialog, a channel's settings) share: the providers, the
+// team and queue new conversations go to, the read-receipts switch, and the WhatsApp Cloud settings
+// (the secrets write-only).
 
 export const PROVIDERS = ['sandbox', 'whatsapp-cloud'] as const;
 export const DEFAULT_QUEUE = 'Espera';
@@ -43,19 +45,36 @@ export function teamOptions(teams: Team[], current?: string) {
     .map((x) => ({ value: x.id, label: x.name }));
 }
 
-/** The four WhatsApp Cloud settings; the three secrets are write-only (`set` says which are stored). */
+const NO_SECRETS: Record<Secret, string> = { accessToken: '', appSecret: '', verifyToken: '' };
+
+/** The WhatsApp Cloud settings being typed: the two ids (from what is stored), the secrets blank. */
+export function useWhatsAppConfig(stored?: Channel['providerConfig']) {
+  const [phoneNumberId, setPhone] = useState(stored?.phoneNumberId ?? '');
+  const [businessAccountId, setBusinessAccountId] = useState(stored?.businessAccountId ?? '');
+  const [secrets, setSecrets] = useState(NO_SECRETS);
+  return {
+    phoneNumberId,
+    setPhone,
+    businessAccountId,
+    setBusinessAccountId,
+    secrets,
+    setSecret: (k: Secret, v: string) => setSecrets((s) => ({ ...s, [k]: v })),
+    clearSecrets: () => setSecrets(NO_SECRETS),
+  };
+}
+export type WhatsAppConfig = ReturnType<typeof useWhatsAppConfig>;
+
+/**
+ * The four WhatsApp Cloud settings (the business account id optional: where the channel's approved
+ * templates are listed for agents); the three secrets are write-only (`set` says which are stored).
+ */
 export function WhatsAppFields(props: {
-  phoneNumberId: string;
-  setPhone: (v: string) => void;
-  /** Optional: where the channel's approved templates are listed for agents. */
-  businessAccountId: string;
-  setBusinessAccountId: (v: string) => void;
-  secrets: Record<Secret, string>;
-  setSecret: (k: Secret, v: string) => void;
+  config: WhatsAppConfig;
   errors: string[];
   set?: Channel['providerConfig'];
 }) {
   const { t } = useI18n();
+  const { config } = props;
   const about = (field: string) => props.errors.filter((e) => e.startsWith(`providerConfig.${field}`));
   const others = props.errors.filter((e) => !/^providerConfig\.\w+/.test(e));
   const isSet = (k: Secret) => props.set?.[SECRET_SET[k]] === true;
@@ -69,8 +88,8 @@ export function WhatsAppFields(props: {
         name="phoneNumberId"
         inputMode="numeric"
         autoComplete="off"
-        value={props.phoneNumberId}
-        onChange={props.setPhone}
+        value={config.phoneNumberId}
+        onChange={config.setPhone}
         errors={about('phoneNumberId')}
       />
       <TextField
@@ -78,8 +97,8 @@ export function WhatsAppFields(props: {
         name="businessAccountId"
         inputMode="numeric"
         autoComplete="off"
-        value={props.businessAccountId}
-        onChange={props.setBusinessAccountId}
+        value={config.businessAccountId}
+        onChange={config.setBusinessAccountId}
         hint={t('channels.businessAccountIdHint')}
         errors={about('businessAccountId')}
       />
@@ -90,8 +109,8 @@ export function WhatsAppFields(props: {
           name={k}
           type="password"
           autoComplete="new-password"
-          value={props.secrets[k]}
-          onChange={(v) => props.setSecret(k, v)}
+          value={config.secrets[k]}
+          onChange={(v) => config.setSecret(k, v)}
           placeholder={
             props.set ? (isSet(k) ? `•••• ${t('channels.secretSet')}` : t('channels.notSet')) : undefined
           }
@@ -99,6 +118,38 @@ export function WhatsAppFields(props: {
         />
       ))}
     </fieldset>
+  );
+}
+
+/** The team whose queue a channel's new conversations enter, and that queue, side by side. */
+export function TeamAndQueue(props: {
+  teamId: string;
+  setTeamId: (v: string) => void;
+  queue: string;
+  setQueue: (v: string) => void;
+  options: { value: string; label: string }[];
+  errors: Record<string, string[]>;
+}) {
+  const { t } = useI18n();
+  return (
+    <div className="adm-row">
+      <SelectField
+        label={t('channels.defaultTeam')}
+        name="defaultTeamId"
+        value={props.teamId}
+        onChange={props.setTeamId}
+        options={props.options}
+        errors={props.errors.defaultTeamId}
+      />
+      <TextField
+        label={t('channels.queue')}
+        name="queue"
+        value={props.queue}
+        onChange={props.setQueue}
+        hint={t('channels.queueHint')}
+        errors={props.errors.queue}
+      />
+    </div>
   );
 }
 

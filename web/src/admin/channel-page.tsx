@@ -10,11 +10,12 @@ import {
   providerLabel,
   ReadReceiptsField,
   SECRETS,
+  TeamAndQueue,
   teamOptions,
+  useWhatsAppConfig,
   WhatsAppFields,
-  type Secret,
 } from './channel-fields';
-import { CopyField, FormErrors, SelectField, TextField } from './fields';
+import { CopyField, FormErrors, TextField } from './fields';
 import { LoadState, PageHeader } from './list-page';
 import { onForm, useList, useLoad, useSubmit } from './load';
 
@@ -81,13 +82,7 @@ function GeneralTab(props: { channel: Channel; teams: Team[]; onSaved: (c: Chann
   const [defaultTeamId, setTeam] = useState(c.defaultTeamId);
   const [queue, setQueue] = useState(c.queue);
   const [sendReadReceipts, setReadReceipts] = useState(c.sendReadReceipts);
-  const [phoneNumberId, setPhone] = useState(c.providerConfig.phoneNumberId ?? '');
-  const [businessAccountId, setBusinessAccountId] = useState(c.providerConfig.businessAccountId ?? '');
-  const [secrets, setSecrets] = useState<Record<Secret, string>>({
-    accessToken: '',
-    appSecret: '',
-    verifyToken: '',
-  });
+  const whatsapp = useWhatsAppConfig(c.providerConfig);
   const [done, setDone] = useState(false);
   const submit = useSubmit(FIELDS);
   const { byField, rest } = submit.errors;
@@ -103,19 +98,17 @@ function GeneralTab(props: { channel: Channel; teams: Team[]; onSaved: (c: Chann
       if (c.provider === 'whatsapp-cloud') {
         // Only the settings typed in: the server keeps the others (secrets are never sent back to us).
         const config: Record<string, string> = {};
-        if (phoneNumberId.trim() !== (c.providerConfig.phoneNumberId ?? ''))
-          config.phoneNumberId = phoneNumberId.trim();
-        if (
-          businessAccountId.trim() &&
-          businessAccountId.trim() !== (c.providerConfig.businessAccountId ?? '')
-        )
-          config.businessAccountId = businessAccountId.trim();
-        for (const k of SECRETS) if (secrets[k] !== '') config[k] = secrets[k];
+        const phoneNumberId = whatsapp.phoneNumberId.trim();
+        const businessAccountId = whatsapp.businessAccountId.trim();
+        if (phoneNumberId !== (c.providerConfig.phoneNumberId ?? '')) config.phoneNumberId = phoneNumberId;
+        if (businessAccountId && businessAccountId !== (c.providerConfig.businessAccountId ?? ''))
+          config.businessAccountId = businessAccountId;
+        for (const k of SECRETS) if (whatsapp.secrets[k] !== '') config[k] = whatsapp.secrets[k];
         if (Object.keys(config).length > 0) body.providerConfig = config;
       }
       if (Object.keys(body).length > 0) {
         props.onSaved(await patch<Channel>(`/api/channels/${c.id}`, body));
-        setSecrets({ accessToken: '', appSecret: '', verifyToken: '' });
+        whatsapp.clearSecrets();
         void reloadDirectory();
       }
       setDone(true);
@@ -138,24 +131,14 @@ function GeneralTab(props: { channel: Channel; teams: Team[]; onSaved: (c: Chann
           <div className="adm-static">{providerLabel(t, c.provider)}</div>
         </div>
       </div>
-      <div className="adm-row">
-        <SelectField
-          label={t('channels.defaultTeam')}
-          name="defaultTeamId"
-          value={defaultTeamId}
-          onChange={setTeam}
-          options={teamOptions(props.teams, c.defaultTeamId)}
-          errors={byField.defaultTeamId}
-        />
-        <TextField
-          label={t('channels.queue')}
-          name="queue"
-          value={queue}
-          onChange={setQueue}
-          hint={t('channels.queueHint')}
-          errors={byField.queue}
-        />
-      </div>
+      <TeamAndQueue
+        teamId={defaultTeamId}
+        setTeamId={setTeam}
+        queue={queue}
+        setQueue={setQueue}
+        options={teamOptions(props.teams, c.defaultTeamId)}
+        errors={byField}
+      />
       <ReadReceiptsField
         checked={sendReadReceipts}
         onChange={setReadReceipts}
@@ -163,16 +146,7 @@ function GeneralTab(props: { channel: Channel; teams: Team[]; onSaved: (c: Chann
       />
       {c.provider === 'whatsapp-cloud' && (
         <>
-          <WhatsAppFields
-            phoneNumberId={phoneNumberId}
-            setPhone={setPhone}
-            businessAccountId={businessAccountId}
-            setBusinessAccountId={setBusinessAccountId}
-            secrets={secrets}
-            setSecret={(k, v) => setSecrets((s) => ({ ...s, [k]: v }))}
-            errors={byField.providerConfig ?? []}
-            set={c.providerConfig}
-          />
+          <WhatsAppFields config={whatsapp} errors={byField.providerConfig ?? []} set={c.providerConfig} />
           <CopyField
             label={t('channels.webhookUrl')}
             value={`${location.origin}/webhooks/whatsapp/${c.id}`}

@@ -10,11 +10,12 @@ import {
   PROVIDERS,
   providerLabel,
   ReadReceiptsField,
+  TeamAndQueue,
   teamOptions,
+  useWhatsAppConfig,
   WhatsAppFields,
-  type Secret,
 } from './channel-fields';
-import { SelectField, TextField } from './fields';
+import { TextField } from './fields';
 import { FormDialog } from './form-dialog';
 import { AdminListPage, Badge, type Column } from './list-page';
 import { useList, useSubmit } from './load';
@@ -120,13 +121,7 @@ function CreateChannelDialog(props: { teams: Team[]; onClose: () => void; onSave
   const [queue, setQueue] = useState(DEFAULT_QUEUE);
   const [apiEnabled, setApiEnabled] = useState(false);
   const [sendReadReceipts, setReadReceipts] = useState(false);
-  const [phoneNumberId, setPhone] = useState('');
-  const [businessAccountId, setBusinessAccountId] = useState('');
-  const [secrets, setSecrets] = useState<Record<Secret, string>>({
-    accessToken: '',
-    appSecret: '',
-    verifyToken: '',
-  });
+  const whatsapp = useWhatsAppConfig();
   const submit = useSubmit(FIELDS);
   const { byField } = submit.errors;
 
@@ -142,9 +137,11 @@ function CreateChannelDialog(props: { teams: Team[]; onClose: () => void; onSave
       };
       if (provider === 'whatsapp-cloud')
         body.providerConfig = {
-          phoneNumberId: phoneNumberId.trim(),
-          ...secrets,
-          ...(businessAccountId.trim() ? { businessAccountId: businessAccountId.trim() } : {}),
+          phoneNumberId: whatsapp.phoneNumberId.trim(),
+          ...whatsapp.secrets,
+          ...(whatsapp.businessAccountId.trim()
+            ? { businessAccountId: whatsapp.businessAccountId.trim() }
+            : {}),
         };
       const channel = await post<Channel>('/api/channels', body);
       props.onSaved(channel);
@@ -184,24 +181,14 @@ function CreateChannelDialog(props: { teams: Team[]; onClose: () => void; onSave
         ))}
         {byField.provider && <small className="adm-field-error">{byField.provider.join('. ')}</small>}
       </fieldset>
-      <div className="adm-row">
-        <SelectField
-          label={t('channels.defaultTeam')}
-          name="defaultTeamId"
-          value={defaultTeamId}
-          onChange={setTeam}
-          options={options}
-          errors={byField.defaultTeamId}
-        />
-        <TextField
-          label={t('channels.queue')}
-          name="queue"
-          value={queue}
-          onChange={setQueue}
-          hint={t('channels.queueHint')}
-          errors={byField.queue}
-        />
-      </div>
+      <TeamAndQueue
+        teamId={defaultTeamId}
+        setTeamId={setTeam}
+        queue={queue}
+        setQueue={setQueue}
+        options={options}
+        errors={byField}
+      />
       <label className="adm-check">
         <input
           type="checkbox"
@@ -217,15 +204,7 @@ function CreateChannelDialog(props: { teams: Team[]; onClose: () => void; onSave
         errors={byField.sendReadReceipts}
       />
       {provider === 'whatsapp-cloud' && (
-        <WhatsAppFields
-          phoneNumberId={phoneNumberId}
-          setPhone={setPhone}
-          businessAccountId={businessAccountId}
-          setBusinessAccountId={setBusinessAccountId}
-          secrets={secrets}
-          setSecret={(k, v) => setSecrets((s) => ({ ...s, [k]: v }))}
-          errors={byField.providerConfig ?? []}
-        />
+        <WhatsAppFields config={whatsapp} errors={byField.providerConfig ?? []} />
       )}
     </FormDialog>
   );
