@@ -1,5 +1,5 @@
-import { useI18n, useMessages, type Lang } from '../i18n';
-import type { Message } from '../types';
+import { useI18n } from '../i18n';
+import type { Message } from '../models';
 
 // What the provider charges a sent message as — WhatsApp's conversation category — on the message's
 // footer: what a business reconciles the provider's invoice with. Billable, pricing model and the
@@ -15,61 +15,33 @@ const CATEGORIES = [
 ] as const;
 type Category = (typeof CATEGORIES)[number];
 
-const TEXT = {
-  'pt-BR': {
-    marketing: 'Marketing',
-    utility: 'Utilidade',
-    authentication: 'Autenticação',
-    authentication_international: 'Autenticação internacional',
-    service: 'Serviço',
-    referral_conversion: 'Conversão de anúncio',
-    category: 'Categoria da conversa',
-    billable: 'cobrável',
-    free: 'gratuita',
-    model: 'modelo {model}',
-    conversation: 'conversa {id}',
-    until: 'até {time}',
-  },
-  en: {
-    marketing: 'Marketing',
-    utility: 'Utility',
-    authentication: 'Authentication',
-    authentication_international: 'International authentication',
-    service: 'Service',
-    referral_conversion: 'Ad referral',
-    category: 'Conversation category',
-    billable: 'billable',
-    free: 'free',
-    model: '{model} pricing',
-    conversation: 'conversation {id}',
-    until: 'until {time}',
-  },
-} satisfies Record<Lang, Record<string, string>>;
-
 const isKnown = (c: string): c is Category => (CATEGORIES as readonly string[]).includes(c);
 
 /** The message's conversation category, when the provider reported one; nothing otherwise. */
 export function MessageCategory(props: { m: Message }) {
-  const m = useMessages(TEXT);
-  const { time } = useI18n();
+  const { t, time } = useI18n();
   const { pricing, conversation } = props.m.delivery ?? {};
   const category = pricing?.category ?? conversation?.originType;
   if (!category) return null;
-  const name = isKnown(category) ? m(category) : category;
+  const name = isKnown(category) ? t(`delivery.category.${category}`) : category;
   const facts = [
-    pricing?.billable === true ? m('billable') : pricing?.billable === false ? m('free') : null,
-    pricing?.pricingModel ? m('model', { model: pricing.pricingModel }) : null,
-    conversation?.id ? m('conversation', { id: conversation.id }) : null,
-    conversation?.expiresAt ? m('until', { time: time(conversation.expiresAt) }) : null,
+    pricing?.billable === true
+      ? t('delivery.billable')
+      : pricing?.billable === false
+        ? t('delivery.free')
+        : null,
+    pricing?.pricingModel ? t('delivery.model', { model: pricing.pricingModel }) : null,
+    conversation?.id ? t('delivery.conversation', { id: conversation.id }) : null,
+    conversation?.expiresAt ? t('delivery.until', { time: time(conversation.expiresAt) }) : null,
   ].filter((f): f is string => f !== null);
   return (
     <span
       className="msg-mark msg-category"
       data-testid="message-category"
       data-category={category}
-      title={[`${m('category')}: ${name}`, ...facts].join(' · ')}
+      title={[`${t('delivery.category')}: ${name}`, ...facts].join(' · ')}
     >
-      <span className="sr-only">{m('category')}: </span>
+      <span className="sr-only">{t('delivery.category')}: </span>
       {name}
     </span>
   );

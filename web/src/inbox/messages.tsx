@@ -9,7 +9,7 @@ import {
   type ReactNode,
 } from 'react';
 import { summaryLabel, useI18n, type MessageKey } from '../i18n';
-import type { Message } from '../types';
+import type { Message } from '../models';
 import { isOutgoing, messageText } from './chat-state';
 import { hasOwnBody, MessageBody, MessageContext, MessageMarks, type MessageLookup } from './message-content';
 import { useShortTime } from './format';
