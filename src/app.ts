@@ -12,6 +12,7 @@ import Fastify, {
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Gateway } from './gateway/gateway.js';
+import { originAllowed, type OriginPolicy } from './gateway/origins.js';
 import type { App } from './http/app-type.js';
 import { eventsRoutes } from './events/events.routes.js';
 import { docsPolicy, installBrowserProtections } from './http/browser-protections.js';
@@ -155,7 +156,19 @@ export async function buildApp({ config, services, logger, gateway }: AppOptions
   // Prometheus scrapes here unless the metrics have a port of their own (src/metrics/endpoint.ts).
   if (config.metrics.port === null)
     metricsRoute(app, services.metrics, { token: config.metrics.token, trustProxy: config.trustProxy });
-  authRoutes(app, services, { cookieSecure: config.cookieSecure });
+  // The origins a browser may log in from are the ones it may open the gateway from.
+  const loginOrigins: OriginPolicy = {
+    configured: config.gatewayOrigins,
+    apiPort: () => {
+      const address = app.server.address();
+      return typeof address === 'object' && address ? address.port : config.port;
+    },
+    publicGatewayUrl: config.publicGatewayUrl,
+  };
+  authRoutes(app, services, {
+    cookieSecure: config.cookieSecure,
+    loginOrigins: (headers) => originAllowed(loginOrigins, headers),
+  });
   channelApiRoutes(app, services);
   usersRoutes(app, services);
   teamsRoutes(app, services);

@@ -8,6 +8,7 @@ import { localUrl } from './http/ports.js';
 import { API_KEY_SCOPES } from './access/permissions.js';
 import { openDatabase, startCore } from './server.js';
 import type { Services } from './services.js';
+import type { RepairReport } from './modules/contacts/contact-repair.service.js';
 
 const USAGE = `Usage: atende <command>
 
@@ -21,6 +22,15 @@ Commands:
                   The password (8 to 200 characters) is read from the standard input:
                   prompted, not shown, in a terminal; or piped in.
   migrate         Apply pending database migrations and exit.
+  doctor [--dry-run] [--json]
+                  Check that every contact's messages came from one customer. Finds contacts
+                  that customers of different numbers were merged into (a number that is not
+                  the contact's nor its Brazilian ninth-digit spelling), reports them, and
+                  splits them: each customer gets their own contact and chats, their messages
+                  move there, and the account's admins are notified. --dry-run only reports;
+                  --json prints the report as JSON. Safe to run again: a second run finds
+                  nothing. The first run reads older messages' senders from the stored
+                  webhooks, which takes a while on a large database (docs/whatsapp.md).
   help            Show this help.
 
 The commands use the server's configuration: DATABASE_URL, or else the embedded PostgreSQL in
@@ -311,13 +321,91 @@ async function migrate(config: Config, logger: Logger, args: string[]): Promise<
   process.stdout.write('Database migrations are up to date.\n');
 }
 
+/** The doctor's report for a person: what was found and what was (or would be) done. */
+function formatDoctor(r: RepairReport): string {
+  const quoted = (value: string, name: string | null) => (name ? `${value} "${name}"` : value);
+  const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+  const lines = [
+    r.dryRun ? 'Dry run: nothing is changed.' : 'Checked every contact against the senders of its messages.',
+  ];
+  if (r.withoutSender > 0)
+    lines.push(
+      r.dryRun
+        ? `${count(r.withoutSender, 'older message has', 'older messages have')} no recorded sender; the stored webhooks were read for them.`
+        : `${count(r.withoutSender, 'older message had', 'older messages had')} no recorded sender; ${r.sendersRecorded} were read from the stored webhooks and recorded.`,
+    );
+  const failed = r.failures.map((x) => `  Contact ${x.contactId} could not be checked: ${x.error}`);
+  if (r.findings.length === 0) {
+    lines.push(
+      r.failures.length === 0
+        ? 'No contact has messages from more than one customer: nothing to repair.'
+        : 'No other contact has messages from more than one customer.',
+      ...failed,
+      '',
+    );
+    return lines.join('\n');
+  }
+  lines.push(
+    `${count(r.findings.length, 'contact has', 'contacts have')} messages from more than one customer:`,
+  );
+  for (const f of r.findings) {
+    lines.push(
+      '',
+      `  Account "${f.accountName ?? f.accountId}", channel "${f.channelName}" (${f.channelId})`,
+      `  Contact ${quoted(f.contact.value, f.contact.name)} (${f.contact.id}): ${count(f.ownMessages, 'message', 'messages')} of its own number`,
+    );
+    for (const c of f.customers) {
+      const whole = c.chats.filter((x) => x.into === x.from).length;
+      const chats = [
+        whole > 0 ? `${count(whole, 'chat', 'chats')} moved whole` : '',
+        c.chats.length > whole ? `${count(c.chats.length - whole, 'chat', 'chats')} split` : '',
+      ].filter(Boolean);
+      const what =
+        f.action === 'renumber'
+          ? `the contact ${r.dryRun ? 'would take' : 'took'} this number`
+          : `${r.dryRun ? 'would move' : 'moved'} to ${c.contactId ? `contact ${c.contactId}` : 'a new contact'}` +
+            (chats.length > 0 ? ` (${chats.join(', ')})` : '');
+      lines.push(
+        `    ${count(c.messages, 'message', 'messages')} of ${quoted(c.value, c.name)} (from ${c.address}): ${what}`,
+      );
+    }
+  }
+  if (failed.length > 0) lines.push('', ...failed);
+  lines.push(
+    '',
+    r.dryRun
+      ? 'Run `atende doctor` without --dry-run to split them; the admins of each account are notified.'
+      : 'Repaired. The admins of each account were notified; agents see the new chats in their lists.',
+    '',
+  );
+  return lines.join('\n');
+}
+
+async function doctor(config: Config, logger: Logger, args: string[]): Promise<void> {
+  const unknown = args.filter((a) => a !== '--dry-run' && a !== '--json');
+  if (unknown.length > 0) throw new UsageError(`Unknown option for doctor: ${unknown.join(' ')}`);
+  const core = await startCore({ ...config, redisUrl: null, adminEmail: null, adminPassword: null }, logger);
+  try {
+    const report = await core.services.contactRepair.run({ dryRun: args.includes('--dry-run') });
+    process.stdout.write(
+      args.includes('--json') ? `${JSON.stringify(report, null, 2)}\n` : formatDoctor(report),
+    );
+    if (report.failures.length > 0)
+      throw new CommandError(
+        `${report.failures.length} contact(s) could not be checked; run it again (the others are done)`,
+      );
+  } finally {
+    await core.close();
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
   const [command = 'help', ...args] = argv;
   if (command === 'help' || command === '--help' || command === '-h') {
     process.stdout.write(USAGE);
     return 0;
   }
-  if (command !== 'demo' && command !== 'migrate' && command !== 'admin') {
+  if (!['demo', 'migrate', 'admin', 'doctor'].includes(command)) {
     process.stderr.write(`Unknown command: ${command}\n\n${USAGE}`);
     return 2;
   }
@@ -341,6 +429,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     if (command === 'demo') await demo(config, logger, args, process.env.PORT !== undefined);
     else if (command === 'admin') await admin(config, logger, args);
+    else if (command === 'doctor') await doctor(config, logger, args);
     else await migrate(config, logger, args);
     return 0;
   } catch (err) {

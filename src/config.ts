@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isSupportedCountry, type CountryCode } from 'libphonenumber-js/max';
 
 export type Role = 'api' | 'gateway' | 'worker';
 
@@ -54,6 +55,13 @@ export interface Config {
     connectionTimeoutMs: number;
     keepAliveTimeoutMs: number;
   };
+  /**
+   * The country a phone written without its country code is read in, on the Channel API and the
+   * sandbox (`ATENDE_PHONE_DEFAULT_COUNTRY`: a two-letter code, default BR; `none`: such phones are
+   * refused). Only after the number failed as an international one; never for a provider's address
+   * (docs/channel-api.md "How phone numbers are read").
+   */
+  phoneDefaultCountry: CountryCode | null;
   /** WhatsApp Cloud API: Graph base URL (a local fake in tests), version, per-request timeout. */
   whatsapp: { graphBaseUrl: string; graphVersion: string; timeoutMs: number };
   /**
@@ -239,6 +247,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push(`WHATSAPP_GRAPH_VERSION must look like v23.0 (got "${graphVersion}")`);
   }
 
+  const countryRaw = str('ATENDE_PHONE_DEFAULT_COUNTRY')?.toUpperCase() ?? 'BR';
+  let phoneDefaultCountry: CountryCode | null = 'BR';
+  if (countryRaw === 'NONE') phoneDefaultCountry = null;
+  else if (/^[A-Z]{2}$/.test(countryRaw) && isSupportedCountry(countryRaw)) phoneDefaultCountry = countryRaw;
+  else
+    problems.push(
+      `ATENDE_PHONE_DEFAULT_COUNTRY must be a two-letter country code such as BR, or none (got "${countryRaw}")`,
+    );
+
   const originsRaw = str('ATENDE_GATEWAY_ORIGINS');
   let gatewayOrigins: string[] | '*' | null = originsRaw === '*' ? '*' : null;
   if (originsRaw !== null && originsRaw !== '*') {
@@ -296,6 +313,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       connectionTimeoutMs: int('ATENDE_CONNECTION_TIMEOUT_MS', 120_000, 500, 3_600_000),
       keepAliveTimeoutMs: int('ATENDE_KEEP_ALIVE_TIMEOUT_MS', 72_000, 500, 3_600_000),
     },
+    phoneDefaultCountry,
     whatsapp: {
       graphBaseUrl: url('WHATSAPP_GRAPH_BASE_URL', ['https:', 'http:']) ?? 'https://graph.facebook.com',
       graphVersion,

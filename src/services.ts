@@ -28,6 +28,8 @@ import { DraftsRepo } from './modules/drafts/drafts.repo.js';
 import { DraftsService } from './modules/drafts/drafts.service.js';
 import { NotificationsRepo } from './modules/notifications/notifications.repo.js';
 import { NotificationsService } from './modules/notifications/notifications.service.js';
+import { ContactRepairRepo } from './modules/contacts/contact-repair.repo.js';
+import { ContactRepairService } from './modules/contacts/contact-repair.service.js';
 import { MessagesService } from './modules/messages/messages.service.js';
 import { ReplySender } from './modules/outbound/reply-sender.js';
 import { InboundActions } from './modules/inbound/inbound-actions.js';
@@ -119,6 +121,7 @@ export function createServices(deps: {
     repos.channels,
     events,
     inboundActions,
+    config.phoneDefaultCountry,
     new MediaDownloads(deps.jobs),
   );
   // Delivery statuses: applied from provider webhooks, and caught up by the send pipeline.
@@ -241,7 +244,26 @@ export function createServices(deps: {
     channelHealth,
     readReceipts,
     channelKeys: new ChannelKeys(repos.channels),
-    send: new SendService(db, repos.requestLogs, mediaBlobs, repos.channels, sendQueue, providers),
+    /** `atende doctor`: contacts whose messages came from more than one customer, found and split. */
+    contactRepair: new ContactRepairService(
+      new ContactRepairRepo(db),
+      repos.channels,
+      repos.chats,
+      providers,
+      events,
+      messageEvents,
+      notifications,
+      deps.logger,
+    ),
+    send: new SendService(
+      db,
+      repos.requestLogs,
+      mediaBlobs,
+      repos.channels,
+      sendQueue,
+      providers,
+      config.phoneDefaultCountry,
+    ),
     messages: new MessagesService(
       db,
       repos.messages,

@@ -7,6 +7,7 @@ import { PERMISSIONS } from '../src/access/permissions.js';
 import { startTestApp, TEST_JWT_SECRET, type TestApp, type TestResponse } from './helpers/app.js';
 import { createTestDatabase } from './helpers/db.js';
 import { seedAccount, type Fixture } from './helpers/fixtures.js';
+import { connectError } from './helpers/gateway.js';
 
 const UNAUTHORIZED = { statusCode: 401, message: 'Credencial ausente ou inválida', error: 'Unauthorized' };
 const BAD_LOGIN = { statusCode: 401, message: 'Email ou senha inválidos', error: 'Unauthorized' };
@@ -166,6 +167,25 @@ describe('login and JWT authentication', () => {
       assert.equal(res.status, 401);
       assert.deepEqual(res.body, UNAUTHORIZED);
     }
+  });
+
+  it('refuses a token without an expiry, on the API and the gateway, that it accepts with one', async () => {
+    const key = new TextEncoder().encode(TEST_JWT_SECRET);
+    const token = (exp: number | null) => {
+      const jwt = new SignJWT({ acc: f.accountId, ver: 0 })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setSubject(f.agents[0]!.id)
+        .setIssuedAt();
+      return (exp === null ? jwt : jwt.setExpirationTime(exp)).sign(key);
+    };
+    const lasting = await token(Math.floor(Date.now() / 1000) + 3600);
+    assert.equal((await t.request('GET', '/api/me', { headers: bearer(lasting) })).status, 200);
+    const endless = await token(null);
+    for (const headers of [bearer(endless), { cookie: `access_token=${endless}` }]) {
+      const res = await t.request('GET', '/api/me', { headers });
+      assert.deepEqual([res.status, res.body], [401, UNAUTHORIZED], JSON.stringify(headers));
+    }
+    assert.equal((await connectError(t.gatewayUrl!, { token: endless })).message, 'unauthorized');
   });
 
   it('refuses a token signed with another secret, an unsigned one, and one naming another account', async () => {

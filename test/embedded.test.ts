@@ -8,6 +8,7 @@ import { chmod, mkdir, rename, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { httpRequest } from './helpers/app.js';
+import { passwordRequest } from './helpers/pg-auth.js';
 import {
   CLI,
   cleanupDataDir,
@@ -70,6 +71,12 @@ describe('embedded PostgreSQL: restart keeps the data and stops PostgreSQL', () 
       assert.ok(first.child.stdout().includes('created the first account and its admin'));
       // The cluster's superuser password is its own, readable by the node's user only.
       assert.equal((await stat(path.join(dataDir, 'postgres-password'))).mode & 0o777, 0o600);
+      // …and is never sent in clear: the cluster asks for SCRAM.
+      const ready = await first.child.waitForLog((l) => l.msg === 'embedded PostgreSQL ready');
+      assert.deepEqual(await passwordRequest(Number(ready.port), 'atende'), {
+        kind: 'sasl',
+        mechanisms: ['SCRAM-SHA-256'],
+      });
       const created = await httpRequest(first.url, 'POST', '/api/teams', {
         headers: await login(first.url),
         body: { name: 'Persistente' },

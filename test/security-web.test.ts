@@ -21,6 +21,11 @@ const CROSS_SITE = {
     'Cross-site request refused: a request authenticated by the session cookie must come from the console',
   error: 'Forbidden',
 };
+const CROSS_SITE_LOGIN = {
+  statusCode: 403,
+  message: 'Cross-site login refused: log in from the console, or from a client outside a browser',
+  error: 'Forbidden',
+};
 
 /** The CSP's directives by name. */
 function csp(headers: Headers): Map<string, string[]> {
@@ -149,6 +154,34 @@ describe('browser protections', () => {
     });
   });
 
+  describe('HSTS', () => {
+    const hsts = async (app: TestApp, path: string, headers: Record<string, string> = {}) => {
+      const res = await fetch(`${app.url}${path}`, { headers: { ...HTML, ...headers } });
+      await res.arrayBuffer();
+      return res.headers.get('strict-transport-security');
+    };
+    const https = { 'x-forwarded-proto': 'https' };
+
+    it('is not sent over plain HTTP, nor for an X-Forwarded-Proto nobody trusts', async () => {
+      for (const path of ['/', '/api/me', '/healthz', '/api/nope']) {
+        assert.equal(await hsts(t, path), null, path);
+        assert.equal(await hsts(t, path, https), null, `${path}, untrusted https`);
+      }
+    });
+
+    it('is sent over HTTPS behind a trusted proxy, without subdomains', async () => {
+      const proxied = await startTestApp({ env: { ATENDE_TRUST_PROXY: '127.0.0.1' } });
+      try {
+        for (const path of ['/', '/api/me', '/api/nope']) {
+          assert.equal(await hsts(proxied, path, https), 'max-age=15552000', path);
+          assert.equal(await hsts(proxied, path), null, `${path}, http behind the proxy`);
+        }
+      } finally {
+        await proxied.close();
+      }
+    });
+  });
+
   describe('source maps', () => {
     it('are neither built into nor served with the console', async () => {
       const html = await readFile(path.join(loadConfig({}).consoleDir, 'index.html'), 'utf8');
@@ -264,6 +297,78 @@ describe('browser protections', () => {
       const done = await markRead({ ...cookie(agent.token), origin: t.url });
       assert.equal(done.status, 200);
       assert.equal(typeof done.json.readAt, 'string');
+    });
+  });
+
+  describe('cross-site logins', () => {
+    /** A login of the first agent of the app's fixture (`f` on the shared app). */
+    const loginFrom = (app: TestApp, headers: Record<string, string>, who: Fixture = f) =>
+      app.request('POST', '/auth/login', {
+        headers,
+        body: { email: who.agents[0]!.email, password: 'agent-password' },
+      });
+
+    it('refuse a login from another site, and set no cookie', async () => {
+      const refusals: Record<string, string>[] = [
+        { origin: FOREIGN },
+        { origin: FOREIGN, 'sec-fetch-site': 'cross-site' },
+        // Another port of the same host is another origin, one the gateway would refuse too.
+        { origin: 'http://127.0.0.1:1', 'sec-fetch-site': 'same-site' },
+        { origin: 'null' },
+        { 'sec-fetch-site': 'cross-site' },
+      ];
+      for (const headers of refusals) {
+        const res = await loginFrom(t, headers);
+        assert.deepEqual([res.status, res.json], [403, CROSS_SITE_LOGIN], JSON.stringify(headers));
+        assert.deepEqual(res.headers.getSetCookie(), [], JSON.stringify(headers));
+      }
+      const pt = await loginFrom(t, { origin: FOREIGN, 'accept-language': 'pt-BR' });
+      assert.equal(
+        pt.json.message,
+        'Login de outro site recusado: entre pelo console, ou por um cliente fora do navegador',
+      );
+    });
+
+    it('accept it from the console, and from clients outside a browser (no Origin)', async () => {
+      const accepted: Record<string, string>[] = [
+        {},
+        { origin: t.url },
+        { origin: t.url, 'sec-fetch-site': 'same-origin' },
+        { 'sec-fetch-site': 'none' },
+      ];
+      for (const headers of accepted) {
+        const res = await loginFrom(t, headers);
+        assert.equal(res.status, 200, JSON.stringify(headers));
+        assert.ok(
+          res.headers.getSetCookie().some((c) => c.startsWith('access_token=')),
+          JSON.stringify(headers),
+        );
+      }
+    });
+
+    it('follow the configured origins, and the HTTPS origin behind a trusted proxy only', async () => {
+      const console = 'https://console.example.com';
+      const configured = await startTestApp({ env: { ATENDE_GATEWAY_ORIGINS: console } });
+      const proxied = await startTestApp({ env: { ATENDE_TRUST_PROXY: '127.0.0.1' } });
+      try {
+        const inConfigured = await seedAccount(configured.server.services);
+        const inProxied = await seedAccount(proxied.server.services);
+        assert.equal((await loginFrom(configured, { origin: console }, inConfigured)).status, 200);
+        assert.equal((await loginFrom(configured, { origin: FOREIGN }, inConfigured)).status, 403);
+
+        // The browser is on https://atende.example.com; the proxy says so, and is trusted.
+        const behindProxy = {
+          origin: 'https://atende.example.com',
+          'x-forwarded-proto': 'https',
+          'x-forwarded-host': 'atende.example.com',
+        };
+        assert.equal((await loginFrom(proxied, behindProxy, inProxied)).status, 200);
+        // The same claim from a peer nobody trusts is the client's word.
+        assert.equal((await loginFrom(t, behindProxy)).status, 403);
+      } finally {
+        await configured.close();
+        await proxied.close();
+      }
     });
   });
 

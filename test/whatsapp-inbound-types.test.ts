@@ -168,6 +168,22 @@ describe('WhatsApp inbound types', () => {
     '[image] Comprovante do PIX',
   );
   simple(
+    'image_download_failed',
+    'image',
+    {
+      // Meta could not fetch the customer's file: no media to download, the reason kept.
+      errors: [
+        {
+          code: '131052',
+          title: 'Media download error',
+          message: 'Media download failed',
+          details: 'Failed to download the media from the sender.',
+        },
+      ],
+    },
+    '[image]',
+  );
+  simple(
     'video',
     'video',
     {
@@ -360,17 +376,17 @@ describe('WhatsApp inbound types', () => {
   it('unsupported: stored as unsupported with its errors and raw JSON, shown with a label, logged', async () => {
     const { stored, view } = await receive('unsupported');
     assert.equal(stored.type, 'unsupported');
-    assert.deepEqual(stored.content, {
-      unsupported: {
-        type: 'poll_creation',
-        errors: [
-          {
-            code: '131051',
-            title: 'Message type unknown',
-            details: 'Message type is currently not supported.',
-          },
-        ],
+    const errors = [
+      {
+        code: '131051',
+        title: 'Message type unknown',
+        message: 'Message type unknown',
+        details: 'Message type is currently not supported.',
       },
+    ];
+    assert.deepEqual(stored.content, {
+      errors,
+      unsupported: { type: 'poll_creation', errors },
       raw: rawMessage('unsupported'),
       sentAt: SENT,
     });
@@ -633,6 +649,7 @@ describe('WhatsApp inbound types', () => {
     assert.deepEqual(warning.error, {
       code: '131000',
       title: 'Something went wrong',
+      message: 'Something went wrong',
       details: 'Message failed to send because of an unknown error.',
     });
   });

@@ -199,15 +199,8 @@ describe('WhatsApp Cloud channels and inbound webhooks', () => {
       const base = { name: 'X', defaultTeamId: f.teams[0]!.id };
       const full = { phoneNumberId: '1', accessToken: 'a', appSecret: 's', verifyToken: 'v' };
       const cases: [unknown, string[]][] = [
-        [
-          { ...base, provider: 'whatsapp-cloud' },
-          [
-            'providerConfig.phoneNumberId should not be empty',
-            'providerConfig.accessToken should not be empty',
-            'providerConfig.appSecret should not be empty',
-            'providerConfig.verifyToken should not be empty',
-          ],
-        ],
+        // Required by the WhatsApp branch of the schema itself (generated clients know it).
+        [{ ...base, provider: 'whatsapp-cloud' }, ['providerConfig should not be empty']],
         [
           { ...base, provider: 'whatsapp-cloud', providerConfig: { ...full, appSecret: undefined } },
           ['providerConfig.appSecret should not be empty'],

@@ -248,9 +248,103 @@ describe('parseWebhook', () => {
             message: 'This message was not delivered to maintain healthy ecosystem engagement.',
             details: 'In order to maintain a healthy ecosystem engagement, the message failed.',
           },
+          // Every error, as given, with the status's other details.
+          details: {
+            errors: [
+              {
+                code: '131049',
+                title: 'This message was not delivered to maintain healthy ecosystem engagement.',
+                message: 'This message was not delivered to maintain healthy ecosystem engagement.',
+                details: 'In order to maintain a healthy ecosystem engagement, the message failed.',
+              },
+            ],
+          },
         },
       ],
     });
+  });
+
+  it('reads what a status says about cost: pricing, conversation and the callback data', () => {
+    const body = webhook({
+      statuses: [
+        {
+          id: 'wamid.P',
+          status: 'sent',
+          timestamp: '1744344496',
+          recipient_id: '5511987654321',
+          conversation: {
+            id: 'CONVERSATION_ID',
+            expiration_timestamp: '1744430896',
+            origin: { type: 'marketing' },
+          },
+          pricing: { billable: true, pricing_model: 'PMP', category: 'marketing', type: 'regular' },
+          biz_opaque_callback_data: 'campanha-42',
+        },
+        // Parts Meta leaves out, or sends as something else, are null; junk parts are no part.
+        {
+          id: 'wamid.Q',
+          status: 'delivered',
+          timestamp: '1744344496',
+          conversation: { origin: 'x', expiration_timestamp: 'soon' },
+          pricing: { billable: 'yes', category: 7 },
+          biz_opaque_callback_data: 12,
+        },
+        { id: 'wamid.R', status: 'read', timestamp: '1744344496', pricing: 'free', conversation: [] },
+      ],
+    });
+    assert.deepEqual(
+      parseWebhook(body, NOW).statuses.map((s) => [s.providerMessageId, s.details]),
+      [
+        [
+          'wamid.P',
+          {
+            pricing: { billable: true, pricingModel: 'PMP', category: 'marketing', type: 'regular' },
+            conversation: {
+              id: 'CONVERSATION_ID',
+              originType: 'marketing',
+              expiresAt: new Date(1744430896 * 1000).toISOString(),
+            },
+            callbackData: 'campanha-42',
+          },
+        ],
+        [
+          'wamid.Q',
+          {
+            pricing: { billable: null, pricingModel: null, category: null, type: null },
+            conversation: { id: null, originType: null, expiresAt: null },
+          },
+        ],
+        ['wamid.R', undefined],
+      ],
+    );
+  });
+
+  it("keeps a customer message's own errors, whatever its type", () => {
+    const failedDownload = {
+      from: '551187654321',
+      id: 'wamid.E',
+      timestamp: '1744344496',
+      type: 'image',
+      image: { id: '77', mime_type: 'image/jpeg' },
+      errors: [
+        {
+          code: 131052,
+          title: 'Media download error',
+          message: 'Media download failed',
+          error_data: { details: 'Failed to download the media from the sender.' },
+        },
+      ],
+    };
+    const [message] = parseWebhook(webhook({ contacts, messages: [failedDownload] }), NOW).messages;
+    assert.deepEqual(message?.errors, [
+      {
+        code: '131052',
+        title: 'Media download error',
+        message: 'Media download failed',
+        details: 'Failed to download the media from the sender.',
+      },
+    ]);
+    assert.deepEqual(message?.media, { id: '77', mimetype: 'image/jpeg' });
   });
 
   it('never throws on junk and skips what it cannot read', () => {
@@ -352,7 +446,7 @@ describe('parseWebhook', () => {
       { providerMessageId: null, type: 'text', reason: 'no id or type' },
     ]);
     assert.deepEqual(parsed.errors, [
-      { code: '131000', title: 'Something went wrong', details: 'Unknown error.' },
+      { code: '131000', title: 'Something went wrong', message: null, details: 'Unknown error.' },
     ]);
   });
 

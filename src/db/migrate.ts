@@ -22,6 +22,8 @@ import * as m020 from './migrations/020_chat_count_slots.js';
 import * as m021 from './migrations/021_chat_totals.js';
 import * as m022 from './migrations/022_counter_own_slots.js';
 import * as m023 from './migrations/023_counter_statement_trigger.js';
+import * as m024 from './migrations/024_message_sender.js';
+import * as m025 from './migrations/025_delivery_details.js';
 import * as m026 from './migrations/026_media_blob_chunks.js';
 
 /** Versioned migrations, in order. Names are permanent: never rename or edit one that has shipped. */
@@ -49,6 +51,8 @@ const migrations: Record<string, Migration> = {
   '021_chat_totals': m021,
   '022_counter_own_slots': m022,
   '023_counter_statement_trigger': m023,
+  '024_message_sender': m024,
+  '025_delivery_details': m025,
   '026_media_blob_chunks': m026,
 };
 

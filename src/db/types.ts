@@ -1,4 +1,5 @@
 import type { ColumnType, Generated } from 'kysely';
+import type { DeliveryDetails } from '../providers/types.js';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type Json<T> = ColumnType<T, string | T, string | T>;
@@ -174,6 +175,14 @@ export interface MessagesTable {
   error: Json<{ code: number | string; message: string; details?: string }> | null;
   request_id: string | null;
   user_id: string | null;
+  /**
+   * A customer's message: the address the provider said it came from (WhatsApp's `wa_id`) and the
+   * profile name it carried (migration 024; null on older messages and on the platform's own).
+   */
+  sender_address: ColumnType<string | null, string | null | undefined, string | null>;
+  sender_name: ColumnType<string | null, string | null | undefined, string | null>;
+  /** What the provider reported with its delivery statuses (migration 025). */
+  delivery: ColumnType<DeliveryDetails | null, never, never>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -284,6 +293,8 @@ export interface MessageStatusEventsTable {
   provider_message_id: string;
   status: ProviderMessageStatus;
   error: Json<ProviderErrorInfo> | null;
+  /** What the provider reported with this status besides it (migration 025). */
+  details: Json<DeliveryDetails> | null;
   occurred_at: Date;
   received_at: Timestamp;
 }

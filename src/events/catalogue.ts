@@ -14,13 +14,13 @@ export const NotificationSchema = Type.Object({
   id: Type.String(),
   kind: Type.String({
     description:
-      "`chat.assigned` (a chat was transferred or assigned to you), `webhook.disabled` (an outgoing webhook endpoint was disabled after failing) or `channel.unhealthy` (the provider refused a channel's access token; to users with `channels:manage`)",
+      "`chat.assigned` (a chat was transferred or assigned to you), `webhook.disabled` (an outgoing webhook endpoint was disabled after failing), `channel.unhealthy` (the provider refused a channel's access token; to users with `channels:manage`) or `contact.split` (`atende doctor` found other customers' messages in a contact and gave them contacts of their own; to users with `channels:manage`)",
   }),
   data: Type.Unsafe<Record<string, unknown>>({
     type: 'object',
     additionalProperties: true,
     description:
-      '`{chatId, by, contact: {name, value}, reasonCode, reason}` for chat.assigned; `{webhookId, url}` for webhook.disabled; `{channelId, name, reason: {code, message, details?}}` for channel.unhealthy',
+      '`{chatId, by, contact: {name, value}, reasonCode, reason}` for chat.assigned; `{webhookId, url}` for webhook.disabled; `{channelId, name, reason: {code, message, details?}}` for channel.unhealthy; `{channelId, channelName, contact: {id, name, value}, customers: [{contactId, name, value, messages, chatIds}]}` for contact.split',
   }),
   readAt: Nullable(Type.String({ format: 'date-time' })),
   createdAt: Type.String({ format: 'date-time' }),
@@ -44,7 +44,7 @@ export const EVENT_DATA = {
   'message.upsert': Type.Object(message, { description: 'A message was stored (inbound, agent, API)' }),
   'message.update': Type.Object(message, {
     description:
-      'A message changed: its status (sent, delivered, read, failed), or the customer edited, deleted or reacted to it',
+      'A message changed: its status (sent, delivered, read, failed), what the provider reported with a status (`delivery`: pricing, conversation, callback data, errors; also on a status that moves nothing), or the customer edited, deleted or reacted to it',
   }),
   'chat.new': Type.Object(chat, { description: "A conversation entered a team's queue" }),
   'chat.update': Type.Object(chat, {
@@ -69,6 +69,17 @@ export const EVENT_DATA = {
     { description: 'The chat was transferred to a team or a user' },
   ),
   'chat.close': Type.Object(chat, { description: 'The conversation ended' }),
+  'chat.split': Type.Object(
+    {
+      ...chat,
+      into: AgentChatSchema,
+      messageIds: Type.Array(Type.String()),
+    },
+    {
+      description:
+        "Messages of the chat were another customer's (two customers once shared one contact): they moved to `into`, that customer's own chat (`atende doctor`)",
+    },
+  ),
   'notification.new': Type.Object(
     { notification: NotificationSchema },
     { description: "Something needs the user's attention" },
@@ -105,6 +116,7 @@ export const EVENT_ROOMS: Record<EventName, string> = {
   'chat.capture': 'team:<teamId>, chat:<chatId>, user:<attendant>',
   'chat.transfer': 'team: and user: rooms of the source and the target, chat:<chatId>',
   'chat.close': 'team:<teamId>, chat:<chatId>, user:<attendant>',
+  'chat.split': 'chat:<chatId>, attendance:<chatId>',
   'notification.new': 'user:<userId>',
   'draft.update': 'user:<userId>',
 };

@@ -73,5 +73,11 @@ export const targets = {
     ),
   chatClose: (chat: ChatT) =>
     chatTarget(chat, [room.team(chat.teamId), room.chat(chat.id), maybeUser(chat.userId)]),
+  /** Whoever watches the chat's list item or its messages; the audience of both chats. */
+  chatSplit: (chat: ChatT, into: ChatT) =>
+    chatTarget(chat, [room.chat(chat.id), room.attendance(chat.id)], {
+      teams: [into.teamId],
+      users: [into.userId],
+    }),
   personal: (userId: string): Target => ({ rooms: [room.user(userId)], audience: [room.user(userId)] }),
 };

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiKeyActor, UserActor } from '../access/actors.js';
-import { refuseCrossSiteCookieWrite } from './browser-protections.js';
+import { refuseCrossSiteCookieWrite, refuseCrossSiteLogin, type OriginCheck } from './browser-protections.js';
 import { unauthorized } from './errors.js';
 import type { RequestRateLimiter } from './rate-limit.js';
 
@@ -66,6 +66,14 @@ export function userGuard(deps: UserGuardDeps) {
     reply.headers((await deps.userRateLimiter.consume(user.userId)).headers);
     request.user = user;
   }, USER_DOC);
+}
+
+/** onRequest guard of `POST /auth/login`: no login from another site's page (refuseCrossSiteLogin). */
+export function crossSiteLoginGuard(allowed: OriginCheck) {
+  return documented(async (request: FastifyRequest) => refuseCrossSiteLogin(request, allowed), {
+    security: [],
+    errors: [403],
+  });
 }
 
 /**

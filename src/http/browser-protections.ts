@@ -50,10 +50,15 @@ export async function installBrowserProtections(app: App, gateway: ConsoleGatewa
     },
     frameguard: { action: 'deny' },
     referrerPolicy: { policy: 'no-referrer' },
-    // Browsers heed it only over HTTPS. Not for subdomains: they may be other services of the operator.
-    strictTransportSecurity: { maxAge: 180 * 24 * 3600, includeSubDomains: false },
+    // Sent below, over HTTPS only.
+    strictTransportSecurity: false,
   });
   app.addHook('onRequest', (request, reply, done) => {
+    // Browsers ignore HSTS over plain HTTP (RFC 6797, section 8.1), and a scanner reads it there as
+    // a mistake: only over HTTPS — our own TLS, or `X-Forwarded-Proto: https` from a proxy
+    // ATENDE_TRUST_PROXY trusts (Fastify reads the header only from those). Not for subdomains: they
+    // may be other services of the operator.
+    if (request.protocol === 'https') reply.raw.setHeader('strict-transport-security', HSTS);
     protect(request.raw, reply.raw, (err?: unknown) => done(err instanceof Error ? err : undefined));
   });
 
@@ -64,6 +69,8 @@ export async function installBrowserProtections(app: App, gateway: ConsoleGatewa
     return payload;
   });
 }
+
+const HSTS = `max-age=${180 * 24 * 3600}`;
 
 /**
  * The policy of the API reference at /docs (`transformStaticCSP` of @fastify/swagger-ui, which applies
@@ -127,6 +134,34 @@ export function refuseCrossSiteCookieWrite(request: FastifyRequest): void {
   const origin = request.headers.origin;
   if (origin !== undefined && origin === ownOrigin(request)) return;
   throw forbidden(CROSS_SITE_REFUSED);
+}
+
+export const CROSS_SITE_LOGIN_REFUSED = en(
+  'Cross-site login refused: log in from the console, or from a client outside a browser',
+  'Login de outro site recusado: entre pelo console, ou por um cliente fora do navegador',
+);
+
+/** Whether a browser page of `origin` may use this server's session (the gateway's origin policy). */
+export type OriginCheck = (headers: { origin: string; host: string }) => boolean;
+
+/**
+ * Refuses (403) a login that a page of another site makes the browser send. A login sets the session
+ * cookie, so such a page would sign the visitor in to an account of its choosing (login CSRF), and
+ * whatever the visitor then writes or uploads would land in that account. Refused:
+ * - an `Origin` that is neither this server's own (as the browser sees it, behind a trusted proxy
+ *   too) nor one the gateway accepts (`allowed`: ATENDE_GATEWAY_ORIGINS, else the console's
+ *   origins), `Origin: null` (a sandboxed frame, a redirect) included;
+ * - no `Origin` but `Sec-Fetch-Site: cross-site`.
+ * A request with neither is a client outside a browser (curl, an integration that logs in), which
+ * gets only the token it asked for: let through.
+ */
+export function refuseCrossSiteLogin(request: FastifyRequest, allowed: OriginCheck): void {
+  const origin = request.headers.origin;
+  if (origin !== undefined) {
+    if (origin === ownOrigin(request) || allowed({ origin, host: request.host })) return;
+    throw forbidden(CROSS_SITE_LOGIN_REFUSED);
+  }
+  if (request.headers['sec-fetch-site'] === 'cross-site') throw forbidden(CROSS_SITE_LOGIN_REFUSED);
 }
 
 /** This server's origin as the browser sees it, serialised as browsers send `Origin`; null if unknown. */

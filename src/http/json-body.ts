@@ -9,7 +9,7 @@ import { AppError, badRequest } from './errors.js';
  * body, however large or odd, costs more than its first bytes up to the bound. One route value may be
  * streamed instead of parsed (the base64 of a media message): its text goes, a slice at a time, to a
  * decoder, and the rest of the body (the "envelope", small) is parsed with the ordinary JSON parser.
- * See docs/adr (request bodies) for why and what it costs.
+ * See docs/adr/0060-request-bodies-read-as-they-arrive.md for why and what it costs.
  */
 
 /** Deepest nesting of arrays and objects a JSON body may have. Nothing the API takes comes close. */

@@ -30,10 +30,16 @@ export class TokenService {
       .sign(this.key);
   }
 
-  /** Returns null for anything that is not a valid, unexpired token of ours. */
+  /**
+   * Returns null for anything that is not a valid, unexpired token of ours. A token without `exp`
+   * is refused: every token this service signs has one, and one without would never end.
+   */
   async verify(token: string): Promise<AccessClaims | null> {
     try {
-      const { payload } = await jwtVerify(token, this.key, { algorithms: ['HS256'] });
+      const { payload } = await jwtVerify(token, this.key, {
+        algorithms: ['HS256'],
+        requiredClaims: ['exp'],
+      });
       if (typeof payload.sub !== 'string' || typeof payload.acc !== 'string') return null;
       // Tokens issued before versions existed carry none: they are of version 0, every user's first.
       const version = payload.ver ?? 0;

@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
+import { FakeGraph } from '../helpers/fake-graph.js';
+import { graphWebhook, hubSignature } from '../helpers/whatsapp.js';
 import { PHONE, startE2E, type E2E, type Person, type TestPage } from './harness.js';
 
 // Details of the console an agent meets every day: whose message a list shows, what a closed chat's
 // header says, what a transferred chat's note tells its new attendant, request ids one can tell apart,
-// the language and the chat header on a phone, and what the file picker offers and refuses.
+// the language and the chat header on a phone, what the file picker offers and refuses, and the
+// conversation category WhatsApp charged a sent message as.
 
 const chatItem = (page: Page, chatId: string) => page.locator(`.chat-item[data-chat-id="${chatId}"]`);
 
@@ -22,18 +25,21 @@ async function insideViewport(page: Page, el: Locator, what: string): Promise<vo
 
 describe('console details', () => {
   let e2e: E2E;
+  let graph: FakeGraph;
   let ana: Person;
   let bruno: Person;
+  let team: { id: string; name: string };
   let channel: { id: string; name: string };
   let brunoTab: TestPage;
   let transferred = '';
   let phone: TestPage;
 
   before(async () => {
-    e2e = await startE2E();
+    graph = await FakeGraph.start();
+    e2e = await startE2E({ env: { WHATSAPP_GRAPH_BASE_URL: graph.url } });
     ana = await e2e.createUser({ name: 'Ana Souza' });
     bruno = await e2e.createUser({ name: 'Bruno Lima' });
-    const team = await e2e.createTeam('Suporte', [ana.id, bruno.id, e2e.admin.id]);
+    team = await e2e.createTeam('Suporte', [ana.id, bruno.id, e2e.admin.id]);
     channel = await e2e.createChannel({ name: 'Loja', defaultTeamId: team.id });
     brunoTab = await e2e.newPage('bruno');
     await e2e.loginUi(brunoTab.page, bruno);
@@ -41,6 +47,7 @@ describe('console details', () => {
   });
   after(async () => {
     await e2e?.close();
+    await graph?.close();
   });
 
   it('the note of a transferred chat names the contact and the reason', async () => {
@@ -250,6 +257,93 @@ describe('console details', () => {
       mimetype: 'audio/mp4',
       filename: 'nota.m4a',
     });
+    e2e.assertNoBrowserErrors();
+  });
+  it('a sent message shows the conversation category WhatsApp charged it as, live', async () => {
+    const config = {
+      phoneNumberId: '306540352242111',
+      accessToken: 'test-token',
+      appSecret: 'e2e-details-secret',
+      verifyToken: 'e2e-details-verify',
+    };
+    const wa = await e2e.admin.api.ok<{ id: string }>('POST', '/api/channels', {
+      name: 'WhatsApp Loja',
+      provider: 'whatsapp-cloud',
+      defaultTeamId: team.id,
+      providerConfig: config,
+    });
+    const post = async (value: Record<string, unknown>) => {
+      const raw = JSON.stringify(graphWebhook(config.phoneNumberId, value));
+      const res = await fetch(`${e2e.url}/webhooks/whatsapp/${wa.id}`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-hub-signature-256': hubSignature(config.appSecret, raw),
+        },
+        body: raw,
+      });
+      assert.equal(res.status, 200);
+    };
+    const now = Math.floor(Date.now() / 1000);
+    await post({
+      contacts: [{ profile: { name: 'Rita Alves' }, wa_id: '5511987650601' }],
+      messages: [
+        {
+          from: '5511987650601',
+          id: 'wamid.e2e.details.1',
+          timestamp: String(now),
+          type: 'text',
+          text: { body: 'Tem promoção hoje?' },
+        },
+      ],
+    });
+
+    const tab = await e2e.newPage('ana-category');
+    const { page } = tab;
+    await e2e.loginUi(page, ana);
+    await page.goto(`${e2e.url}/inbox`);
+    const item = page.locator('.chat-item', { hasText: 'Rita Alves' });
+    await item.waitFor();
+    await item.getByRole('link').click();
+    await page.getByRole('button', { name: 'Capturar' }).click();
+    await page.locator('.convo[data-queue="Em Atendimento"]').waitFor();
+    await page.getByLabel('Mensagem').fill('Temos sim, 20% em tudo!');
+    await page.keyboard.press('Enter');
+    const reply = page.locator('.messages .msg', { hasText: 'Temos sim, 20% em tudo!' });
+    await reply.locator('.tick[data-status="sent"]').waitFor();
+    // Nothing charged yet: no category.
+    assert.equal(await reply.getByTestId('message-category').count(), 0);
+
+    const chatId = new URL(page.url()).pathname.split('/').pop()!;
+    const history = await ana.api.ok<{
+      messages: { origin: string; providerMessageId: string | null }[];
+    }>('GET', `/api/chats/${chatId}/messages`);
+    const wamid = history.messages.find((m) => m.origin === 'user')?.providerMessageId;
+    assert.ok(wamid, 'the reply has no provider id');
+    await post({
+      statuses: [
+        {
+          id: wamid,
+          status: 'delivered',
+          timestamp: String(now + 5),
+          recipient_id: '5511987650601',
+          conversation: { id: 'CONV-E2E', origin: { type: 'utility' } },
+          pricing: { billable: true, pricing_model: 'PMP', category: 'utility', type: 'regular' },
+        },
+      ],
+    });
+    const category = reply.getByTestId('message-category');
+    await category.waitFor();
+    await reply.locator('.tick[data-status="delivered"]').waitFor();
+    assert.equal(await category.getAttribute('data-category'), 'utility');
+    // The label is read whole by a screen reader; on screen, the category's name.
+    assert.equal(await category.textContent(), 'Categoria da conversa: Utilidade');
+    assert.equal(await category.locator('.sr-only').textContent(), 'Categoria da conversa: ');
+    assert.equal(
+      await category.getAttribute('title'),
+      'Categoria da conversa: Utilidade · cobrável · modelo PMP · conversa CONV-E2E',
+    );
+    await e2e.screenshot(page, 'details-conversation-category');
     e2e.assertNoBrowserErrors();
   });
 });

@@ -2,9 +2,10 @@ import { io, type Socket } from 'socket.io-client';
 import { http } from './fault-cluster.js';
 
 /**
- * A gateway client that behaves like the web console (web/src/gateway.ts): it reconnects by itself,
- * subscribes again after every connect, and when a connection's session was not recovered it catches
- * up through `GET /api/events?after=<last seq>`. It keeps every envelope it got, live or by resync.
+ * A gateway client that behaves like the web console (web/src/session/gateway-client.ts): it
+ * reconnects by itself, subscribes again after every connect, and when a connection's session was not
+ * recovered it catches up through `GET /api/events?after=<last seq>`. It keeps every envelope it got,
+ * live or by resync.
  */
 
 export interface Envelope {

@@ -4,7 +4,7 @@ import { useI18n } from './i18n';
 import { Login } from './login';
 import { SessionProvider } from './session';
 import { Shell } from './shell';
-import type { Me } from './types';
+import type { Me } from './models';
 
 type Boot = { state: 'loading' } | { state: 'anonymous'; expired: boolean } | { state: 'in'; me: Me };
 

@@ -2,7 +2,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { ApiError, get, post } from './api';
 import { LangSwitch } from './components';
 import { useI18n } from './i18n';
-import type { ConsoleConfig, Me } from './types';
+import type { ConsoleConfig, Me } from './models';
 
 export function Login(props: { expired: boolean; onLoggedIn: (me: Me) => void }) {
   const { t } = useI18n();

@@ -2,7 +2,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './app';
 import { I18nProvider } from './i18n';
-import './styles.css';
+import './styles/index.css';
 
 const root = document.getElementById('root');
 if (root) {

@@ -1,13 +1,13 @@
 import { useEffect, useRef, useState } from 'react';
 import { useI18n } from './i18n';
 import { navigate } from './router';
-import { useSession } from './session';
-import type { AppNotification } from './types';
+import { useGateway, useNotifications } from './session';
+import type { AppNotification } from './models';
 
 /** The bell: unread count, and a panel listing notifications (open one to go to its chat). */
 export function Notifications() {
   const { t, time } = useI18n();
-  const { notifications, unreadNotifications, markNotificationRead } = useSession();
+  const { notifications, unreadNotifications, markNotificationRead } = useNotifications();
   const [open, setOpen] = useState(false);
   const panel = useRef<HTMLDivElement>(null);
 
@@ -88,14 +88,14 @@ export function Notifications() {
 /** A short-lived note for each notification that arrives while the console is open. */
 export function NotificationToasts() {
   const { t } = useI18n();
-  const { gateway, markNotificationRead } = useSession();
+  const { gateway } = useGateway();
+  const { markNotificationRead } = useNotifications();
   const [toasts, setToasts] = useState<AppNotification[]>([]);
 
   useEffect(() => {
     if (!gateway) return;
     return gateway.on('notification.new', (e) => {
-      const n = (e.data as { notification?: AppNotification }).notification;
-      if (!n) return;
+      const n = e.data.notification;
       setToasts((prev) => (prev.some((x) => x.id === n.id) ? prev : [...prev, n].slice(-3)));
       setTimeout(() => setToasts((prev) => prev.filter((x) => x.id !== n.id)), 8000);
     });

@@ -5,13 +5,14 @@ import { useI18n } from './i18n';
 import { Inbox } from './inbox/inbox';
 import { Notifications, NotificationToasts } from './notifications';
 import { Link, navigate, usePath } from './router';
-import { useSession } from './session';
+import { useGateway, useMe } from './session';
 import { Simulator } from './simulator';
 
 /** The signed-in console: header with navigation, connection state and notifications; one page below. */
 export function Shell() {
   const { t, tr } = useI18n();
-  const session = useSession();
+  const { me, can, logout } = useMe();
+  const { conn } = useGateway();
   const path = usePath();
   const [menuOpen, setMenuOpen] = useState(false);
 
@@ -23,9 +24,7 @@ export function Shell() {
   const nav = [
     { path: '/inbox', label: t('nav.inbox') },
     { path: '/simulator', label: t('nav.simulator') },
-    ...adminNav
-      .filter((n) => session.can(n.permission))
-      .map((n) => ({ path: n.path, label: tr(n.labelKey) })),
+    ...adminNav.filter((n) => can(n.permission)).map((n) => ({ path: n.path, label: tr(n.labelKey) })),
   ];
   const current = (p: string) => path === p || path.startsWith(`${p}/`);
 
@@ -35,7 +34,7 @@ export function Shell() {
   else page = <Inbox path={path} />;
 
   return (
-    <div className="shell" data-conn={session.conn}>
+    <div className="shell" data-conn={conn}>
       <a className="skip" href="#main">
         {t('app.skip')}
       </a>
@@ -68,15 +67,15 @@ export function Shell() {
           <ConnIndicator />
           <Notifications />
           <LangSwitch />
-          <span className="me" title={session.me.user.email}>
-            {session.me.user.name}
+          <span className="me" title={me.user.email}>
+            {me.user.name}
           </span>
-          <button type="button" className="btn ghost" onClick={() => void session.logout()}>
+          <button type="button" className="btn ghost" onClick={() => void logout()}>
             {t('nav.logout')}
           </button>
         </div>
       </header>
-      {session.conn === 'reconnecting' && (
+      {conn === 'reconnecting' && (
         <div className="conn-banner" role="status" data-testid="reconnecting">
           {t('conn.reconnecting')}
         </div>
@@ -91,7 +90,7 @@ export function Shell() {
 
 function ConnIndicator() {
   const { t } = useI18n();
-  const { conn } = useSession();
+  const { conn } = useGateway();
   const label = conn === 'online' ? t('conn.online') : t('conn.reconnecting');
   return (
     <span className={`conn-dot ${conn}`} title={label}>

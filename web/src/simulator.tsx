@@ -1,12 +1,13 @@
-import { useCallback, useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
-import { ApiError, get, post, qs } from './api';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { ApiError, get, post } from './api';
 import { Avatar } from './components';
 import { useI18n } from './i18n';
-import { isOutgoing, mergeMessages, newerChat } from './inbox/chat-state';
-import { MessageList, type MessageListHandle } from './inbox/messages';
+import { isOutgoing } from './inbox/chat-state';
+import { ConversationView, sendOnEnter, useConversation } from './inbox/conversation-view';
+import type { MessageListHandle } from './inbox/messages';
+import type { Channel, Message, Team } from './models';
 import { Link } from './router';
-import { useSession } from './session';
-import type { Channel, Chat, Envelope, Message, MessageHistory, Team } from './types';
+import { useDirectory, useGateway, useMe } from './session';
 
 // The customer simulator (`/simulator`): the tester plays a customer writing on a sandbox channel.
 // Their messages go through the sandbox's inbound route, exactly as a customer's would arrive; the
@@ -14,7 +15,6 @@ import type { Channel, Chat, Envelope, Message, MessageHistory, Team } from './t
 // live through the gateway's attendance room, so the agent's replies and their ticks show at once.
 
 const STORE = 'atende.simulator';
-const HISTORY_PAGE = 30;
 
 interface Saved {
   channelId: string;
@@ -53,7 +53,9 @@ function loadSaved(): Saved {
 
 export function Simulator(props: { path: string }) {
   const { t } = useI18n();
-  const { channels, directoryLoaded, gateway, users, me, can, reloadDirectory } = useSession();
+  const { me, can } = useMe();
+  const { channels, directoryLoaded, users, reloadDirectory } = useDirectory();
+  const { gateway } = useGateway();
   const sandboxes = channels.filter((c) => c.provider === 'sandbox');
   const [saved, setSaved] = useState<Saved>(loadSaved);
   const channelId = sandboxes.some((c) => c.id === saved.channelId)
@@ -63,99 +65,23 @@ export function Simulator(props: { path: string }) {
   const key = `${channelId}:${saved.phone}`;
   const chatId = saved.chats[key] ?? null;
 
-  const [chat, setChat] = useState<Chat | null>(null);
-  const [messages, setMessages] = useState<Message[]>([]);
-  const [nextBefore, setNextBefore] = useState<string | null>(null);
-  const [loadingOlder, setLoadingOlder] = useState(false);
-  const [hidden, setHidden] = useState(false);
+  const convo = useConversation(chatId);
+  const { chat, messages } = convo;
+  // Transferred to a team this tester does not see (the chat answers 404): the customer's side still works.
+  const hidden = convo.load === 'gone';
   const [text, setText] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const list = useRef<MessageListHandle>(null);
-  const current = useRef(chatId);
-  current.current = chatId;
 
   useEffect(() => localStorage.setItem(STORE, JSON.stringify(saved)), [saved]);
 
   const update = (patch: Partial<Saved>) => setSaved((s) => ({ ...s, ...patch }));
 
-  const loadLatest = useCallback(async (id: string, first: boolean) => {
-    try {
-      const [c, history] = await Promise.all([
-        get<Chat>(`/api/chats/${id}`),
-        get<MessageHistory>(`/api/chats/${id}/messages${qs({ limit: HISTORY_PAGE })}`),
-      ]);
-      if (current.current !== id) return;
-      setChat((prev) => newerChat(prev?.id === id ? prev : undefined, c));
-      setMessages((prev) => mergeMessages(prev, history.messages));
-      if (first) setNextBefore(history.nextBefore);
-      setHidden(false);
-    } catch (err) {
-      // Transferred to a team this tester does not see: the customer's side still works.
-      if (current.current === id && err instanceof ApiError && err.status === 404) setHidden(true);
-    }
-  }, []);
-
-  // Open the conversation: follow it live, then read what it has.
+  // Follow the conversation's list item too (the agents' lists are not on this page to ask for it).
   useEffect(() => {
-    setChat(null);
-    setMessages([]);
-    setNextBefore(null);
-    setHidden(false);
-    if (!chatId) return;
-    let stale = false;
-    gateway?.watchChats([chatId]);
-    void (gateway ? gateway.attend(chatId) : Promise.resolve()).then(() => {
-      if (!stale) void loadLatest(chatId, true);
-    });
-    return () => {
-      stale = true;
-    };
-  }, [chatId, gateway, loadLatest]);
-
-  useEffect(() => () => void gateway?.attend(null), [gateway]);
-
-  useEffect(() => {
-    if (!gateway) return;
-    const onMessage = (e: Envelope) => {
-      const data = e.data as { chatId?: string; message?: Message };
-      if (!data.message || data.chatId !== current.current) return;
-      const m = data.message;
-      setMessages((prev) => mergeMessages(prev, [m]));
-    };
-    const onChat = (e: Envelope) => {
-      const c = (e.data as { chat?: Chat }).chat;
-      if (c && c.id === current.current) setChat((prev) => newerChat(prev ?? undefined, c));
-    };
-    const offs = [
-      gateway.on('message.upsert', onMessage),
-      gateway.on('message.update', onMessage),
-      ...['chat.update', 'chat.queue', 'chat.capture', 'chat.transfer', 'chat.close'].map((n) =>
-        gateway.on(n, onChat),
-      ),
-      gateway.onResync(() => {
-        if (current.current) void loadLatest(current.current, false);
-      }),
-    ];
-    return () => offs.forEach((off) => off());
-  }, [gateway, loadLatest]);
-
-  const loadOlder = useCallback(async () => {
-    if (!chatId || !nextBefore || loadingOlder) return;
-    setLoadingOlder(true);
-    try {
-      const page = await get<MessageHistory>(
-        `/api/chats/${chatId}/messages${qs({ before: nextBefore, limit: HISTORY_PAGE })}`,
-      );
-      if (current.current !== chatId) return;
-      setMessages((prev) => mergeMessages(prev, page.messages));
-      setNextBefore(page.nextBefore);
-    } catch {
-      // the button stays, to try again
-    } finally {
-      setLoadingOlder(false);
-    }
-  }, [chatId, nextBefore, loadingOlder]);
+    if (chatId) gateway?.watchChats([chatId]);
+  }, [chatId, gateway]);
 
   // The customer reads what the agent sent, shortly after it arrives while this page is in view: the
   // sandbox's read receipt, which turns the agent's ticks blue.
@@ -225,13 +151,6 @@ export function Simulator(props: { path: string }) {
       setError(err instanceof ApiError && err.status !== 0 ? err.message : t('common.error'));
     } finally {
       setBusy(false);
-    }
-  };
-
-  const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
-    if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
-      e.preventDefault();
-      void send();
     }
   };
 
@@ -332,13 +251,10 @@ export function Simulator(props: { path: string }) {
           </p>
         )}
         {chatId ? (
-          <MessageList
+          <ConversationView
             ref={list}
-            messages={messages}
+            conversation={convo}
             side="customer"
-            hasOlder={nextBefore !== null}
-            loadingOlder={loadingOlder}
-            onLoadOlder={() => void loadOlder()}
             authorOf={authorOf}
             label={t('sim.messages')}
           />
@@ -367,7 +283,7 @@ export function Simulator(props: { path: string }) {
               maxLength={4096}
               disabled={!channelId}
               onChange={(e) => setText(e.target.value)}
-              onKeyDown={onKeyDown}
+              onKeyDown={sendOnEnter(() => void send())}
             />
             <button type="submit" className="btn primary" disabled={busy || !channelId || !text.trim()}>
               {t('chat.send')}

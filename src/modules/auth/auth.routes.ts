@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/app-type.js';
 import type { FastifyRequest } from 'fastify';
-import { sessionToken, userGuard, userOf, type UserGuardDeps } from '../../http/auth.js';
+import { crossSiteLoginGuard, sessionToken, userGuard, userOf, type UserGuardDeps } from '../../http/auth.js';
+import type { OriginCheck } from '../../http/browser-protections.js';
 import { clientIp } from '../../http/client-ip.js';
 import { errorResponses, UserSchema } from '../../http/schemas.js';
 import type { AuthService } from './auth.service.js';
@@ -45,18 +46,24 @@ export type AuthRoutesDeps = UserGuardDeps & {
 export function authRoutes(
   app: App,
   services: AuthRoutesDeps,
-  opts: { cookieSecure: boolean | 'auto' },
+  opts: {
+    cookieSecure: boolean | 'auto';
+    /** Which browser origins may log in besides this server's own: the gateway's origin policy. */
+    loginOrigins: OriginCheck;
+  },
 ): void {
   app.post(
     '/auth/login',
     {
       bodyLimit: LOGIN_BODY_LIMIT_BYTES,
+      // Before the body is read, and before the attempt counts against the email's budget.
+      onRequest: crossSiteLoginGuard(opts.loginOrigins),
       schema: {
         operationId: 'loginUser',
         tags: ['Auth'],
         summary: 'Log in',
         description:
-          "Returns a JWT for the agent API and the gateway, and sets it as the HttpOnly `access_token` cookie. Failed attempts are limited per email and per client IP (429 with `Retry-After`); a success resets the email's count.",
+          "Returns a JWT for the agent API and the gateway, and sets it as the HttpOnly `access_token` cookie. Failed attempts are limited per email and per client IP (429 with `Retry-After`); a success resets the email's count. A login from another site's page (an `Origin` that is not the console's, or `Sec-Fetch-Site: cross-site`) is refused with 403; clients outside a browser send neither header.",
         body: LoginBody,
         response: { 200: LoginResponse, ...errorResponses(400, 401, 429, 503) },
       },

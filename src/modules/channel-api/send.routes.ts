@@ -44,6 +44,10 @@ export function sendRoutes(app: App, services: SendRoutesDeps): void {
             'contact.value must be a valid phone number',
             'the number has the right shape but is not a number of its country (numbering plan)',
           ],
+          [
+            'contact.value reads as +<international> and as +<national>; write it with + and its country code',
+            'a number without + valid as written both as an international number and as a national one of the default country',
+          ],
           ['contact.type must be phone on a WhatsApp channel', 'an email contact on a WhatsApp channel'],
           ...messageRulesJudgedOnSend('message.'),
         ),

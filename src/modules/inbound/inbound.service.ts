@@ -9,7 +9,7 @@ import { newId } from '../../lib/ids.js';
 import type { ChatsRepo } from '../chats/chats.repo.js';
 import { toChat } from '../chats/chats.service.js';
 import type { ContactsRepo } from '../contacts/contacts.repo.js';
-import { normalizeContact } from '../contacts/normalize.js';
+import { normalizeContact, type PhoneDefaultCountry } from '../contacts/normalize.js';
 import type { InboundActions, InboundLinks } from './inbound-actions.js';
 import type { MessagesRepo } from '../messages/messages.repo.js';
 import { pt } from '../../http/language.js';
@@ -38,7 +38,10 @@ export interface InboundMessage {
      * user id (no phone number).
      */
     type?: 'phone' | 'user_id';
-    /** Canonical contact value (normalizeContact, or the user id as given): the key that finds the contact. */
+    /**
+     * Canonical contact value (`providerPhoneValue` of a provider's address, `normalizeContact` of a
+     * typed number, or the user id as given): the key that finds the contact.
+     */
     value: string;
     name?: string | null;
     /** Where replies go; WhatsApp's `wa_id`, which may lack the ninth digit the value has. */
@@ -76,6 +79,8 @@ export class InboundService {
     private readonly channels: ChannelsRepo,
     private readonly events: EventsService,
     private readonly actions: InboundActions,
+    /** How the sandbox reads a customer's number typed without its country code (as the Channel API). */
+    private readonly phoneDefaultCountry: PhoneDefaultCountry,
     /** Queues the download of a customer's file with its message. */
     private readonly mediaDownloads?: MediaDownloads,
   ) {}
@@ -85,7 +90,7 @@ export class InboundService {
     const channel = await this.channels.find(actor.accountId, channelId);
     if (!channel) throw notFound();
     if (channel.provider !== 'sandbox') throw badRequest(NOT_SANDBOX);
-    const normalized = normalizeContact('phone', input.from);
+    const normalized = normalizeContact('phone', input.from, this.phoneDefaultCountry);
     if (!normalized.ok) throw badRequest([normalized.message.replace('contact.value', 'from')]);
     const result = await this.receive(channel, {
       contact: { value: normalized.value, name: input.name, providerAddress: normalized.value },
@@ -147,6 +152,10 @@ export class InboundService {
           content,
           status: 'received',
           provider_message_id: providerMessageId,
+          // Who wrote it, as the provider named them then: a contact can be checked against its
+          // messages' senders (`atende doctor`).
+          sender_address: input.contact.providerAddress,
+          sender_name: input.contact.name?.trim() || null,
         });
         if (!stored) throw new Redelivery();
         // Edits, revokes and reactions reach the message they name; a number change, the contact.

@@ -73,6 +73,7 @@ export class MessageStatusService {
   private async catchUp(tx: Tx, channelId: string, providerMessageId: string): Promise<void> {
     const message = await this.messages.lockStateByProviderId(tx, channelId, providerMessageId);
     if (!message) return;
+    await this.repo.settleDelivery(tx, message.id, channelId, providerMessageId);
     let status: MessageStatus = message.status;
     let error: ProviderErrorInfo | null = null;
     for (const r of await this.repo.recorded(tx, channelId, providerMessageId)) {
@@ -104,6 +105,7 @@ export class MessageStatusService {
         provider_message_id: s.providerMessageId,
         status: s.status,
         error: s.status === 'failed' ? s.error : null,
+        details: s.details ?? null,
         occurred_at: s.timestamp,
       });
       const message = await this.messages.lockStateByProviderId(tx, channelId, s.providerMessageId);
@@ -115,10 +117,16 @@ export class MessageStatusService {
         return 'unknown_message';
       }
       const next = nextStatus(message.status, s.status);
-      if (!next) return 'unchanged';
-      // A failure keeps the provider's reason; a read after a failure proves delivery and clears it.
-      const error = next === 'failed' ? (s.error ?? UNKNOWN_ERROR) : null;
-      await this.move(tx, message, next, error);
+      if (next) {
+        // A failure keeps the provider's reason; a read after a failure proves delivery and clears it.
+        const error = next === 'failed' ? (s.error ?? UNKNOWN_ERROR) : null;
+        await this.move(tx, message, next, error);
+      }
+      // Even a status that moves nothing (late, repeated) may bring what the provider charges: kept.
+      const detailed =
+        s.details !== undefined &&
+        (await this.repo.settleDelivery(tx, message.id, channelId, s.providerMessageId));
+      if (!next && !detailed) return 'unchanged';
       await this.messageEvents.message(tx, events, 'message.update', message.id);
       return 'changed';
     });

@@ -9,7 +9,7 @@ import { isObjectId, newId } from '../../lib/ids.js';
 import type { ProviderRegistry } from '../../providers/registry.js';
 import type { ProviderContext, ProviderWebhooks, ReceivedMessage } from '../../providers/types.js';
 import type { ChannelRow, ChannelsRepo } from '../channels/channels.repo.js';
-import { normalizeContact } from '../contacts/normalize.js';
+import { providerPhoneValue } from '../contacts/normalize.js';
 import type { InboundLinks } from './inbound-actions.js';
 import type { InboundMessage, InboundService } from './inbound.service.js';
 import type { MessageStatusService } from './message-status.service.js';
@@ -139,9 +139,10 @@ function contextOf(channel: ChannelRow): ProviderContext {
 }
 
 /**
- * A received message as the platform stores it; null when its sender cannot be a contact. The
- * canonical number (a Brazilian mobile without its ninth digit gains it) finds the contact; the
- * address as received stays where replies go.
+ * A received message as the platform stores it; null when its sender cannot be a contact. A phone
+ * address is the customer's full international number, kept as given (`providerPhoneValue`: only a
+ * Brazilian mobile without its ninth digit is keyed by its 13-digit form); the address as received
+ * stays where replies go.
  */
 export function toInbound(m: ReceivedMessage): InboundMessage | null {
   const contact =
@@ -160,7 +161,7 @@ export function toInbound(m: ReceivedMessage): InboundMessage | null {
   if (m.replyTo) links.replyTo = m.replyTo;
   if (m.action) links.action = m.action;
   if (m.newAddress) {
-    const next = phoneValue(m.newAddress);
+    const next = providerPhoneValue(m.newAddress);
     if (next) links.numberChange = { value: next, providerAddress: m.newAddress };
   }
   return {
@@ -175,14 +176,8 @@ export function toInbound(m: ReceivedMessage): InboundMessage | null {
 }
 
 function phoneContact(address: string, name: string | null): InboundMessage['contact'] | null {
-  const value = phoneValue(address);
+  const value = providerPhoneValue(address);
   return value ? { value, name, providerAddress: address } : null;
-}
-
-/** A phone address our phone metadata does not know yet is still a customer: its digits are kept. */
-function phoneValue(address: string): string | null {
-  const normalized = normalizeContact('phone', address);
-  return normalized.ok ? normalized.value : /^\d{6,15}$/.test(address) ? address : null;
 }
 
 type Obj = Record<string, unknown>;

@@ -1,6 +1,7 @@
 import type { MessageT } from './messages.schemas.js';
 import type { MessageRow } from './messages.repo.js';
 import type { RequestMedia } from '../outbound/prepare.js';
+import { deliveryOf } from './delivery.js';
 
 /**
  * The media of an agent's reply as stored in `messages.content.media`; `mediaId` once uploaded.
@@ -32,6 +33,7 @@ export function toMessage(row: MessageRow): MessageT {
           ...(typeof row.error.details === 'string' ? { details: row.error.details } : {}),
         }
       : null,
+    ...deliveryOf(row.delivery),
     requestId: row.request_id,
     userId: row.user_id,
     createdAt: row.created_at.toISOString(),

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { exactlyOneOf, NonBlank, Nullable, ObjectIdString } from '../../http/schemas.js';
 import { ReplyMediaSchema, TemplateMessageSchema, TEXT_MAX_LENGTH } from '../outbound/send.schemas.js';
+import { DeliverySchema } from './delivery.js';
 
 const part = (description: string) =>
   Type.Optional(
@@ -68,7 +69,15 @@ export const MessageContentSchema = Type.Object(
     template: part(
       'A template sent (Channel API or agent): `{name, language, header, body, urlButtons, mediaHeader?, orderDetails}`, its values resolved for the provider (`header`/`body`: `[{text, parameterName?}]` in order)',
     ),
-    unsupported: part('What the provider could not deliver: `{type, errors: [{code, title, details}]}`'),
+    unsupported: part(
+      'What the provider could not deliver: `{type, errors: [{code, title, message, details}]}`',
+    ),
+    errors: Type.Optional(
+      Type.Array(Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true }), {
+        description:
+          "Customer messages: the provider's own errors about it, `[{code, title, message, details}]`, e.g. 131052 (Media download failed) on a file it could not fetch",
+      }),
+    ),
     raw: part(
       "`unsupported` messages: the provider's JSON as received (left out above 16,000 characters: `rawOmitted`)",
     ),
@@ -100,6 +109,7 @@ export const MessageSchema = Type.Object({
       { description: 'Why a `failed` message failed' },
     ),
   ),
+  delivery: Type.Optional(DeliverySchema),
   requestId: Nullable(Type.String({ description: 'The send-message request that produced it' })),
   userId: Nullable(Type.String({ description: 'The agent who wrote it' })),
   createdAt: Type.String({ format: 'date-time' }),

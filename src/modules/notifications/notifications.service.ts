@@ -8,7 +8,7 @@ import type { UserActor } from '../../access/actors.js';
 import type { Permission } from '../../access/permissions.js';
 import type { NotificationRow, NotificationsRepo } from './notifications.repo.js';
 
-export type NotificationKind = 'chat.assigned' | 'webhook.disabled' | 'channel.unhealthy';
+export type NotificationKind = 'chat.assigned' | 'webhook.disabled' | 'channel.unhealthy' | 'contact.split';
 
 export function toNotification(row: NotificationRow): NotificationT {
   return {

@@ -10,6 +10,7 @@ import type {
 } from '../../db/types.js';
 import { Statement } from '../../db/prepared.js';
 import { SendQueue, type QueuedSend } from '../../jobs/send-queue.js';
+import type { DeliveryDetails } from '../../providers/types.js';
 import type { RequestMessage } from './prepare.js';
 
 /** What a request log row keeps of the message: the prepared message (media without its bytes). */
@@ -41,6 +42,13 @@ export interface NewRequest {
 export type RequestRow = Omit<Selectable<RequestLogsTable>, 'idempotency_key' | 'payload'> & {
   payload: RequestPayload;
 };
+
+/**
+ * A request as its log shows it: the row, and what the provider reported with its message's delivery
+ * statuses (`messages.delivery`, read through the message rather than copied, so the two never
+ * disagree and a status webhook writes one row).
+ */
+export type RequestLogEntry = RequestRow & { delivery: DeliveryDetails | null };
 
 export interface RequestFilter {
   channelId: string;
@@ -134,29 +142,42 @@ export class RequestLogsRepo {
     await insertQueuedStatement.execute(this.db, [JSON.stringify(rows), SendQueue.jobsJson(sends)]);
   }
 
-  async find(channelId: string, requestId: string): Promise<RequestRow | undefined> {
+  async find(channelId: string, requestId: string): Promise<RequestLogEntry | undefined> {
     const row = await this.db
-      .selectFrom('request_logs')
-      .select(columns)
-      .where('channel_id', '=', channelId)
-      .where('request_id', '=', requestId)
+      .selectFrom('request_logs as r')
+      .leftJoin('messages as m', 'm.id', 'r.message_id')
+      .select([...prefixed, 'm.delivery'])
+      .where('r.channel_id', '=', channelId)
+      .where('r.request_id', '=', requestId)
       .executeTakeFirst();
     return row && rowOf(row);
   }
 
   /** One page, newest first; each filter is served by an index in that order. */
-  async list(f: RequestFilter, page: number, limit: number): Promise<{ total: number; rows: RequestRow[] }> {
-    let q = this.db.selectFrom('request_logs').where('channel_id', '=', f.channelId);
-    if (f.requestId !== undefined) q = q.where('request_id', '=', f.requestId);
-    if (f.status !== undefined) q = q.where('status', '=', f.status);
-    if (f.flowId !== undefined) q = q.where('flow_id', '=', f.flowId);
+  async list(
+    f: RequestFilter,
+    page: number,
+    limit: number,
+  ): Promise<{ total: number; rows: RequestLogEntry[] }> {
+    let q = this.db.selectFrom('request_logs as r').where('r.channel_id', '=', f.channelId);
+    if (f.requestId !== undefined) q = q.where('r.request_id', '=', f.requestId);
+    if (f.status !== undefined) q = q.where('r.status', '=', f.status);
+    if (f.flowId !== undefined) q = q.where('r.flow_id', '=', f.flowId);
+    const pageOf = q
+      .select(prefixed)
+      .orderBy('r.created_at', 'desc')
+      .orderBy('r.request_id', 'desc')
+      .limit(limit)
+      .offset((page - 1) * limit)
+      .as('p');
     const [rows, count] = await Promise.all([
-      q
-        .select(columns)
-        .orderBy('created_at', 'desc')
-        .orderBy('request_id', 'desc')
-        .limit(limit)
-        .offset((page - 1) * limit)
+      // The page first, then its messages by primary key: at most `limit` lookups, whatever the page.
+      this.db
+        .selectFrom(pageOf)
+        .leftJoin('messages as m', 'm.id', 'p.message_id')
+        .select([...columns.map((c) => `p.${c}` as const), 'm.delivery'])
+        .orderBy('p.created_at', 'desc')
+        .orderBy('p.request_id', 'desc')
         .execute(),
       q.select(sql<number>`count(*)::int8`.as('n')).executeTakeFirstOrThrow(),
     ]);

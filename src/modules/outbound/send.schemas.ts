@@ -8,6 +8,7 @@ import {
   TEXT_MAX_LENGTH,
 } from '../../providers/registry.js';
 import type { JsonBodyOptions } from '../../http/json-body.js';
+import { DeliverySchema } from '../messages/delivery.js';
 import type { SendTemplateVariables, TemplateVariableValue } from './send.types.js';
 
 /**
@@ -482,6 +483,7 @@ export const RequestLogSchema = Type.Object({
       details: Type.Optional(Type.String()),
     }),
   ),
+  delivery: Type.Optional(DeliverySchema),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 });

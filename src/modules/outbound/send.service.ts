@@ -9,12 +9,13 @@ import type { UserActor } from '../../access/actors.js';
 import { requirePermission } from '../auth/guards.js';
 import type { ChannelsRepo } from '../channels/channels.repo.js';
 import type { ApiChannel } from '../channel-api/channel-keys.js';
-import { normalizeContact } from '../contacts/normalize.js';
+import { normalizeContact, type PhoneDefaultCountry } from '../contacts/normalize.js';
 import { prepareMessage } from './prepare.js';
 import type { DecodedBase64 } from '../../lib/base64-stream.js';
 import type { MediaBlobsRepo, NewMediaBlob } from '../media/media-blobs.repo.js';
 import type { RequestLogQueryT, RequestLogT, SendMessageBodyT } from './send.schemas.js';
-import { keyOf, type NewRequest, type RequestLogsRepo, type RequestRow } from './request-logs.repo.js';
+import { deliveryOf } from '../messages/delivery.js';
+import { keyOf, type NewRequest, type RequestLogEntry, type RequestLogsRepo } from './request-logs.repo.js';
 import type { SendMessage } from './send.types.js';
 import type { ProviderRegistry } from '../../providers/registry.js';
 
@@ -44,6 +45,8 @@ export class SendService {
     private readonly channels: ChannelsRepo,
     private readonly sendQueue: SendQueue,
     private readonly providers: ProviderRegistry,
+    /** How a phone written without its country code is read (`ATENDE_PHONE_DEFAULT_COUNTRY`). */
+    private readonly phoneDefaultCountry: PhoneDefaultCountry,
   ) {
     // Few transactions in flight, so that under load each carries many requests: the database's work
     // per request, not the number of transactions, is what bounds acceptance (docs/adr/0010-send-acceptance-group-commit.md).
@@ -68,7 +71,7 @@ export class SendService {
   ): Promise<{ requestId: string }> {
     const issues: string[] = [];
     const contactType = body.contact.type ?? 'phone';
-    const contact = normalizeContact(contactType, body.contact.value);
+    const contact = normalizeContact(contactType, body.contact.value, this.phoneDefaultCountry);
     if (!contact.ok) issues.push(contact.message);
     else if (contactType === 'email' && channel.provider === 'whatsapp-cloud') {
       issues.push('contact.type must be phone on a WhatsApp channel');
@@ -193,7 +196,7 @@ export class SendService {
   }
 }
 
-export function toRequestLog(row: RequestRow): RequestLogT {
+export function toRequestLog(row: RequestLogEntry): RequestLogT {
   return {
     requestId: row.request_id,
     status: row.status,
@@ -212,6 +215,7 @@ export function toRequestLog(row: RequestRow): RequestLogT {
           ...(row.error.details !== undefined ? { details: row.error.details } : {}),
         }
       : null,
+    ...deliveryOf(row.delivery),
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };

@@ -80,6 +80,8 @@ function contentOf(m: InboundProviderMessage): { content: Record<string, unknown
   if (m.text !== null) c.text = m.text;
   if (m.context) c.context = { ...m.context, messageId: null };
   if (m.referral) c.referral = m.referral;
+  // What the provider could not do with it (131052: a file it could not download), whatever its type.
+  if (m.errors) c.errors = m.errors;
   const caption = (tag: string) => (m.text ? `[${tag}] ${m.text}` : `[${tag}]`);
   switch (m.type) {
     case 'image':

@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type {
+  DeliveryDetails,
   InboundContactCard,
   InboundContext,
   InboundInteractive,
@@ -89,6 +90,11 @@ export interface InboundProviderMessage {
   system?: InboundSystem;
   /** What the provider could not deliver: its own type name and errors. */
   unsupported?: { type: string | null; errors: InboundProviderError[] };
+  /**
+   * The message's own errors, of any type: what the provider could not do with it (e.g. 131052
+   * "Media download failed" on a customer's file, 131051 on an unsupported type), when it gave any.
+   */
+  errors?: InboundProviderError[];
   raw: Record<string, unknown>;
 }
 
@@ -187,6 +193,8 @@ function parseMessage(
     raw: m,
     ...extras(m),
   };
+  const errors = errorsOf(m.errors);
+  if (errors.length > 0) base.errors = errors;
   const body = obj(m[type]);
   if (!known) return { ...base, unsupported: { type, errors: errorsOf(m.errors) } };
   if (MEDIA_TYPES.has(type)) return { ...base, ...readMedia(type, body) };
@@ -428,6 +436,7 @@ function errorsOf(v: unknown): InboundProviderError[] {
         {
           code: typeof code === 'number' || typeof code === 'string' ? String(code) : 'unknown',
           title: str(err.title) ?? str(err.message) ?? null,
+          message: str(err.message) ?? null,
           details: str(obj(err.error_data)?.details) ?? str(err.details) ?? null,
         },
       ];
@@ -455,13 +464,48 @@ function parseStatus(s: Obj | undefined, now: Date): InboundProviderStatus | nul
       ...(details && details !== message ? { details } : {}),
     };
   }
+  const details = deliveryDetails(s);
   return {
     providerMessageId: id,
     status: status as ProviderStatus,
     timestamp: time(s.timestamp, now),
     recipient: str(s.recipient_id) ?? null,
     error,
+    ...(details ? { details } : {}),
   };
+}
+
+/** Longest `biz_opaque_callback_data` kept: Meta takes at most 512 characters when sending. */
+const MAX_CALLBACK_DATA = 512;
+
+/**
+ * What a status says besides the status: `pricing`, `conversation`, `biz_opaque_callback_data` and
+ * its `errors`; undefined when it says none of them. Parts that are not objects are ignored.
+ */
+function deliveryDetails(s: Obj): DeliveryDetails | undefined {
+  const out: DeliveryDetails = {};
+  const pricing = obj(s.pricing);
+  if (pricing) {
+    out.pricing = {
+      billable: typeof pricing.billable === 'boolean' ? pricing.billable : null,
+      pricingModel: str(pricing.pricing_model) ?? null,
+      category: str(pricing.category) ?? null,
+      type: str(pricing.type) ?? null,
+    };
+  }
+  const conversation = obj(s.conversation);
+  if (conversation) {
+    out.conversation = {
+      id: str(conversation.id) ?? null,
+      originType: str(obj(conversation.origin)?.type) ?? null,
+      expiresAt: timeOrNull(conversation.expiration_timestamp)?.toISOString() ?? null,
+    };
+  }
+  const callback = str(s.biz_opaque_callback_data);
+  if (callback) out.callbackData = callback.slice(0, MAX_CALLBACK_DATA);
+  const errors = errorsOf(s.errors);
+  if (errors.length > 0) out.errors = errors;
+  return Object.keys(out).length > 0 ? out : undefined;
 }
 
 /** Who sent the messages of a change: phone (`wa_id`), business-scoped user id and profile name. */
@@ -478,9 +522,13 @@ function contactSenders(contacts: unknown[]): Sender[] {
 
 /** Graph timestamps are Unix seconds as strings. */
 function time(v: unknown, now: Date): Date {
+  return timeOrNull(v) ?? now;
+}
+
+function timeOrNull(v: unknown): Date | null {
   const seconds = typeof v === 'string' && /^\d{1,12}$/.test(v) ? Number(v) : typeof v === 'number' ? v : NaN;
   // Date's own range ends at 8.64e15 ms.
-  return Number.isFinite(seconds) && seconds >= 0 && seconds <= 8.64e12 ? new Date(seconds * 1000) : now;
+  return Number.isFinite(seconds) && seconds >= 0 && seconds <= 8.64e12 ? new Date(seconds * 1000) : null;
 }
 
 export function obj(v: unknown): Obj | undefined {

@@ -1,33 +1,19 @@
 import { useState } from 'react';
-import { del, get, post } from '../api';
-import { Dialog } from '../components';
-import { useI18n } from '../i18n';
-import type { ApiKey, Channel, CreatedApiKey } from '../types';
-import {
-  Badge,
-  CheckList,
-  ConfirmDialog,
-  DataTable,
-  FormErrors,
-  LoadState,
-  onForm,
-  PageHeader,
-  SecretDialog,
-  TextField,
-  useLoad,
-  useSubmit,
-  type Column,
-} from './common';
-import { textOr, useAdminText } from './messages';
+import { del, post } from '../api';
+import { textOr, useI18n } from '../i18n';
+import type { ApiKey, Channel, CreatedApiKey } from '../models';
+import { CheckList, TextField } from './fields';
+import { ConfirmDialog, FormDialog, SecretDialog } from './form-dialog';
+import { AdminListPage, Badge, type Column } from './list-page';
+import { useList, useSubmit } from './load';
 
 const SCOPES = ['chats:read', 'chats:transfer', 'users:read', 'teams:read'] as const;
 
 /** Account API keys for the Channel API: list, create with scopes and channels (token shown once), revoke. */
 export function ApiKeysPage() {
   const { t, time } = useI18n();
-  const m = useAdminText();
-  const keys = useLoad(() => get<ApiKey[]>('/api/api-keys'), 'api-keys');
-  const channels = useLoad(() => get<Channel[]>('/api/channels'), 'channels');
+  const keys = useList<ApiKey>('/api/api-keys');
+  const channels = useList<Channel>('/api/channels');
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<CreatedApiKey | null>(null);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
@@ -41,7 +27,7 @@ export function ApiKeysPage() {
       render: (k) => (
         <ul className="adm-chips">
           {k.scopes.map((s) => (
-            <li key={s} className="adm-chip" title={textOr(m, `keys.scope.${s}`, s)}>
+            <li key={s} className="adm-chip" title={textOr(t, `keys.scope.${s}`, s)}>
               <code>{s}</code>
             </li>
           ))}
@@ -69,7 +55,7 @@ export function ApiKeysPage() {
             {t('keys.revoked')} · {time(k.revokedAt)}
           </Badge>
         ) : (
-          <Badge tone="ok">{m('keys.active')}</Badge>
+          <Badge tone="ok">{t('keys.active')}</Badge>
         ),
     },
     {
@@ -91,24 +77,17 @@ export function ApiKeysPage() {
   ];
 
   return (
-    <>
-      <PageHeader title={t('keys.title')}>
-        <button type="button" className="btn primary" onClick={() => setCreating(true)}>
-          {t('keys.new')}
-        </button>
-      </PageHeader>
-      <LoadState loading={keys.loading && !keys.data} error={keys.error} onRetry={() => void keys.reload()} />
-      {keys.data && (
-        <DataTable
-          caption={t('keys.title')}
-          columns={columns}
-          rows={keys.data}
-          rowKey={(k) => k.id}
-          rowClass={(k) => (k.revokedAt ? 'adm-dim' : undefined)}
-          empty={m('keys.empty')}
-          testId="api-keys-table"
-        />
-      )}
+    <AdminListPage
+      title={t('keys.title')}
+      newLabel={t('keys.new')}
+      onNew={() => setCreating(true)}
+      list={keys}
+      columns={columns}
+      rowKey={(k) => k.id}
+      rowClass={(k) => (k.revokedAt ? 'adm-dim' : undefined)}
+      empty={t('keys.empty')}
+      testId="api-keys-table"
+    >
       {creating && (
         <CreateKeyDialog
           channels={channels.data ?? []}
@@ -122,10 +101,10 @@ export function ApiKeysPage() {
       )}
       {created && (
         <SecretDialog
-          title={m('keys.created')}
+          title={t('keys.created')}
           label={t('keys.token')}
           value={created.token}
-          notes={[m('keys.usage')]}
+          notes={[t('keys.usage')]}
           onClose={() => setCreated(null)}
           testId="api-key-token"
         />
@@ -143,7 +122,7 @@ export function ApiKeysPage() {
           onClose={() => setRevoking(null)}
         />
       )}
-    </>
+    </AdminListPage>
   );
 }
 
@@ -153,17 +132,16 @@ function CreateKeyDialog(props: {
   onCreated: (k: CreatedApiKey) => void;
 }) {
   const { t } = useI18n();
-  const m = useAdminText();
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<string[]>([]);
   const [limited, setLimited] = useState(false);
   const [channelIds, setChannelIds] = useState<string[]>([]);
   const submit = useSubmit(['name', 'scopes', 'channelIds']);
-  const { byField, rest } = submit.errors;
+  const { byField } = submit.errors;
 
   const save = () => {
     // An empty channel list would be refused with a sentence about array sizes; say what to do instead.
-    if (limited && channelIds.length === 0) return submit.fail({ channelIds: [m('keys.pickChannel')] });
+    if (limited && channelIds.length === 0) return submit.fail({ channelIds: [t('keys.pickChannel')] });
     return submit.run(async () => {
       props.onCreated(
         await post<CreatedApiKey>('/api/api-keys', {
@@ -176,62 +154,57 @@ function CreateKeyDialog(props: {
   };
 
   return (
-    <Dialog title={t('keys.new')} onClose={props.onClose}>
-      <form className="adm-dialog-body" noValidate onSubmit={onForm(save)}>
-        <FormErrors messages={rest} />
-        <TextField
-          label={m('keys.name')}
-          name="name"
-          value={name}
-          onChange={setName}
-          autoFocus
-          autoComplete="off"
-          hint={m('keys.nameHint')}
-          errors={byField.name}
-        />
+    <FormDialog
+      title={t('keys.new')}
+      onClose={props.onClose}
+      submit={submit}
+      onSubmit={save}
+      submitLabel={t('common.create')}
+    >
+      <TextField
+        label={t('keys.name')}
+        name="name"
+        value={name}
+        onChange={setName}
+        autoFocus
+        autoComplete="off"
+        hint={t('keys.nameHint')}
+        errors={byField.name}
+      />
+      <CheckList
+        legend={t('keys.scopes')}
+        name="scopes"
+        options={SCOPES.map((s) => ({
+          value: s,
+          label: <code>{s}</code>,
+          hint: textOr(t, `keys.scope.${s}`, s),
+        }))}
+        selected={scopes}
+        onChange={setScopes}
+        errors={byField.scopes}
+      />
+      <fieldset className="adm-radios">
+        <legend>{t('keys.channels')}</legend>
+        <small className="adm-hint">{t('keys.channelsHint')}</small>
+        <label className="adm-check">
+          <input type="radio" name="channelScope" checked={!limited} onChange={() => setLimited(false)} />
+          <span>{t('keys.allChannels')}</span>
+        </label>
+        <label className="adm-check">
+          <input type="radio" name="channelScope" checked={limited} onChange={() => setLimited(true)} />
+          <span>{t('keys.selectedChannels')}</span>
+        </label>
+      </fieldset>
+      {limited && (
         <CheckList
-          legend={t('keys.scopes')}
-          name="scopes"
-          options={SCOPES.map((s) => ({
-            value: s,
-            label: <code>{s}</code>,
-            hint: textOr(m, `keys.scope.${s}`, s),
-          }))}
-          selected={scopes}
-          onChange={setScopes}
-          errors={byField.scopes}
+          legend={t('keys.selectedChannels')}
+          name="channelIds"
+          options={props.channels.map((c) => ({ value: c.id, label: c.name }))}
+          selected={channelIds}
+          onChange={setChannelIds}
+          errors={byField.channelIds}
         />
-        <fieldset className="adm-radios">
-          <legend>{t('keys.channels')}</legend>
-          <small className="adm-hint">{m('keys.channelsHint')}</small>
-          <label className="adm-check">
-            <input type="radio" name="channelScope" checked={!limited} onChange={() => setLimited(false)} />
-            <span>{t('keys.allChannels')}</span>
-          </label>
-          <label className="adm-check">
-            <input type="radio" name="channelScope" checked={limited} onChange={() => setLimited(true)} />
-            <span>{t('keys.selectedChannels')}</span>
-          </label>
-        </fieldset>
-        {limited && (
-          <CheckList
-            legend={t('keys.selectedChannels')}
-            name="channelIds"
-            options={props.channels.map((c) => ({ value: c.id, label: c.name }))}
-            selected={channelIds}
-            onChange={setChannelIds}
-            errors={byField.channelIds}
-          />
-        )}
-        <div className="adm-actions">
-          <button type="button" className="btn" onClick={props.onClose}>
-            {t('common.cancel')}
-          </button>
-          <button type="submit" className="btn primary" disabled={submit.pending}>
-            {t('common.create')}
-          </button>
-        </div>
-      </form>
-    </Dialog>
+      )}
+    </FormDialog>
   );
 }

@@ -1,27 +1,12 @@
 import { useState, type ReactNode } from 'react';
 import { get, patch, post, qs } from '../api';
 import { Dialog } from '../components';
-import { useI18n } from '../i18n';
-import type { Channel, RequestLog, RequestLogPage } from '../types';
-import {
-  Badge,
-  ConfirmDialog,
-  CopyField,
-  DataTable,
-  errorMessages,
-  FormErrors,
-  LoadState,
-  onForm,
-  Pager,
-  SecretDialog,
-  SelectField,
-  ShortId,
-  shortId,
-  TextField,
-  useLoad,
-  type Column,
-} from './common';
-import { textOr, useAdminText } from './messages';
+import { textOr, useI18n } from '../i18n';
+import type { Channel, RequestLog, RequestLogPage } from '../models';
+import { CopyField, FormErrors, SelectField, TextField } from './fields';
+import { ConfirmDialog, SecretDialog } from './form-dialog';
+import { Badge, DataTable, LoadState, Pager, ShortId, shortId, type Column } from './list-page';
+import { errorMessages, onForm, useLoad } from './load';
 
 const REQUEST_STATUSES = ['queued', 'processing', 'sent', 'failed'] as const;
 const TONE: Record<string, 'info' | 'warn' | 'ok' | 'bad'> = {
@@ -46,7 +31,6 @@ const NO_FILTERS: LogQuery = { requestId: '', status: '', flowId: '', page: 1 };
  */
 export function ChannelApiTab(props: { channel: Channel; onChanged: (c: Channel) => void }) {
   const { t } = useI18n();
-  const m = useAdminText();
   const c = props.channel;
   const [toggling, setToggling] = useState(false);
   const [toggleError, setToggleError] = useState<string[]>([]);
@@ -102,10 +86,10 @@ export function ChannelApiTab(props: { channel: Channel; onChanged: (c: Channel)
             aria-describedby="api-switch-hint"
             data-testid="api-enabled"
           />
-          <span>{c.apiEnabled ? m('channels.apiOn') : m('channels.apiOff')}</span>
+          <span>{c.apiEnabled ? t('channels.apiOn') : t('channels.apiOff')}</span>
         </label>
         <small id="api-switch-hint" className="adm-hint">
-          {m('api.toggleHint')}
+          {t('api.toggleHint')}
         </small>
         <FormErrors messages={toggleError} />
       </section>
@@ -131,11 +115,11 @@ export function ChannelApiTab(props: { channel: Channel; onChanged: (c: Channel)
       </section>
 
       <section className="card adm-card" aria-labelledby="api-example-title">
-        <h2 id="api-example-title">{m('api.example')}</h2>
+        <h2 id="api-example-title">{t('api.example')}</h2>
         <p className="adm-note">{t('channels.api.howto')}</p>
-        <CopyField label={m('api.example')} value={example} rows={7} />
-        <small className="adm-hint">{m('api.exampleHint')}</small>
-        <small className="adm-hint adm-block">{m('api.followHint')}</small>
+        <CopyField label={t('api.example')} value={example} rows={7} />
+        <small className="adm-hint">{t('api.exampleHint')}</small>
+        <small className="adm-hint adm-block">{t('api.followHint')}</small>
       </section>
 
       <RequestLogSection channelId={c.id} />
@@ -152,10 +136,10 @@ export function ChannelApiTab(props: { channel: Channel; onChanged: (c: Channel)
       )}
       {shown && (
         <SecretDialog
-          title={m('api.keyTitle')}
+          title={t('api.keyTitle')}
           label={t('channels.api.key')}
           value={shown.key}
-          notes={[m('api.keyUsage'), ...(shown.replaced ? [m('api.keyWarning')] : [])]}
+          notes={[t('api.keyUsage'), ...(shown.replaced ? [t('api.keyWarning')] : [])]}
           onClose={() => setShown(null)}
           testId="channel-key"
         />
@@ -166,7 +150,6 @@ export function ChannelApiTab(props: { channel: Channel; onChanged: (c: Channel)
 
 function RequestLogSection(props: { channelId: string }) {
   const { t, time } = useI18n();
-  const m = useAdminText();
   const [draft, setDraft] = useState<LogQuery>(NO_FILTERS);
   const [query, setQuery] = useState<LogQuery>(NO_FILTERS);
   const [open, setOpen] = useState<RequestLog | null>(null);
@@ -186,7 +169,7 @@ function RequestLogSection(props: { channelId: string }) {
   // The filters' validation messages (a request id that is not a UUID…) belong under the filters.
   const filterErrors = log.error ?? [];
 
-  const statusText = (s: string) => textOr(m, `rstatus.${s}`, s);
+  const statusText = (s: string) => textOr(t, `rstatus.${s}`, s);
   const columns: Column<RequestLog>[] = [
     {
       key: 'createdAt',
@@ -249,7 +232,7 @@ function RequestLogSection(props: { channelId: string }) {
       <form
         className="adm-filters"
         role="search"
-        aria-label={m('api.filters')}
+        aria-label={t('api.filters')}
         onSubmit={onForm(() => setQuery({ ...draft, page: 1 }))}
       >
         <TextField
@@ -266,7 +249,7 @@ function RequestLogSection(props: { channelId: string }) {
           value={draft.status}
           onChange={(v) => setDraft((d) => ({ ...d, status: v }))}
           options={[
-            { value: '', label: m('api.anyStatus') },
+            { value: '', label: t('api.anyStatus') },
             ...REQUEST_STATUSES.map((s) => ({ value: s, label: statusText(s) })),
           ]}
         />
@@ -323,32 +306,31 @@ function RequestLogSection(props: { channelId: string }) {
 
 function RequestDetail(props: { entry: RequestLog; onClose: () => void }) {
   const { t, time } = useI18n();
-  const m = useAdminText();
   const r = props.entry;
   const dash = <span className="muted">—</span>;
   const meta = Object.entries(r.metadata ?? {});
   const rows: [string, ReactNode][] = [
     [
       t('common.status'),
-      <Badge tone={TONE[r.status] ?? 'neutral'}>{textOr(m, `rstatus.${r.status}`, r.status)}</Badge>,
+      <Badge tone={TONE[r.status] ?? 'neutral'}>{textOr(t, `rstatus.${r.status}`, r.status)}</Badge>,
     ],
     [t('channels.api.attempts'), String(r.attempts)],
     [t('channels.api.flowId'), r.flowId ?? dash],
-    [m('api.contactType'), r.contact.type],
+    [t('api.contactType'), r.contact.type],
     [t('channels.api.contact'), r.contact.value],
-    [m('api.contactName'), r.contact.name ?? dash],
+    [t('api.contactName'), r.contact.name ?? dash],
     [t('channels.api.type'), r.messageType],
-    [m('api.templateName'), r.templateName ?? dash],
-    [m('api.messageId'), r.messageId ? <code>{r.messageId}</code> : dash],
-    [m('api.providerMessageId'), r.providerMessageId ? <code>{r.providerMessageId}</code> : dash],
-    [m('api.errorCode'), r.error ? <code>{r.error.code}</code> : dash],
-    [m('api.errorMessage'), r.error?.message ?? dash],
-    ...(r.error?.details ? ([[m('api.errorDetails'), r.error.details]] as [string, ReactNode][]) : []),
+    [t('api.templateName'), r.templateName ?? dash],
+    [t('api.messageId'), r.messageId ? <code>{r.messageId}</code> : dash],
+    [t('api.providerMessageId'), r.providerMessageId ? <code>{r.providerMessageId}</code> : dash],
+    [t('api.errorCode'), r.error ? <code>{r.error.code}</code> : dash],
+    [t('api.errorMessage'), r.error?.message ?? dash],
+    ...(r.error?.details ? ([[t('api.errorDetails'), r.error.details]] as [string, ReactNode][]) : []),
     [t('common.createdAt'), time(r.createdAt)],
-    [m('admin.updatedAt'), time(r.updatedAt)],
+    [t('admin.updatedAt'), time(r.updatedAt)],
   ];
   return (
-    <Dialog title={m('api.entry', { id: shortId(r.requestId) })} onClose={props.onClose}>
+    <Dialog title={t('api.entry', { id: shortId(r.requestId) })} onClose={props.onClose}>
       <div className="adm-dialog-body" data-testid="request-detail">
         <CopyField label={t('channels.api.requestId')} value={r.requestId} />
         <dl className="adm-dl">
@@ -361,7 +343,7 @@ function RequestDetail(props: { entry: RequestLog; onClose: () => void }) {
         </dl>
         <h3>{t('channels.api.metadata')}</h3>
         {meta.length === 0 ? (
-          <p className="muted">{m('api.noMetadata')}</p>
+          <p className="muted">{t('api.noMetadata')}</p>
         ) : (
           <dl className="adm-dl">
             {meta.map(([k, v]) => (

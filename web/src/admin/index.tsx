@@ -1,12 +1,15 @@
 import { useEffect, type JSX } from 'react';
+import { useI18n } from '../i18n';
 import { navigate } from '../router';
-import { useSession } from '../session';
+import { useMe } from '../session';
 import { ApiKeysPage } from './api-keys';
-import { ChannelPage, ChannelsPage } from './channels';
-import { useAdminText } from './messages';
+import { ChannelPage } from './channel-page';
+import { ChannelsPage } from './channels';
 import { TeamsPage } from './teams';
 import { UsersPage } from './users';
-import { WebhookDeliveriesPage, WebhooksPage } from './webhooks';
+import { WebhookDeliveriesPage } from './webhook-deliveries';
+import { WebhooksPage } from './webhooks';
+import './styles/index.css';
 
 // The admin area: the console's router renders AdminArea for every path under /admin, and its
 // navigation lists adminNav (the entries the user `can`). Each screen checks nothing else: the API
@@ -21,12 +24,12 @@ export const adminNav: { path: string; labelKey: string; permission: string }[] 
 ];
 
 export function AdminArea(props: { path: string }): JSX.Element {
-  const m = useAdminText();
-  const session = useSession();
+  const { t } = useI18n();
+  const { can } = useMe();
   const parts = props.path.split('/').filter(Boolean); // ['admin', section, id?, tab?]
   const section = parts[1];
   const entry = adminNav.find((n) => n.path === `/admin/${section ?? ''}`);
-  const first = adminNav.find((n) => session.can(n.permission));
+  const first = adminNav.find((n) => can(n.permission));
 
   useEffect(() => {
     // /admin alone: the first screen this user may use.
@@ -34,8 +37,8 @@ export function AdminArea(props: { path: string }): JSX.Element {
   }, [section, first]);
 
   let page: JSX.Element;
-  if (!entry) page = <p className="muted">{m(section ? 'admin.notFound' : 'admin.forbidden')}</p>;
-  else if (!session.can(entry.permission)) page = <p className="muted">{m('admin.forbidden')}</p>;
+  if (!entry) page = <p className="muted">{t(section ? 'admin.notFound' : 'admin.forbidden')}</p>;
+  else if (!can(entry.permission)) page = <p className="muted">{t('admin.forbidden')}</p>;
   else if (section === 'users') page = <UsersPage />;
   else if (section === 'teams') page = <TeamsPage />;
   else if (section === 'channels')
@@ -47,7 +50,7 @@ export function AdminArea(props: { path: string }): JSX.Element {
   else if (section === 'api-keys') page = <ApiKeysPage />;
   else if (section === 'webhooks')
     page = parts[2] ? <WebhookDeliveriesPage id={parts[2]} /> : <WebhooksPage />;
-  else page = <p className="muted">{m('admin.notFound')}</p>;
+  else page = <p className="muted">{t('admin.notFound')}</p>;
 
   return (
     <section className="page adm-page" data-path={props.path}>

@@ -1,65 +1,40 @@
 import { useMemo, useState } from 'react';
-import { get, patch, post } from '../api';
-import { Avatar, Dialog } from '../components';
+import { patch, post } from '../api';
+import { Avatar } from '../components';
 import { useI18n } from '../i18n';
-import { useSession } from '../session';
-import type { Team, User } from '../types';
-import {
-  Badge,
-  CheckList,
-  DataTable,
-  errorMessages,
-  FormErrors,
-  LoadState,
-  onForm,
-  PageHeader,
-  TextField,
-  useLoad,
-  useSubmit,
-  type Column,
-} from './common';
-import { useAdminText } from './messages';
+import { useDirectory } from '../session';
+import type { Team, User } from '../models';
+import { CheckList, FormErrors, TextField } from './fields';
+import { FormDialog } from './form-dialog';
+import { AdminListPage, Badge, type Column } from './list-page';
+import { useList, useRowAction, useSubmit } from './load';
 
 type DialogState = { kind: 'create' } | { kind: 'edit'; team: Team } | { kind: 'members'; team: Team } | null;
 
 /** Teams: list, create, rename, activate or deactivate, and members (the API takes the whole list). */
 export function TeamsPage() {
   const { t, tr } = useI18n();
-  const m = useAdminText();
-  const session = useSession();
-  const teams = useLoad(() => get<Team[]>('/api/teams'), 'teams');
-  const users = useLoad(() => get<User[]>('/api/users'), 'users');
+  const { reloadDirectory } = useDirectory();
+  const teams = useList<Team>('/api/teams');
+  const users = useList<User>('/api/users');
   const [dialog, setDialog] = useState<DialogState>(null);
-  const [toggling, setToggling] = useState<string | null>(null);
-  const [rowErrors, setRowErrors] = useState<{ id: string; messages: string[] } | null>(null);
+  const row = useRowAction();
 
   const userById = useMemo(() => new Map((users.data ?? []).map((u) => [u.id, u])), [users.data]);
 
   const saved = (team: Team) => {
-    teams.setData((prev) => {
-      const list = prev ?? [];
-      return list.some((x) => x.id === team.id)
-        ? list.map((x) => (x.id === team.id ? team : x))
-        : [...list, team];
-    });
-    void session.reloadDirectory();
+    teams.upsert(team);
+    void reloadDirectory();
   };
 
-  const toggle = async (team: Team) => {
-    setToggling(team.id);
-    setRowErrors(null);
-    try {
+  const toggle = (team: Team) =>
+    row.run(team.id, async () =>
       saved(
         await patch<Team>(`/api/teams/${team.id}`, {
           status: team.status === 'active' ? 'inactive' : 'active',
         }),
-      );
-    } catch (err) {
-      setRowErrors({ id: team.id, messages: errorMessages(err, t('common.error')) });
-    } finally {
-      setToggling(null);
-    }
-  };
+      ),
+    );
 
   const columns: Column<Team>[] = [
     {
@@ -95,8 +70,8 @@ export function TeamsPage() {
             ))}
             <span>
               {team.members.length === 1
-                ? m('teams.membersOne')
-                : m('teams.membersCount', { n: team.members.length })}
+                ? t('teams.membersOne')
+                : t('teams.membersCount', { n: team.members.length })}
             </span>
           </span>
         ),
@@ -119,47 +94,36 @@ export function TeamsPage() {
             type="button"
             className="btn small"
             onClick={() => setDialog({ kind: 'edit', team })}
-            aria-label={m('teams.edit', { name: team.name })}
+            aria-label={t('teams.edit', { name: team.name })}
           >
             {t('common.edit')}
           </button>
           <button
             type="button"
             className="btn small"
-            disabled={toggling === team.id}
+            disabled={row.busy === team.id}
             onClick={() => void toggle(team)}
           >
-            {team.status === 'active' ? m('teams.deactivate') : m('teams.activate')}
+            {team.status === 'active' ? t('teams.deactivate') : t('teams.activate')}
           </button>
-          {rowErrors?.id === team.id && <FormErrors messages={rowErrors.messages} />}
+          <FormErrors messages={row.errorsOf(team.id)} />
         </div>
       ),
     },
   ];
 
   return (
-    <>
-      <PageHeader title={t('teams.title')}>
-        <button type="button" className="btn primary" onClick={() => setDialog({ kind: 'create' })}>
-          {t('teams.new')}
-        </button>
-      </PageHeader>
-      <LoadState
-        loading={teams.loading && !teams.data}
-        error={teams.error}
-        onRetry={() => void teams.reload()}
-      />
-      {teams.data && (
-        <DataTable
-          caption={t('teams.title')}
-          columns={columns}
-          rows={teams.data}
-          rowKey={(team) => team.id}
-          rowClass={(team) => (team.status === 'active' ? undefined : 'adm-dim')}
-          empty={m('teams.empty')}
-          testId="teams-table"
-        />
-      )}
+    <AdminListPage
+      title={t('teams.title')}
+      newLabel={t('teams.new')}
+      onNew={() => setDialog({ kind: 'create' })}
+      list={teams}
+      columns={columns}
+      rowKey={(team) => team.id}
+      rowClass={(team) => (team.status === 'active' ? undefined : 'adm-dim')}
+      empty={t('teams.empty')}
+      testId="teams-table"
+    >
       {dialog?.kind === 'create' && (
         <TeamDialog users={users.data ?? []} onClose={() => setDialog(null)} onSaved={saved} />
       )}
@@ -179,7 +143,7 @@ export function TeamsPage() {
           onSaved={saved}
         />
       )}
-    </>
+    </AdminListPage>
   );
 }
 
@@ -191,13 +155,12 @@ function TeamDialog(props: {
   onSaved: (team: Team) => void;
 }) {
   const { t } = useI18n();
-  const m = useAdminText();
   const team = props.team;
   const [name, setName] = useState(team?.name ?? '');
   const [description, setDescription] = useState(team?.description ?? '');
   const [members, setMembers] = useState<string[]>([]);
   const submit = useSubmit(['name', 'description', 'members']);
-  const { byField, rest } = submit.errors;
+  const { byField } = submit.errors;
 
   const save = () =>
     submit.run(async () => {
@@ -214,42 +177,32 @@ function TeamDialog(props: {
     });
 
   return (
-    <Dialog title={team ? m('teams.edit', { name: team.name }) : t('teams.new')} onClose={props.onClose}>
-      <form className="adm-dialog-body" noValidate onSubmit={onForm(save)}>
-        <FormErrors messages={rest} />
-        <TextField
-          label={t('common.name')}
-          name="name"
-          value={name}
-          onChange={setName}
-          autoFocus
-          errors={byField.name}
-        />
-        <TextField
-          label={`${m('teams.description')} (${m('admin.optional')})`}
-          name="description"
-          value={description}
-          onChange={setDescription}
-          errors={byField.description}
-        />
-        {!team && (
-          <MemberPicker
-            users={props.users}
-            selected={members}
-            onChange={setMembers}
-            errors={byField.members}
-          />
-        )}
-        <div className="adm-actions">
-          <button type="button" className="btn" onClick={props.onClose}>
-            {t('common.cancel')}
-          </button>
-          <button type="submit" className="btn primary" disabled={submit.pending}>
-            {team ? t('common.save') : t('common.create')}
-          </button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog
+      title={team ? t('teams.edit', { name: team.name }) : t('teams.new')}
+      onClose={props.onClose}
+      submit={submit}
+      onSubmit={save}
+      submitLabel={team ? t('common.save') : t('common.create')}
+    >
+      <TextField
+        label={t('common.name')}
+        name="name"
+        value={name}
+        onChange={setName}
+        autoFocus
+        errors={byField.name}
+      />
+      <TextField
+        label={`${t('teams.description')} (${t('admin.optional')})`}
+        name="description"
+        value={description}
+        onChange={setDescription}
+        errors={byField.description}
+      />
+      {!team && (
+        <MemberPicker users={props.users} selected={members} onChange={setMembers} errors={byField.members} />
+      )}
+    </FormDialog>
   );
 }
 
@@ -262,33 +215,27 @@ function MembersDialog(props: {
   const { t } = useI18n();
   const [members, setMembers] = useState<string[]>(props.team.members);
   const submit = useSubmit(['members']);
-  const { byField, rest } = submit.errors;
   const save = () =>
     submit.run(async () => {
       props.onSaved(await patch<Team>(`/api/teams/${props.team.id}`, { members }));
       props.onClose();
     });
   return (
-    <Dialog title={t('teams.editMembers', { name: props.team.name })} onClose={props.onClose}>
-      <form className="adm-dialog-body" onSubmit={onForm(save)}>
-        <FormErrors messages={rest} />
-        <MemberPicker
-          users={props.users}
-          selected={members}
-          onChange={setMembers}
-          errors={byField.members}
-          keep={props.team.members}
-        />
-        <div className="adm-actions">
-          <button type="button" className="btn" onClick={props.onClose}>
-            {t('common.cancel')}
-          </button>
-          <button type="submit" className="btn primary" disabled={submit.pending}>
-            {t('common.save')}
-          </button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog
+      title={t('teams.editMembers', { name: props.team.name })}
+      onClose={props.onClose}
+      submit={submit}
+      onSubmit={save}
+      submitLabel={t('common.save')}
+    >
+      <MemberPicker
+        users={props.users}
+        selected={members}
+        onChange={setMembers}
+        errors={submit.errors.byField.members}
+        keep={props.team.members}
+      />
+    </FormDialog>
   );
 }
 
@@ -304,7 +251,6 @@ function MemberPicker(props: {
   keep?: string[];
 }) {
   const { t, tr } = useI18n();
-  const m = useAdminText();
   const [q, setQ] = useState('');
   const keep = new Set(props.keep ?? []);
   const candidates = props.users.filter((u) => u.status !== 'cancelled' || keep.has(u.id));
@@ -317,10 +263,10 @@ function MemberPicker(props: {
     <CheckList
       legend={t('teams.members')}
       name="members"
-      hint={m('teams.selected', { n: props.selected.length })}
+      hint={t('teams.selected', { n: props.selected.length })}
       extra={
         candidates.length > 8 ? (
-          <TextField label={m('teams.searchUsers')} type="search" value={q} onChange={setQ} />
+          <TextField label={t('teams.searchUsers')} type="search" value={q} onChange={setQ} />
         ) : undefined
       }
       options={visible.map((u) => ({

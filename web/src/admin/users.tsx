@@ -1,24 +1,14 @@
 import { useMemo, useState } from 'react';
-import { get, patch, post } from '../api';
-import { Avatar, Dialog } from '../components';
+import { patch, post } from '../api';
+import { Avatar } from '../components';
 import { useI18n } from '../i18n';
 import { Link } from '../router';
-import { useSession } from '../session';
-import type { RoleName, Team, User, UserStatus } from '../types';
-import {
-  Badge,
-  DataTable,
-  FormErrors,
-  LoadState,
-  onForm,
-  PageHeader,
-  SelectField,
-  TextField,
-  useLoad,
-  useSubmit,
-  type Column,
-} from './common';
-import { useAdminText } from './messages';
+import { useDirectory, useMe } from '../session';
+import type { RoleName, Team, User, UserStatus } from '../models';
+import { SelectField, TextField } from './fields';
+import { FormDialog } from './form-dialog';
+import { AdminListPage, Badge, type Column } from './list-page';
+import { onForm, useList, useSubmit } from './load';
 
 const ROLES: RoleName[] = ['admin', 'supervisor', 'agent'];
 const STATUSES: UserStatus[] = ['active', 'onboarding', 'cancelled'];
@@ -31,10 +21,10 @@ function statusTone(status: string) {
 /** Users: list with filters, create, and a dialog to change name, role, status or password. */
 export function UsersPage() {
   const { t, tr } = useI18n();
-  const m = useAdminText();
-  const session = useSession();
-  const users = useLoad(() => get<User[]>('/api/users'), 'users');
-  const teams = useLoad(() => get<Team[]>('/api/teams'), 'teams');
+  const { me } = useMe();
+  const { reloadDirectory } = useDirectory();
+  const users = useList<User>('/api/users');
+  const teams = useList<Team>('/api/teams');
   const [status, setStatus] = useState('');
   const [text, setText] = useState('');
   const [dialog, setDialog] = useState<{ kind: 'create' } | { kind: 'edit'; user: User } | null>(null);
@@ -56,13 +46,8 @@ export function UsersPage() {
   }, [users.data, status, text]);
 
   const saved = (user: User) => {
-    users.setData((prev) => {
-      const list = prev ?? [];
-      return list.some((u) => u.id === user.id)
-        ? list.map((u) => (u.id === user.id ? user : u))
-        : [...list, user];
-    });
-    void session.reloadDirectory();
+    users.upsert(user);
+    void reloadDirectory();
   };
 
   const columns: Column<User>[] = [
@@ -74,7 +59,7 @@ export function UsersPage() {
           <Avatar name={u.name} small />
           <span>
             {u.name}
-            {u.id === session.me.user.id && <span className="muted"> ({m('admin.you')})</span>}
+            {u.id === me.user.id && <span className="muted"> ({t('admin.you')})</span>}
           </span>
         </span>
       ),
@@ -88,7 +73,7 @@ export function UsersPage() {
     },
     {
       key: 'teams',
-      label: m('users.teams'),
+      label: t('users.teams'),
       render: (u) => {
         const list = teamsOf.get(u.id) ?? [];
         return list.length ? list.map((team) => team.name).join(', ') : <span className="muted">—</span>;
@@ -103,7 +88,7 @@ export function UsersPage() {
           type="button"
           className="btn small"
           onClick={() => setDialog({ kind: 'edit', user: u })}
-          aria-label={m('users.edit', { name: u.name })}
+          aria-label={t('users.edit', { name: u.name })}
         >
           {t('common.edit')}
         </button>
@@ -112,51 +97,43 @@ export function UsersPage() {
   ];
 
   return (
-    <>
-      <PageHeader title={t('users.title')}>
-        <button type="button" className="btn primary" onClick={() => setDialog({ kind: 'create' })}>
-          {t('users.new')}
-        </button>
-      </PageHeader>
-      <form className="adm-filters" role="search" onSubmit={onForm(() => undefined)}>
-        <TextField
-          label={m('admin.filterText')}
-          type="search"
-          placeholder={m('admin.filterTextHint')}
-          value={text}
-          onChange={setText}
-        />
-        <SelectField
-          label={m('users.statusFilter')}
-          value={status}
-          onChange={setStatus}
-          options={[
-            { value: '', label: t('common.all') },
-            ...STATUSES.map((s) => ({ value: s, label: t(`ustatus.${s}`) })),
-          ]}
-        />
-      </form>
-      <LoadState
-        loading={users.loading && !users.data}
-        error={users.error}
-        onRetry={() => void users.reload()}
-      />
-      {users.data && (
-        <>
-          <p className="muted adm-count">
-            {shown.length === 1 ? m('users.countOne') : m('users.count', { n: shown.length })}
-          </p>
-          <DataTable
-            caption={t('users.title')}
-            columns={columns}
-            rows={shown}
-            rowKey={(u) => u.id}
-            rowClass={(u) => (u.status === 'cancelled' ? 'adm-dim' : undefined)}
-            empty={m('admin.noResults')}
-            testId="users-table"
+    <AdminListPage
+      title={t('users.title')}
+      newLabel={t('users.new')}
+      onNew={() => setDialog({ kind: 'create' })}
+      list={users}
+      rows={shown}
+      filters={
+        <form className="adm-filters" role="search" onSubmit={onForm(() => undefined)}>
+          <TextField
+            label={t('admin.filterText')}
+            type="search"
+            placeholder={t('admin.filterTextHint')}
+            value={text}
+            onChange={setText}
           />
-        </>
-      )}
+          <SelectField
+            label={t('users.statusFilter')}
+            value={status}
+            onChange={setStatus}
+            options={[
+              { value: '', label: t('common.all') },
+              ...STATUSES.map((s) => ({ value: s, label: t(`ustatus.${s}`) })),
+            ]}
+          />
+        </form>
+      }
+      count={
+        <p className="muted adm-count">
+          {shown.length === 1 ? t('users.countOne') : t('users.count', { n: shown.length })}
+        </p>
+      }
+      columns={columns}
+      rowKey={(u) => u.id}
+      rowClass={(u) => (u.status === 'cancelled' ? 'adm-dim' : undefined)}
+      empty={t('admin.noResults')}
+      testId="users-table"
+    >
       {dialog?.kind === 'create' && <CreateUserDialog onClose={() => setDialog(null)} onSaved={saved} />}
       {dialog?.kind === 'edit' && (
         <EditUserDialog
@@ -166,104 +143,102 @@ export function UsersPage() {
           onSaved={saved}
         />
       )}
-    </>
+    </AdminListPage>
   );
 }
 
-function roleOptions(t: ReturnType<typeof useI18n>['t']) {
-  return ROLES.map((r) => ({ value: r, label: t(`role.${r}`) }));
-}
-function statusOptions(t: ReturnType<typeof useI18n>['t']) {
-  return STATUSES.map((s) => ({ value: s, label: t(`ustatus.${s}`) }));
+/** A user's role and status, side by side. */
+function RoleAndStatus(props: {
+  role: string;
+  setRole: (v: string) => void;
+  status: string;
+  setStatus: (v: string) => void;
+  errors: Record<string, string[]>;
+}) {
+  const { t } = useI18n();
+  return (
+    <div className="adm-row">
+      <SelectField
+        label={t('users.role')}
+        name="role"
+        value={props.role}
+        onChange={props.setRole}
+        options={ROLES.map((r) => ({ value: r, label: t(`role.${r}`) }))}
+        errors={props.errors.role}
+      />
+      <SelectField
+        label={t('common.status')}
+        name="status"
+        value={props.status}
+        onChange={props.setStatus}
+        options={STATUSES.map((s) => ({ value: s, label: t(`ustatus.${s}`) }))}
+        errors={props.errors.status}
+      />
+    </div>
+  );
 }
 
 function CreateUserDialog(props: { onClose: () => void; onSaved: (u: User) => void }) {
   const { t } = useI18n();
-  const m = useAdminText();
   const [name, setName] = useState('');
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [role, setRole] = useState<string>('agent');
   const [status, setStatus] = useState<string>('active');
   const submit = useSubmit(['name', 'email', 'password', 'role', 'status']);
-  const { byField, rest } = submit.errors;
+  const { byField } = submit.errors;
+
+  const save = () =>
+    submit.run(async () => {
+      const user = await post<User>('/api/users', {
+        name: name.trim(),
+        email: email.trim(),
+        password,
+        role,
+        status,
+      });
+      props.onSaved(user);
+      props.onClose();
+    });
 
   return (
-    <Dialog title={t('users.new')} onClose={props.onClose}>
-      <form
-        className="adm-dialog-body"
-        noValidate
-        onSubmit={onForm(() =>
-          submit.run(async () => {
-            const user = await post<User>('/api/users', {
-              name: name.trim(),
-              email: email.trim(),
-              password,
-              role,
-              status,
-            });
-            props.onSaved(user);
-            props.onClose();
-          }),
-        )}
-      >
-        <FormErrors messages={rest} />
-        <TextField
-          label={t('common.name')}
-          name="name"
-          value={name}
-          onChange={setName}
-          autoFocus
-          autoComplete="off"
-          errors={byField.name}
-        />
-        <TextField
-          label={t('common.email')}
-          name="email"
-          type="email"
-          value={email}
-          onChange={setEmail}
-          autoComplete="off"
-          errors={byField.email}
-        />
-        <TextField
-          label={t('users.password')}
-          name="password"
-          type="password"
-          value={password}
-          onChange={setPassword}
-          autoComplete="new-password"
-          hint={m('users.passwordHint')}
-          errors={byField.password}
-        />
-        <div className="adm-row">
-          <SelectField
-            label={t('users.role')}
-            name="role"
-            value={role}
-            onChange={setRole}
-            options={roleOptions(t)}
-            errors={byField.role}
-          />
-          <SelectField
-            label={t('common.status')}
-            name="status"
-            value={status}
-            onChange={setStatus}
-            options={statusOptions(t)}
-            errors={byField.status}
-          />
-        </div>
-        <div className="adm-actions">
-          <button type="button" className="btn" onClick={props.onClose}>
-            {t('common.cancel')}
-          </button>
-          <button type="submit" className="btn primary" disabled={submit.pending}>
-            {t('common.create')}
-          </button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog
+      title={t('users.new')}
+      onClose={props.onClose}
+      submit={submit}
+      onSubmit={save}
+      submitLabel={t('common.create')}
+    >
+      <TextField
+        label={t('common.name')}
+        name="name"
+        value={name}
+        onChange={setName}
+        autoFocus
+        autoComplete="off"
+        errors={byField.name}
+      />
+      <TextField
+        label={t('common.email')}
+        name="email"
+        type="email"
+        value={email}
+        onChange={setEmail}
+        autoComplete="off"
+        errors={byField.email}
+      />
+      <TextField
+        label={t('users.password')}
+        name="password"
+        type="password"
+        value={password}
+        onChange={setPassword}
+        autoComplete="new-password"
+        hint={t('users.passwordHint')}
+        errors={byField.password}
+      />
+      <RoleAndStatus role={role} setRole={setRole} status={status} setStatus={setStatus} errors={byField} />
+    </FormDialog>
   );
 }
 
@@ -274,15 +249,14 @@ function EditUserDialog(props: {
   onSaved: (u: User) => void;
 }) {
   const { t } = useI18n();
-  const m = useAdminText();
-  const session = useSession();
+  const { can } = useMe();
   const u = props.user;
   const [name, setName] = useState(u.name);
   const [role, setRole] = useState(u.role.name);
   const [status, setStatus] = useState(u.status);
   const [password, setPassword] = useState('');
   const submit = useSubmit(['name', 'role', 'status', 'password']);
-  const { byField, rest } = submit.errors;
+  const { byField } = submit.errors;
 
   const save = () =>
     submit.run(async () => {
@@ -297,74 +271,52 @@ function EditUserDialog(props: {
     });
 
   return (
-    <Dialog title={m('users.edit', { name: u.name })} onClose={props.onClose}>
-      <form className="adm-dialog-body" noValidate onSubmit={onForm(save)}>
-        <FormErrors messages={rest} />
-        <p className="muted adm-break">{u.email}</p>
-        <TextField
-          label={t('common.name')}
-          name="name"
-          value={name}
-          onChange={setName}
-          autoFocus
-          errors={byField.name}
-        />
-        <div className="adm-row">
-          <SelectField
-            label={t('users.role')}
-            name="role"
-            value={role}
-            onChange={setRole}
-            options={roleOptions(t)}
-            errors={byField.role}
-          />
-          <SelectField
-            label={t('common.status')}
-            name="status"
-            value={status}
-            onChange={setStatus}
-            options={statusOptions(t)}
-            errors={byField.status}
-          />
-        </div>
-        <TextField
-          label={m('users.newPassword')}
-          name="password"
-          type="password"
-          value={password}
-          onChange={setPassword}
-          autoComplete="new-password"
-          hint={m('users.newPasswordHint')}
-          errors={byField.password}
-        />
-        <section className="adm-subsection" aria-label={m('users.teams')}>
-          <h3>{m('users.teams')}</h3>
-          {props.teams.length === 0 ? (
-            <p className="muted">{m('users.noTeams')}</p>
-          ) : (
-            <ul className="adm-chips">
-              {props.teams.map((team) => (
-                <li key={team.id} className={team.status === 'active' ? 'adm-chip' : 'adm-chip adm-dim'}>
-                  {team.name}
-                </li>
-              ))}
-            </ul>
-          )}
-          {session.can('teams:manage') && (
-            <Link href="/admin/teams" className="adm-link">
-              {m('users.manageTeams')}
-            </Link>
-          )}
-        </section>
-        <div className="adm-actions">
-          <button type="button" className="btn" onClick={props.onClose}>
-            {t('common.cancel')}
-          </button>
-          <button type="submit" className="btn primary" disabled={submit.pending}>
-            {t('common.save')}
-          </button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog
+      title={t('users.edit', { name: u.name })}
+      onClose={props.onClose}
+      submit={submit}
+      onSubmit={save}
+      submitLabel={t('common.save')}
+    >
+      <p className="muted adm-break">{u.email}</p>
+      <TextField
+        label={t('common.name')}
+        name="name"
+        value={name}
+        onChange={setName}
+        autoFocus
+        errors={byField.name}
+      />
+      <RoleAndStatus role={role} setRole={setRole} status={status} setStatus={setStatus} errors={byField} />
+      <TextField
+        label={t('users.newPassword')}
+        name="password"
+        type="password"
+        value={password}
+        onChange={setPassword}
+        autoComplete="new-password"
+        hint={t('users.newPasswordHint')}
+        errors={byField.password}
+      />
+      <section className="adm-subsection" aria-label={t('users.teams')}>
+        <h3>{t('users.teams')}</h3>
+        {props.teams.length === 0 ? (
+          <p className="muted">{t('users.noTeams')}</p>
+        ) : (
+          <ul className="adm-chips">
+            {props.teams.map((team) => (
+              <li key={team.id} className={team.status === 'active' ? 'adm-chip' : 'adm-chip adm-dim'}>
+                {team.name}
+              </li>
+            ))}
+          </ul>
+        )}
+        {can('teams:manage') && (
+          <Link href="/admin/teams" className="adm-link">
+            {t('users.manageTeams')}
+          </Link>
+        )}
+      </section>
+    </FormDialog>
   );
 }

@@ -1,29 +1,12 @@
 import { useState } from 'react';
-import { del, get, patch, post, qs } from '../api';
-import { Dialog } from '../components';
-import { useI18n } from '../i18n';
+import { del, get, patch, post } from '../api';
+import { textOr, useI18n } from '../i18n';
 import { Link } from '../router';
-import type { Webhook, WebhookDelivery, WebhookDeliveryPage } from '../types';
-import {
-  Badge,
-  CheckList,
-  ConfirmDialog,
-  DataTable,
-  errorMessages,
-  FormErrors,
-  LoadState,
-  onForm,
-  PageHeader,
-  Pager,
-  SecretDialog,
-  SelectField,
-  ShortId,
-  TextField,
-  useLoad,
-  useSubmit,
-  type Column,
-} from './common';
-import { textOr, useAdminText, type AdminText } from './messages';
+import type { Webhook } from '../models';
+import { CheckList, FormErrors, TextField } from './fields';
+import { ConfirmDialog, FormDialog, SecretDialog } from './form-dialog';
+import { AdminListPage, Badge, type Column } from './list-page';
+import { useList, useLoad, useRowAction, useSubmit } from './load';
 
 /** `*` subscribes to every event, including ones added to the catalogue later. */
 const ALL = '*';
@@ -40,9 +23,6 @@ const KNOWN_EVENTS = [
   'notification.new',
   'draft.update',
 ];
-const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
-const PAGE_SIZE = 20;
-
 interface CatalogueEvent {
   name: string;
   summary: string;
@@ -74,51 +54,38 @@ async function loadCatalogue(): Promise<CatalogueEvent[]> {
   return KNOWN_EVENTS.map((name) => ({ name, summary: '' }));
 }
 
-function StatusBadge(props: { hook: Webhook; m: AdminText }) {
+/** Whether a webhook delivers: enabled, failing since when, paused, or disabled after failures. */
+export function StatusBadge(props: { hook: Webhook }) {
   const { t, time } = useI18n();
-  const { hook, m } = props;
+  const { hook } = props;
   if (!hook.enabled)
     return (
       <Badge tone={hook.disabledReason === 'failing' ? 'bad' : 'neutral'}>
-        {hook.disabledReason === 'failing' ? m('hooks.disabledFailing') : m('hooks.paused')}
+        {hook.disabledReason === 'failing' ? t('hooks.disabledFailing') : t('hooks.paused')}
       </Badge>
     );
   if (hook.failingSince)
-    return <Badge tone="warn">{m('hooks.failingSince', { time: time(hook.failingSince) })}</Badge>;
+    return <Badge tone="warn">{t('hooks.failingSince', { time: time(hook.failingSince) })}</Badge>;
   return <Badge tone="ok">{t('hooks.enabled')}</Badge>;
 }
 
 /** Outgoing webhooks: list, create (secret shown once), change events, pause or resume, delete. */
 export function WebhooksPage() {
   const { t, time } = useI18n();
-  const m = useAdminText();
-  const hooks = useLoad(() => get<Webhook[]>('/api/webhooks'), 'webhooks');
+  const hooks = useList<Webhook>('/api/webhooks');
   const catalogue = useLoad(loadCatalogue, 'catalogue');
   const [dialog, setDialog] = useState<{ kind: 'create' } | { kind: 'edit'; hook: Webhook } | null>(null);
   const [secret, setSecret] = useState<{ value: string; rotated: boolean } | null>(null);
   const [deleting, setDeleting] = useState<Webhook | null>(null);
-  const [busy, setBusy] = useState<string | null>(null);
-  const [rowErrors, setRowErrors] = useState<{ id: string; messages: string[] } | null>(null);
+  const row = useRowAction();
 
-  const saved = (hook: Webhook) =>
-    hooks.setData((prev) => {
-      const list = prev ?? [];
-      return list.some((h) => h.id === hook.id)
-        ? list.map((h) => (h.id === hook.id ? hook : h))
-        : [hook, ...list];
-    });
+  // The newest first, as the API lists them.
+  const saved = (hook: Webhook) => hooks.upsert(hook, { first: true });
 
-  const toggle = async (hook: Webhook) => {
-    setBusy(hook.id);
-    setRowErrors(null);
-    try {
-      saved(await patch<Webhook>(`/api/webhooks/${hook.id}`, { enabled: !hook.enabled }));
-    } catch (err) {
-      setRowErrors({ id: hook.id, messages: errorMessages(err, t('common.error')) });
-    } finally {
-      setBusy(null);
-    }
-  };
+  const toggle = (hook: Webhook) =>
+    row.run(hook.id, async () =>
+      saved(await patch<Webhook>(`/api/webhooks/${hook.id}`, { enabled: !hook.enabled })),
+    );
 
   const columns: Column<Webhook>[] = [
     {
@@ -129,7 +96,7 @@ export function WebhooksPage() {
           <Link href={`/admin/webhooks/${h.id}`} className="adm-link adm-break">
             {h.url}
           </Link>
-          <small className="muted adm-block">{m('hooks.secretEnds', { hint: h.secretHint })}</small>
+          <small className="muted adm-block">{t('hooks.secretEnds', { hint: h.secretHint })}</small>
         </span>
       ),
     },
@@ -140,7 +107,7 @@ export function WebhooksPage() {
         <ul className="adm-chips">
           {h.events.map((e) => (
             <li key={e} className="adm-chip">
-              {e === ALL ? m('hooks.allEvents') : <code>{e}</code>}
+              {e === ALL ? t('hooks.allEvents') : <code>{e}</code>}
             </li>
           ))}
         </ul>
@@ -151,10 +118,10 @@ export function WebhooksPage() {
       label: t('common.status'),
       render: (h) => (
         <span>
-          <StatusBadge hook={h} m={m} />
+          <StatusBadge hook={h} />
           {h.lastSuccessAt && (
             <small className="muted adm-block">
-              {m('hooks.lastSuccess', { time: time(h.lastSuccessAt) })}
+              {t('hooks.lastSuccess', { time: time(h.lastSuccessAt) })}
             </small>
           )}
         </span>
@@ -185,7 +152,7 @@ export function WebhooksPage() {
           <button
             type="button"
             className="btn small"
-            disabled={busy === h.id}
+            disabled={row.busy === h.id}
             onClick={() => void toggle(h)}
             aria-label={`${h.enabled ? t('hooks.disable') : t('hooks.enable')}: ${h.url}`}
           >
@@ -199,7 +166,7 @@ export function WebhooksPage() {
           >
             {t('common.delete')}
           </button>
-          {rowErrors?.id === h.id && <FormErrors messages={rowErrors.messages} />}
+          <FormErrors messages={row.errorsOf(h.id)} />
         </div>
       ),
     },
@@ -207,28 +174,17 @@ export function WebhooksPage() {
 
   const events = catalogue.data ?? [];
   return (
-    <>
-      <PageHeader title={t('hooks.title')}>
-        <button type="button" className="btn primary" onClick={() => setDialog({ kind: 'create' })}>
-          {t('hooks.new')}
-        </button>
-      </PageHeader>
-      <LoadState
-        loading={hooks.loading && !hooks.data}
-        error={hooks.error}
-        onRetry={() => void hooks.reload()}
-      />
-      {hooks.data && (
-        <DataTable
-          caption={t('hooks.title')}
-          columns={columns}
-          rows={hooks.data}
-          rowKey={(h) => h.id}
-          rowClass={(h) => (h.enabled ? undefined : 'adm-dim')}
-          empty={m('hooks.empty')}
-          testId="webhooks-table"
-        />
-      )}
+    <AdminListPage
+      title={t('hooks.title')}
+      newLabel={t('hooks.new')}
+      onNew={() => setDialog({ kind: 'create' })}
+      list={hooks}
+      columns={columns}
+      rowKey={(h) => h.id}
+      rowClass={(h) => (h.enabled ? undefined : 'adm-dim')}
+      empty={t('hooks.empty')}
+      testId="webhooks-table"
+    >
       {dialog?.kind === 'create' && (
         <WebhookDialog
           events={events}
@@ -254,10 +210,10 @@ export function WebhooksPage() {
       )}
       {secret && (
         <SecretDialog
-          title={secret.rotated ? m('hooks.secretRotated') : m('hooks.secretTitle')}
+          title={secret.rotated ? t('hooks.secretRotated') : t('hooks.secretTitle')}
           label={t('hooks.secretShown')}
           value={secret.value}
-          notes={[m('hooks.secretWarning')]}
+          notes={[t('hooks.secretWarning')]}
           onClose={() => setSecret(null)}
           testId="webhook-secret"
         />
@@ -270,12 +226,12 @@ export function WebhooksPage() {
           danger
           onConfirm={async () => {
             await del(`/api/webhooks/${deleting.id}`);
-            hooks.setData((prev) => (prev ?? []).filter((h) => h.id !== deleting.id));
+            hooks.remove(deleting.id);
           }}
           onClose={() => setDeleting(null)}
         />
       )}
-    </>
+    </AdminListPage>
   );
 }
 
@@ -286,7 +242,6 @@ function WebhookDialog(props: {
   onSaved: (h: Webhook) => void;
 }) {
   const { t } = useI18n();
-  const m = useAdminText();
   const hook = props.hook;
   const [url, setUrl] = useState(hook?.url ?? '');
   const [all, setAll] = useState(hook?.events.includes(ALL) ?? false);
@@ -295,7 +250,7 @@ function WebhookDialog(props: {
   const [enabled, setEnabled] = useState(hook?.enabled ?? true);
   const [rotate, setRotate] = useState(false);
   const submit = useSubmit(['url', 'events', 'secret', 'enabled', 'rotateSecret']);
-  const { byField, rest } = submit.errors;
+  const { byField } = submit.errors;
   // Names the hook has that the catalogue no longer lists stay visible, so they can be unchecked.
   const names = [
     ...props.events.map((e) => e.name),
@@ -304,7 +259,7 @@ function WebhookDialog(props: {
 
   const save = () => {
     const chosen = all ? [ALL] : events;
-    if (chosen.length === 0) return submit.fail({ events: [m('hooks.pickEvent')] });
+    if (chosen.length === 0) return submit.fail({ events: [t('hooks.pickEvent')] });
     return submit.run(async () => {
       if (hook) {
         const body: Record<string, unknown> = {};
@@ -324,256 +279,90 @@ function WebhookDialog(props: {
   };
 
   return (
-    <Dialog title={hook ? m('hooks.edit') : t('hooks.new')} onClose={props.onClose}>
-      <form className="adm-dialog-body" noValidate onSubmit={onForm(save)}>
-        <FormErrors messages={rest} />
-        <TextField
-          label={t('hooks.url')}
-          name="url"
-          type="url"
-          inputMode="url"
-          placeholder="https://"
-          value={url}
-          onChange={setUrl}
-          autoFocus
-          autoComplete="off"
-          errors={byField.url}
-        />
-        <CheckList
-          legend={t('hooks.events')}
-          name="events"
-          options={names.map((name) => ({
-            value: name,
-            label: <code>{name}</code>,
-            // The catalogue's English summary when the console has no wording of its own (a new event).
-            hint:
-              textOr(m, `hooks.event.${name}`, props.events.find((e) => e.name === name)?.summary ?? '') ||
-              undefined,
-          }))}
-          selected={all ? names : events}
-          onChange={setEvents}
-          disabled={all}
-          errors={byField.events}
-          extra={
-            <label className="adm-check adm-check-all">
-              <input
-                type="checkbox"
-                name="allEvents"
-                checked={all}
-                onChange={(e) => setAll(e.target.checked)}
-              />
-              <span>
-                {m('hooks.allEvents')} <small className="adm-hint">{m('hooks.allEventsHint')}</small>
-              </span>
-            </label>
-          }
-        />
-        {hook ? (
-          <>
-            <label className="adm-check">
-              <input
-                type="checkbox"
-                name="enabled"
-                checked={enabled}
-                onChange={(e) => setEnabled(e.target.checked)}
-              />
-              <span>{t('hooks.enabled')}</span>
-            </label>
-            <label className="adm-check">
-              <input
-                type="checkbox"
-                name="rotateSecret"
-                checked={rotate}
-                onChange={(e) => setRotate(e.target.checked)}
-              />
-              <span>
-                {m('hooks.rotate')} <small className="adm-hint">{m('hooks.rotateHint')}</small>
-              </span>
-            </label>
-            {byField.rotateSecret && <FormErrors messages={byField.rotateSecret} />}
-          </>
-        ) : (
-          <TextField
-            label={t('hooks.secret')}
-            name="secret"
-            value={secret}
-            onChange={setSecret}
-            autoComplete="off"
-            spellCheck={false}
-            hint={m('hooks.secretHint')}
-            errors={byField.secret}
-          />
-        )}
-        <div className="adm-actions">
-          <button type="button" className="btn" onClick={props.onClose}>
-            {t('common.cancel')}
-          </button>
-          <button type="submit" className="btn primary" disabled={submit.pending}>
-            {hook ? t('common.save') : t('common.create')}
-          </button>
-        </div>
-      </form>
-    </Dialog>
-  );
-}
-
-/** One webhook's deliveries: status, attempts, the receiver's last answer, and replay. */
-export function WebhookDeliveriesPage(props: { id: string }) {
-  const { t, time } = useI18n();
-  const m = useAdminText();
-  const hook = useLoad(() => get<Webhook>(`/api/webhooks/${props.id}`), props.id);
-  const [status, setStatus] = useState('');
-  const [page, setPage] = useState(1);
-  const deliveries = useLoad(
-    () =>
-      get<WebhookDeliveryPage>(
-        `/api/webhooks/${props.id}/deliveries${qs({ status, page, limit: PAGE_SIZE })}`,
-      ),
-    `${props.id}\u0000${status}\u0000${page}`,
-  );
-  const [replaying, setReplaying] = useState<string | null>(null);
-  const [notice, setNotice] = useState<{ id: string; text: string; error: boolean } | null>(null);
-
-  const statusText = (s: string) => textOr(m, `hooks.dstatus.${s}`, s);
-  const tone = (s: string) => (s === 'failed' ? 'bad' : s === 'pending' ? 'info' : 'ok');
-
-  const replay = async (d: WebhookDelivery) => {
-    setReplaying(d.id);
-    setNotice(null);
-    try {
-      const updated = await post<WebhookDelivery>(`/api/webhooks/${props.id}/deliveries/${d.id}/replay`);
-      deliveries.setData((prev) =>
-        prev ? { ...prev, items: prev.items.map((x) => (x.id === updated.id ? updated : x)) } : prev,
-      );
-      setNotice({ id: d.id, text: t('hooks.replayed'), error: false });
-    } catch (err) {
-      setNotice({ id: d.id, text: errorMessages(err, t('common.error')).join('; '), error: true });
-    } finally {
-      setReplaying(null);
-    }
-  };
-
-  const columns: Column<WebhookDelivery>[] = [
-    { key: 'created', label: t('common.createdAt'), render: (d) => time(d.createdAt) },
-    { key: 'event', label: m('hooks.event'), render: (d) => <code>{d.event}</code> },
-    {
-      key: 'status',
-      label: t('common.status'),
-      render: (d) => (
-        <span>
-          <Badge tone={tone(d.status)}>{statusText(d.status)}</Badge>
-          {d.status === 'pending' && d.nextAttemptAt && (
-            <small className="muted adm-block">
-              {m('hooks.nextAttempt', { time: time(d.nextAttemptAt) })}
-            </small>
-          )}
-          {d.deliveredAt && (
-            <small className="muted adm-block">{m('hooks.deliveredAt', { time: time(d.deliveredAt) })}</small>
-          )}
-        </span>
-      ),
-    },
-    { key: 'attempts', label: m('hooks.attempts'), render: (d) => String(d.attempts) },
-    {
-      key: 'response',
-      label: t('hooks.response'),
-      render: (d) => (
-        <span className="adm-break">
-          {d.lastResponseStatus !== null && <code>HTTP {d.lastResponseStatus}</code>}
-          {d.lastError && <small className="muted adm-block">{d.lastError}</small>}
-          {d.lastResponseStatus === null && !d.lastError && <span className="muted">—</span>}
-        </span>
-      ),
-    },
-    { key: 'id', label: m('admin.id'), render: (d) => <ShortId id={d.id} /> },
-    {
-      key: 'actions',
-      label: t('common.actions'),
-      className: 'adm-cell-actions',
-      render: (d) => (
-        <div className="adm-row-actions">
-          <button
-            type="button"
-            className="btn small"
-            disabled={replaying === d.id}
-            onClick={() => void replay(d)}
-            aria-label={`${t('hooks.replay')}: ${d.event} ${d.id}`}
-          >
-            {t('hooks.replay')}
-          </button>
-          {notice?.id === d.id && (
-            <small className={notice.error ? 'adm-field-error' : 'muted'} role="status">
-              {notice.text}
-            </small>
-          )}
-        </div>
-      ),
-    },
-  ];
-
-  return (
-    <>
-      <PageHeader
-        title={hook.data ? m('hooks.deliveriesOf', { url: hook.data.url }) : t('hooks.deliveries')}
-        back={
-          <Link href="/admin/webhooks" className="adm-back">
-            ← {m('hooks.back')}
-          </Link>
-        }
-      >
-        <button
-          type="button"
-          className="btn"
-          disabled={deliveries.loading}
-          onClick={() => void deliveries.reload()}
-        >
-          {t('channels.api.refresh')}
-        </button>
-      </PageHeader>
-      {hook.data && (
-        <p className="adm-note">
-          <StatusBadge hook={hook.data} m={m} />
-        </p>
-      )}
-      <LoadState loading={false} error={hook.error} onRetry={() => void hook.reload()} />
-      <form className="adm-filters" role="search" onSubmit={onForm(() => undefined)}>
-        <SelectField
-          label={t('common.status')}
-          name="status"
-          value={status}
-          onChange={(v) => {
-            setStatus(v);
-            setPage(1);
-          }}
-          options={[
-            { value: '', label: t('common.all') },
-            ...DELIVERY_STATUSES.map((s) => ({ value: s, label: statusText(s) })),
-          ]}
-        />
-      </form>
-      <LoadState
-        loading={deliveries.loading && !deliveries.data}
-        error={deliveries.error}
-        onRetry={() => void deliveries.reload()}
+    <FormDialog
+      title={hook ? t('hooks.edit') : t('hooks.new')}
+      onClose={props.onClose}
+      submit={submit}
+      onSubmit={save}
+      submitLabel={hook ? t('common.save') : t('common.create')}
+    >
+      <TextField
+        label={t('hooks.url')}
+        name="url"
+        type="url"
+        inputMode="url"
+        placeholder="https://"
+        value={url}
+        onChange={setUrl}
+        autoFocus
+        autoComplete="off"
+        errors={byField.url}
       />
-      {deliveries.data && (
+      <CheckList
+        legend={t('hooks.events')}
+        name="events"
+        options={names.map((name) => ({
+          value: name,
+          label: <code>{name}</code>,
+          // The catalogue's English summary when the console has no wording of its own (a new event).
+          hint:
+            textOr(t, `hooks.event.${name}`, props.events.find((e) => e.name === name)?.summary ?? '') ||
+            undefined,
+        }))}
+        selected={all ? names : events}
+        onChange={setEvents}
+        disabled={all}
+        errors={byField.events}
+        extra={
+          <label className="adm-check adm-check-all">
+            <input
+              type="checkbox"
+              name="allEvents"
+              checked={all}
+              onChange={(e) => setAll(e.target.checked)}
+            />
+            <span>
+              {t('hooks.allEvents')} <small className="adm-hint">{t('hooks.allEventsHint')}</small>
+            </span>
+          </label>
+        }
+      />
+      {hook ? (
         <>
-          <DataTable
-            caption={t('hooks.deliveries')}
-            columns={columns}
-            rows={deliveries.data.items}
-            rowKey={(d) => d.id}
-            empty={t('hooks.noDeliveries')}
-            testId="deliveries-table"
-          />
-          <Pager
-            page={deliveries.data.page}
-            limit={deliveries.data.limit}
-            total={deliveries.data.total}
-            onPage={setPage}
-          />
+          <label className="adm-check">
+            <input
+              type="checkbox"
+              name="enabled"
+              checked={enabled}
+              onChange={(e) => setEnabled(e.target.checked)}
+            />
+            <span>{t('hooks.enabled')}</span>
+          </label>
+          <label className="adm-check">
+            <input
+              type="checkbox"
+              name="rotateSecret"
+              checked={rotate}
+              onChange={(e) => setRotate(e.target.checked)}
+            />
+            <span>
+              {t('hooks.rotate')} <small className="adm-hint">{t('hooks.rotateHint')}</small>
+            </span>
+          </label>
+          {byField.rotateSecret && <FormErrors messages={byField.rotateSecret} />}
         </>
+      ) : (
+        <TextField
+          label={t('hooks.secret')}
+          name="secret"
+          value={secret}
+          onChange={setSecret}
+          autoComplete="off"
+          spellCheck={false}
+          hint={t('hooks.secretHint')}
+          errors={byField.secret}
+        />
       )}
-    </>
+    </FormDialog>
   );
 }

@@ -1,46 +1,11 @@
 import { useEffect, useState } from 'react';
-import { useMessages } from '../i18n';
-import { useSession } from '../session';
-import { QUEUE_ATTENDING, QUEUE_WAITING } from '../types';
-import { QUEUE_HIDDEN, type AllOpenFilter } from './chat-state';
+import { useI18n } from '../i18n';
+import { useDirectory } from '../session';
+import { QUEUE_ATTENDING, QUEUE_HIDDEN, QUEUE_WAITING, type AllOpenFilter } from './chat-state';
 
 // The supervisors' view of every open conversation (users with chats:read_all): whatever its queue,
 // so a conversation no agent list shows (`API`, `Automação`, a channel's own queue) can be found and
-// handled. Its strings live here, in both languages.
-
-const TEXT = {
-  'pt-BR': {
-    tab: 'Todos abertos',
-    empty: 'Nenhuma conversa aberta com esses filtros',
-    filters: 'Filtros das conversas abertas',
-    search: 'Buscar',
-    searchHint: 'Nome ou número do cliente',
-    queue: 'Fila',
-    team: 'Equipe',
-    channel: 'Canal',
-    // The empty choice of each filter shows its name: a narrow column has room for no more.
-    anyQueue: 'Fila',
-    anyTeam: 'Equipe',
-    anyChannel: 'Canal',
-    attendant: 'com {name}',
-  },
-  en: {
-    tab: 'All open',
-    empty: 'No open conversations match these filters',
-    filters: 'Filters of the open conversations',
-    search: 'Search',
-    searchHint: 'Customer name or number',
-    queue: 'Queue',
-    team: 'Team',
-    channel: 'Channel',
-    anyQueue: 'Queue',
-    anyTeam: 'Team',
-    anyChannel: 'Channel',
-    attendant: 'with {name}',
-  },
-};
-
-export const useAllOpenText = () => useMessages(TEXT);
+// handled.
 
 export const NO_FILTER: AllOpenFilter = { queue: '', teamId: '', channelId: '', q: '' };
 
@@ -49,8 +14,8 @@ const BUILT_IN_QUEUES = [QUEUE_WAITING, QUEUE_ATTENDING, 'API', 'Automação', Q
 
 /** Queue, team and channel filters and the search (sent after a pause in the typing). */
 export function AllOpenFilters(props: { filter: AllOpenFilter; onChange: (f: AllOpenFilter) => void }) {
-  const m = useAllOpenText();
-  const { teams, channels } = useSession();
+  const { t } = useI18n();
+  const { teams, channels } = useDirectory();
   const { filter, onChange } = props;
   const [q, setQ] = useState(filter.q);
   useEffect(() => {
@@ -60,22 +25,22 @@ export function AllOpenFilters(props: { filter: AllOpenFilter; onChange: (f: All
   }, [q, filter, onChange]);
   const queues = [...new Set([...BUILT_IN_QUEUES, ...channels.map((c) => c.queue)])];
   return (
-    <form className="all-open-filters" aria-label={m('filters')} onSubmit={(e) => e.preventDefault()}>
+    <form className="all-open-filters" aria-label={t('allOpen.filters')} onSubmit={(e) => e.preventDefault()}>
       <input
         type="search"
-        aria-label={m('search')}
-        placeholder={m('searchHint')}
+        aria-label={t('allOpen.search')}
+        placeholder={t('allOpen.searchHint')}
         maxLength={100}
         value={q}
         onChange={(e) => setQ(e.target.value)}
       />
       <div className="all-open-selects">
         <select
-          aria-label={m('queue')}
+          aria-label={t('allOpen.queue')}
           value={filter.queue}
           onChange={(e) => onChange({ ...filter, queue: e.target.value })}
         >
-          <option value="">{m('anyQueue')}</option>
+          <option value="">{t('allOpen.anyQueue')}</option>
           {queues.map((x) => (
             <option key={x} value={x}>
               {x}
@@ -83,11 +48,11 @@ export function AllOpenFilters(props: { filter: AllOpenFilter; onChange: (f: All
           ))}
         </select>
         <select
-          aria-label={m('team')}
+          aria-label={t('allOpen.team')}
           value={filter.teamId}
           onChange={(e) => onChange({ ...filter, teamId: e.target.value })}
         >
-          <option value="">{m('anyTeam')}</option>
+          <option value="">{t('allOpen.anyTeam')}</option>
           {teams.map((x) => (
             <option key={x.id} value={x.id}>
               {x.name}
@@ -95,11 +60,11 @@ export function AllOpenFilters(props: { filter: AllOpenFilter; onChange: (f: All
           ))}
         </select>
         <select
-          aria-label={m('channel')}
+          aria-label={t('allOpen.channel')}
           value={filter.channelId}
           onChange={(e) => onChange({ ...filter, channelId: e.target.value })}
         >
-          <option value="">{m('anyChannel')}</option>
+          <option value="">{t('allOpen.anyChannel')}</option>
           {channels.map((x) => (
             <option key={x.id} value={x.id}>
               {x.name}

@@ -1,9 +1,24 @@
-import { QUEUE_ATTENDING, QUEUE_WAITING, type Chat, type Message } from '../types';
+import { mediaOf, type Chat, type EventName, type Message } from '../models';
 
 // Pure rules of the agent screens: which list a chat belongs to, list order, and how messages from
 // REST pages and gateway events merge without going backwards.
 
 export type ListName = 'waiting' | 'mine';
+
+/** The queues of the agent's two lists, by the names the API stores and takes. */
+export const QUEUE_WAITING = 'Espera';
+export const QUEUE_ATTENDING = 'Em Atendimento';
+
+/** The events that carry a chat after its change (`data.chat`). */
+export const CHAT_EVENTS = [
+  'chat.new',
+  'chat.update',
+  'chat.queue',
+  'chat.capture',
+  'chat.transfer',
+  'chat.close',
+] as const satisfies readonly EventName[];
+export type ChatEvent = (typeof CHAT_EVENTS)[number];
 
 /** The list a chat belongs in for this user, after any change; null = in neither. */
 export function listOf(chat: Chat, me: string, myTeamIds: readonly string[]): ListName | null {
@@ -72,7 +87,8 @@ export function mergeMessages(current: Message[], incoming: Message[]): Message[
 /** A message's text for a bubble: its text, or its media caption. */
 export function messageText(m: Message): string {
   if (typeof m.content.text === 'string') return m.content.text;
-  if (m.content.media?.caption) return m.content.media.caption;
+  const caption = mediaOf(m)?.caption;
+  if (caption) return caption;
   return '';
 }
 

@@ -1,9 +1,10 @@
-import { useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
+import { useRef, useState, type FormEvent } from 'react';
 import { ApiError, fileToBase64, post } from '../api';
 import { useI18n } from '../i18n';
-import { useSession } from '../session';
-import type { Message } from '../types';
+import { useDrafts } from '../session';
+import type { Message } from '../models';
 import { ATTACH_ACCEPT, mediaType, refusedAs } from './attachments';
+import { sendOnEnter } from './conversation-view';
 
 /**
  * The reply box of a conversation: text kept as the chat's draft (saved on the server, followed by
@@ -11,7 +12,7 @@ import { ATTACH_ACCEPT, mediaType, refusedAs } from './attachments';
  */
 export function Composer(props: { chatId: string; onSent: (m: Message) => void }) {
   const { t } = useI18n();
-  const { drafts, setDraft } = useSession();
+  const { drafts, setDraft } = useDrafts();
   const { chatId, onSent } = props;
   const text = drafts.get(chatId) ?? '';
   const [file, setFile] = useState<File | null>(null);
@@ -48,13 +49,6 @@ export function Composer(props: { chatId: string; onSent: (m: Message) => void }
       setError(err instanceof ApiError && err.status !== 0 ? err.message : t('common.error'));
     } finally {
       setBusy(false);
-    }
-  };
-
-  const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
-    if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
-      e.preventDefault();
-      void send();
     }
   };
 
@@ -125,7 +119,7 @@ export function Composer(props: { chatId: string; onSent: (m: Message) => void }
           aria-describedby="composer-hint"
           placeholder={t('chat.composerPlaceholder')}
           onChange={(e) => setDraft(chatId, e.target.value)}
-          onKeyDown={onKeyDown}
+          onKeyDown={sendOnEnter(() => void send())}
           maxLength={4096}
         />
         <button type="submit" className="btn primary" disabled={busy || (!text.trim() && !file)}>

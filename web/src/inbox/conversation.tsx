@@ -1,137 +1,35 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
-import { ApiError, get, post, qs } from '../api';
+import { useEffect, useRef, useState } from 'react';
+import { ApiError, post } from '../api';
 import { Avatar, Dialog } from '../components';
 import { queueLabel, useI18n } from '../i18n';
+import type { Chat, Message } from '../models';
 import { Link, navigate } from '../router';
-import { useSession } from '../session';
-import { QUEUE_WAITING, type Chat, type Envelope, type Message, type MessageHistory } from '../types';
+import { useDirectory, useMe } from '../session';
+import { QUEUE_WAITING } from './chat-state';
 import { Composer } from './composer';
-import { mergeMessages, newerChat } from './chat-state';
-import { MessageList, type MessageListHandle } from './messages';
+import { ConversationView, useConversation } from './conversation-view';
+import type { MessageListHandle } from './messages';
 import { TemplateDialog, useNow, WindowBadge, windowOf } from './template-form';
 import { TransferDialog } from './transfer';
 import type { InboxLists } from './use-inbox';
 
-const HISTORY_PAGE = 30;
-const CHAT_EVENTS = ['chat.new', 'chat.update', 'chat.queue', 'chat.capture', 'chat.transfer', 'chat.close'];
-
-type Load = { state: 'loading' } | { state: 'ready' } | { state: 'gone' } | { state: 'error' };
-
 /**
- * One conversation: the chat's history (older pages as the agent scrolls up), its live messages and
- * their delivery ticks through the gateway's attendance room, and the agent's actions — capture,
- * reply, transfer, close. Messages the agent reads while attending are marked read.
+ * One conversation in the agent's inbox: the shared conversation view (history, live messages and
+ * their ticks) under the chat's header, and the agent's actions — capture, reply, transfer, close.
+ * Messages the agent reads while attending are marked read.
  */
 export function Conversation(props: { chatId: string; lists: InboxLists }) {
   const { t, time } = useI18n();
-  const session = useSession();
-  const { gateway, me, can, teams, users, channels } = session;
-  const { chatId } = props;
+  const { me, can } = useMe();
+  const { teams, users, channels } = useDirectory();
   const { known, apply: applyToLists } = props.lists;
-  const [chat, setChat] = useState<Chat | null>(() => known(chatId) ?? null);
-  const [messages, setMessages] = useState<Message[]>([]);
-  const [nextBefore, setNextBefore] = useState<string | null>(null);
-  const [loadingOlder, setLoadingOlder] = useState(false);
-  const [load, setLoad] = useState<Load>({ state: 'loading' });
+  const convo = useConversation(props.chatId, { initial: known, onChat: applyToLists });
+  const { chat, applyChat } = convo;
   const [busy, setBusy] = useState(false);
   const [actionError, setActionError] = useState<string | null>(null);
   const [dialog, setDialog] = useState<'transfer' | 'close' | 'template' | null>(null);
   const now = useNow();
   const list = useRef<MessageListHandle>(null);
-  const current = useRef(chatId);
-  current.current = chatId;
-
-  const applyChat = useCallback(
-    (c: Chat) => {
-      if (c.id !== current.current) return;
-      setChat((prev) => newerChat(prev ?? undefined, c));
-      applyToLists(c);
-    },
-    [applyToLists],
-  );
-
-  /** The chat and its newest messages; merged into what is shown (a reload keeps older pages). */
-  const loadLatest = useCallback(
-    async (first: boolean) => {
-      try {
-        const [c, history] = await Promise.all([
-          get<Chat>(`/api/chats/${chatId}`),
-          get<MessageHistory>(`/api/chats/${chatId}/messages${qs({ limit: HISTORY_PAGE })}`),
-        ]);
-        if (current.current !== chatId) return;
-        applyChat(c);
-        setMessages((prev) => mergeMessages(prev, history.messages));
-        if (first) setNextBefore(history.nextBefore);
-        setLoad({ state: 'ready' });
-      } catch (err) {
-        if (current.current !== chatId) return;
-        setLoad(err instanceof ApiError && err.status === 404 ? { state: 'gone' } : { state: 'error' });
-      }
-    },
-    [chatId, applyChat],
-  );
-
-  useEffect(() => {
-    setChat(known(chatId) ?? null);
-    setMessages([]);
-    setNextBefore(null);
-    setLoad({ state: 'loading' });
-    setActionError(null);
-    setDialog(null);
-  }, [chatId, known]);
-
-  useEffect(() => {
-    // Join the conversation's room first, so nothing falls between the history and the live events;
-    // whatever comes twice is merged by id.
-    let stale = false;
-    void (gateway ? gateway.attend(chatId) : Promise.resolve()).then(() => {
-      if (!stale) void loadLatest(true);
-    });
-    return () => {
-      stale = true;
-    };
-  }, [chatId, gateway, loadLatest]);
-
-  useEffect(() => () => void gateway?.attend(null), [gateway]);
-
-  useEffect(() => {
-    if (!gateway) return;
-    const onMessage = (e: Envelope) => {
-      const data = e.data as { chatId?: string; message?: Message };
-      if (data.chatId !== current.current || !data.message) return;
-      const m = data.message;
-      setMessages((prev) => mergeMessages(prev, [m]));
-    };
-    const onChat = (e: Envelope) => {
-      const c = (e.data as { chat?: Chat }).chat;
-      if (c) applyChat(c);
-    };
-    const offs = [
-      gateway.on('message.upsert', onMessage),
-      gateway.on('message.update', onMessage),
-      ...CHAT_EVENTS.map((n) => gateway.on(n, onChat)),
-      // Back after a drop the server could not bridge: what arrived meanwhile comes through REST.
-      gateway.onResync(() => void loadLatest(false)),
-    ];
-    return () => offs.forEach((off) => off());
-  }, [gateway, applyChat, loadLatest]);
-
-  const loadOlder = useCallback(async () => {
-    if (!nextBefore || loadingOlder) return;
-    setLoadingOlder(true);
-    try {
-      const page = await get<MessageHistory>(
-        `/api/chats/${chatId}/messages${qs({ before: nextBefore, limit: HISTORY_PAGE })}`,
-      );
-      if (current.current !== chatId) return;
-      setMessages((prev) => mergeMessages(prev, page.messages));
-      setNextBefore(page.nextBefore);
-    } catch {
-      // the button stays, to try again
-    } finally {
-      setLoadingOlder(false);
-    }
-  }, [chatId, nextBefore, loadingOlder]);
 
   const attending = chat?.status === 'open' && chat.userId === me.user.id;
 
@@ -167,7 +65,7 @@ export function Conversation(props: { chatId: string; lists: InboxLists }) {
     }
   };
 
-  if (load.state === 'gone') {
+  if (convo.load === 'gone') {
     return (
       <div className="inbox-placeholder" role="status">
         <div>
@@ -179,12 +77,12 @@ export function Conversation(props: { chatId: string; lists: InboxLists }) {
       </div>
     );
   }
-  if (load.state === 'error' && !chat) {
+  if (convo.load === 'error' && !chat) {
     return (
       <div className="inbox-placeholder" role="alert">
         <div>
           <p>{t('common.error')}</p>
-          <button type="button" className="btn" onClick={() => void loadLatest(true)}>
+          <button type="button" className="btn" onClick={() => void convo.reload()}>
             {t('common.retry')}
           </button>
         </div>
@@ -208,7 +106,7 @@ export function Conversation(props: { chatId: string; lists: InboxLists }) {
   const canClose = open && (attending || can('chats:read_all')) && can('chats:attend');
   const canReply = attending && can('chats:attend');
   const onSent = (m: Message) => {
-    setMessages((prev) => mergeMessages(prev, [m]));
+    convo.addMessage(m);
     list.current?.scrollToBottom();
   };
   const authorOf = (m: Message) => {
@@ -276,13 +174,10 @@ export function Conversation(props: { chatId: string; lists: InboxLists }) {
           {actionError}
         </p>
       )}
-      <MessageList
+      <ConversationView
         ref={list}
-        messages={messages}
+        conversation={convo}
         side="agent"
-        hasOlder={nextBefore !== null}
-        loadingOlder={loadingOlder}
-        onLoadOlder={() => void loadOlder()}
         authorOf={authorOf}
         label={t('chat.history', { name: chat.contact.name || chat.contact.value })}
       />

@@ -2,9 +2,9 @@ import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { Avatar } from '../components';
 import { summaryLabel, useI18n } from '../i18n';
 import { Link } from '../router';
-import { useSession } from '../session';
-import type { Chat } from '../types';
-import { AllOpenFilters, NO_FILTER, useAllOpenText } from './all-open';
+import { useDirectory, useDrafts, useMe } from '../session';
+import type { Chat } from '../models';
+import { AllOpenFilters, NO_FILTER } from './all-open';
 import { activityOf, type AllOpenFilter, type ListName } from './chat-state';
 import { Conversation } from './conversation';
 import { useShortTime } from './format';
@@ -16,8 +16,7 @@ type Tab = ListName | 'all';
 /** `/inbox` and `/inbox/<chat id>`: the agent's lists beside the open conversation. */
 export function Inbox(props: { path: string }) {
   const { t } = useI18n();
-  const allText = useAllOpenText();
-  const { can } = useSession();
+  const { can } = useMe();
   const seesAll = can('chats:read_all');
   const openId = /^\/inbox\/([0-9a-f]{24})\/?$/i.exec(props.path)?.[1] ?? null;
   const [tab, setTab] = useState<Tab>('waiting');
@@ -51,7 +50,7 @@ export function Inbox(props: { path: string }) {
     { id: 'waiting', label: t('inbox.waiting'), chats: lists.waiting, empty: t('inbox.empty.waiting') },
     { id: 'mine', label: t('inbox.mine'), chats: lists.mine, empty: t('inbox.empty.mine') },
   ];
-  if (seesAll) tabs.push({ id: 'all', label: allText('tab'), chats: lists.all, empty: allText('empty') });
+  if (seesAll) tabs.push({ id: 'all', label: t('allOpen.tab'), chats: lists.all, empty: t('allOpen.empty') });
   const onTabKey = (e: KeyboardEvent<HTMLButtonElement>) => {
     if (e.key !== 'ArrowLeft' && e.key !== 'ArrowRight') return;
     e.preventDefault();
@@ -138,9 +137,10 @@ export function Inbox(props: { path: string }) {
 
 function ChatItem(props: { chat: Chat; current: boolean; list: Tab }) {
   const { t, time } = useI18n();
-  const allText = useAllOpenText();
   const short = useShortTime();
-  const { teams, users, drafts, me } = useSession();
+  const { me } = useMe();
+  const { teams, users } = useDirectory();
+  const { drafts } = useDrafts();
   const { chat } = props;
   const name = chat.contact.name || chat.contact.value;
   const last = chat.lastMessage;
@@ -157,7 +157,7 @@ function ChatItem(props: { chat: Chat; current: boolean; list: Tab }) {
   const attendant = chat.userId ? users.find((u) => u.id === chat.userId) : undefined;
   const meta =
     props.list === 'all'
-      ? [chat.queue, team?.name, attendant ? allText('attendant', { name: attendant.name }) : undefined]
+      ? [chat.queue, team?.name, attendant ? t('allOpen.attendant', { name: attendant.name }) : undefined]
           .filter(Boolean)
           .join(' · ')
       : team?.name;

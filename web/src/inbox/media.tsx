@@ -1,5 +1,5 @@
 import { useI18n } from '../i18n';
-import type { Message } from '../types';
+import { mediaOf, type Message } from '../models';
 
 // A message's file: pictures, video and audio shown in place, documents as a download link, from
 // GET /api/messages/:id/media (the session cookie goes along). While a customer's file is still being
@@ -29,7 +29,7 @@ function DocIcon() {
 export function MessageMedia(props: { m: Message }) {
   const { t } = useI18n();
   const { m } = props;
-  const media = m.content.media;
+  const media = mediaOf(m);
   if (!media) return null;
   const kind = media.kind ?? m.type;
   const name = media.filename ?? `${kind}${media.mimetype ? ` · ${media.mimetype}` : ''}`;

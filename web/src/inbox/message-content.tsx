@@ -1,72 +1,11 @@
 import type { ReactNode } from 'react';
-import { useMessages, type Lang } from '../i18n';
-import type { Message } from '../types';
+import { useI18n, type Translate } from '../i18n';
+import type { Message } from '../models';
 import { messageText } from './chat-state';
 
 // What a customer's message carries besides text and media: the message it replies to, the ad it
 // came from, reactions, edits and deletions, and the bodies of orders, locations, contact cards,
 // answers to buttons, lists and Flows, number changes and what WhatsApp could not deliver.
-
-const TEXT = {
-  'pt-BR': {
-    quoteMissing: 'Mensagem anterior (não carregada)',
-    quoteLabel: 'Em resposta a',
-    forwarded: 'Encaminhada',
-    frequentlyForwarded: 'Encaminhada com frequência',
-    referral: 'Veio do anúncio',
-    voice: 'Mensagem de voz',
-    reacted: 'Reagiu com {emoji}',
-    unreacted: 'Removeu a reação',
-    edited: 'editada',
-    editedTitle: 'Versões anteriores: {texts}',
-    editRow: 'Editou uma mensagem',
-    revoked: 'apagada pelo cliente',
-    revokeRow: 'Apagou uma mensagem',
-    unsupported: 'Mensagem não suportada',
-    unsupportedHint:
-      'O WhatsApp não entrega este tipo de mensagem. Peça ao cliente que envie de outra forma.',
-    order: 'Pedido',
-    items: '{n} itens',
-    item: '1 item',
-    total: 'Total',
-    location: 'Localização',
-    openMap: 'Abrir no mapa',
-    contacts: 'Contato compartilhado',
-    answer: 'Resposta',
-    form: 'Formulário respondido',
-    button: 'Botão',
-    numberChanged: 'O cliente mudou de número para {number}. As respostas vão para o novo número.',
-  },
-  en: {
-    quoteMissing: 'Earlier message (not loaded)',
-    quoteLabel: 'In reply to',
-    forwarded: 'Forwarded',
-    frequentlyForwarded: 'Forwarded many times',
-    referral: 'Came from the ad',
-    voice: 'Voice message',
-    reacted: 'Reacted with {emoji}',
-    unreacted: 'Removed the reaction',
-    edited: 'edited',
-    editedTitle: 'Earlier versions: {texts}',
-    editRow: 'Edited a message',
-    revoked: 'deleted by the customer',
-    revokeRow: 'Deleted a message',
-    unsupported: 'Unsupported message',
-    unsupportedHint:
-      'WhatsApp does not deliver this kind of message. Ask the customer to send it another way.',
-    order: 'Order',
-    items: '{n} items',
-    item: '1 item',
-    total: 'Total',
-    location: 'Location',
-    openMap: 'Open map',
-    contacts: 'Shared contact',
-    answer: 'Answer',
-    form: 'Form answered',
-    button: 'Button',
-    numberChanged: 'The customer changed their number to {number}. Replies go to the new number.',
-  },
-} satisfies Record<Lang, Record<string, string>>;
 
 type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj | undefined =>
@@ -104,7 +43,7 @@ function Quote(props: { id: string | null; lookup?: MessageLookup; label: string
 
 /** Above the body: the quoted message, forwarded marks, the ad the customer came from. */
 export function MessageContext(props: { m: Message; lookup?: MessageLookup }) {
-  const m = useMessages(TEXT);
+  const { t } = useI18n();
   const c = props.m.content;
   const context = obj(c.context);
   const referral = obj(c.referral);
@@ -112,7 +51,7 @@ export function MessageContext(props: { m: Message; lookup?: MessageLookup }) {
   if (context?.forwarded === true || context?.frequentlyForwarded === true) {
     parts.push(
       <span key="fwd" className="msg-mark">
-        {context.frequentlyForwarded === true ? m('frequentlyForwarded') : m('forwarded')}
+        {context.frequentlyForwarded === true ? t('content.frequentlyForwarded') : t('content.forwarded')}
       </span>,
     );
   }
@@ -128,8 +67,8 @@ export function MessageContext(props: { m: Message; lookup?: MessageLookup }) {
         key="quote"
         id={str(context.messageId) ?? null}
         lookup={props.lookup}
-        label={m('quoteLabel')}
-        missing={m('quoteMissing')}
+        label={t('content.quoteLabel')}
+        missing={t('content.quoteMissing')}
       />,
     );
   }
@@ -138,7 +77,7 @@ export function MessageContext(props: { m: Message; lookup?: MessageLookup }) {
     const url = str(referral.sourceUrl);
     parts.push(
       <div key="ref" className="msg-referral">
-        <span className="msg-mark">{m('referral')}</span>{' '}
+        <span className="msg-mark">{t('content.referral')}</span>{' '}
         {url && /^https?:\/\//.test(url) ? (
           <a href={url} target="_blank" rel="noopener noreferrer">
             {title}
@@ -152,7 +91,7 @@ export function MessageContext(props: { m: Message; lookup?: MessageLookup }) {
   if (obj(c.media)?.voice === true) {
     parts.push(
       <span key="voice" className="msg-mark">
-        {m('voice')}
+        {t('content.voice')}
       </span>,
     );
   }
@@ -161,7 +100,7 @@ export function MessageContext(props: { m: Message; lookup?: MessageLookup }) {
 
 /** The body of the types listed in OWN_BODY. */
 export function MessageBody(props: { m: Message; lookup?: MessageLookup }) {
-  const m = useMessages(TEXT);
+  const { t } = useI18n();
   const msg = props.m;
   const c = msg.content;
   switch (msg.type) {
@@ -170,12 +109,12 @@ export function MessageBody(props: { m: Message; lookup?: MessageLookup }) {
       const emoji = str(r?.emoji);
       return (
         <span className="msg-note">
-          {emoji ? m('reacted', { emoji }) : m('unreacted')}
+          {emoji ? t('content.reacted', { emoji }) : t('content.unreacted')}
           <Quote
             id={str(r?.messageId) ?? null}
             lookup={props.lookup}
-            label={m('quoteLabel')}
-            missing={m('quoteMissing')}
+            label={t('content.quoteLabel')}
+            missing={t('content.quoteMissing')}
           />
         </span>
       );
@@ -183,33 +122,33 @@ export function MessageBody(props: { m: Message; lookup?: MessageLookup }) {
     case 'edit':
       return (
         <span className="msg-note">
-          {m('editRow')}
+          {t('content.editRow')}
           {c.text && <span className="msg-text">{c.text}</span>}
         </span>
       );
     case 'revoke':
-      return <span className="msg-note">{m('revokeRow')}</span>;
+      return <span className="msg-note">{t('content.revokeRow')}</span>;
     case 'unsupported': {
       const kind = str(obj(c.unsupported)?.type);
       return (
         <span className="msg-note msg-unsupported" role="note">
           <strong>
-            {m('unsupported')}
+            {t('content.unsupported')}
             {kind && kind !== 'unsupported' ? ` (${kind})` : ''}
           </strong>
-          <span>{m('unsupportedHint')}</span>
+          <span>{t('content.unsupportedHint')}</span>
         </span>
       );
     }
     case 'order':
-      return <OrderBody order={obj(c.order)} t={m} />;
+      return <OrderBody order={obj(c.order)} t={t} />;
     case 'location': {
       const loc = obj(c.location);
       const lat = num(loc?.latitude);
       const long = num(loc?.longitude);
       return (
         <span className="msg-card">
-          <strong>{str(loc?.name) ?? m('location')}</strong>
+          <strong>{str(loc?.name) ?? t('content.location')}</strong>
           {str(loc?.address) && <span>{str(loc?.address)}</span>}
           {lat !== undefined && long !== undefined && (
             <a
@@ -217,7 +156,7 @@ export function MessageBody(props: { m: Message; lookup?: MessageLookup }) {
               target="_blank"
               rel="noopener noreferrer"
             >
-              {m('openMap')} ({lat}, {long})
+              {t('content.openMap')} ({lat}, {long})
             </a>
           )}
         </span>
@@ -229,7 +168,7 @@ export function MessageBody(props: { m: Message; lookup?: MessageLookup }) {
         <span className="msg-cards">
           {cards.map((card, i) => (
             <span className="msg-card" key={i}>
-              <span className="msg-mark">{m('contacts')}</span>
+              <span className="msg-mark">{t('content.contacts')}</span>
               <strong>{str(card.name) ?? '—'}</strong>
               {(Array.isArray(card.phones) ? card.phones : []).map((p, j) => (
                 <span key={`p${j}`}>{str(obj(p)?.phone) ?? str(obj(p)?.waId)}</span>
@@ -248,7 +187,7 @@ export function MessageBody(props: { m: Message; lookup?: MessageLookup }) {
         const response = obj(it.response);
         return (
           <span className="msg-card">
-            <span className="msg-mark">{m('form')}</span>
+            <span className="msg-mark">{t('content.form')}</span>
             {response && (
               <dl className="msg-fields">
                 {Object.entries(response)
@@ -266,7 +205,7 @@ export function MessageBody(props: { m: Message; lookup?: MessageLookup }) {
       }
       return (
         <span className="msg-card">
-          <span className="msg-mark">{m('answer')}</span>
+          <span className="msg-mark">{t('content.answer')}</span>
           <strong>{str(it?.title) ?? str(it?.id) ?? c.text}</strong>
           {str(it?.description) && <span>{str(it?.description)}</span>}
         </span>
@@ -275,7 +214,7 @@ export function MessageBody(props: { m: Message; lookup?: MessageLookup }) {
     case 'button':
       return (
         <span className="msg-card">
-          <span className="msg-mark">{m('button')}</span>
+          <span className="msg-mark">{t('content.button')}</span>
           <strong>{str(obj(c.button)?.text) ?? str(obj(c.button)?.payload) ?? c.text}</strong>
         </span>
       );
@@ -285,7 +224,7 @@ export function MessageBody(props: { m: Message; lookup?: MessageLookup }) {
       return (
         <span className="msg-note" role="note">
           {sys?.kind === 'user_changed_number' && number
-            ? m('numberChanged', { number: `+${number}` })
+            ? t('content.numberChanged', { number: `+${number}` })
             : (str(sys?.body) ?? c.text)}
         </span>
       );
@@ -295,9 +234,7 @@ export function MessageBody(props: { m: Message; lookup?: MessageLookup }) {
   }
 }
 
-type Say = (key: keyof (typeof TEXT)['en'], vars?: Record<string, string | number>) => string;
-
-function OrderBody(props: { order: Obj | undefined; t: Say }) {
+function OrderBody(props: { order: Obj | undefined; t: Translate }) {
   const { order, t } = props;
   const items = (Array.isArray(order?.items) ? order.items : []).map(obj).filter((x): x is Obj => !!x);
   const count = items.reduce((n, i) => n + (num(i.quantity) ?? 1), 0);
@@ -310,7 +247,7 @@ function OrderBody(props: { order: Obj | undefined; t: Say }) {
   return (
     <span className="msg-card msg-order">
       <strong>
-        {t('order')} · {count === 1 ? t('item') : t('items', { n: count })}
+        {t('content.order')} · {count === 1 ? t('content.item') : t('content.items', { n: count })}
       </strong>
       <ul>
         {items.map((i, k) => (
@@ -322,7 +259,7 @@ function OrderBody(props: { order: Obj | undefined; t: Say }) {
       </ul>
       {currencies.size === 1 && currency && (
         <span>
-          {t('total')}: {currency} {(cents / 100).toFixed(2)}
+          {t('content.total')}: {currency} {(cents / 100).toFixed(2)}
         </span>
       )}
       {str(order?.text) && <span className="msg-text">{str(order?.text)}</span>}
@@ -332,7 +269,7 @@ function OrderBody(props: { order: Obj | undefined; t: Say }) {
 
 /** Below the body: edited and deleted marks, and the customer's reaction on this message. */
 export function MessageMarks(props: { m: Message }) {
-  const m = useMessages(TEXT);
+  const { t } = useI18n();
   const c = props.m.content;
   const edits = Array.isArray(c.edits) ? c.edits.map(obj).filter((x): x is Obj => !!x) : [];
   const reaction = str(obj(c.reaction)?.emoji);
@@ -346,14 +283,14 @@ export function MessageMarks(props: { m: Message }) {
       {edited && (
         <span
           className="msg-mark edited"
-          title={m('editedTitle', { texts: edits.map((e) => `“${str(e.text) ?? ''}”`).join(', ') })}
+          title={t('content.editedTitle', { texts: edits.map((e) => `“${str(e.text) ?? ''}”`).join(', ') })}
         >
-          {m('edited')}
+          {t('content.edited')}
         </span>
       )}
-      {revoked && <span className="msg-mark revoked">{m('revoked')}</span>}
+      {revoked && <span className="msg-mark revoked">{t('content.revoked')}</span>}
       {reaction && props.m.type !== 'reaction' && (
-        <span className="msg-reaction" role="img" aria-label={m('reacted', { emoji: reaction })}>
+        <span className="msg-reaction" role="img" aria-label={t('content.reacted', { emoji: reaction })}>
           {reaction}
         </span>
       )}

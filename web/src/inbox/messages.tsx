@@ -9,10 +9,11 @@ import {
   type ReactNode,
 } from 'react';
 import { summaryLabel, useI18n, type MessageKey } from '../i18n';
-import type { Message } from '../types';
+import type { Message } from '../models';
 import { isOutgoing, messageText } from './chat-state';
 import { hasOwnBody, MessageBody, MessageContext, MessageMarks, type MessageLookup } from './message-content';
 import { useShortTime } from './format';
+import { MessageCategory } from './message-delivery';
 import { MessageMedia } from './media';
 import { TemplateContent } from './template-form';
 
@@ -116,6 +117,7 @@ export function Bubble(props: {
       <MessageMarks m={m} />
       {m.type === 'template' && <TemplateContent m={m} />}
       <span className="msg-foot">
+        {outgoing && <MessageCategory m={m} />}
         <time dateTime={m.createdAt} title={time(m.createdAt)}>
           {short(m.createdAt)}
         </time>

@@ -2,7 +2,7 @@ import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { ApiError, get, post } from '../api';
 import { Dialog } from '../components';
 import { useI18n } from '../i18n';
-import type { Chat, ChannelTemplate, ChannelTemplates, Message } from '../types';
+import type { Chat, ChannelTemplate, ChannelTemplates, Message } from '../models';
 
 // Reaching a customer after 24 hours: the conversation's 24-hour window (free text and media only
 // while it is open), the form that sends an approved template, and how a template message shows.

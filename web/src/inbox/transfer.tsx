@@ -2,13 +2,14 @@ import { useState, type FormEvent } from 'react';
 import { ApiError, post } from '../api';
 import { Dialog } from '../components';
 import { useI18n } from '../i18n';
-import { useSession } from '../session';
-import type { Chat } from '../types';
+import { useDirectory, useMe } from '../session';
+import type { Chat } from '../models';
 
 /** Transfer a conversation to a team (its waiting queue) or straight to an agent, with a reason. */
 export function TransferDialog(props: { chat: Chat; onClose: () => void; onDone: (chat: Chat) => void }) {
   const { t } = useI18n();
-  const { teams, users, me } = useSession();
+  const { me } = useMe();
+  const { teams, users } = useDirectory();
   const { chat } = props;
   const [target, setTarget] = useState<'team' | 'user'>('team');
   const activeTeams = teams.filter((x) => x.status === 'active');

@@ -1,9 +1,12 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { get, qs } from '../api';
-import { useSession } from '../session';
-import { QUEUE_ATTENDING, QUEUE_WAITING, type Chat, type ChatPage, type Envelope } from '../types';
+import { useDirectory, useGateway, useMe } from '../session';
+import type { Chat, ChatPage } from '../models';
 import {
+  CHAT_EVENTS,
   listOf,
+  QUEUE_ATTENDING,
+  QUEUE_WAITING,
   matchesAllOpen,
   newerChat,
   sortChats,
@@ -19,7 +22,6 @@ import {
 // team, channel and a search: loaded the same way and kept live by the same events (they join every
 // team's room), each chat placed by matchesAllOpen.
 
-const CHAT_EVENTS = ['chat.new', 'chat.update', 'chat.queue', 'chat.capture', 'chat.transfer', 'chat.close'];
 const PAGE = 100;
 
 export interface InboxLists {
@@ -40,7 +42,9 @@ export interface InboxLists {
 }
 
 export function useInboxLists(openChatId: string | null, allFilter: AllOpenFilter | null): InboxLists {
-  const { me, myTeamIds, gateway } = useSession();
+  const { me } = useMe();
+  const { myTeamIds } = useDirectory();
+  const { gateway } = useGateway();
   const userId = me.user.id;
   const [chats, setChats] = useState<Map<string, Chat>>(new Map());
   const [loading, setLoading] = useState(true);
@@ -129,11 +133,7 @@ export function useInboxLists(openChatId: string | null, allFilter: AllOpenFilte
 
   useEffect(() => {
     if (!gateway) return;
-    const onChat = (e: Envelope) => {
-      const chat = (e.data as { chat?: Chat }).chat;
-      if (chat) apply(chat);
-    };
-    const offs = CHAT_EVENTS.map((name) => gateway.on(name, onChat));
+    const offs = CHAT_EVENTS.map((name) => gateway.on(name, (e) => apply(e.data.chat)));
     // A connection that did not get its session back missed events: the lists come again.
     offs.push(gateway.onResync(() => void reload()));
     offs.push(gateway.onResync(() => void reloadAll()));

@@ -1,5 +1,5 @@
 import { io, type Socket } from 'socket.io-client';
-import type { Envelope, SessionReady } from './types';
+import type { Envelope, EventName, SessionReady } from '../models';
 
 // The console's connection to the Socket.IO gateway, following the contract's connection rules:
 // after every `connect` it re-emits user_logged_in, user_join_team, user_start_watch_chats and, with a
@@ -71,7 +71,6 @@ export class Gateway {
         if (this.lastSeq === null || envelope.seq > this.lastSeq) this.lastSeq = envelope.seq;
       }
       for (const h of this.handlers.get(event) ?? []) h(envelope);
-      for (const h of this.handlers.get('*') ?? []) h(envelope);
     });
   }
 
@@ -136,11 +135,14 @@ export class Gateway {
     if (chatId && this.socket.connected) await this.emit('user_start_attendance', chatId);
   }
 
-  on(event: string, handler: EventHandler): () => void {
+  /** Calls `handler` with each envelope of the event (once per seq). */
+  on<E extends EventName>(event: E, handler: (envelope: Envelope<E>) => void): () => void {
     let set = this.handlers.get(event);
     if (!set) this.handlers.set(event, (set = new Set()));
-    set.add(handler);
-    return () => set.delete(handler);
+    // Envelopes are handed out by their `event`, so this handler only ever gets an Envelope<E>.
+    const h = handler as EventHandler;
+    set.add(h);
+    return () => set.delete(h);
   }
 
   onState(fn: (s: ConnState) => void): () => void {
