@@ -8,13 +8,17 @@ import { closeLocal, listenLocal, localUrl } from './local-http.js';
  * `wamid`, as Graph answers an accepted message, so the send pipeline measured is the real one
  * (WhatsApp provider, HTTP call, stored provider id). It counts what it receives and, for texts the
  * latency row marks, when each arrived. `delayMs` holds every answer that long (a real Graph call
- * takes 100–300 ms), to see what provider latency does to the drain rate.
+ * takes 100–300 ms), to see what provider latency does to the drain rate. Media uploads
+ * (`POST /<version>/<phone number id>/media`) are counted as they stream in and answered with an id.
  */
 export class BenchGraph {
   /** Messages answered 200 so far. */
   delivered = 0;
   /** Requests refused (wrong token, path or body): a broken benchmark, reported as such. */
   refused = 0;
+  /** Media uploads answered so far, and their bytes (multipart body included). */
+  uploads = 0;
+  uploadedBytes = 0;
   /** Called with the text of every message received, and when (performance.now()). */
   onText: ((text: string, at: number) => void) | null = null;
   private seq = 0;
@@ -44,6 +48,8 @@ export class BenchGraph {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (req.method === 'POST' && /^\/v\d+\.\d+\/\d+\/media$/.test(req.url ?? ''))
+      return this.upload(req, res);
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const at = performance.now();
@@ -73,6 +79,21 @@ export class BenchGraph {
       contacts: [{ input: to, wa_id: to }],
       messages: [{ id: `wamid.bench.${this.prefix}.${++this.seq}` }],
     });
+  }
+
+  /** An upload is counted as it streams in, never held: this process also measures, and must not stall. */
+  private async upload(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let bytes = 0;
+    for await (const chunk of req) bytes += (chunk as Buffer).length;
+    if (req.headers.authorization !== `Bearer ${this.token}`) {
+      this.refused++;
+      return answer(res, 401, {
+        error: { message: 'Invalid OAuth access token', type: 'OAuthException', code: 190 },
+      });
+    }
+    this.uploads++;
+    this.uploadedBytes += bytes;
+    answer(res, 200, { id: `bench-media-${this.prefix}-${this.uploads}` });
   }
 }
 

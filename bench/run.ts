@@ -31,6 +31,7 @@ import { createLiveAccount, dropLiveAccount, GRAPH_TOKEN, type LiveAccount } fro
 import { GATEWAY_ROWS, runGatewayPhase } from './gateway.js';
 import { runSendPhase, SEND_ROWS } from './send.js';
 import { runWebhooksRow } from './webhooks.js';
+import { MEDIA_ROW, runMediaRow } from './media.js';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const resultsDir = path.join(root, 'bench', 'results');
@@ -379,6 +380,7 @@ async function main(): Promise<void> {
   const sendWanted = new Set<string>(sendIds);
   const gatewayIds = GATEWAY_ROWS.filter((id) => !only || only.has(id));
   const webhooksRow = !only || only.has('webhooks');
+  const mediaRow = !only || only.has(MEDIA_ROW);
   const withRedis =
     !args['no-redis'] && defs.some((d) => d.server === 'redis') && (await redisReachable(redisUrl));
   if (!withRedis && defs.some((d) => d.server === 'redis')) {
@@ -543,6 +545,24 @@ async function main(): Promise<void> {
         log,
       }),
     );
+  }
+  // Last of the live rows: its files are the largest the platform takes.
+  if (mediaRow) {
+    const account = await liveAccount();
+    const graph = await BenchGraph.start(GRAPH_TOKEN, 0);
+    const server = await startServerProcess({
+      main,
+      env: { ...serverEnv(false), WHATSAPP_GRAPH_BASE_URL: graph.url },
+      roles: 'api,gateway,worker',
+      log,
+      label: 'server api+gateway+worker',
+    });
+    try {
+      liveRows.push(await runMediaRow({ server, graph, live: account, log }));
+    } finally {
+      await server.stop();
+      await graph.close();
+    }
   }
   if (live) await dropLiveAccount(db.url);
 

@@ -19,7 +19,8 @@ import { docsPolicy, installBrowserProtections } from './http/browser-protection
 import { installErrorHandling } from './http/errors.js';
 import { swaggerOptions } from './http/openapi.js';
 import { requestValidators } from './http/validation.js';
-import { installInputGuard, installJsonParser } from './http/input-guard.js';
+import { installInputGuard } from './http/input-guard.js';
+import { installJsonParser } from './http/json-body.js';
 import { httpServerOptions } from './http/timeouts.js';
 import { ErrorBodySchema } from './http/schemas.js';
 import { apiKeysRoutes } from './modules/api-keys/api-keys.routes.js';

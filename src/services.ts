@@ -37,6 +37,7 @@ import { InboundService } from './modules/inbound/inbound.service.js';
 import { MessageEvents } from './modules/messages/message-events.js';
 import { MessagesRepo } from './modules/messages/messages.repo.js';
 import { PostgresMediaStore } from './modules/media/media-store.js';
+import { MediaBlobsRepo } from './modules/media/media-blobs.repo.js';
 import { MediaRepo } from './modules/media/media.repo.js';
 import { MediaDownloader, MediaDownloads, MediaService } from './modules/media/media.service.js';
 import { Deliverer } from './modules/outbound/deliver.js';
@@ -110,6 +111,8 @@ export function createServices(deps: {
   // Messages' files (customers' downloads, agents' attachments), in PostgreSQL: every node reads them.
   const mediaStore = new PostgresMediaStore(db);
   const mediaRepo = new MediaRepo();
+  // Outbound files waiting for their upload to the provider.
+  const mediaBlobs = new MediaBlobsRepo(db);
   const inbound = new InboundService(
     db,
     repos.chats,
@@ -161,6 +164,7 @@ export function createServices(deps: {
     events,
     messageEvents,
     mediaStore,
+    mediaBlobs,
   );
   return {
     db,
@@ -254,6 +258,7 @@ export function createServices(deps: {
     send: new SendService(
       db,
       repos.requestLogs,
+      mediaBlobs,
       repos.channels,
       sendQueue,
       providers,
@@ -274,6 +279,7 @@ export function createServices(deps: {
     sendWorker: new SendWorker({
       db,
       requests: repos.requestLogs,
+      mediaBlobs,
       contacts: repos.contacts,
       chats: repos.chats,
       messages: repos.messages,

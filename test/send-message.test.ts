@@ -262,9 +262,13 @@ describe('POST /channel-api/messages/send', () => {
         media: { mimetype: 'application/pdf', base64: b64(1000), filename: 'boleto.pdf', caption: 'Boleto' },
       });
       assert.equal(media.status, 201);
+      // The file is kept in chunks beside the request, until the provider has it.
       const row = await db.query<{ payload: unknown; bytes: Buffer; filename: string }>(
-        `SELECT r.payload, b.bytes, b.filename FROM request_logs r JOIN media_blobs b ON b.id = r.media_blob_id
-         WHERE r.request_id = $1`,
+        `SELECT r.payload, b.filename,
+                (SELECT string_agg(c.bytes, ''::bytea ORDER BY c.seq) FROM media_blob_chunks c
+                  WHERE c.blob_id = b.id) AS bytes
+           FROM request_logs r JOIN media_blobs b ON b.id = r.media_blob_id
+          WHERE r.request_id = $1`,
         [media.json.requestId],
       );
       assert.deepEqual(row.rows[0]!.bytes, Buffer.alloc(1000, 7));

@@ -433,7 +433,12 @@ describe('WhatsApp Cloud provider against a fake Graph API', () => {
   it('uploads media as multipart with the product, the type and the file', async () => {
     const bytes = Buffer.from('%PDF-1.4 fake pdf bytes\n\x00\xff', 'latin1');
     const result = await provider.uploadMedia(ctx, {
-      bytes,
+      size: bytes.length,
+      // In uneven pieces, as storage reads them.
+      chunks: async function* () {
+        yield bytes.subarray(0, 5);
+        yield bytes.subarray(5);
+      },
       mimetype: 'application/pdf',
       filename: 'boleto.pdf',
     });
@@ -518,7 +523,13 @@ describe('WhatsApp Cloud provider against a fake Graph API', () => {
     });
     fake.respondNext({ status: 502, raw: '<html>Bad Gateway</html>' });
     await assert.rejects(
-      provider.uploadMedia(ctx, { bytes: Buffer.from('x'), mimetype: 'text/plain' }),
+      provider.uploadMedia(ctx, {
+        size: 1,
+        chunks: async function* () {
+          yield Buffer.from('x');
+        },
+        mimetype: 'text/plain',
+      }),
       (err) => {
         assert.equal(failure(err).code, 'http_502');
         assert.equal(failure(err).temporary, true);

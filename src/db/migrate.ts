@@ -24,6 +24,7 @@ import * as m022 from './migrations/022_counter_own_slots.js';
 import * as m023 from './migrations/023_counter_statement_trigger.js';
 import * as m024 from './migrations/024_message_sender.js';
 import * as m025 from './migrations/025_delivery_details.js';
+import * as m026 from './migrations/026_media_blob_chunks.js';
 
 /** Versioned migrations, in order. Names are permanent: never rename or edit one that has shipped. */
 const migrations: Record<string, Migration> = {
@@ -52,6 +53,7 @@ const migrations: Record<string, Migration> = {
   '023_counter_statement_trigger': m023,
   '024_message_sender': m024,
   '025_delivery_details': m025,
+  '026_media_blob_chunks': m026,
 };
 
 class StaticProvider implements MigrationProvider {

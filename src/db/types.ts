@@ -239,8 +239,18 @@ export interface MediaBlobsTable {
   account_id: string;
   mimetype: string;
   filename: string | null;
-  bytes: Buffer;
+  /** The whole file, in rows of earlier versions; null when it is in `media_blob_chunks` (migration 026). */
+  bytes: Buffer | null;
+  size: number | null;
+  chunk_size: number | null;
   created_at: Timestamp;
+}
+
+/** A chunk of a waiting outbound file (migration 026). */
+export interface MediaBlobChunksTable {
+  blob_id: string;
+  seq: number;
+  bytes: Buffer;
 }
 
 /** A message's file in the media store (migration 012); readable once `complete`. */
@@ -390,6 +400,7 @@ export interface Database {
   chat_transfers: ChatTransfersTable;
   request_logs: RequestLogsTable;
   media_blobs: MediaBlobsTable;
+  media_blob_chunks: MediaBlobChunksTable;
   media_objects: MediaObjectsTable;
   media_chunks: MediaChunksTable;
   inbound_webhook_events: InboundWebhookEventsTable;

@@ -1,51 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { AppError, badRequest, MAX_VALIDATION_MESSAGES } from './errors.js';
-
-/**
- * Deepest nesting of arrays and objects a JSON body may have. Nothing the API or WhatsApp sends
- * comes close; far deeper values overflow recursive code further on (PostgreSQL refuses to store
- * them in jsonb, for one) instead of being refused as bad input.
- */
-export const MAX_JSON_DEPTH = 64;
-
-export const tooDeep = () => badRequest(`JSON body is nested deeper than ${MAX_JSON_DEPTH} levels`);
-
-/** Whether arrays and objects in `root` nest deeper than `max`; walked without recursion. */
-export function nestedDeeperThan(root: unknown, max: number): boolean {
-  const stack: Array<{ value: unknown; depth: number }> = [{ value: root, depth: 0 }];
-  while (stack.length > 0) {
-    const { value, depth } = stack.pop()!;
-    if (value === null || typeof value !== 'object') continue;
-    if (depth + 1 > max) return true;
-    for (const child of Array.isArray(value) ? value : Object.values(value)) {
-      if (child !== null && typeof child === 'object') stack.push({ value: child, depth: depth + 1 });
-    }
-  }
-  return false;
-}
-
-/**
- * The JSON parser of every route: Fastify's own (which refuses `__proto__` and `constructor` keys),
- * then the depth limit, so a body nested thousands deep is a 400 before anything walks it.
- */
-export function installJsonParser(app: FastifyInstance): void {
-  const parse = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    // Many HTTP clients send `Content-Type: application/json` on every request: on a route that
-    // takes no body, an empty one is no body at all.
-    if (body.length === 0 && request.routeOptions.schema?.body === undefined) return done(null, undefined);
-    parse(
-      request,
-      typeof body === 'string' ? body : body.toString('utf8'),
-      (err: Error | null, value?: unknown) => {
-        if (err) done(err, undefined);
-        else if (nestedDeeperThan(value, MAX_JSON_DEPTH)) done(tooDeep(), undefined);
-        else done(null, value);
-      },
-    );
-  });
-}
+import { AppError, MAX_VALIDATION_MESSAGES } from './errors.js';
 
 /**
  * What schema validation lets through but the platform cannot take, refused with a 400 naming the

@@ -92,6 +92,19 @@ export interface ProviderTemplate {
   named: boolean;
 }
 
+/**
+ * A file to upload, read from storage a chunk at a time as the upload goes: never whole in memory,
+ * and each chunk a step of its own for the event loop.
+ */
+export interface OutboundFile {
+  mimetype: string;
+  filename?: string;
+  /** Bytes of the file. */
+  size: number;
+  /** The bytes in order; each call reads the file afresh. */
+  chunks(): AsyncIterable<Uint8Array>;
+}
+
 export interface MessagingProvider {
   readonly name: 'whatsapp-cloud' | 'sandbox';
   /** What an outbound message may carry on this provider, judged before a send is accepted. */
@@ -103,10 +116,7 @@ export interface MessagingProvider {
    * `delivered` itself, right after storing it as `sent`.
    */
   readonly deliveredOnSend?: boolean;
-  uploadMedia(
-    ctx: ProviderContext,
-    file: { bytes: Buffer; mimetype: string; filename?: string },
-  ): Promise<{ mediaId: string }>;
+  uploadMedia(ctx: ProviderContext, file: OutboundFile): Promise<{ mediaId: string }>;
   send(ctx: ProviderContext, to: string, message: PreparedMessage): Promise<SendResult>;
   /**
    * Tells the provider an agent read the customer's messages up to this one (WhatsApp: the blue

@@ -1,6 +1,7 @@
 import type { App } from '../../http/app-type.js';
 import { userGuard, userOf, type UserGuardDeps } from '../../http/auth.js';
 import { badRequestsWhen, errorResponses, IdParams } from '../../http/schemas.js';
+import { streamedBase64Of } from '../../http/json-body.js';
 import {
   messageRulesJudgedOnSend,
   RequestIdParams,
@@ -8,6 +9,7 @@ import {
   RequestLogQuery,
   RequestLogSchema,
   SEND_BODY_LIMIT_BYTES,
+  SEND_JSON_BODY,
   SendAccepted,
   SendHeaders,
   SendMessageBody,
@@ -29,8 +31,12 @@ export function sendRoutes(app: App, services: SendRoutesDeps): void {
     '/channel-api/messages/send',
     {
       onRequest: channelKey,
-      // Large enough for the largest media the provider takes (a 100 MB document, in base64).
+      // Large enough for the largest media the provider takes (a 100 MB document, in base64), which is
+      // streamed to its decoder as it arrives; the rest of the body has a small bound of its own.
       bodyLimit: SEND_BODY_LIMIT_BYTES,
+      config: {
+        jsonBody: SEND_JSON_BODY,
+      },
       schema: {
         operationId: 'sendMessage',
         ...badRequestsWhen(
@@ -50,7 +56,9 @@ export function sendRoutes(app: App, services: SendRoutesDeps): void {
         description:
           'Checks the request, stores and queues it, and answers 201 `{requestId}`; the provider is called in the background. ' +
           '`x-channel-api-key` missing → 400; invalid key or API disabled on the channel → 404 `Invalid API token`. ' +
-          '`Idempotency-Key` (≤ 255 characters): the same key on the same channel within 24 h answers the first requestId without queueing again.',
+          '`Idempotency-Key` (≤ 255 characters): the same key on the same channel within 24 h answers the first requestId without queueing again. ' +
+          'The body is read as it arrives: `message.media.base64` is decoded a slice at a time; everything else is at most 1 MB (413), ' +
+          'nested at most 64 levels and at most 1,000 members per object or array (400), each refused before the rest of the body is read.',
         headers: SendHeaders,
         body: SendMessageBody,
         response: { 201: SendAccepted, ...errorResponses(400, 404, 413) },
@@ -60,7 +68,12 @@ export function sendRoutes(app: App, services: SendRoutesDeps): void {
       reply
         .status(201)
         .send(
-          await services.send.accept(apiChannelOf(request), request.body, request.headers['idempotency-key']),
+          await services.send.accept(
+            apiChannelOf(request),
+            request.body,
+            request.headers['idempotency-key'],
+            streamedBase64Of(request),
+          ),
         ),
   );
 

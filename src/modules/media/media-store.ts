@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db, Tx } from '../../db/index.js';
+import { rechunk } from '../../lib/chunks.js';
 
 /**
  * Where the bytes of messages' files live, behind one small interface so that another backend (an
@@ -17,7 +18,7 @@ export interface MediaStore {
   put(
     db: Db | Tx,
     file: NewMediaFile,
-    body: AsyncIterable<Uint8Array> | Uint8Array,
+    body: AsyncIterable<Uint8Array> | Iterable<Uint8Array> | Uint8Array,
     checks?: { maxBytes?: number; sha256?: string },
   ): Promise<MediaFile>;
   /** The stored file of a message, if complete. */
@@ -69,7 +70,7 @@ export class PostgresMediaStore implements MediaStore {
   async put(
     db: Db | Tx,
     file: NewMediaFile,
-    body: AsyncIterable<Uint8Array> | Uint8Array,
+    body: AsyncIterable<Uint8Array> | Iterable<Uint8Array> | Uint8Array,
     checks: { maxBytes?: number; sha256?: string } = {},
   ): Promise<MediaFile> {
     await this.delete(db, file.key);
@@ -86,33 +87,16 @@ export class PostgresMediaStore implements MediaStore {
     const hash = createHash('sha256');
     let size = 0;
     let seq = 0;
-    let pending: Buffer[] = [];
-    let pendingBytes = 0;
-    const flush = async (bytes: Buffer) => {
-      await db.insertInto('media_chunks').values({ message_id: file.key, seq: seq++, bytes }).execute();
-    };
     try {
-      for await (const piece of body instanceof Uint8Array ? [body] : body) {
-        size += piece.byteLength;
+      // Counted and hashed a chunk at a time: a file given whole costs no long step either.
+      for await (const bytes of rechunk(body instanceof Uint8Array ? [body] : body, this.chunkSize)) {
+        size += bytes.length;
         if (checks.maxBytes !== undefined && size > checks.maxBytes) {
           throw new MediaStoreError('too_large', `The file is larger than ${checks.maxBytes} bytes`);
         }
-        hash.update(piece);
-        // Views, not copies: a whole file given at once is cut into chunks without copying it.
-        let rest = Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength);
-        while (pendingBytes + rest.length >= this.chunkSize) {
-          const head = rest.subarray(0, this.chunkSize - pendingBytes);
-          await flush(pending.length === 0 ? head : Buffer.concat([...pending, head], this.chunkSize));
-          pending = [];
-          pendingBytes = 0;
-          rest = rest.subarray(head.length);
-        }
-        if (rest.length > 0) {
-          pending.push(rest);
-          pendingBytes += rest.length;
-        }
+        hash.update(bytes);
+        await db.insertInto('media_chunks').values({ message_id: file.key, seq: seq++, bytes }).execute();
       }
-      if (pendingBytes > 0) await flush(Buffer.concat(pending, pendingBytes));
       const digest = hash.digest();
       const expected = checks.sha256 === undefined ? null : parseDigest(checks.sha256);
       if (expected && !expected.equals(digest)) {

@@ -193,21 +193,6 @@ export class MessagesRepo {
     return db.selectFrom('messages').selectAll().where('id', 'in', ids).execute();
   }
 
-  async deleteMediaBlob(db: Db | Tx, id: string): Promise<void> {
-    await db.deleteFrom('media_blobs').where('id', '=', id).execute();
-  }
-
-  async mediaBlob(
-    db: Db | Tx,
-    id: string,
-  ): Promise<{ bytes: Buffer; mimetype: string; filename: string | null } | undefined> {
-    return db
-      .selectFrom('media_blobs')
-      .select(['bytes', 'mimetype', 'filename'])
-      .where('id', '=', id)
-      .executeTakeFirst();
-  }
-
   async findOutbound(db: Db | Tx, id: string): Promise<OutboundMessageRow | undefined> {
     return db
       .selectFrom('messages as m')

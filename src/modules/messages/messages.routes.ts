@@ -7,8 +7,10 @@ import {
   MessageHistorySchema,
   MessageSchema,
 } from './messages.schemas.js';
-import { messageRulesJudgedOnSend, SEND_BODY_LIMIT_BYTES } from '../outbound/send.schemas.js';
+import { messageRulesJudgedOnSend, REPLY_JSON_BODY, SEND_BODY_LIMIT_BYTES } from '../outbound/send.schemas.js';
 import { UNKNOWN_CURSOR, type MessagesService } from './messages.service.js';
+import { streamedBase64Of } from '../../http/json-body.js';
+import { isObjectId } from '../../lib/ids.js';
 
 /** What these routes use of the services. */
 export type MessagesRoutesDeps = UserGuardDeps & {
@@ -42,8 +44,22 @@ export function messagesRoutes(app: App, services: MessagesRoutesDeps): void {
     '/api/chats/:id/messages',
     {
       onRequest,
-      // Room for the largest media a provider takes, as on the Channel API's send.
+      // Who may not reply is answered before the body is read: an attachment of 100 MB costs nothing
+      // then. A malformed id is left to validation (400), as on every route.
+      preParsing: async (request, reply) => {
+        if (!isObjectId(request.params.id)) return;
+        try {
+          await services.messages.checkMayReply(userOf(request), request.params.id);
+        } catch (err) {
+          // The body is never read: the answer closes the connection.
+          void reply.header('connection', 'close');
+          throw err;
+        }
+      },
+      // Room for the largest media a provider takes, as on the Channel API's send, streamed to its
+      // decoder as it arrives.
       bodyLimit: SEND_BODY_LIMIT_BYTES,
+      config: { jsonBody: REPLY_JSON_BODY },
       schema: {
         operationId: 'replyToChat',
         ...badRequestsWhen(...messageRulesJudgedOnSend('')),
@@ -59,6 +75,15 @@ export function messagesRoutes(app: App, services: MessagesRoutesDeps): void {
       },
     },
     async (request, reply) =>
-      reply.status(201).send(await services.messages.reply(userOf(request), request.params.id, request.body)),
+      reply
+        .status(201)
+        .send(
+          await services.messages.reply(
+            userOf(request),
+            request.params.id,
+            request.body,
+            streamedBase64Of(request),
+          ),
+        ),
   );
 }

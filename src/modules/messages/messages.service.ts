@@ -23,6 +23,7 @@ import type { MessageEvents } from './message-events.js';
 import { toMessage, type StoredMedia } from './message.js';
 import type { MessagesRepo } from './messages.repo.js';
 import type { MediaStore } from '../media/media-store.js';
+import type { DecodedBase64 } from '../../lib/base64-stream.js';
 import {
   DEFAULT_HISTORY_LIMIT,
   type AgentReplyBodyT,
@@ -98,12 +99,34 @@ export class MessagesService {
    * An agent's reply on an open chat they attend (a supervisor captures or is transferred the chat
    * first, so a conversation always has one voice). Checked with the Channel API's own rules.
    */
-  async reply(actor: UserActor, chatId: string, body: AgentReplyBodyT): Promise<MessageT> {
+  /**
+   * Whether this user may reply on this chat now, judged before the reply's body is read (a 100 MB
+   * attachment from someone who may not send is refused at its first bytes). The same answers as
+   * `reply`, which judges again under the chat's lock.
+   */
+  async checkMayReply(actor: UserActor, chatId: string): Promise<void> {
+    requirePermission(actor, 'chats:attend');
+    const chat = await this.chatsRepo.find(actor.accountId, chatId);
+    if (!chat || !(await this.chats.canSee(actor, chat))) throw notFound();
+    if (chat.status !== 'open') throw conflict(CHAT_CLOSED);
+    if (chat.user_id !== actor.userId) throw forbidden(ONLY_ATTENDANT_REPLIES);
+  }
+
+  /**
+   * An attendant's reply, stored and queued. `file` is the media's base64 as the route streamed and
+   * decoded it (the body's `media.base64` is then `""`).
+   */
+  async reply(
+    actor: UserActor,
+    chatId: string,
+    body: AgentReplyBodyT,
+    file: DecodedBase64 | null = null,
+  ): Promise<MessageT> {
     requirePermission(actor, 'chats:attend');
     // Judged against the limits of the chat's provider, before anything is locked.
     const provider = await this.channels.providerOfChat(actor.accountId, chatId);
     if (!provider) throw notFound();
-    const content = this.prepare(body, this.providers.get(provider).limits);
+    const content = this.prepare(body, this.providers.get(provider).limits, file);
     const id = newId();
     try {
       const row = await this.events.transaction(async (tx, events) => {
@@ -136,8 +159,8 @@ export class MessagesService {
         // The file is kept in the media store under the message's id: the worker uploads it from
         // there, and agents open it there (GET /api/messages/:id/media) for as long as the message exists.
         if (content.blob) {
-          const { bytes, ...file } = content.blob;
-          await this.mediaStore.put(tx, { key: id, accountId: actor.accountId, ...file }, bytes);
+          const { pieces, ...stored } = content.blob;
+          await this.mediaStore.put(tx, { key: id, accountId: actor.accountId, ...stored }, pieces);
         }
         const last: LastMessage = {
           id,
@@ -170,11 +193,12 @@ export class MessagesService {
   private prepare(
     body: AgentReplyBodyT,
     limits: OutboundLimits,
+    file: DecodedBase64 | null,
   ): {
     type: string;
     content: Record<string, unknown>;
     summary: string;
-    blob: { mimetype: string; filename: string | null; bytes: Buffer } | null;
+    blob: { mimetype: string; filename: string | null; pieces: readonly Uint8Array[] } | null;
   } {
     const given = [body.text, body.media, body.template].filter((v) => v !== undefined).length;
     if (given !== 1) throw badRequest([EXACTLY_ONE_CONTENT]);
@@ -186,7 +210,7 @@ export class MessagesService {
           ? { type: 'media', media: body.media }
           : { type: 'template', template: body.template }
     ) as SendMessage;
-    const result = prepareMessage(message, limits);
+    const result = prepareMessage(message, limits, file ? { base64: file } : {});
     // The Channel API nests the text in `text.value`; here it is `text` itself.
     if (!result.ok) throw badRequest(result.messages.map((m) => m.replace(/^text\.value /, 'text ')));
     const prepared = result.prepared;
@@ -219,7 +243,10 @@ export class MessagesService {
           blob: {
             mimetype,
             filename: filename ?? null,
-            bytes: Buffer.from(body.media?.base64 ?? '', 'base64'),
+            pieces:
+              file && body.media?.base64 === ''
+                ? file.pieces
+                : [Buffer.from(body.media?.base64 ?? '', 'base64')],
           },
         };
       }

@@ -5,6 +5,7 @@ import { persist, type PersistOptions } from '../../lib/persist.js';
 import type { Metrics } from '../../metrics/metrics.js';
 import type { ProviderRegistry } from '../../providers/registry.js';
 import {
+  type OutboundFile,
   ProviderError,
   type PreparedMedia,
   type PreparedMessage,
@@ -37,7 +38,7 @@ export type OutboundMessage =
 
 /** Where the bytes of a not-yet-uploaded media come from, and who remembers the uploaded id. */
 export interface MediaSource {
-  load(): Promise<{ bytes: Buffer; mimetype: string; filename?: string }>;
+  load(): Promise<OutboundFile>;
   /** Called once the upload succeeded, before sending, so a retried send need not upload again. */
   uploaded?(mediaId: string): Promise<void>;
 }
@@ -144,7 +145,10 @@ export function judgeFailure(
 
 /** A file kept by Atende until the provider has it: read when the upload is due; gone, a permanent failure. */
 export function storedFile(
-  find: () => Promise<{ bytes: Buffer; mimetype: string; filename: string | null } | undefined>,
+  find: () => Promise<
+    | { mimetype: string; filename: string | null; size: number; chunks(): AsyncIterable<Uint8Array> }
+    | undefined
+  >,
   uploaded: (mediaId: string) => Promise<void>,
 ): MediaSource {
   return {
@@ -152,7 +156,8 @@ export function storedFile(
       const file = await find();
       if (!file) throw new ProviderError('media_missing', 'The media file is no longer stored', false);
       return {
-        bytes: file.bytes,
+        size: file.size,
+        chunks: () => file.chunks(),
         mimetype: file.mimetype,
         ...(file.filename ? { filename: file.filename } : {}),
       };

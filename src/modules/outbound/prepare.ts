@@ -8,6 +8,7 @@ import type {
   ProviderAmount,
   TemplateParam,
 } from '../../providers/types.js';
+import type { DecodedBase64 } from '../../lib/base64-stream.js';
 import { parseAmount } from './amounts.js';
 import type { SendMessage } from './send.types.js';
 
@@ -34,7 +35,15 @@ export type PrepareResult = { ok: true; prepared: RequestMessage } | { ok: false
 export interface PrepareOptions {
   /** Put before every property path, e.g. `message.` when the route reports body paths. */
   pathPrefix?: string;
+  /**
+   * The media's base64 as the request body streamed it (src/http/json-body.ts): its text never reached
+   * the message, whose `media.base64` is then `""`.
+   */
+  base64?: Base64Text;
 }
+
+/** What is judged of a base64 text streamed rather than held (a `DecodedBase64` without its bytes). */
+export type Base64Text = Pick<DecodedBase64, 'length' | 'decodedLength' | 'dataPrefix'>;
 
 const NAMED_PARAMETER = /^[a-z_][a-z0-9_]*$/;
 const REFERENCE_ID = /^[A-Za-z0-9_.-]{1,60}$/;
@@ -83,7 +92,7 @@ export function prepareMessage(
       break;
     }
     case 'media': {
-      const media = prepareMedia(m.media, limits, issues);
+      const media = prepareMedia(m.media, limits, issues, options.base64);
       if (media) prepared = { type: 'media', media };
       break;
     }
@@ -121,7 +130,12 @@ function sizeLabel(bytes: number): string {
   return bytes % MB === 0 ? `${bytes / MB} MB` : `${bytes / 1024} KB`;
 }
 
-function prepareMedia(v: unknown, limits: OutboundLimits, issues: Issues): RequestMedia | undefined {
+function prepareMedia(
+  v: unknown,
+  limits: OutboundLimits,
+  issues: Issues,
+  streamed: Base64Text | undefined,
+): RequestMedia | undefined {
   const { mediaTypes, mediaMaxBytes } = limits;
   const obj = requireObject(v, 'media', issues);
   if (!obj) return undefined;
@@ -133,7 +147,12 @@ function prepareMedia(v: unknown, limits: OutboundLimits, issues: Issues): Reque
 
   let byteLength: number | null = null;
   const base64 = obj.base64;
-  if (base64 === undefined || base64 === null || base64 === '') {
+  if (streamed && base64 === '') {
+    if (streamed.length === 0) issues.exact('Base64 payload is required');
+    else if (streamed.dataPrefix) issues.add('media.base64', 'must not have a data: prefix');
+    else if (streamed.decodedLength === null) issues.add('media.base64', 'must be base64 encoded');
+    else byteLength = streamed.decodedLength;
+  } else if (base64 === undefined || base64 === null || base64 === '') {
     issues.exact('Base64 payload is required');
   } else if (typeof base64 !== 'string') {
     issues.add('media.base64', 'must be a string');

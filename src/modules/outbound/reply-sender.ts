@@ -19,6 +19,7 @@ import {
 import type { MessageEvents } from '../messages/message-events.js';
 import type { MessagesRepo, OutboundMessageRow } from '../messages/messages.repo.js';
 import type { MediaStore } from '../media/media-store.js';
+import type { LoadedMediaBlob, MediaBlobsRepo } from '../media/media-blobs.repo.js';
 
 /**
  * The background half of an agent's reply: the `agent_message` jobs of the send queue (run by
@@ -38,6 +39,7 @@ export class ReplySender {
     private readonly events: EventsService,
     private readonly messageEvents: MessageEvents,
     private readonly mediaStore: MediaStore,
+    private readonly mediaBlobs: MediaBlobsRepo,
     /** How a provider's answer is held while the database cannot record it. */
     private readonly hold: Omit<PersistOptions, 'onFailure'> = HOLD_RESULTS,
   ) {}
@@ -97,7 +99,7 @@ export class ReplySender {
         this.events.transaction(async (tx, events) => {
           if (!(await this.messages.settle(tx, messageId, outcome))) return;
           if (address) await this.contacts.setProviderAddress(tx, address.contactId, address.address);
-          await this.messages.deleteMediaBlob(tx, messageId);
+          await this.mediaBlobs.delete(tx, messageId);
           await this.messageEvents.message(tx, events, 'message.update', messageId);
         }),
       {
@@ -115,14 +117,15 @@ export class ReplySender {
    * The reply's file, in the media store under the message's id (or, for a reply queued by an earlier
    * version, in `media_blobs` until the provider has it).
    */
-  private async file(
-    messageId: string,
-  ): Promise<{ bytes: Buffer; mimetype: string; filename: string | null } | undefined> {
+  private async file(messageId: string): Promise<LoadedMediaBlob | undefined> {
     const file = await this.mediaStore.stat(this.db, messageId);
-    if (!file) return this.messages.mediaBlob(this.db, messageId);
-    const pieces: Buffer[] = [];
-    for await (const piece of this.mediaStore.read(file)) pieces.push(piece);
-    return { bytes: Buffer.concat(pieces, file.size), mimetype: file.mimetype, filename: file.filename };
+    if (!file) return this.mediaBlobs.load(messageId);
+    return {
+      mimetype: file.mimetype,
+      filename: file.filename,
+      size: file.size,
+      chunks: () => this.mediaStore.read(file),
+    };
   }
 }
 

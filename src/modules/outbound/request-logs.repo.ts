@@ -83,7 +83,7 @@ const columns = [
 
 const prefixed = columns.map((c) => `r.${c}` as const);
 
-/** The channel request log (`request_logs`) and the media bytes waiting for upload (`media_blobs`). */
+/** The channel request log (`request_logs`); a request's media waits in `media_blobs` (MediaBlobsRepo). */
 export class RequestLogsRepo {
   constructor(private readonly db: Db) {}
 
@@ -140,32 +140,6 @@ export class RequestLogsRepo {
    */
   async insertQueued(rows: NewRequest[], sends: readonly QueuedSend[]): Promise<void> {
     await insertQueuedStatement.execute(this.db, [JSON.stringify(rows), SendQueue.jobsJson(sends)]);
-  }
-
-  async insertBlobs(
-    tx: Tx,
-    blobs: Array<{
-      id: string;
-      account_id: string;
-      mimetype: string;
-      filename: string | null;
-      bytes: Buffer;
-    }>,
-  ): Promise<void> {
-    if (blobs.length === 0) return;
-    await tx.insertInto('media_blobs').values(blobs).execute();
-  }
-
-  async loadBlob(id: string) {
-    return this.db
-      .selectFrom('media_blobs')
-      .select(['mimetype', 'filename', 'bytes'])
-      .where('id', '=', id)
-      .executeTakeFirst();
-  }
-
-  async deleteBlob(tx: Tx, id: string): Promise<void> {
-    await tx.deleteFrom('media_blobs').where('id', '=', id).execute();
   }
 
   async find(channelId: string, requestId: string): Promise<RequestLogEntry | undefined> {

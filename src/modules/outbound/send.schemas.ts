@@ -7,6 +7,7 @@ import {
   MEDIA_TYPES_OF_EVERY_PROVIDER,
   TEXT_MAX_LENGTH,
 } from '../../providers/registry.js';
+import type { JsonBodyOptions } from '../../http/json-body.js';
 import { DeliverySchema } from '../messages/delivery.js';
 import type { SendTemplateVariables, TemplateVariableValue } from './send.types.js';
 
@@ -23,8 +24,24 @@ export { TEXT_MAX_LENGTH };
 
 /** Base64 length of the largest file any provider takes (a 100 MB document). */
 export const MAX_BASE64_LENGTH = 4 * Math.ceil(LARGEST_MEDIA_BYTES / 3);
+/**
+ * Most bytes of a send body besides `media.base64`: far more than any valid message takes (a template
+ * body is at most 1,024 characters at the provider), and little enough to parse in a few milliseconds.
+ */
+export const SEND_ENVELOPE_LIMIT_BYTES = 1024 * 1024;
 /** The send route's own body limit: the largest media in base64 plus room for the rest of the body. */
-export const SEND_BODY_LIMIT_BYTES = MAX_BASE64_LENGTH + 1024 * 1024;
+export const SEND_BODY_LIMIT_BYTES = MAX_BASE64_LENGTH + SEND_ENVELOPE_LIMIT_BYTES;
+/** Most members of one object or array in a send or reply body: the longest list (order items) is 999. */
+const SEND_MAX_MEMBERS = 1_000;
+
+/** How the send route reads its body: the media's base64 streamed to its decoder, the rest bounded. */
+export const SEND_JSON_BODY: JsonBodyOptions = {
+  streamBase64At: ['message', 'media', 'base64'],
+  envelopeLimit: SEND_ENVELOPE_LIMIT_BYTES,
+  maxMembers: SEND_MAX_MEMBERS,
+};
+/** The same for an agent's reply, whose media is at the body's top. */
+export const REPLY_JSON_BODY: JsonBodyOptions = { ...SEND_JSON_BODY, streamBase64At: ['media', 'base64'] };
 
 const Str = (maxLength: number, description?: string) =>
   Type.String({ maxLength, ...(description ? { description } : {}) });

@@ -11,6 +11,8 @@ import type { ChannelsRepo } from '../channels/channels.repo.js';
 import type { ApiChannel } from '../channel-api/channel-keys.js';
 import { normalizeContact, type PhoneDefaultCountry } from '../contacts/normalize.js';
 import { prepareMessage } from './prepare.js';
+import type { DecodedBase64 } from '../../lib/base64-stream.js';
+import type { MediaBlobsRepo, NewMediaBlob } from '../media/media-blobs.repo.js';
 import type { RequestLogQueryT, RequestLogT, SendMessageBodyT } from './send.schemas.js';
 import { deliveryOf } from '../messages/delivery.js';
 import { keyOf, type NewRequest, type RequestLogEntry, type RequestLogsRepo } from './request-logs.repo.js';
@@ -19,7 +21,9 @@ import type { ProviderRegistry } from '../../providers/registry.js';
 
 interface Accepted {
   row: NewRequest;
-  blob: { id: string; account_id: string; mimetype: string; filename: string | null; bytes: Buffer } | null;
+  blob: NewMediaBlob | null;
+  /** Bytes of `blob`, to weigh batches by. */
+  blobBytes: number;
   job: QueuedSend;
 }
 
@@ -37,6 +41,7 @@ export class SendService {
   constructor(
     private readonly db: Db,
     private readonly requests: RequestLogsRepo,
+    private readonly mediaBlobs: MediaBlobsRepo,
     private readonly channels: ChannelsRepo,
     private readonly sendQueue: SendQueue,
     private readonly providers: ProviderRegistry,
@@ -50,15 +55,19 @@ export class SendService {
       concurrency: 2,
       maxItems: 200,
       maxWeight: BATCH_MAX_BYTES,
-      weight: (a) => a.blob?.bytes.length ?? 0,
+      weight: (a) => a.blobBytes,
     });
   }
 
-  /** Checks the request, then stores and queues it durably; resolves with its requestId. */
+  /**
+   * Checks the request, then stores and queues it durably; resolves with its requestId. `file` is the
+   * media's base64 as the route streamed and decoded it (the body's `media.base64` is then `""`).
+   */
   async accept(
     channel: ApiChannel,
     body: SendMessageBodyT,
     idempotencyKey: string | undefined,
+    file: DecodedBase64 | null = null,
   ): Promise<{ requestId: string }> {
     const issues: string[] = [];
     const contactType = body.contact.type ?? 'phone';
@@ -70,9 +79,7 @@ export class SendService {
     const prepared = prepareMessage(
       body.message as SendMessage,
       this.providers.get(channel.provider).limits,
-      {
-        pathPrefix: 'message.',
-      },
+      { pathPrefix: 'message.', ...(file ? { base64: file } : {}) },
     );
     if (!prepared.ok) issues.push(...prepared.messages);
     if (issues.length > 0 || !contact.ok || !prepared.ok) throw badRequest(issues);
@@ -88,7 +95,7 @@ export class SendService {
         account_id: channel.accountId,
         mimetype: message.media.mimetype,
         filename: message.media.filename ?? null,
-        bytes: Buffer.from(base64, 'base64'),
+        pieces: file && base64 === '' ? file.pieces : [Buffer.from(base64, 'base64')],
       };
     }
     const pushName = body.message.type === 'text' ? body.message.text?.pushName : undefined;
@@ -108,6 +115,7 @@ export class SendService {
         media_blob_id: blob?.id ?? null,
       },
       blob,
+      blobBytes: message.type === 'media' ? message.media.byteLength : 0,
       job: {
         lane: sendOrderingKey(channel.id, contact.value),
         job: { kind: 'api_request', requestId },
@@ -144,7 +152,7 @@ export class SendService {
         repeated.map((a) => ({ channelId: a.row.channel_id, key: a.row.idempotency_key ?? '' })),
       );
       const fresh = items.filter((a) => inserted.has(a.row.request_id));
-      await this.requests.insertBlobs(
+      await this.mediaBlobs.insert(
         tx,
         fresh.flatMap((a) => (a.blob ? [a.blob] : [])),
       );

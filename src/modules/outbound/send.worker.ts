@@ -22,6 +22,7 @@ import {
 import type { MessageEvents } from '../messages/message-events.js';
 import type { MessagesRepo } from '../messages/messages.repo.js';
 import type { RequestLogsRepo, RequestRow } from './request-logs.repo.js';
+import type { MediaBlobsRepo } from '../media/media-blobs.repo.js';
 
 /** Outcome transactions in flight at once, and requests per transaction at most. */
 const OUTCOME_RUNS = 4;
@@ -68,6 +69,8 @@ interface Conversation {
 interface Deps {
   db: Db;
   requests: RequestLogsRepo;
+  /** Files of media requests, until the provider has them. */
+  mediaBlobs: MediaBlobsRepo;
   contacts: ContactsRepo;
   chats: ChatsRepo;
   messages: MessagesRepo;
@@ -184,7 +187,7 @@ export class SendWorker {
         w.req.payload.message,
         blobId
           ? storedFile(
-              () => requests.loadBlob(blobId),
+              () => this.deps.mediaBlobs.load(blobId),
               (mediaId) => requests.setUploadedMedia(requestId, mediaId),
             )
           : undefined,
@@ -433,7 +436,7 @@ export class SendWorker {
    * contacts' provider addresses, their events — in a few statements; failed ones one by one.
    */
   private async recordAllIn(tx: Tx, out: EventBuffer, settle: readonly Work[]): Promise<void> {
-    const { requests, contacts, chats, messages, statuses, messageEvents } = this.deps;
+    const { requests, contacts, chats, messages, statuses, messageEvents, mediaBlobs } = this.deps;
     const sent = settle.filter((w) => w.result);
     const described = sent.map((w) => {
       w.messageId = newId();
@@ -499,12 +502,12 @@ export class SendWorker {
           : [],
       ),
     );
-    for (const w of sent) if (w.req.media_blob_id) await requests.deleteBlob(tx, w.req.media_blob_id);
+    for (const w of sent) if (w.req.media_blob_id) await mediaBlobs.delete(tx, w.req.media_blob_id);
     for (const w of settle) if (!w.result) await this.recordFailedIn(tx, out, w);
   }
 
   private async recordFailedIn(tx: Tx, out: EventBuffer, w: Work): Promise<void> {
-    const { requests, messageEvents } = this.deps;
+    const { requests, messageEvents, mediaBlobs } = this.deps;
     const { req } = w;
     const error = w.error ?? { code: 'internal_error', message: 'The request could not be processed' };
     let messageId: string | null = null;
@@ -515,7 +518,7 @@ export class SendWorker {
       await messageEvents.chat(tx, out, 'chat.update', req.account_id, w.conversation.chatId);
     }
     await requests.markFailed(tx, req.request_id, error, messageId);
-    if (req.media_blob_id) await requests.deleteBlob(tx, req.media_blob_id);
+    if (req.media_blob_id) await mediaBlobs.delete(tx, req.media_blob_id);
   }
 
   /**

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { WHATSAPP_LIMITS } from '../whatsapp-cloud/limits.js';
 import type {
   MessagingProvider,
+  OutboundFile,
   OutboundLimits,
   PreparedMessage,
   ProviderContext,
@@ -28,10 +29,7 @@ export class SandboxProvider implements MessagingProvider {
   /** The simulated customer has no phone to show ticks on. */
   async markRead(_ctx: ProviderContext, _providerMessageId: string): Promise<void> {}
 
-  async uploadMedia(
-    _ctx: ProviderContext,
-    _file: { bytes: Buffer; mimetype: string; filename?: string },
-  ): Promise<{ mediaId: string }> {
+  async uploadMedia(_ctx: ProviderContext, _file: OutboundFile): Promise<{ mediaId: string }> {
     return { mediaId: `sandbox-media.${randomUUID()}` };
   }
 }

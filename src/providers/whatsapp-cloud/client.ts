@@ -1,5 +1,6 @@
 import {
   ProviderError,
+  type OutboundFile,
   type DownloadedMedia,
   type MessagingProvider,
   type PreparedMessage,
@@ -11,7 +12,8 @@ import {
 import { whatsappWebhooks } from './inbound.js';
 import { WHATSAPP_LIMITS } from './limits.js';
 import { classifyGraphError, classifyTransportError, isTokenRefused } from './errors.js';
-import { parseJson, postText } from './http.js';
+import { parseJson, postStream, postText } from './http.js';
+import { multipartBody } from './multipart.js';
 import { downloadWhatsAppMedia } from './media.js';
 import { buildGraphMessage } from './payloads.js';
 import { readGraphTemplate } from './templates.js';
@@ -96,16 +98,16 @@ export class WhatsAppCloudProvider implements MessagingProvider {
     return { providerMessageId: id, recipientAddress: typeof waId === 'string' && waId !== '' ? waId : null };
   }
 
-  async uploadMedia(
-    ctx: ProviderContext,
-    file: { bytes: Buffer; mimetype: string; filename?: string },
-  ): Promise<{ mediaId: string }> {
+  async uploadMedia(ctx: ProviderContext, file: OutboundFile): Promise<{ mediaId: string }> {
     const config = whatsAppChannelConfig(ctx.config);
-    const form = new FormData();
-    form.append('messaging_product', 'whatsapp');
-    form.append('type', file.mimetype);
-    form.append('file', new Blob([file.bytes], { type: file.mimetype }), file.filename ?? 'file');
-    const body = await this.call(ctx, config, 'media', { body: form });
+    const form = multipartBody(
+      { messaging_product: 'whatsapp', type: file.mimetype },
+      { name: 'file', content: file },
+    );
+    const body = await this.call(ctx, config, 'media', {
+      headers: { 'content-type': form.contentType },
+      body: form,
+    });
     const id = typeof body === 'object' && body !== null ? (body as { id?: unknown }).id : undefined;
     if (typeof id !== 'string' || id === '') throw invalidResponse('a media id');
     return { mediaId: id };
@@ -196,7 +198,7 @@ export class WhatsAppCloudProvider implements MessagingProvider {
     ctx: ProviderContext,
     config: WhatsAppChannelConfig,
     edge: string,
-    init: { headers?: Record<string, string>; body: string | FormData },
+    init: { headers?: Record<string, string>; body: string | ReturnType<typeof multipartBody> },
   ): Promise<unknown> {
     const url = `${this.baseUrl}/${this.options.version}/${encodeURIComponent(config.phoneNumberId)}/${edge}`;
     const headers = { authorization: `Bearer ${config.accessToken}`, ...init.headers };
@@ -204,14 +206,18 @@ export class WhatsAppCloudProvider implements MessagingProvider {
       let status: number;
       let text: string;
       try {
-        if (typeof init.body === 'string' && this.fetch === globalThis.fetch) {
-          ({ status, text } = await postText(url, headers, init.body, this.options.timeoutMs));
+        const { body } = init;
+        if (typeof body !== 'string') {
+          // A file upload, written as it is read.
+          ({ status, text } = await postStream(url, headers, body.body, body.length, this.options.timeoutMs));
+        } else if (this.fetch === globalThis.fetch) {
+          ({ status, text } = await postText(url, headers, body, this.options.timeoutMs));
         } else {
-          // Multipart uploads (FormData), or a fetch given by the caller.
+          // A fetch given by the caller.
           const res = await this.fetch(url, {
             method: 'POST',
             headers,
-            body: init.body,
+            body,
             signal: AbortSignal.timeout(this.options.timeoutMs),
           });
           status = res.status;
