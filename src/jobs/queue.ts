@@ -8,7 +8,7 @@ import { isConnectionFailure } from '../db/unavailable.js';
 import { settleWithin } from '../lib/settle.js';
 import { errorText } from '../lib/errors.js';
 import { OneAtATime } from '../lib/one-at-a-time.js';
-import { Batcher } from '../lib/batcher.js';
+import { Batcher } from '../db/batcher.js';
 import { persist } from '../lib/persist.js';
 
 /**

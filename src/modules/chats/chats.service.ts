@@ -4,7 +4,7 @@ import { targets } from '../../events/rooms.js';
 import { badRequest, conflict, forbidden, notFound } from '../../http/errors.js';
 import { chatWindow, pageInfo, type ChatT } from '../../http/schemas.js';
 import { newId } from '../../lib/ids.js';
-import { Batcher } from '../../lib/batcher.js';
+import { Batcher } from '../../db/batcher.js';
 import { SharedReads } from '../../lib/shared-reads.js';
 import { actorRef, type Actor, type ApiKeyActor, type UserActor } from '../../access/actors.js';
 import { keyAllowsChannel, requirePermission } from '../auth/guards.js';

@@ -1,7 +1,7 @@
 import { inTransaction, type Db } from '../../db/index.js';
 import { badRequest, notFound } from '../../http/errors.js';
 import { pageInfo } from '../../http/schemas.js';
-import { Batcher } from '../../lib/batcher.js';
+import { Batcher } from '../../db/batcher.js';
 import { newId, uuidv7 } from '../../lib/ids.js';
 import { sendOrderingKey } from '../../jobs/payloads.js';
 import type { QueuedSend, SendQueue } from '../../jobs/send-queue.js';

@@ -4,7 +4,7 @@ import type { EventBuffer, EventsService } from '../../events/events.service.js'
 import type { LastMessage, ProviderErrorInfo } from '../../db/types.js';
 import type { SendOutcome } from '../../jobs/send-dispatcher.js';
 import type { LeasedJob } from '../../jobs/send-queue.js';
-import { Batcher } from '../../lib/batcher.js';
+import { Batcher } from '../../db/batcher.js';
 import { newId } from '../../lib/ids.js';
 import type { PersistOptions } from '../../lib/persist.js';
 import { QUEUE_API, type ChatsRepo } from '../chats/chats.repo.js';

@@ -7,7 +7,7 @@ import { Listener } from '../../db/listener.js';
 import { WEBHOOKS_CHANNEL } from '../../events/events.repo.js';
 import type { EventsService } from '../../events/events.service.js';
 import { toEnvelope } from '../../events/events.service.js';
-import { Batcher } from '../../lib/batcher.js';
+import { Batcher } from '../../db/batcher.js';
 import { persist } from '../../lib/persist.js';
 import { settleWithin } from '../../lib/settle.js';
 import { webhookFailureReason, type Metrics } from '../../metrics/metrics.js';
