@@ -2,7 +2,7 @@ import { AppError, badRequest, notFound, unauthorized } from '../../http/errors.
 import { newId } from '../../lib/ids.js';
 import { newToken, parseToken, safeEqual, sha256 } from '../../lib/secrets.js';
 import type { ApiKeyActor, UserActor } from '../../access/actors.js';
-import { requirePermission } from '../auth/guards.js';
+import { requirePermission } from '../../access/guards.js';
 import type { ApiKeyScope } from '../../access/permissions.js';
 import type { ApiKeyAuthRow, ApiKeyRow, ApiKeysRepo } from './api-keys.repo.js';
 import type { ApiKeyT, CreateApiKeyInput } from './api-keys.schemas.js';

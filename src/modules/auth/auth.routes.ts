@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/app-type.js';
 import type { FastifyRequest } from 'fastify';
-import { crossSiteLoginGuard, sessionToken, userGuard, userOf, type UserGuardDeps } from '../../http/auth.js';
+import { crossSiteLoginGuard, sessionToken } from '../../http/auth.js';
+import { userGuard, userOf, type UserGuardDeps } from '../../access/request-actor.js';
 import type { OriginCheck } from '../../http/browser-protections.js';
 import { clientIp } from '../../http/client-ip.js';
 import { errorResponses, UserSchema } from '../../http/schemas.js';

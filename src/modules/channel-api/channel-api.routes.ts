@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { App } from '../../http/app-type.js';
-import { apiKeyOf } from '../../http/auth.js';
+import { apiKeyOf } from '../../access/request-actor.js';
 import { notFound } from '../../http/errors.js';
 import { inputProblems } from '../../http/input-guard.js';
 import { sendJsonText } from '../../http/json-text.js';
@@ -17,7 +17,7 @@ import {
   UserSchema,
 } from '../../http/schemas.js';
 import { isObjectId } from '../../lib/ids.js';
-import { keyAllowsChannel } from '../auth/guards.js';
+import { keyAllowsChannel } from '../../access/guards.js';
 import { TEAM_NOT_FOUND, USER_NOT_FOUND } from '../chats/chats.service.js';
 import { accountKeyGuard, type AccountKeyGuardDeps } from './guards.js';
 import type { ChatsService } from '../chats/chats.service.js';

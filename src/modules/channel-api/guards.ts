@@ -3,7 +3,7 @@ import { documented, type GuardDoc } from '../../http/auth.js';
 import { AppError, renderError, unauthorized } from '../../http/errors.js';
 import type { RequestRateLimiter } from '../../http/rate-limit.js';
 import type { ApiKeysService } from '../api-keys/api-keys.service.js';
-import { requireScope } from '../auth/guards.js';
+import { requireScope } from '../../access/guards.js';
 import type { ApiKeyScope } from '../../access/permissions.js';
 import type { ApiChannel, ChannelKeys } from './channel-keys.js';
 

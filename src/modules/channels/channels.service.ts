@@ -3,7 +3,7 @@ import { badRequest, notFound } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { newToken } from '../../lib/secrets.js';
 import type { UserActor } from '../../access/actors.js';
-import { requirePermission } from '../auth/guards.js';
+import { requirePermission } from '../../access/guards.js';
 import type { TeamsRepo } from '../teams/teams.repo.js';
 import type { ChannelRow, ChannelsRepo } from './channels.repo.js';
 import type {

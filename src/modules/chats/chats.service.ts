@@ -7,7 +7,7 @@ import { newId } from '../../lib/ids.js';
 import { Batcher } from '../../db/batcher.js';
 import { SharedReads } from '../../lib/shared-reads.js';
 import { actorRef, type Actor, type ApiKeyActor, type UserActor } from '../../access/actors.js';
-import { keyAllowsChannel, requirePermission } from '../auth/guards.js';
+import { keyAllowsChannel, requirePermission } from '../../access/guards.js';
 import { keyChecked } from '../api-keys/key-check.js';
 import type { TeamsRepo } from '../teams/teams.repo.js';
 import type { NotificationsService } from '../notifications/notifications.service.js';

@@ -6,7 +6,7 @@ import { sendOrderingKey } from '../../jobs/payloads.js';
 import type { SendQueue } from '../../jobs/send-queue.js';
 import { newId } from '../../lib/ids.js';
 import type { UserActor } from '../../access/actors.js';
-import { requirePermission } from '../auth/guards.js';
+import { requirePermission } from '../../access/guards.js';
 import { chatWindow } from '../../http/schemas.js';
 import type { ChatsRepo } from '../chats/chats.repo.js';
 import type { ChannelsRepo } from '../channels/channels.repo.js';

@@ -6,7 +6,7 @@ import { newId, uuidv7 } from '../../lib/ids.js';
 import { sendOrderingKey } from '../../jobs/payloads.js';
 import type { QueuedSend, SendQueue } from '../../jobs/send-queue.js';
 import type { UserActor } from '../../access/actors.js';
-import { requirePermission } from '../auth/guards.js';
+import { requirePermission } from '../../access/guards.js';
 import type { ChannelsRepo } from '../channels/channels.repo.js';
 import type { ApiChannel } from '../channel-api/channel-keys.js';
 import { normalizeContact, type PhoneDefaultCountry } from '../contacts/normalize.js';

@@ -4,7 +4,7 @@ import { AppError, badRequest, notFound } from '../../http/errors.js';
 import { pageInfo } from '../../http/schemas.js';
 import { newId } from '../../lib/ids.js';
 import type { UserActor } from '../../access/actors.js';
-import { requirePermission } from '../auth/guards.js';
+import { requirePermission } from '../../access/guards.js';
 import type { DeliveryRow, WebhookRow, WebhooksRepo } from './webhooks.repo.js';
 import type {
   CreateWebhookInput,
