@@ -1,5 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { AgentChatSchema, Nullable } from '../http/schemas.js';
+import { Nullable } from '../http/schemas.js';
+import { AgentChatSchema } from '../modules/chats/chats.schemas.js';
 import { MessageSchema } from '../modules/messages/messages.schemas.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { ChatT } from '../http/schemas.js';
+import type { ChatT } from '../modules/chats/chats.schemas.js';
 
 /** Socket.IO room names. Ids are ObjectIds, unique across accounts, so rooms need no account prefix. */
 export const room = {

@@ -5,7 +5,8 @@ import { crossSiteLoginGuard, sessionToken } from '../../http/auth.js';
 import { userGuard, userOf, type UserGuardDeps } from '../../access/request-actor.js';
 import type { OriginCheck } from '../../http/browser-protections.js';
 import { clientIp } from '../../http/client-ip.js';
-import { errorResponses, UserSchema } from '../../http/schemas.js';
+import { errorResponses } from '../../http/schemas.js';
+import { UserSchema } from '../users/users.schemas.js';
 import type { AuthService } from './auth.service.js';
 import type { UsersService } from '../users/users.service.js';
 

@@ -7,18 +7,19 @@ import { inputProblems } from '../../http/input-guard.js';
 import { sendJsonText } from '../../http/json-text.js';
 import {
   badRequestsWhen,
-  ChatPageSchema,
-  ChatSchema,
   errorResponses,
   IdParams,
   ObjectIdString,
   PaginationQuery,
-  TeamSchema,
-  UserSchema,
 } from '../../http/schemas.js';
+import { TeamSchema } from '../teams/teams.schemas.js';
+import { UserSchema } from '../users/users.schemas.js';
+import { ChatPageSchema, ChatSchema } from '../chats/chats.schemas.js';
 import { isObjectId } from '../../lib/ids.js';
 import { keyAllowsChannel } from '../../access/guards.js';
-import { TEAM_NOT_FOUND, USER_NOT_FOUND } from '../chats/chats.service.js';
+import { TEAM_NOT_FOUND } from '../teams/teams.service.js';
+import { USER_NOT_FOUND } from '../users/users.service.js';
+import { ListChatsQuery } from '../chats/chats.schemas.js';
 import { accountKeyGuard, type AccountKeyGuardDeps } from './guards.js';
 import type { ChatsService } from '../chats/chats.service.js';
 import type { TeamsService } from '../teams/teams.service.js';
@@ -26,19 +27,6 @@ import type { UsersService } from '../users/users.service.js';
 
 const rateLimitNote =
   'Limited to 120 requests per 60 s per API key (headers `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset`; `Retry-After` on 429).';
-
-export const ListChatsQuery = Type.Object(
-  {
-    channelId: Type.Optional(ObjectIdString({ description: 'Only chats of this channel' })),
-    queue: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 100, description: 'Queue name, e.g. Espera' }),
-    ),
-    teamId: Type.Optional(ObjectIdString({ description: 'Only chats of this team' })),
-    userId: Type.Optional(ObjectIdString({ description: 'Only chats attended by this user' })),
-    ...PaginationQuery,
-  },
-  { additionalProperties: false },
-);
 
 export const TransferToTeamBody = Type.Object(
   {

@@ -15,7 +15,7 @@ import type {
   UpdateChannelInput,
 } from './channels.schemas.js';
 import { en } from '../../http/language.js';
-import { TEAM_NOT_FOUND } from '../chats/chats.service.js';
+import { TEAM_NOT_FOUND } from '../teams/teams.service.js';
 
 export const CHANNEL_KEY_PREFIX = 'ck';
 

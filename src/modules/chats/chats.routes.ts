@@ -2,23 +2,18 @@ import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/app-type.js';
 import { userGuard, userOf, type UserGuardDeps } from '../../access/request-actor.js';
 import {
-  AgentChatPageSchema,
   badRequestsWhen,
-  AgentChatSchema,
   errorResponses,
   exactlyOneOf,
   IdParams,
   ObjectIdString,
-  type ChatT,
 } from '../../http/schemas.js';
+import { AgentChatPageSchema, AgentChatSchema, type ChatT } from './chats.schemas.js';
 import type { UserActor } from '../../access/actors.js';
-import { ListChatsQuery } from '../channel-api/channel-api.routes.js';
-import {
-  NO_ATTENDANT_FOR_QUEUE,
-  TEAM_NOT_FOUND,
-  USER_NOT_FOUND,
-  type ChatsService,
-} from './chats.service.js';
+import { ListChatsQuery } from './chats.schemas.js';
+import { NO_ATTENDANT_FOR_QUEUE, type ChatsService } from './chats.service.js';
+import { USER_NOT_FOUND } from '../users/users.service.js';
+import { TEAM_NOT_FOUND } from '../teams/teams.service.js';
 
 const AgentListChatsQuery = Type.Composite(
   [

@@ -2,7 +2,11 @@ import type { Db, Tx } from '../../db/index.js';
 import { EventBuffer, type EventsService } from '../../events/events.service.js';
 import { targets } from '../../events/rooms.js';
 import { badRequest, conflict, forbidden, notFound } from '../../http/errors.js';
-import { chatWindow, pageInfo, type ChatT } from '../../http/schemas.js';
+import { pageInfo } from '../../http/schemas.js';
+import type { ChatT, ListChatsQueryT } from './chats.schemas.js';
+import { toChat } from './chats.presenter.js';
+import { TEAM_NOT_FOUND } from '../teams/teams.service.js';
+import { USER_NOT_FOUND } from '../users/users.service.js';
 import { newId } from '../../lib/ids.js';
 import { Batcher } from '../../db/batcher.js';
 import { SharedReads } from '../../lib/shared-reads.js';
@@ -47,8 +51,6 @@ export const CLOSE_FORBIDDEN = pt(
   'Somente o atendente do chat ou um supervisor pode encerrá-lo',
   "Only the chat's attendant or a supervisor can close it",
 );
-export const TEAM_NOT_FOUND = pt('Equipe não encontrada', 'Team not found');
-export const USER_NOT_FOUND = pt('Usuário não encontrado', 'User not found');
 export const NO_ATTENDANT_FOR_QUEUE = pt(
   'Um chat sem atendente não pode ir para Em Atendimento; capture ou transfira o chat',
   'A chat without an attendant cannot move to the In service queue (Em Atendimento); capture or transfer it',
@@ -56,32 +58,6 @@ export const NO_ATTENDANT_FOR_QUEUE = pt(
 
 /** A chat as held under its row lock (what `ChatsRepo.lock` reads). */
 type HeldChat = NonNullable<Awaited<ReturnType<ChatsRepo['lock']>>>;
-
-export function toChat(row: ChatListRow): ChatT {
-  return {
-    id: row.id,
-    status: row.status,
-    queue: row.queue,
-    channelId: row.channel_id,
-    teamId: row.team_id,
-    userId: row.user_id,
-    contact: { id: row.contact_id, name: row.contact_name ?? row.contact_value, value: row.contact_value },
-    unreadMessages: row.unread_messages,
-    lastMessage: row.last_message,
-    createdAt: row.created_at.toISOString(),
-    updatedAt: row.updated_at.toISOString(),
-    window: chatWindow(row.contact_last_inbound_at),
-  };
-}
-
-export interface ListChatsQuery {
-  channelId?: string;
-  queue?: string;
-  teamId?: string;
-  userId?: string;
-  page?: number;
-  limit?: number;
-}
 
 export interface TransferToTeamInput {
   teamId: string;
@@ -150,7 +126,7 @@ export class ChatsService {
    * Channel API list: open chats the key may reach, `Observação` left out, newest first. Answers the
    * response body itself (`ChatPageSchema`), serialized by PostgreSQL.
    */
-  async listForApiKey(actor: ApiKeyActor, query: ListChatsQuery): Promise<JsonText> {
+  async listForApiKey(actor: ApiKeyActor, query: ListChatsQueryT): Promise<JsonText> {
     if (query.channelId !== undefined && !keyAllowsChannel(actor, query.channelId)) throw notFound();
     const page = query.page ?? 1;
     const limit = query.limit ?? 20;
@@ -208,7 +184,7 @@ export class ChatsService {
    * Agent API list: what the user may see (own teams and own chats, or all with chats:read_all),
    * optionally searched by the customer's name or number (`q`).
    */
-  async listForUser(actor: UserActor, query: ListChatsQuery & { status?: 'open' | 'closed'; q?: string }) {
+  async listForUser(actor: UserActor, query: ListChatsQueryT & { status?: 'open' | 'closed'; q?: string }) {
     const filter: ChatFilter = { accountId: actor.accountId, status: query.status ?? 'open', ...pick(query) };
     const search = query.q === undefined ? undefined : chatSearch(query.q);
     if (search) filter.search = search;
@@ -218,7 +194,7 @@ export class ChatsService {
     return this.page(filter, query);
   }
 
-  private async page(filter: ChatFilter, query: ListChatsQuery) {
+  private async page(filter: ChatFilter, query: ListChatsQueryT) {
     const page = query.page ?? 1;
     const limit = query.limit ?? 20;
     const { rows, total } = await this.repo.listPage(filter, page, limit);
@@ -484,7 +460,7 @@ export function chatSearch(q: string): ChatSearch | undefined {
   return { kind: 'text', text: term };
 }
 
-function pick(q: ListChatsQuery): Pick<ChatFilter, 'channelId' | 'queue' | 'teamId' | 'userId'> {
+function pick(q: ListChatsQueryT): Pick<ChatFilter, 'channelId' | 'queue' | 'teamId' | 'userId'> {
   const out: Pick<ChatFilter, 'channelId' | 'queue' | 'teamId' | 'userId'> = {};
   if (q.channelId !== undefined) out.channelId = q.channelId;
   if (q.queue !== undefined) out.queue = q.queue;

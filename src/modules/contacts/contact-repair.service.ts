@@ -8,7 +8,7 @@ import { newId } from '../../lib/ids.js';
 import type { ProviderRegistry } from '../../providers/registry.js';
 import type { ChannelsRepo } from '../channels/channels.repo.js';
 import type { ChatsRepo } from '../chats/chats.repo.js';
-import { toChat } from '../chats/chats.service.js';
+import { toChat } from '../chats/chats.presenter.js';
 import type { MessageEvents } from '../messages/message-events.js';
 import type { NotificationsService } from '../notifications/notifications.service.js';
 import type {

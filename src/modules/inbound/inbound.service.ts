@@ -7,7 +7,7 @@ import type { UserActor } from '../../access/actors.js';
 import type { ChannelsRepo } from '../channels/channels.repo.js';
 import { newId } from '../../lib/ids.js';
 import type { ChatsRepo } from '../chats/chats.repo.js';
-import { toChat } from '../chats/chats.service.js';
+import { toChat } from '../chats/chats.presenter.js';
 import type { ContactsRepo } from '../contacts/contacts.repo.js';
 import { normalizeContact, type PhoneDefaultCountry } from '../contacts/normalize.js';
 import type { InboundActions, InboundLinks } from './inbound-actions.js';

@@ -1,9 +1,9 @@
 import type { Tx } from '../../db/index.js';
 import type { EventBuffer } from '../../events/events.service.js';
 import { targets } from '../../events/rooms.js';
-import type { ChatT } from '../../http/schemas.js';
+import type { ChatT } from '../chats/chats.schemas.js';
 import type { ChatsRepo } from '../chats/chats.repo.js';
-import { toChat } from '../chats/chats.service.js';
+import { toChat } from '../chats/chats.presenter.js';
 import type { MessagesRepo } from './messages.repo.js';
 import { toMessage } from './message.js';
 

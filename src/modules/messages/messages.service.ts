@@ -7,7 +7,7 @@ import type { SendQueue } from '../../jobs/send-queue.js';
 import { newId } from '../../lib/ids.js';
 import type { UserActor } from '../../access/actors.js';
 import { requirePermission } from '../../access/guards.js';
-import { chatWindow } from '../../http/schemas.js';
+import { chatWindow } from '../chats/chats.presenter.js';
 import type { ChatsRepo } from '../chats/chats.repo.js';
 import type { ChannelsRepo } from '../channels/channels.repo.js';
 import type { ProviderRegistry } from '../../providers/registry.js';
