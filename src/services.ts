@@ -45,7 +45,7 @@ import { ReadReceiptsRepo } from './modules/inbound/read-receipts.repo.js';
 import { ReadReceiptsService } from './modules/inbound/read-receipts.service.js';
 import { RequestLogsRepo } from './modules/outbound/request-logs.repo.js';
 import { SendService } from './modules/outbound/send.service.js';
-import { ChannelKeys } from './modules/channel-api/channel-keys.js';
+import { ChannelKeys } from './modules/channels/channel-keys.js';
 import { SendWorker } from './modules/outbound/send.worker.js';
 import { ProviderRegistry } from './providers/registry.js';
 import { MessageStatusRepo } from './modules/inbound/message-status.repo.js';

@@ -5,7 +5,7 @@ import type { RequestRateLimiter } from '../../http/rate-limit.js';
 import type { ApiKeysService } from '../api-keys/api-keys.service.js';
 import { requireScope } from '../../access/guards.js';
 import type { ApiKeyScope } from '../../access/permissions.js';
-import type { ApiChannel, ChannelKeys } from './channel-keys.js';
+import type { ApiChannel, ChannelKeys } from '../channels/channel-keys.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

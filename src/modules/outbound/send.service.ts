@@ -8,7 +8,7 @@ import type { QueuedSend, SendQueue } from '../../jobs/send-queue.js';
 import type { UserActor } from '../../access/actors.js';
 import { requirePermission } from '../../access/guards.js';
 import type { ChannelsRepo } from '../channels/channels.repo.js';
-import type { ApiChannel } from '../channel-api/channel-keys.js';
+import type { ApiChannel } from '../channels/channel-keys.js';
 import { normalizeContact, type PhoneDefaultCountry } from '../contacts/normalize.js';
 import { prepareMessage } from './prepare.js';
 import type { DecodedBase64 } from '../../lib/base64-stream.js';
