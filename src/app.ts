@@ -15,6 +15,7 @@ import type { Gateway } from './gateway/gateway.js';
 import { originAllowed, type OriginPolicy } from './gateway/origins.js';
 import type { App } from './http/app-type.js';
 import { eventsRoutes } from './events/events.routes.js';
+import { EVENT_CATALOGUE } from './event-catalogue.js';
 import { docsPolicy, installBrowserProtections } from './http/browser-protections.js';
 import { installErrorHandling } from './http/errors.js';
 import { swaggerOptions } from './http/openapi.js';
@@ -180,7 +181,7 @@ export async function buildApp({ config, services, logger, gateway }: AppOptions
   sandboxRoutes(app, services);
   sendRoutes(app, services);
   whatsappWebhookRoutes(app, services);
-  eventsRoutes(app, services);
+  eventsRoutes(app, { ...services, eventCatalogue: EVENT_CATALOGUE });
   draftsRoutes(app, services);
   notificationsRoutes(app, services);
   webhooksRoutes(app, services);

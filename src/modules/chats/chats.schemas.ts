@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { eventType } from '../../events/catalogue.js';
 import { Nullable, ObjectIdString, pageOf, PaginationQuery } from '../../http/schemas.js';
 
 /** The chat as the Channel API and the agent API show it, and the queries of chat lists. */
@@ -68,3 +69,63 @@ export const ListChatsQuery = Type.Object(
   { additionalProperties: false },
 );
 export type ListChatsQueryT = Static<typeof ListChatsQuery>;
+
+/** The chat events (src/events/catalogue.ts); their rooms are in src/events/rooms.ts. */
+const TeamUser = Type.Object({ teamId: Type.String(), userId: Nullable(Type.String()) });
+const chat = { chat: AgentChatSchema };
+
+export const CHAT_NEW = eventType(
+  'chat.new',
+  Type.Object(chat, { description: "A conversation entered a team's queue" }),
+);
+export const CHAT_UPDATE = eventType(
+  'chat.update',
+  Type.Object(chat, {
+    description: 'A list item changed: last message, unread count, queue or attendant',
+  }),
+);
+export const CHAT_QUEUE = eventType(
+  'chat.queue',
+  Type.Object(
+    { ...chat, from: Type.String(), to: Type.String() },
+    {
+      description:
+        "The chat moved from one queue to another (also when a customer's reply brings a conversation the Channel API opened from `API` to the channel's inbound queue)",
+    },
+  ),
+);
+export const CHAT_CAPTURE = eventType(
+  'chat.capture',
+  Type.Object(chat, { description: 'An agent took the chat from the queue' }),
+);
+export const CHAT_TRANSFER = eventType(
+  'chat.transfer',
+  Type.Object(
+    {
+      ...chat,
+      from: TeamUser,
+      to: TeamUser,
+      reasonCode: Nullable(Type.String()),
+      reason: Nullable(Type.String()),
+    },
+    { description: 'The chat was transferred to a team or a user' },
+  ),
+);
+export const CHAT_CLOSE = eventType(
+  'chat.close',
+  Type.Object(chat, { description: 'The conversation ended' }),
+);
+export const CHAT_SPLIT = eventType(
+  'chat.split',
+  Type.Object(
+    {
+      ...chat,
+      into: AgentChatSchema,
+      messageIds: Type.Array(Type.String()),
+    },
+    {
+      description:
+        "Messages of the chat were another customer's (two customers once shared one contact): they moved to `into`, that customer's own chat (`atende doctor`)",
+    },
+  ),
+);

@@ -1,4 +1,5 @@
 import type { Db, Tx } from '../../db/index.js';
+import { CHAT_CAPTURE, CHAT_CLOSE, CHAT_QUEUE, CHAT_TRANSFER, CHAT_UPDATE } from './chats.schemas.js';
 import { EventBuffer, type EventsService } from '../../events/events.service.js';
 import { targets } from '../../events/rooms.js';
 import { badRequest, conflict, forbidden, notFound } from '../../http/errors.js';
@@ -271,7 +272,7 @@ export class ChatsService {
       const events = new EventBuffer();
       events.add(
         actor.accountId,
-        'chat.transfer',
+        CHAT_TRANSFER,
         { chat: c, from, to: { teamId: c.teamId, userId: c.userId }, reasonCode, reason },
         targets.chatTransfer(c, from),
         ['chat', 'updatedAt'],
@@ -350,7 +351,7 @@ export class ChatsService {
           const c = toChat(after);
           events.add(
             actor.accountId,
-            'chat.queue',
+            CHAT_QUEUE,
             { chat: c, from: chat.queue, to: name },
             targets.chatQueue(c, chat.team_id),
           );
@@ -374,7 +375,7 @@ export class ChatsService {
       if (chat.user_id !== null) throw conflict(CHAT_CAPTURED);
       if (chat.queue !== QUEUE_WAITING) throw conflict(CHAT_NOT_WAITING);
       await this.repo.update(tx, chat.id, { queue: QUEUE_ATTENDING, user_id: actor.userId });
-      return (events, c) => events.add(actor.accountId, 'chat.capture', { chat: c }, targets.chatCapture(c));
+      return (events, c) => events.add(actor.accountId, CHAT_CAPTURE, { chat: c }, targets.chatCapture(c));
     });
   }
 
@@ -387,7 +388,7 @@ export class ChatsService {
         throw forbidden(CLOSE_FORBIDDEN);
       }
       await this.repo.update(tx, chat.id, { status: 'closed', closed_at: new Date() });
-      return (events, c) => events.add(actor.accountId, 'chat.close', { chat: c }, targets.chatClose(c));
+      return (events, c) => events.add(actor.accountId, CHAT_CLOSE, { chat: c }, targets.chatClose(c));
     });
   }
 
@@ -399,7 +400,7 @@ export class ChatsService {
     return this.change(actor, chatId, false, async (tx, chat) => {
       await this.repo.update(tx, chat.id, { unread_messages: 0 });
       await this.readReceipts.chatRead(tx, chat.id);
-      return (events, c) => events.add(actor.accountId, 'chat.update', { chat: c }, targets.chatUpdate(c));
+      return (events, c) => events.add(actor.accountId, CHAT_UPDATE, { chat: c }, targets.chatUpdate(c));
     });
   }
 

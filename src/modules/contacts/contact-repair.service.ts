@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { CHAT_SPLIT } from '../chats/chats.schemas.js';
 import type { LastMessage, MessageOrigin } from '../../db/types.js';
 import type { Tx } from '../../db/index.js';
 import type { EventBuffer, EventsService } from '../../events/events.service.js';
@@ -391,7 +392,7 @@ export class ContactRepairService {
       if (from && to)
         events.add(
           account,
-          'chat.split',
+          CHAT_SPLIT,
           { chat: from, into: to, messageIds: s.messageIds },
           targets.chatSplit(from, to),
         );

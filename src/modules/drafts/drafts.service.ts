@@ -1,4 +1,5 @@
-import type { DraftT } from '../../events/catalogue.js';
+import type { DraftT } from './drafts.schemas.js';
+import { DRAFT_UPDATE } from './drafts.schemas.js';
 import type { EventsService } from '../../events/events.service.js';
 import { targets } from '../../events/rooms.js';
 import { notFound } from '../../http/errors.js';
@@ -43,7 +44,7 @@ export class DraftsService {
           }),
         );
       }
-      events.add(actor.accountId, 'draft.update', { draft }, targets.personal(actor.userId));
+      events.add(actor.accountId, DRAFT_UPDATE, { draft }, targets.personal(actor.userId));
       return draft;
     });
   }

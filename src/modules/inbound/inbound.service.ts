@@ -1,4 +1,6 @@
 import type { Db } from '../../db/index.js';
+import { CHAT_NEW, CHAT_QUEUE, CHAT_UPDATE } from '../chats/chats.schemas.js';
+import { MESSAGE_UPSERT } from '../messages/messages.schemas.js';
 import type { EventsService } from '../../events/events.service.js';
 import { targets } from '../../events/rooms.js';
 import type { LastMessage } from '../../db/types.js';
@@ -202,18 +204,18 @@ export class InboundService {
           };
           const account = channel.account_id;
           // A new conversation reaches its team's queue; an existing one updates its list item.
-          if (chat.created) events.add(account, 'chat.new', { chat: c }, targets.chatNew(c));
+          if (chat.created) events.add(account, CHAT_NEW, { chat: c }, targets.chatNew(c));
           // A reply that brought an API conversation to the team's queue arrives there like a new one.
           if (routed) {
             events.add(
               account,
-              'chat.queue',
+              CHAT_QUEUE,
               { chat: c, from: routed.fromQueue, to: c.queue },
               targets.chatQueue(c, routed.fromTeamId),
             );
           }
-          events.add(account, 'message.upsert', { chatId: chat.id, message }, targets.message(c));
-          if (!chat.created) events.add(account, 'chat.update', { chat: c }, targets.chatUpdate(c));
+          events.add(account, MESSAGE_UPSERT, { chatId: chat.id, message }, targets.message(c));
+          if (!chat.created) events.add(account, CHAT_UPDATE, { chat: c }, targets.chatUpdate(c));
         }
         return { duplicate: false as const, chatId: chat.id, messageId: id, chatCreated: chat.created };
       });

@@ -1,5 +1,6 @@
 import type { Tx } from '../../db/index.js';
-import type { NotificationT } from '../../events/catalogue.js';
+import { NOTIFICATION_NEW } from './notifications.schemas.js';
+import type { NotificationT } from './notifications.schemas.js';
 import type { EventBuffer } from '../../events/events.service.js';
 import { targets } from '../../events/rooms.js';
 import { notFound } from '../../http/errors.js';
@@ -39,7 +40,7 @@ export class NotificationsService {
     for (const row of rows) {
       events.add(
         accountId,
-        'notification.new',
+        NOTIFICATION_NEW,
         { notification: toNotification(row) },
         targets.personal(row.user_id),
       );
@@ -62,7 +63,7 @@ export class NotificationsService {
     for (const row of rows) {
       events.add(
         accountId,
-        'notification.new',
+        NOTIFICATION_NEW,
         { notification: { id: row.id, kind, data, readAt: null, createdAt: '' } },
         targets.personal(row.user_id),
         ['notification', 'createdAt'],
