@@ -3,17 +3,19 @@ import { userGuard, userOf, type UserGuardDeps } from '../../access/request-acto
 import { badRequestsWhen, errorResponses, IdParams } from '../../http/schemas.js';
 import { streamedBase64Of } from '../../http/json-body.js';
 import {
-  messageRulesJudgedOnSend,
   RequestIdParams,
   RequestLogPage,
   RequestLogQuery,
   RequestLogSchema,
-  SEND_BODY_LIMIT_BYTES,
-  SEND_JSON_BODY,
   SendAccepted,
   SendHeaders,
   SendMessageBody,
 } from '../outbound/send.schemas.js';
+import {
+  messageRulesJudgedOnSend,
+  SEND_BODY_LIMIT_BYTES,
+  SEND_JSON_BODY,
+} from '../message-content/content.schemas.js';
 import { apiChannelOf, channelKeyGuard, type ChannelKeyGuardDeps } from './guards.js';
 import type { SendService } from '../outbound/send.service.js';
 

@@ -1,7 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { eventType } from '../../events/catalogue.js';
 import { exactlyOneOf, NonBlank, Nullable, ObjectIdString } from '../../http/schemas.js';
-import { ReplyMediaSchema, TemplateMessageSchema, TEXT_MAX_LENGTH } from '../outbound/send.schemas.js';
+import {
+  ReplyMediaSchema,
+  TemplateMessageSchema,
+  TEXT_MAX_LENGTH,
+} from '../message-content/content.schemas.js';
 import { DeliverySchema } from './delivery.js';
 
 const part = (description: string) =>

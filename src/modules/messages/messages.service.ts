@@ -30,8 +30,8 @@ import {
   type MessageHistoryQueryT,
   type MessageT,
 } from './messages.schemas.js';
-import { prepareMessage } from '../outbound/prepare.js';
-import type { SendMessage } from '../outbound/send.types.js';
+import { prepareMessage } from '../message-content/prepare.js';
+import type { SendMessage } from '../message-content/content.types.js';
 import { en, pt } from '../../http/language.js';
 
 export const ONLY_ATTENDANT_REPLIES = pt(

@@ -10,13 +10,13 @@ import { requirePermission } from '../../access/guards.js';
 import type { ChannelsRepo } from '../channels/channels.repo.js';
 import type { ApiChannel } from '../channels/channel-keys.js';
 import { normalizeContact, type PhoneDefaultCountry } from '../contacts/normalize.js';
-import { prepareMessage } from './prepare.js';
+import { prepareMessage } from '../message-content/prepare.js';
 import type { DecodedBase64 } from '../../lib/base64-stream.js';
 import type { MediaBlobsRepo, NewMediaBlob } from '../media/media-blobs.repo.js';
 import type { RequestLogQueryT, RequestLogT, SendMessageBodyT } from './send.schemas.js';
 import { deliveryOf } from '../messages/delivery.js';
 import { keyOf, type NewRequest, type RequestLogEntry, type RequestLogsRepo } from './request-logs.repo.js';
-import type { SendMessage } from './send.types.js';
+import type { SendMessage } from '../message-content/content.types.js';
 import type { ProviderRegistry } from '../../providers/registry.js';
 
 interface Accepted {

@@ -14,6 +14,7 @@ import type {
   ProviderStatus,
   SkippedInbound,
 } from '../types.js';
+import { list, num, obj, str, type JsonObject } from '../../lib/json-read.js';
 
 /**
  * Meta's inbound webhooks (docs/whatsapp.md "Inbound webhooks"): the signature check on the raw body, the
@@ -107,7 +108,7 @@ export interface ParsedWebhook {
   skipped: SkippedInbound[];
 }
 
-type Obj = Record<string, unknown>;
+type Obj = JsonObject;
 
 const MEDIA_TYPES = new Set(['image', 'video', 'audio', 'document', 'sticker']);
 const STATUSES = new Set<ProviderStatus>(['sent', 'delivered', 'read', 'failed']);
@@ -529,21 +530,4 @@ function timeOrNull(v: unknown): Date | null {
   const seconds = typeof v === 'string' && /^\d{1,12}$/.test(v) ? Number(v) : typeof v === 'number' ? v : NaN;
   // Date's own range ends at 8.64e15 ms.
   return Number.isFinite(seconds) && seconds >= 0 && seconds <= 8.64e12 ? new Date(seconds * 1000) : null;
-}
-
-export function obj(v: unknown): Obj | undefined {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : undefined;
-}
-
-function list(v: unknown): unknown[] {
-  return Array.isArray(v) ? v : [];
-}
-
-function str(v: unknown): string | undefined {
-  return typeof v === 'string' && v !== '' ? v : undefined;
-}
-
-function num(v: unknown): number | undefined {
-  const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
-  return Number.isFinite(n) ? n : undefined;
 }
