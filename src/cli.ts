@@ -3,7 +3,6 @@ import { randomBytes } from 'node:crypto';
 import { pino, type Logger } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { DataDirInUseError } from './db/embedded.js';
-import { lastApiUrl } from './db/settings.js';
 import { localUrl } from './http/ports.js';
 import { API_KEY_SCOPES } from './access/permissions.js';
 import { openDatabase, startCore } from './server.js';
@@ -150,7 +149,7 @@ async function createDemo(services: Services, baseUrl: string): Promise<DemoAcco
  */
 async function demoBaseUrl(config: Config, portGiven: boolean, services: Services): Promise<string> {
   if (portGiven && config.port !== 0) return localUrl(config.host, config.port);
-  const last = await lastApiUrl(services.db);
+  const last = await services.repos.settings.lastApiUrl();
   if (last) return last;
   // PORT=0 before any server ran: the port is the one the server will pick, left to the reader.
   return config.port === 0

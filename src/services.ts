@@ -12,6 +12,7 @@ import { GatewayRepo } from './gateway/gateway.repo.js';
 import { CHANNEL_KEY, RequestRateLimiter, USER } from './http/rate-limit.js';
 import { TokenService } from './lib/jwt.js';
 import type { SharedStore } from './lib/shared-rate-limit.js';
+import { AccountsRepo } from './modules/accounts/accounts.repo.js';
 import { AccountsService } from './modules/accounts/accounts.service.js';
 import { ApiKeysRepo } from './modules/api-keys/api-keys.repo.js';
 import { ApiKeysService } from './modules/api-keys/api-keys.service.js';
@@ -50,6 +51,7 @@ import { SendWorker } from './modules/outbound/send.worker.js';
 import { ProviderRegistry } from './providers/registry.js';
 import { MessageStatusRepo } from './modules/inbound/message-status.repo.js';
 import { MessageStatusService } from './modules/inbound/message-status.service.js';
+import { SettingsRepo } from './modules/settings/settings.repo.js';
 import { SandboxRepo } from './modules/sandbox/sandbox.repo.js';
 import { SandboxService } from './modules/sandbox/sandbox.service.js';
 import { TeamsRepo } from './modules/teams/teams.repo.js';
@@ -85,6 +87,7 @@ export function createServices(deps: {
     contacts: new ContactsRepo(db),
     messages: new MessagesRepo(),
     requestLogs: new RequestLogsRepo(db),
+    settings: new SettingsRepo(db),
   };
   const tokens = new TokenService(deps.jwtSecret, config.jwtTtlSeconds);
   // Outgoing webhooks: deliveries are created with the events in the same statement (they are their
@@ -193,7 +196,7 @@ export function createServices(deps: {
       deps.redis,
       USER,
     ),
-    accounts: new AccountsService(db),
+    accounts: new AccountsService(db, new AccountsRepo()),
     auth: new AuthService(
       repos.users,
       tokens,
