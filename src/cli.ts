@@ -7,7 +7,7 @@ import { localUrl } from './http/ports.js';
 import { API_KEY_SCOPES } from './access/permissions.js';
 import { openDatabase, startCore } from './server.js';
 import type { Services } from './services.js';
-import type { RepairReport } from './modules/contacts/contact-repair.service.js';
+import type { RepairReport } from './modules/contacts/index.js';
 
 const USAGE = `Usage: atende <command>
 

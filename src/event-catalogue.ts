@@ -7,10 +7,10 @@ import {
   CHAT_SPLIT,
   CHAT_TRANSFER,
   CHAT_UPDATE,
-} from './modules/chats/chats.schemas.js';
-import { DRAFT_UPDATE } from './modules/drafts/drafts.schemas.js';
-import { MESSAGE_UPDATE, MESSAGE_UPSERT } from './modules/messages/messages.schemas.js';
-import { NOTIFICATION_NEW } from './modules/notifications/notifications.schemas.js';
+} from './modules/chats/index.js';
+import { DRAFT_UPDATE } from './modules/drafts/index.js';
+import { MESSAGE_UPDATE, MESSAGE_UPSERT } from './modules/messages/index.js';
+import { NOTIFICATION_NEW } from './modules/notifications/index.js';
 
 /**
  * Every event of the log with the schema of its data, as the modules that own them declare them: what

@@ -9,7 +9,7 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
 import { createDb, type Db } from './db/index.js';
 import { startGateway, type Gateway } from './gateway/gateway.js';
 import { migrateToLatest } from './db/migrate.js';
-import { SettingsRepo } from './modules/settings/settings.repo.js';
+import { SettingsRepo } from './modules/settings/index.js';
 import type { App } from './http/app-type.js';
 import { JobQueue } from './jobs/queue.js';
 import { failFastRedis } from './lib/redis.js';

@@ -15,7 +15,7 @@ import { isObjectId } from '../lib/ids.js';
 import type { UserActor } from '../access/actors.js';
 import type { EventsRepo } from '../events/events.repo.js';
 import type { EventsService } from '../events/events.service.js';
-import type { AuthService } from '../modules/auth/auth.service.js';
+import type { AuthService } from '../modules/auth/index.js';
 import type { GatewayAccess } from './access.js';
 import type { GatewayRepo } from './gateway.repo.js';
 import { guardRecovery, recoveryOptions, redisAdapter, type RedisAdapter } from './adapter.js';

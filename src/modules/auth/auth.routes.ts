@@ -6,9 +6,8 @@ import { userGuard, userOf, type UserGuardDeps } from '../../access/request-acto
 import type { OriginCheck } from '../../http/browser-protections.js';
 import { clientIp } from '../../http/client-ip.js';
 import { errorResponses } from '../../http/schemas.js';
-import { UserSchema } from '../users/users.schemas.js';
+import { UserSchema, type UsersService } from '../users/index.js';
 import type { AuthService } from './auth.service.js';
-import type { UsersService } from '../users/users.service.js';
 
 const LoginBody = Type.Object(
   {

@@ -12,18 +12,12 @@ import {
   ObjectIdString,
   PaginationQuery,
 } from '../../http/schemas.js';
-import { TeamSchema } from '../teams/teams.schemas.js';
-import { UserSchema } from '../users/users.schemas.js';
-import { ChatPageSchema, ChatSchema } from '../chats/chats.schemas.js';
+import { TeamSchema, TEAM_NOT_FOUND, type TeamsService } from '../teams/index.js';
+import { UserSchema, USER_NOT_FOUND, type UsersService } from '../users/index.js';
+import { ChatPageSchema, ChatSchema, ListChatsQuery, type ChatsService } from '../chats/index.js';
 import { isObjectId } from '../../lib/ids.js';
 import { keyAllowsChannel } from '../../access/guards.js';
-import { TEAM_NOT_FOUND } from '../teams/teams.service.js';
-import { USER_NOT_FOUND } from '../users/users.service.js';
-import { ListChatsQuery } from '../chats/chats.schemas.js';
 import { accountKeyGuard, type AccountKeyGuardDeps } from './guards.js';
-import type { ChatsService } from '../chats/chats.service.js';
-import type { TeamsService } from '../teams/teams.service.js';
-import type { UsersService } from '../users/users.service.js';
 
 const rateLimitNote =
   'Limited to 120 requests per 60 s per API key (headers `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset`; `Retry-After` on 429).';

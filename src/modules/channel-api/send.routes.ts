@@ -10,14 +10,10 @@ import {
   SendAccepted,
   SendHeaders,
   SendMessageBody,
-} from '../outbound/send.schemas.js';
-import {
-  messageRulesJudgedOnSend,
-  SEND_BODY_LIMIT_BYTES,
-  SEND_JSON_BODY,
-} from '../message-content/content.schemas.js';
+  type SendService,
+} from '../outbound/index.js';
+import { messageRulesJudgedOnSend, SEND_BODY_LIMIT_BYTES, SEND_JSON_BODY } from '../message-content/index.js';
 import { apiChannelOf, channelKeyGuard, type ChannelKeyGuardDeps } from './guards.js';
-import type { SendService } from '../outbound/send.service.js';
 
 /** What these routes use of the services. */
 export type SendRoutesDeps = ChannelKeyGuardDeps &

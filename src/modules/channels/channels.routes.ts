@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/app-type.js';
 import { userGuard, userOf, type UserGuardDeps } from '../../access/request-actor.js';
 import { badRequestsWhen, errorResponses, IdParams } from '../../http/schemas.js';
-import { TEAM_NOT_FOUND } from '../teams/teams.service.js';
+import { TEAM_NOT_FOUND } from '../teams/index.js';
 import {
   ChannelApiKeyResponse,
   ChannelSchema,

@@ -4,7 +4,7 @@ import { newId } from '../../lib/ids.js';
 import { newToken } from '../../lib/secrets.js';
 import type { UserActor } from '../../access/actors.js';
 import { requirePermission } from '../../access/guards.js';
-import type { TeamsRepo } from '../teams/teams.repo.js';
+import { type TeamsRepo, TEAM_NOT_FOUND } from '../teams/index.js';
 import type { ChannelRow, ChannelsRepo } from './channels.repo.js';
 import type {
   ChannelT,
@@ -15,7 +15,6 @@ import type {
   UpdateChannelInput,
 } from './channels.schemas.js';
 import { en } from '../../http/language.js';
-import { TEAM_NOT_FOUND } from '../teams/teams.service.js';
 
 export const CHANNEL_KEY_PREFIX = 'ck';
 

@@ -3,7 +3,7 @@ import type { Db, Tx } from '../../db/index.js';
 import { Statement } from '../../db/prepared.js';
 import { isoTime } from '../../db/sql-text.js';
 import { DELIVERABLE_EVENTS, EVENT_WRITES_RESULT, eventWritesSql } from '../../events/events.repo.js';
-import { keyActiveSql } from '../api-keys/key-check.js';
+import { keyActiveSql } from '../api-keys/index.js';
 import type { ChatStatus, ChatTransfersTable, LastMessage } from '../../db/types.js';
 
 /** A chat as the lists read it. */

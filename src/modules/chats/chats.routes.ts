@@ -12,8 +12,8 @@ import { AgentChatPageSchema, AgentChatSchema, type ChatT } from './chats.schema
 import type { UserActor } from '../../access/actors.js';
 import { ListChatsQuery } from './chats.schemas.js';
 import { NO_ATTENDANT_FOR_QUEUE, type ChatsService } from './chats.service.js';
-import { USER_NOT_FOUND } from '../users/users.service.js';
-import { TEAM_NOT_FOUND } from '../teams/teams.service.js';
+import { USER_NOT_FOUND } from '../users/index.js';
+import { TEAM_NOT_FOUND } from '../teams/index.js';
 
 const AgentListChatsQuery = Type.Composite(
   [

@@ -6,17 +6,15 @@ import { badRequest, conflict, forbidden, notFound } from '../../http/errors.js'
 import { pageInfo } from '../../http/schemas.js';
 import type { ChatT, ListChatsQueryT } from './chats.schemas.js';
 import { toChat } from './chats.presenter.js';
-import { TEAM_NOT_FOUND } from '../teams/teams.service.js';
-import { USER_NOT_FOUND } from '../users/users.service.js';
+import { TEAM_NOT_FOUND, type TeamsRepo } from '../teams/index.js';
+import { USER_NOT_FOUND, type UsersRepo } from '../users/index.js';
 import { newId } from '../../lib/ids.js';
 import { Batcher } from '../../db/batcher.js';
 import { SharedReads } from '../../lib/shared-reads.js';
 import { actorRef, type Actor, type ApiKeyActor, type UserActor } from '../../access/actors.js';
 import { keyAllowsChannel, requirePermission } from '../../access/guards.js';
-import { keyChecked } from '../api-keys/key-check.js';
-import type { TeamsRepo } from '../teams/teams.repo.js';
-import type { NotificationsService } from '../notifications/notifications.service.js';
-import type { UsersRepo } from '../users/users.repo.js';
+import { keyChecked } from '../api-keys/index.js';
+import type { NotificationsService } from '../notifications/index.js';
 import {
   HIDDEN_QUEUE,
   type ChatFilter,

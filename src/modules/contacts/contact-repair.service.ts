@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { CHAT_SPLIT } from '../chats/chats.schemas.js';
+import { CHAT_SPLIT, type ChatsRepo, toChat } from '../chats/index.js';
 import type { LastMessage, MessageOrigin } from '../../db/types.js';
 import type { Tx } from '../../db/index.js';
 import type { EventBuffer, EventsService } from '../../events/events.service.js';
@@ -7,11 +7,9 @@ import { targets } from '../../events/rooms.js';
 import { errorText } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { ProviderRegistry } from '../../providers/registry.js';
-import type { ChannelsRepo } from '../channels/channels.repo.js';
-import type { ChatsRepo } from '../chats/chats.repo.js';
-import { toChat } from '../chats/chats.presenter.js';
-import type { MessageEvents } from '../messages/message-events.js';
-import type { NotificationsService } from '../notifications/notifications.service.js';
+import type { ChannelsRepo } from '../channels/index.js';
+import type { MessageEvents } from '../messages/index.js';
+import type { NotificationsService } from '../notifications/index.js';
 import type {
   ContactRepairRepo,
   NewSplitChat,

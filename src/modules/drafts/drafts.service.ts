@@ -4,8 +4,7 @@ import type { EventsService } from '../../events/events.service.js';
 import { targets } from '../../events/rooms.js';
 import { notFound } from '../../http/errors.js';
 import type { UserActor } from '../../access/actors.js';
-import type { ChatsRepo } from '../chats/chats.repo.js';
-import type { ChatsService } from '../chats/chats.service.js';
+import type { ChatsRepo, ChatsService } from '../chats/index.js';
 import type { DraftRow, DraftsRepo } from './drafts.repo.js';
 
 const toDraft = (row: DraftRow): DraftT => ({

@@ -1,21 +1,17 @@
 import type { Db } from '../../db/index.js';
-import { CHAT_NEW, CHAT_QUEUE, CHAT_UPDATE } from '../chats/chats.schemas.js';
-import { MESSAGE_UPSERT } from '../messages/messages.schemas.js';
+import { CHAT_NEW, CHAT_QUEUE, CHAT_UPDATE, type ChatsRepo, toChat } from '../chats/index.js';
+import { MESSAGE_UPSERT, type MessagesRepo } from '../messages/index.js';
 import type { EventsService } from '../../events/events.service.js';
 import { targets } from '../../events/rooms.js';
 import type { LastMessage } from '../../db/types.js';
 import { badRequest, notFound } from '../../http/errors.js';
 import type { UserActor } from '../../access/actors.js';
-import type { ChannelsRepo } from '../channels/channels.repo.js';
+import type { ChannelsRepo } from '../channels/index.js';
 import { newId } from '../../lib/ids.js';
-import type { ChatsRepo } from '../chats/chats.repo.js';
-import { toChat } from '../chats/chats.presenter.js';
-import type { ContactsRepo } from '../contacts/contacts.repo.js';
-import { normalizeContact, type PhoneDefaultCountry } from '../contacts/normalize.js';
+import { type ContactsRepo, normalizeContact, type PhoneDefaultCountry } from '../contacts/index.js';
 import type { InboundActions, InboundLinks } from './inbound-actions.js';
-import type { MessagesRepo } from '../messages/messages.repo.js';
 import { pt } from '../../http/language.js';
-import type { MediaDownloads } from '../media/media.service.js';
+import type { MediaDownloads } from '../media/index.js';
 
 const NOT_SANDBOX = pt('O canal não é um canal sandbox', 'The channel is not a sandbox channel');
 

@@ -7,7 +7,7 @@ import { QUEUES, type JobQueue } from '../../jobs/queue.js';
 import type { ProviderRegistry } from '../../providers/registry.js';
 import { ProviderError, type MediaKind, type OutboundLimits } from '../../providers/types.js';
 import type { UserActor } from '../../access/actors.js';
-import type { ChatsService } from '../chats/chats.service.js';
+import type { ChatsService } from '../chats/index.js';
 import { MediaStoreError, type MediaFile, type MediaStore } from './media-store.js';
 import type { MediaRepo, MediaState } from './media.repo.js';
 

@@ -1,11 +1,8 @@
 import type { Tx } from '../../db/index.js';
 import { MESSAGE_UPDATE, MESSAGE_UPSERT } from './messages.schemas.js';
-import { CHAT_CLOSE, CHAT_NEW, CHAT_UPDATE } from '../chats/chats.schemas.js';
+import { CHAT_CLOSE, CHAT_NEW, CHAT_UPDATE, type ChatT, type ChatsRepo, toChat } from '../chats/index.js';
 import type { EventBuffer } from '../../events/events.service.js';
 import { targets } from '../../events/rooms.js';
-import type { ChatT } from '../chats/chats.schemas.js';
-import type { ChatsRepo } from '../chats/chats.repo.js';
-import { toChat } from '../chats/chats.presenter.js';
 import type { MessagesRepo } from './messages.repo.js';
 import { toMessage } from './message.js';
 

@@ -1,6 +1,6 @@
 import type { MessageT } from './messages.schemas.js';
 import type { MessageRow } from './messages.repo.js';
-import type { RequestMedia } from '../message-content/prepare.js';
+import type { RequestMedia } from '../message-content/index.js';
 import { deliveryOf } from './delivery.js';
 
 /**

@@ -11,7 +11,7 @@ import {
   messageRulesJudgedOnSend,
   REPLY_JSON_BODY,
   SEND_BODY_LIMIT_BYTES,
-} from '../message-content/content.schemas.js';
+} from '../message-content/index.js';
 import { UNKNOWN_CURSOR, type MessagesService } from './messages.service.js';
 import { streamedBase64Of } from '../../http/json-body.js';
 import { isObjectId } from '../../lib/ids.js';

@@ -1,11 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { eventType } from '../../events/catalogue.js';
 import { exactlyOneOf, NonBlank, Nullable, ObjectIdString } from '../../http/schemas.js';
-import {
-  ReplyMediaSchema,
-  TemplateMessageSchema,
-  TEXT_MAX_LENGTH,
-} from '../message-content/content.schemas.js';
+import { ReplyMediaSchema, TemplateMessageSchema, TEXT_MAX_LENGTH } from '../message-content/index.js';
 import { DeliverySchema } from './delivery.js';
 
 const part = (description: string) =>

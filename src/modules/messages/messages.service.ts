@@ -7,22 +7,22 @@ import type { SendQueue } from '../../jobs/send-queue.js';
 import { newId } from '../../lib/ids.js';
 import type { UserActor } from '../../access/actors.js';
 import { requirePermission } from '../../access/guards.js';
-import { chatWindow } from '../chats/chats.presenter.js';
-import type { ChatsRepo } from '../chats/chats.repo.js';
-import type { ChannelsRepo } from '../channels/channels.repo.js';
-import type { ProviderRegistry } from '../../providers/registry.js';
-import type { OutboundLimits } from '../../providers/types.js';
 import {
+  chatWindow,
+  type ChatsRepo,
   CHAT_BUSY,
   CHAT_CLOSED,
   isLockUnavailable,
   TEAM_TRANSFER_WAIT_MS,
   type ChatsService,
-} from '../chats/chats.service.js';
+} from '../chats/index.js';
+import type { ChannelsRepo } from '../channels/index.js';
+import type { ProviderRegistry } from '../../providers/registry.js';
+import type { OutboundLimits } from '../../providers/types.js';
 import type { MessageEvents } from './message-events.js';
 import { toMessage, type StoredMedia } from './message.js';
 import type { MessagesRepo } from './messages.repo.js';
-import type { MediaStore } from '../media/media-store.js';
+import type { MediaStore } from '../media/index.js';
 import type { DecodedBase64 } from '../../lib/base64-stream.js';
 import {
   DEFAULT_HISTORY_LIMIT,
@@ -30,8 +30,7 @@ import {
   type MessageHistoryQueryT,
   type MessageT,
 } from './messages.schemas.js';
-import { prepareMessage } from '../message-content/prepare.js';
-import type { SendMessage } from '../message-content/content.types.js';
+import { prepareMessage, type SendMessage } from '../message-content/index.js';
 import { en, pt } from '../../http/language.js';
 
 export const ONLY_ATTENDANT_REPLIES = pt(

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, pageOf, PaginationQuery } from '../../http/schemas.js';
-import { DeliverySchema } from '../messages/delivery.js';
-import { Message, Str } from '../message-content/content.schemas.js';
+import { DeliverySchema } from '../messages/index.js';
+import { Message, Str } from '../message-content/index.js';
 
 /**
  * The Channel API's send-message request around its message (the message itself:

@@ -7,16 +7,14 @@ import { sendOrderingKey } from '../../jobs/payloads.js';
 import type { QueuedSend, SendQueue } from '../../jobs/send-queue.js';
 import type { UserActor } from '../../access/actors.js';
 import { requirePermission } from '../../access/guards.js';
-import type { ChannelsRepo } from '../channels/channels.repo.js';
-import type { ApiChannel } from '../channels/channel-keys.js';
-import { normalizeContact, type PhoneDefaultCountry } from '../contacts/normalize.js';
-import { prepareMessage } from '../message-content/prepare.js';
+import type { ChannelsRepo, ApiChannel } from '../channels/index.js';
+import { normalizeContact, type PhoneDefaultCountry } from '../contacts/index.js';
+import { prepareMessage, type SendMessage } from '../message-content/index.js';
 import type { DecodedBase64 } from '../../lib/base64-stream.js';
-import type { MediaBlobsRepo, NewMediaBlob } from '../media/media-blobs.repo.js';
+import type { MediaBlobsRepo, NewMediaBlob } from '../media/index.js';
 import type { RequestLogQueryT, RequestLogT, SendMessageBodyT } from './send.schemas.js';
-import { deliveryOf } from '../messages/delivery.js';
+import { deliveryOf } from '../messages/index.js';
 import { keyOf, type NewRequest, type RequestLogEntry, type RequestLogsRepo } from './request-logs.repo.js';
-import type { SendMessage } from '../message-content/content.types.js';
 import type { ProviderRegistry } from '../../providers/registry.js';
 
 interface Accepted {

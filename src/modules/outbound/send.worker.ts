@@ -7,8 +7,8 @@ import type { LeasedJob } from '../../jobs/send-queue.js';
 import { Batcher } from '../../db/batcher.js';
 import { newId } from '../../lib/ids.js';
 import type { PersistOptions } from '../../lib/persist.js';
-import { QUEUE_API, type ChatsRepo } from '../chats/chats.repo.js';
-import { contactKey, type ContactsRepo } from '../contacts/contacts.repo.js';
+import { QUEUE_API, type ChatsRepo } from '../chats/index.js';
+import { contactKey, type ContactsRepo } from '../contacts/index.js';
 import {
   HOLD_RESULTS,
   holdOutcome,
@@ -19,10 +19,9 @@ import {
   type Deliverer,
   type DeliveryResult,
 } from './deliver.js';
-import type { MessageEvents } from '../messages/message-events.js';
-import type { MessagesRepo } from '../messages/messages.repo.js';
+import type { MessageEvents, MessagesRepo } from '../messages/index.js';
 import type { RequestLogsRepo, RequestRow } from './request-logs.repo.js';
-import type { MediaBlobsRepo } from '../media/media-blobs.repo.js';
+import type { MediaBlobsRepo } from '../media/index.js';
 
 /** Outcome transactions in flight at once, and requests per transaction at most. */
 const OUTCOME_RUNS = 4;

@@ -4,7 +4,7 @@ import { badRequest, notFound } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { ApiKeyActor, UserActor } from '../../access/actors.js';
 import { requirePermission } from '../../access/guards.js';
-import type { UsersRepo } from '../users/users.repo.js';
+import type { UsersRepo } from '../users/index.js';
 import type { TeamRow, TeamsRepo } from './teams.repo.js';
 import type { CreateTeamInput, UpdateTeamInput } from './teams.schemas.js';
 import { en, pt } from '../../http/language.js';

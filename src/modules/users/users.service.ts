@@ -12,7 +12,7 @@ import { requirePermission } from '../../access/guards.js';
 import { UsersRepo, type UserRow } from './users.repo.js';
 import type { CreateUserInput, UpdateUserInput } from './users.schemas.js';
 import { en, pt } from '../../http/language.js';
-import { keyChecked } from '../api-keys/key-check.js';
+import { keyChecked } from '../api-keys/index.js';
 
 const EMAIL_TAKEN = en('Email already in use', 'E-mail já está em uso');
 const BAD_ROLE = en(

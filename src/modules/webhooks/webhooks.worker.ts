@@ -11,7 +11,7 @@ import { Batcher } from '../../db/batcher.js';
 import { persist } from '../../lib/persist.js';
 import { settleWithin } from '../../lib/settle.js';
 import { webhookFailureReason, type Metrics } from '../../metrics/metrics.js';
-import type { NotificationsService } from '../notifications/notifications.service.js';
+import type { NotificationsService } from '../notifications/index.js';
 import { RefusedDestinationError, type WebhookEgress } from './webhooks.egress.js';
 import type { AttemptResult, ClaimedDelivery, WebhooksRepo } from './webhooks.repo.js';
 
