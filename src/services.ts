@@ -22,7 +22,13 @@ import {
   TemplatesService,
   ChannelKeys,
 } from './modules/channels/index.js';
-import { ChatsRepo, ChatsService } from './modules/chats/index.js';
+import {
+  ChatListsRepo,
+  ChatMovesService,
+  ChatsRepo,
+  ChatsService,
+  ChatTransfersRepo,
+} from './modules/chats/index.js';
 import { ContactsRepo, ContactRepairRepo, ContactRepairService } from './modules/contacts/index.js';
 import { DraftsRepo, DraftsService } from './modules/drafts/index.js';
 import { NotificationsRepo, NotificationsService } from './modules/notifications/index.js';
@@ -141,11 +147,12 @@ export function createServices(deps: {
     deps.logger,
   );
   const readReceipts = new ReadReceiptsService(new ReadReceiptsRepo(db), deps.jobs, providers, deps.logger);
-  const chats = new ChatsService(
-    db,
+  const chats = new ChatsService(repos.chats, new ChatListsRepo(db), repos.teams);
+  // Transfers, queue moves, capture, close, reading: each change of a chat with its events.
+  const chatMoves = new ChatMovesService(
     repos.chats,
-    repos.teams,
-    repos.users,
+    new ChatTransfersRepo(db),
+    chats,
     events,
     notifications,
     readReceipts,
@@ -203,6 +210,7 @@ export function createServices(deps: {
     templates: new TemplatesService(repos.channels, providers),
     apiKeys: new ApiKeysService(repos.apiKeys),
     chats,
+    chatMoves,
     events,
     eventsRepo,
     notifications,

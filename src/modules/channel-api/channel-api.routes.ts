@@ -5,16 +5,16 @@ import { apiKeyOf } from '../../access/request-actor.js';
 import { notFound } from '../../http/errors.js';
 import { inputProblems } from '../../http/input-guard.js';
 import { sendJsonText } from '../../http/json-text.js';
-import {
-  badRequestsWhen,
-  errorResponses,
-  IdParams,
-  ObjectIdString,
-  PaginationQuery,
-} from '../../http/schemas.js';
+import { badRequestsWhen, errorResponses, IdParams, ObjectIdString } from '../../http/schemas.js';
 import { TeamSchema, TEAM_NOT_FOUND, type TeamsService } from '../teams/index.js';
 import { UserSchema, USER_NOT_FOUND, type UsersService } from '../users/index.js';
-import { ChatPageSchema, ChatSchema, ListChatsQuery, type ChatsService } from '../chats/index.js';
+import {
+  ChatPageSchema,
+  ChatSchema,
+  ListChatsQuery,
+  type ChatMovesService,
+  type ChatsService,
+} from '../chats/index.js';
 import { isObjectId } from '../../lib/ids.js';
 import { keyAllowsChannel } from '../../access/guards.js';
 import { accountKeyGuard, type AccountKeyGuardDeps } from './guards.js';
@@ -83,6 +83,7 @@ function partPasses(request: FastifyRequest, part: 'querystring' | 'body'): bool
 /** What these routes use of the services. */
 export type ChannelApiRoutesDeps = AccountKeyGuardDeps & {
   chats: ChatsService;
+  chatMoves: ChatMovesService;
   teams: TeamsService;
   users: UsersService;
 };
@@ -153,7 +154,7 @@ export function channelApiRoutes(app: App, services: ChannelApiRoutesDeps): void
         response: { 200: ChatSchema, ...errorResponses(400, 401, 404, 409, 429) },
       },
     },
-    async (request) => services.chats.transferToTeam(apiKeyOf(request), request.params.id, request.body),
+    async (request) => services.chatMoves.transferToTeam(apiKeyOf(request), request.params.id, request.body),
   );
 
   app.post(
@@ -172,6 +173,6 @@ export function channelApiRoutes(app: App, services: ChannelApiRoutesDeps): void
         response: { 200: ChatSchema, ...errorResponses(400, 401, 404, 409, 429) },
       },
     },
-    async (request) => services.chats.transferToUser(apiKeyOf(request), request.params.id, request.body),
+    async (request) => services.chatMoves.transferToUser(apiKeyOf(request), request.params.id, request.body),
   );
 }

@@ -18,7 +18,10 @@ export {
 export {
   CHAT_BUSY,
   CHAT_CLOSED,
-  ChatsService,
+  ChatMovesService,
   isLockUnavailable,
   TEAM_TRANSFER_WAIT_MS,
-} from './chats.service.js';
+} from './chat-moves.service.js';
+export { ChatsService } from './chats.service.js';
+export { ChatListsRepo } from './chat-lists.repo.js';
+export { ChatTransfersRepo } from './chat-transfers.repo.js';

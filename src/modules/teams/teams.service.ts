@@ -5,7 +5,7 @@ import { newId } from '../../lib/ids.js';
 import type { ApiKeyActor, UserActor } from '../../access/actors.js';
 import { requirePermission } from '../../access/guards.js';
 import type { UsersRepo } from '../users/index.js';
-import type { TeamRow, TeamsRepo } from './teams.repo.js';
+import type { TeamsRepo } from './teams.repo.js';
 import type { CreateTeamInput, UpdateTeamInput } from './teams.schemas.js';
 import { en, pt } from '../../http/language.js';
 import { toTeam } from './teams.presenter.js';

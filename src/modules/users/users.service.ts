@@ -9,7 +9,7 @@ import { hashPassword } from '../../lib/secrets.js';
 import { SharedReads } from '../../lib/shared-reads.js';
 import type { ApiKeyActor, UserActor } from '../../access/actors.js';
 import { requirePermission } from '../../access/guards.js';
-import { UsersRepo, type UserRow } from './users.repo.js';
+import { UsersRepo } from './users.repo.js';
 import type { CreateUserInput, UpdateUserInput } from './users.schemas.js';
 import { en, pt } from '../../http/language.js';
 import { keyChecked } from '../api-keys/index.js';
