@@ -1,5 +1,5 @@
 import { Type, type Static, type StringOptions, type TSchema, type TUnsafe } from '@sinclair/typebox';
-import { NOT_BLANK_PATTERN } from './errors.js';
+import { NOT_BLANK_PATTERN } from './validation-messages.js';
 
 /** Building blocks of every module's schemas: ids, non-blank strings, nullable values, pages, the error body. */
 
