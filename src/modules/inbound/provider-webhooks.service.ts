@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { inTransaction, type Db } from '../../db/index.js';
 import type { ProviderName } from '../../db/types.js';
 import { badRequest, forbidden, notFound, unauthorized } from '../../http/errors.js';
-import { MAX_JSON_DEPTH, nestedDeeperThan, tooDeep } from '../../http/json-body.js';
+import { MAX_JSON_DEPTH, nestedDeeperThan, tooDeep } from '../../http/json-scanner.js';
 import type { InboundWebhookJob } from '../../jobs/payloads.js';
 import { QUEUES, type JobQueue } from '../../jobs/queue.js';
 import { isObjectId, newId } from '../../lib/ids.js';
