@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { pino, type Logger } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { DataDirInUseError } from './db/embedded.js';
+import { DataDirInUseError } from './db/embedded-data-dir.js';
 import { localUrl } from './http/ports.js';
 import { API_KEY_SCOPES } from './access/permissions.js';
 import { openDatabase, startCore } from './server.js';
