@@ -14,7 +14,7 @@ const LAYERS = [
   { name: 'gateway', paths: ['^src/gateway/'] },
   {
     name: 'wiring',
-    paths: ['^src/(main|cli|server|app|workers|services|openapi-document|event-catalogue)\\.ts$'],
+    paths: ['^src/(main|cli|demo|server|app|workers|services|openapi-document|event-catalogue)\\.ts$'],
   },
 ];
 
