@@ -1,4 +1,4 @@
-// Over 400 lines: pg-boss and the claim loop that runs its jobs, left whole while that loop is replaced by the one claim engine.
+/* eslint-disable max-lines -- pg-boss and the claim loop that runs its jobs, left whole while that loop is replaced by the one claim engine. */
 import { CompiledQuery } from 'kysely';
 import pg from 'pg';
 import PgBoss from 'pg-boss';

@@ -1,4 +1,4 @@
-// Over 400 lines: one contract, the message object of a send and of a reply with every bound the API reference states.
+/* eslint-disable max-lines -- one contract, the message object of a send and of a reply with every bound the API reference states. */
 import { Type, type Static, type TSchema, type TUnion } from '@sinclair/typebox';
 import { NOT_BLANK_PATTERN } from '../../http/validation-messages.js';
 import { NonBlank, Nullable } from '../../http/schemas.js';
