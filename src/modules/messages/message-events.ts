@@ -4,7 +4,7 @@ import { CHAT_CLOSE, CHAT_NEW, CHAT_UPDATE, type ChatT, type ChatsRepo, toChat }
 import type { EventBuffer } from '../../events/events.service.js';
 import { targets } from '../../events/rooms.js';
 import type { MessagesRepo } from './messages.repo.js';
-import { toMessage } from './message.js';
+import { toMessage } from './messages.presenter.js';
 
 /**
  * The events of stored messages and of the chats they change, read inside the change's transaction so

@@ -7,19 +7,10 @@ import { notFound } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { UserActor } from '../../access/actors.js';
 import type { Permission } from '../../access/permissions.js';
-import type { NotificationRow, NotificationsRepo } from './notifications.repo.js';
+import type { NotificationsRepo } from './notifications.repo.js';
+import { toNotification } from './notifications.presenter.js';
 
 export type NotificationKind = 'chat.assigned' | 'webhook.disabled' | 'channel.unhealthy' | 'contact.split';
-
-export function toNotification(row: NotificationRow): NotificationT {
-  return {
-    id: row.id,
-    kind: row.kind,
-    data: row.data,
-    readAt: row.read_at?.toISOString() ?? null,
-    createdAt: row.created_at.toISOString(),
-  };
-}
 
 /** What needs a user's attention: stored, and a `notification.new` event in the same transaction. */
 export class NotificationsService {

@@ -13,9 +13,9 @@ import { prepareMessage, type SendMessage } from '../message-content/index.js';
 import type { DecodedBase64 } from '../../lib/base64-stream.js';
 import type { MediaBlobsRepo, NewMediaBlob } from '../media/index.js';
 import type { RequestLogQueryT, RequestLogT, SendMessageBodyT } from './send.schemas.js';
-import { deliveryOf } from '../messages/index.js';
-import { keyOf, type NewRequest, type RequestLogEntry, type RequestLogsRepo } from './request-logs.repo.js';
+import { keyOf, type NewRequest, type RequestLogsRepo } from './request-logs.repo.js';
 import type { ProviderRegistry } from '../../providers/registry.js';
+import { toRequestLog } from './outbound.presenter.js';
 
 interface Accepted {
   row: NewRequest;
@@ -192,29 +192,4 @@ export class SendService {
     );
     return { ...pageInfo(total, page, limit), items: rows.map(toRequestLog) };
   }
-}
-
-export function toRequestLog(row: RequestLogEntry): RequestLogT {
-  return {
-    requestId: row.request_id,
-    status: row.status,
-    attempts: row.attempts,
-    flowId: row.flow_id,
-    metadata: row.metadata,
-    contact: { type: row.contact.type, value: row.contact.value, name: row.contact.name },
-    messageType: row.message_type,
-    templateName: row.template_name,
-    messageId: row.message_id,
-    providerMessageId: row.provider_message_id,
-    error: row.error
-      ? {
-          code: row.error.code,
-          message: row.error.message,
-          ...(row.error.details !== undefined ? { details: row.error.details } : {}),
-        }
-      : null,
-    ...deliveryOf(row.delivery),
-    createdAt: row.created_at.toISOString(),
-    updatedAt: row.updated_at.toISOString(),
-  };
 }
