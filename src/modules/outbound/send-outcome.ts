@@ -1,15 +1,13 @@
 import type { Logger } from 'pino';
 import type { Tx } from '../../db/index.js';
 import type { LastMessage, ProviderErrorInfo } from '../../db/types.js';
-import type { EventBuffer, EventsService } from '../../events/events.service.js';
+import type { EventBuffer } from '../../events/events.service.js';
 import { newId } from '../../lib/ids.js';
-import type { ChatsRepo } from '../chats/index.js';
-import type { ContactsRepo } from '../contacts/index.js';
 import type { MediaBlobsRepo } from '../media/index.js';
-import type { MessageEvents, MessagesRepo } from '../messages/index.js';
+import type { MessagesRepo } from '../messages/index.js';
 import { recordDeliveredOnSend, type DeliveryResult } from './deliver.js';
-import type { RequestLogsRepo, RequestRow } from './request-logs.repo.js';
-import type { Conversation, ConversationRequest } from './send-conversation.js';
+import type { RequestRow } from './request-logs.repo.js';
+import type { Conversation, ConversationDeps, ConversationRequest } from './send-conversation.js';
 
 /**
  * The outcome of a Channel API request's attempt, recorded: a sent message stored with its chat's last
@@ -26,11 +24,10 @@ export interface Attempt extends ConversationRequest {
   messageId?: string;
 }
 
-export interface OutcomeDeps {
-  requests: RequestLogsRepo;
+/** What recording uses: the conversation's stores, and the messages, files and statuses. */
+export interface OutcomeDeps extends ConversationDeps {
+  /** Files of media requests, until the provider has them. */
   mediaBlobs: MediaBlobsRepo;
-  contacts: ContactsRepo;
-  chats: ChatsRepo;
   messages: MessagesRepo;
   /**
    * Delivery statuses a provider webhook reported before the message's provider id was stored
@@ -40,8 +37,6 @@ export interface OutcomeDeps {
     catchUpMany(tx: Tx, items: readonly { channelId: string; providerMessageId: string }[]): Promise<void>;
   };
   logger: Logger;
-  events: EventsService;
-  messageEvents: MessageEvents;
 }
 
 export class SendOutcomes {

@@ -1,18 +1,11 @@
-import type { Logger } from 'pino';
-import type { Db, Tx } from '../../db/index.js';
-import type { EventsService } from '../../events/events.service.js';
+import type { Db } from '../../db/index.js';
 import type { SendOutcome } from '../../jobs/send-dispatcher.js';
 import type { LeasedJob } from '../../jobs/send-queue.js';
 import { Batcher } from '../../db/batcher.js';
 import type { PersistOptions } from '../../lib/persist.js';
-import type { ChatsRepo } from '../chats/index.js';
-import type { ContactsRepo } from '../contacts/index.js';
 import { HOLD_RESULTS, holdOutcome, judgeFailure, storedFile, type Deliverer } from './deliver.js';
-import type { MessageEvents, MessagesRepo } from '../messages/index.js';
-import type { RequestLogsRepo } from './request-logs.repo.js';
 import { SendConversations, type Conversation } from './send-conversation.js';
-import { SendOutcomes, type Attempt } from './send-outcome.js';
-import type { MediaBlobsRepo } from '../media/index.js';
+import { SendOutcomes, type Attempt, type OutcomeDeps } from './send-outcome.js';
 
 /** Outcome transactions in flight at once, and requests per transaction at most. */
 const OUTCOME_RUNS = 4;
@@ -32,28 +25,12 @@ const notDone = (err: unknown): SendOutcome => ({
   reason: err instanceof Error ? err.message : String(err),
 });
 
-interface Deps {
+/** What the worker uses: what its steps use (conversation, outcome), the provider path and the replies. */
+interface Deps extends OutcomeDeps {
   db: Db;
-  requests: RequestLogsRepo;
-  /** Files of media requests, until the provider has them. */
-  mediaBlobs: MediaBlobsRepo;
-  contacts: ContactsRepo;
-  chats: ChatsRepo;
-  messages: MessagesRepo;
   deliverer: Deliverer;
-  /**
-   * Delivery statuses a provider webhook reported before the message's provider id was stored
-   * (MessageStatusService): applied in the transaction that stores it.
-   */
-  statuses: {
-    catchUpMany(tx: Tx, items: readonly { channelId: string; providerMessageId: string }[]): Promise<void>;
-  };
   /** Agents' replies (ReplySender), sent in the same per-contact order as API requests. */
   replies: { process(messageId: string, lastAttempt: boolean): Promise<void> };
-  logger: Logger;
-  /** The event log: each step's events are written in its transaction (the gateway sends them). */
-  events: EventsService;
-  messageEvents: MessageEvents;
   /** How long, and how often, an answer the database cannot take yet is retried; default `HOLD_RESULTS`. */
   holdResults?: Omit<PersistOptions, 'onFailure'>;
 }
