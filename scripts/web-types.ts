@@ -14,6 +14,7 @@ import path from 'node:path';
 import openapiTS, { astToString, type OpenAPI3, type SchemaObject } from 'openapi-typescript';
 import { format, resolveConfig } from 'prettier';
 import { asyncApiDocument } from '../src/events/asyncapi.js';
+import { EVENT_CATALOGUE } from '../src/event-catalogue.js';
 import { openApiDocument } from '../src/openapi-document.js';
 
 const root = path.dirname(path.dirname(new URL(import.meta.url).pathname));
@@ -44,7 +45,7 @@ function serverEvents(doc: AsyncApi): [string, SchemaObject][] {
 
 async function generate(): Promise<string> {
   const api = (await openApiDocument()) as unknown as OpenAPI3;
-  const events = serverEvents(asyncApiDocument() as unknown as AsyncApi);
+  const events = serverEvents(asyncApiDocument(EVENT_CATALOGUE) as unknown as AsyncApi);
   const schemas = { ...api.components?.schemas };
   for (const [name, payload] of events) {
     if (schemas[name]) throw new Error(`the schema name ${name} is taken by the OpenAPI document`);

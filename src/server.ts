@@ -9,7 +9,7 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
 import { createDb, type Db } from './db/index.js';
 import { startGateway, type Gateway } from './gateway/gateway.js';
 import { migrateToLatest } from './db/migrate.js';
-import { recordApiUrl } from './db/settings.js';
+import { SettingsRepo } from './modules/settings/index.js';
 import type { App } from './http/app-type.js';
 import { JobQueue } from './jobs/queue.js';
 import { failFastRedis } from './lib/redis.js';
@@ -34,22 +34,6 @@ export interface RunningServer {
   metricsUrl: string | null;
   databaseUrl: string;
   close(): Promise<void>;
-}
-
-/** The JWT secret: from configuration, or generated once and kept in the database for every node. */
-async function jwtSecret(db: Db, configured: string | null): Promise<string> {
-  if (configured) return configured;
-  await db
-    .insertInto('settings')
-    .values({ key: 'jwt_secret', value: randomBytes(48).toString('base64url') })
-    .onConflict((oc) => oc.column('key').doNothing())
-    .execute();
-  const row = await db
-    .selectFrom('settings')
-    .select('value')
-    .where('key', '=', 'jwt_secret')
-    .executeTakeFirstOrThrow();
-  return row.value;
 }
 
 /** The database, migrated: embedded when DATABASE_URL is unset. `close()` ends the pool, then the server. */
@@ -143,7 +127,9 @@ export async function startCore(config: Config, logger: Logger): Promise<Core> {
       db,
       metrics,
       config,
-      jwtSecret: await jwtSecret(db, config.jwtSecret),
+      // The JWT secret: from configuration, or generated once and kept in the database for every node.
+      jwtSecret:
+        config.jwtSecret || (await new SettingsRepo(db).jwtSecret(randomBytes(48).toString('base64url'))),
       redis,
       jobs,
       logger,
@@ -216,9 +202,9 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       url = localUrl(config.host, port);
       // `atende demo`, run with no PORT of its own, prints this address in its examples: the port this
       // server really uses, wherever its PORT came from (also PORT=0).
-      await recordApiUrl(services.db, url).catch((err: unknown) =>
-        logger.warn({ err }, 'could not record the API address for atende demo'),
-      );
+      await services.repos.settings
+        .recordApiUrl(url)
+        .catch((err: unknown) => logger.warn({ err }, 'could not record the API address for atende demo'));
     }
     let metricsUrl: string | null = null;
     if (config.metrics.port !== null) {

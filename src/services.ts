@@ -12,56 +12,58 @@ import { GatewayRepo } from './gateway/gateway.repo.js';
 import { CHANNEL_KEY, RequestRateLimiter, USER } from './http/rate-limit.js';
 import { TokenService } from './lib/jwt.js';
 import type { SharedStore } from './lib/shared-rate-limit.js';
-import { AccountsService } from './modules/accounts/accounts.service.js';
-import { ApiKeysRepo } from './modules/api-keys/api-keys.repo.js';
-import { ApiKeysService } from './modules/api-keys/api-keys.service.js';
-import { AuthService } from './modules/auth/auth.service.js';
-import { LoginRateLimiter } from './modules/auth/login-rate-limit.js';
-import { ChannelHealthService } from './modules/channels/channel-health.service.js';
-import { ChannelsRepo } from './modules/channels/channels.repo.js';
-import { ChannelsService } from './modules/channels/channels.service.js';
-import { TemplatesService } from './modules/channels/templates.service.js';
-import { ChatsRepo } from './modules/chats/chats.repo.js';
-import { ChatsService } from './modules/chats/chats.service.js';
-import { ContactsRepo } from './modules/contacts/contacts.repo.js';
-import { DraftsRepo } from './modules/drafts/drafts.repo.js';
-import { DraftsService } from './modules/drafts/drafts.service.js';
-import { NotificationsRepo } from './modules/notifications/notifications.repo.js';
-import { NotificationsService } from './modules/notifications/notifications.service.js';
-import { ContactRepairRepo } from './modules/contacts/contact-repair.repo.js';
-import { ContactRepairService } from './modules/contacts/contact-repair.service.js';
-import { MessagesService } from './modules/messages/messages.service.js';
-import { ReplySender } from './modules/outbound/reply-sender.js';
-import { InboundActions } from './modules/inbound/inbound-actions.js';
-import { InboundService } from './modules/inbound/inbound.service.js';
-import { MessageEvents } from './modules/messages/message-events.js';
-import { MessagesRepo } from './modules/messages/messages.repo.js';
-import { PostgresMediaStore } from './modules/media/media-store.js';
-import { MediaBlobsRepo } from './modules/media/media-blobs.repo.js';
-import { MediaRepo } from './modules/media/media.repo.js';
-import { MediaDownloader, MediaDownloads, MediaService } from './modules/media/media.service.js';
-import { Deliverer } from './modules/outbound/deliver.js';
-import { ReadReceiptsRepo } from './modules/inbound/read-receipts.repo.js';
-import { ReadReceiptsService } from './modules/inbound/read-receipts.service.js';
-import { RequestLogsRepo } from './modules/outbound/request-logs.repo.js';
-import { SendService } from './modules/outbound/send.service.js';
-import { ChannelKeys } from './modules/channel-api/channel-keys.js';
-import { SendWorker } from './modules/outbound/send.worker.js';
+import { AccountsRepo, AccountsService } from './modules/accounts/index.js';
+import { ApiKeysRepo, ApiKeysService } from './modules/api-keys/index.js';
+import { AuthService, LoginRateLimiter } from './modules/auth/index.js';
+import {
+  ChannelHealthService,
+  ChannelsRepo,
+  ChannelsService,
+  TemplatesService,
+  ChannelKeys,
+} from './modules/channels/index.js';
+import {
+  ChatListsRepo,
+  ChatMovesService,
+  ChatsRepo,
+  ChatsService,
+  ChatTransfersRepo,
+} from './modules/chats/index.js';
+import { ContactsRepo, ContactRepairRepo, ContactRepairService } from './modules/contacts/index.js';
+import { DraftsRepo, DraftsService } from './modules/drafts/index.js';
+import { NotificationsRepo, NotificationsService } from './modules/notifications/index.js';
+import { MessagesService, MessageEvents, MessagesRepo } from './modules/messages/index.js';
+import {
+  ReplySender,
+  Deliverer,
+  RequestLogsRepo,
+  SendService,
+  SendWorker,
+} from './modules/outbound/index.js';
+import {
+  InboundActions,
+  InboundService,
+  ReadReceiptsRepo,
+  ReadReceiptsService,
+  MessageStatusRepo,
+  MessageStatusService,
+  InboundEventsRepo,
+  ProviderWebhooksService,
+} from './modules/inbound/index.js';
+import {
+  PostgresMediaStore,
+  MediaBlobsRepo,
+  MediaRepo,
+  MediaDownloader,
+  MediaDownloads,
+  MediaService,
+} from './modules/media/index.js';
 import { ProviderRegistry } from './providers/registry.js';
-import { MessageStatusRepo } from './modules/inbound/message-status.repo.js';
-import { MessageStatusService } from './modules/inbound/message-status.service.js';
-import { SandboxRepo } from './modules/sandbox/sandbox.repo.js';
-import { SandboxService } from './modules/sandbox/sandbox.service.js';
-import { TeamsRepo } from './modules/teams/teams.repo.js';
-import { TeamsService } from './modules/teams/teams.service.js';
-import { UsersRepo } from './modules/users/users.repo.js';
-import { UsersService } from './modules/users/users.service.js';
-import { InboundEventsRepo } from './modules/inbound/inbound-events.repo.js';
-import { ProviderWebhooksService } from './modules/inbound/provider-webhooks.service.js';
-import { WebhookEgress } from './modules/webhooks/webhooks.egress.js';
-import { WebhooksRepo } from './modules/webhooks/webhooks.repo.js';
-import { WebhooksService } from './modules/webhooks/webhooks.service.js';
-import { WebhookDeliverer } from './modules/webhooks/webhooks.worker.js';
+import { SettingsRepo } from './modules/settings/index.js';
+import { SandboxRepo, SandboxService } from './modules/sandbox/index.js';
+import { TeamsRepo, TeamsService } from './modules/teams/index.js';
+import { UsersRepo, UsersService } from './modules/users/index.js';
+import { WebhookEgress, WebhooksRepo, WebhooksService, WebhookDeliverer } from './modules/webhooks/index.js';
 
 /** Every service of the platform, wired explicitly from the database, the config and Redis. */
 export function createServices(deps: {
@@ -85,6 +87,7 @@ export function createServices(deps: {
     contacts: new ContactsRepo(db),
     messages: new MessagesRepo(),
     requestLogs: new RequestLogsRepo(db),
+    settings: new SettingsRepo(db),
   };
   const tokens = new TokenService(deps.jwtSecret, config.jwtTtlSeconds);
   // Outgoing webhooks: deliveries are created with the events in the same statement (they are their
@@ -144,11 +147,12 @@ export function createServices(deps: {
     deps.logger,
   );
   const readReceipts = new ReadReceiptsService(new ReadReceiptsRepo(db), deps.jobs, providers, deps.logger);
-  const chats = new ChatsService(
-    db,
+  const chats = new ChatsService(repos.chats, new ChatListsRepo(db), repos.teams);
+  // Transfers, queue moves, capture, close, reading: each change of a chat with its events.
+  const chatMoves = new ChatMovesService(
     repos.chats,
-    repos.teams,
-    repos.users,
+    new ChatTransfersRepo(db),
+    chats,
     events,
     notifications,
     readReceipts,
@@ -193,7 +197,7 @@ export function createServices(deps: {
       deps.redis,
       USER,
     ),
-    accounts: new AccountsService(db),
+    accounts: new AccountsService(db, new AccountsRepo()),
     auth: new AuthService(
       repos.users,
       tokens,
@@ -206,6 +210,7 @@ export function createServices(deps: {
     templates: new TemplatesService(repos.channels, providers),
     apiKeys: new ApiKeysService(repos.apiKeys),
     chats,
+    chatMoves,
     events,
     eventsRepo,
     notifications,

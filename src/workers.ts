@@ -1,9 +1,8 @@
 import type { Logger } from 'pino';
 import type { Services } from './services.js';
 import { housekeepingWorker } from './jobs/housekeeping.js';
-import { readReceiptWorker } from './modules/inbound/read-receipts.worker.js';
-import { inboundWebhookWorker } from './modules/inbound/provider-webhooks.worker.js';
-import { mediaDownloadWorker } from './modules/media/media-download.worker.js';
+import { readReceiptWorker, inboundWebhookWorker } from './modules/inbound/index.js';
+import { mediaDownloadWorker } from './modules/media/index.js';
 import { SendDispatcher } from './jobs/send-dispatcher.js';
 
 /**

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseAmount } from '../src/modules/outbound/amounts.js';
+import { parseAmount } from '../src/modules/message-content/amounts.js';
 
 const F = 'order.subtotal';
 const ok = (value: number) => ({ ok: true, value });

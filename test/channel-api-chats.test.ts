@@ -245,7 +245,7 @@ describe('GET /channel-api/chats', () => {
     it('shows the attendant once a chat is attended', async () => {
       const fx = await seedAccount(t.server.services);
       const chatId = await fx.inbound(0, phone());
-      await fx.services.chats.transferToUser(fx.admin, chatId, { userId: fx.agents[0]!.id });
+      await fx.services.chatMoves.transferToUser(fx.admin, chatId, { userId: fx.agents[0]!.id });
       const [chat] = page(await list(fx.apiKey)).chats;
       assert.equal(chat?.userId, fx.agents[0]!.id);
       assert.equal(chat?.queue, 'Em Atendimento');
@@ -381,7 +381,7 @@ describe('GET /channel-api/chats', () => {
       const [ch0, ch1] = fx.channels.map((c) => c.id) as [string, string];
       const [team0, team1] = fx.teams.map((c) => c.id) as [string, string];
       const [agent0, agent1] = fx.agents.map((a) => a.id) as [string, string];
-      const chats = fx.services.chats;
+      const chats = fx.services.chatMoves;
       model = [];
       const add = async (channel: number, change?: (id: string) => Promise<unknown>) => {
         const id = await fx.inbound(channel, phone());

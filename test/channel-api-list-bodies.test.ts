@@ -59,7 +59,7 @@ describe('Channel API list bodies serialized by PostgreSQL', () => {
     );
     await db.query(`UPDATE chats SET last_message = 'null' WHERE id = $1`, [unnamed]);
     // A chat with an attendant (userId not null).
-    await f.services.chats.transferToUser(f.admin, emoji, { userId: f.agents[0]!.id });
+    await f.services.chatMoves.transferToUser(f.admin, emoji, { userId: f.agents[0]!.id });
     await db.query(
       `UPDATE chats SET last_message = '{"content": "x", "type": "text", "id": "m1",
         "origin": "user", "createdAt": "2026-01-02T03:04:05.000Z", "userId": "u1"}' WHERE id = $1`,

@@ -4,8 +4,9 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { DATABASE_UNAVAILABLE_MESSAGE } from '../src/http/errors.js';
-import { CHAT_BUSY, TEAM_NOT_FOUND } from '../src/modules/chats/chats.service.js';
-import { INVALID_API_TOKEN, MISSING_CHANNEL_KEY } from '../src/modules/channel-api/channel-keys.js';
+import { CHAT_BUSY } from '../src/modules/chats/chat-moves.service.js';
+import { TEAM_NOT_FOUND } from '../src/modules/teams/teams.service.js';
+import { INVALID_API_TOKEN, MISSING_CHANNEL_KEY } from '../src/modules/channels/channel-keys.js';
 
 // The repository's documents are the ones a newcomer has: code and docs cite only files of the
 // repository, every `docs/…` file they cite exists, every link between the documents leads somewhere

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { MAX_VALIDATION_MESSAGES } from '../src/http/errors.js';
+import { MAX_VALIDATION_MESSAGES } from '../src/http/validation-messages.js';
 import { startTestApp, type TestApp, type TestResponse } from './helpers/app.js';
 import { seedAccount, type Fixture } from './helpers/fixtures.js';
 

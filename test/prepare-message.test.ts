@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { prepareMessage, type PrepareResult } from '../src/modules/outbound/prepare.js';
-import type { SendMessage, SendOrderDetails } from '../src/modules/outbound/send.types.js';
+import { prepareMessage, type PrepareResult } from '../src/modules/message-content/prepare.js';
+import type { SendMessage, SendOrderDetails } from '../src/modules/message-content/content.types.js';
 import { WHATSAPP_LIMITS } from '../src/providers/whatsapp-cloud/limits.js';
 
 /**

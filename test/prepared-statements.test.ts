@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { createDb, type Db } from '../src/db/index.js';
 import { ApiKeysRepo } from '../src/modules/api-keys/api-keys.repo.js';
-import { ChatsRepo } from '../src/modules/chats/chats.repo.js';
+import { ChatListsRepo } from '../src/modules/chats/chat-lists.repo.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { seedAccount, type Fixture } from './helpers/fixtures.js';
 
@@ -21,7 +21,7 @@ describe('prepared hot statements', () => {
   let f: Fixture;
   // One connection, so pg_prepared_statements (per session) shows what the repositories prepared.
   let db: Db;
-  let chats: ChatsRepo;
+  let chats: ChatListsRepo;
 
   const prepared = async () =>
     (
@@ -35,7 +35,7 @@ describe('prepared hot statements', () => {
     f = await seedAccount(t.server.services);
     for (let i = 0; i < 3; i++) await f.inbound(0, `55119870000${i}0`, `oi ${i}`);
     db = createDb(t.databaseUrl, 1).db;
-    chats = new ChatsRepo(db);
+    chats = new ChatListsRepo(db);
   });
   after(async () => {
     await db.destroy();

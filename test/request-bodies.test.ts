@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
-import { JsonScanner, MAX_JSON_DEPTH } from '../src/http/json-body.js';
+import { JsonScanner, MAX_JSON_DEPTH } from '../src/http/json-scanner.js';
 import { Base64Decoder } from '../src/lib/base64-stream.js';
 import { inTransaction } from '../src/db/index.js';
 import { MediaBlobsRepo } from '../src/modules/media/media-blobs.repo.js';

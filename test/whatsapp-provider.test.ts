@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { prepareMessage } from '../src/modules/outbound/prepare.js';
-import type { SendMessage, SendTemplateMessage } from '../src/modules/outbound/send.types.js';
+import { prepareMessage } from '../src/modules/message-content/prepare.js';
+import type { SendMessage, SendTemplateMessage } from '../src/modules/message-content/content.types.js';
 import { WhatsAppCloudProvider } from '../src/providers/whatsapp-cloud/client.js';
 import { WHATSAPP_LIMITS } from '../src/providers/whatsapp-cloud/limits.js';
 import {

@@ -1,11 +1,10 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { Kysely, PostgresDialect, type Transaction } from 'kysely';
+import { Kysely, PostgresDialect } from 'kysely';
 import { preparingPool } from './prepared.js';
-import type { Database } from './types.js';
+import type { Database, Db, Tx } from './types.js';
 
-export type Db = Kysely<Database>;
-export type Tx = Transaction<Database>;
+export type { Db, Tx };
 
 // bigint (count(*), sums) arrives as a string; totals here always fit in a JS number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));

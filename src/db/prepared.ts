@@ -1,7 +1,7 @@
 import { CompiledQuery } from 'kysely';
 import type { PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely';
 import type pg from 'pg';
-import type { Db, Tx } from './index.js';
+import type { Db, Tx } from './types.js';
 import { isConnectionFailure, markUnavailable } from './unavailable.js';
 
 /**

@@ -4,3 +4,9 @@
  */
 export const isoTime = (expression: string) =>
   `to_char(${expression} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/** A validated integer written into a statement's text (LIMIT, OFFSET, a lock timeout): see src/db/prepared.ts. */
+export function sqlInteger(n: number): string {
+  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`not a row count: ${n}`);
+  return String(n);
+}

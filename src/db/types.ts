@@ -1,5 +1,5 @@
-import type { ColumnType, Generated } from 'kysely';
-import type { DeliveryDetails } from '../providers/types.js';
+/* eslint-disable max-lines -- one description of every table for Kysely, kept whole so that each column is found in one place. */
+import type { ColumnType, Generated, Kysely, Transaction } from 'kysely';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type Json<T> = ColumnType<T, string | T, string | T>;
@@ -413,3 +413,51 @@ export interface Database {
   webhook_subscriptions: WebhookSubscriptionsTable;
   webhook_deliveries: WebhookDeliveriesTable;
 }
+
+/** An error a provider gave with a delivery status or a webhook. */
+export interface InboundProviderError {
+  code: string;
+  /** The provider's title, or its message when it gave no title. */
+  title: string | null;
+  /** The provider's message, as given (null when it gave none). */
+  message: string | null;
+  details: string | null;
+}
+
+/**
+ * What a provider reports with a message's delivery statuses besides the status: how it is charged,
+ * the conversation it belongs to, the data the sender attached to it, and every error it gave.
+ * Businesses reconcile the provider's invoices with it. Each part is absent when not reported.
+ */
+export interface DeliveryDetails {
+  pricing?: DeliveryPricing;
+  conversation?: DeliveryConversation;
+  /** Text the sender attached to the message for its own tracking (WhatsApp's `biz_opaque_callback_data`). */
+  callbackData?: string;
+  /** Every error the provider gave with the status, as it gave them. */
+  errors?: InboundProviderError[];
+}
+
+/** How the provider charges a message (WhatsApp's `pricing`). */
+export interface DeliveryPricing {
+  billable: boolean | null;
+  /** `CBP` (per conversation), `PMP` (per message), or what the provider says. */
+  pricingModel: string | null;
+  /** `marketing`, `utility`, `authentication`, `service`, `referral_conversion`, or what the provider says. */
+  category: string | null;
+  /** `regular`, `free_customer_service`, `free_entry_point`, or what the provider says. */
+  type: string | null;
+}
+
+/** The provider's conversation a message was charged in (WhatsApp's `conversation`). */
+export interface DeliveryConversation {
+  id: string | null;
+  /** What opened it: `marketing`, `utility`, `authentication`, `service`, `referral_conversion`, … */
+  originType: string | null;
+  /** When the conversation ends (ISO 8601), when the provider said. */
+  expiresAt: string | null;
+}
+
+/** The database as the repositories use it (built by `createDb`, src/db/index.ts), and a transaction of it. */
+export type Db = Kysely<Database>;
+export type Tx = Transaction<Database>;

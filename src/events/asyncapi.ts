@@ -3,12 +3,12 @@ import {
   AckErrorSchema,
   CLIENT_EVENTS,
   envelopeSchema,
-  EVENT_DATA,
   EVENT_NAMES,
   EVENT_ROOMS,
   SCHEMA_VERSION,
   SESSION_READY,
   SessionReadySchema,
+  type EventCatalogue,
 } from './catalogue.js';
 
 /** TypeBox schemas are JSON Schema once their symbol-keyed metadata is dropped. */
@@ -22,14 +22,14 @@ const key = (name: string) => name.replace(/[^A-Za-z0-9]+/g, '_');
  * server event (its rooms and its envelope), `session.ready`, and the client events with their
  * acknowledgements. Served at `/docs/events.json`.
  */
-export function asyncApiDocument(): Record<string, unknown> {
+export function asyncApiDocument(catalogue: EventCatalogue): Record<string, unknown> {
   const channels: Record<string, unknown> = {};
   const operations: Record<string, unknown> = {};
   const messages: Record<string, unknown> = {};
 
   for (const name of EVENT_NAMES) {
     const k = key(name);
-    const data = EVENT_DATA[name];
+    const data = catalogue[name].data;
     messages[k] = {
       name,
       title: name,

@@ -1,98 +1,48 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { AgentChatSchema, Nullable } from '../http/schemas.js';
-import { MessageSchema } from '../modules/messages/messages.schemas.js';
+import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox';
+import { Nullable } from '../http/schemas.js';
 
 /**
- * The event vocabulary (contract v1): names, the `data` schema of each event, the rooms it goes to and
- * the envelope. The code that records events, the gateway and `/docs/events.json` all read this file,
- * so the published catalogue cannot drift from what is emitted. A breaking change is a new event name;
+ * The event vocabulary (contract v1): names, the rooms each event goes to and the envelope; each
+ * event's `data` schema is declared by its module (`eventType`). The code that records events, the
+ * gateway and `/docs/events.json` all read these, so the published catalogue cannot drift from what
+ * is emitted. A breaking change is a new event name;
  * additive changes (new optional fields, new events) keep `schemaVersion` 1.
  */
 export const SCHEMA_VERSION = 1;
 
-export const NotificationSchema = Type.Object({
-  id: Type.String(),
-  kind: Type.String({
-    description:
-      "`chat.assigned` (a chat was transferred or assigned to you), `webhook.disabled` (an outgoing webhook endpoint was disabled after failing), `channel.unhealthy` (the provider refused a channel's access token; to users with `channels:manage`) or `contact.split` (`atende doctor` found other customers' messages in a contact and gave them contacts of their own; to users with `channels:manage`)",
-  }),
-  data: Type.Unsafe<Record<string, unknown>>({
-    type: 'object',
-    additionalProperties: true,
-    description:
-      '`{chatId, by, contact: {name, value}, reasonCode, reason}` for chat.assigned; `{webhookId, url}` for webhook.disabled; `{channelId, name, reason: {code, message, details?}}` for channel.unhealthy; `{channelId, channelName, contact: {id, name, value}, customers: [{contactId, name, value, messages, chatIds}]}` for contact.split',
-  }),
-  readAt: Nullable(Type.String({ format: 'date-time' })),
-  createdAt: Type.String({ format: 'date-time' }),
+/** Every event of the log, in the order the catalogue publishes them. */
+export const EVENT_NAMES = [
+  'message.upsert',
+  'message.update',
+  'chat.new',
+  'chat.update',
+  'chat.queue',
+  'chat.capture',
+  'chat.transfer',
+  'chat.close',
+  'chat.split',
+  'notification.new',
+  'draft.update',
+] as const;
+export type EventName = (typeof EVENT_NAMES)[number];
+
+/**
+ * An event and the schema of its `data`, declared by the module whose resource it carries (chats,
+ * messages, notifications, drafts) and recorded with `EventBuffer.add`, which takes its data typed
+ * by that schema.
+ */
+export interface EventType<E extends EventName = EventName, S extends TObject = TObject> {
+  readonly name: E;
+  readonly data: S;
+}
+
+export const eventType = <E extends EventName, S extends TObject>(name: E, data: S): EventType<E, S> => ({
+  name,
+  data,
 });
-export type NotificationT = Static<typeof NotificationSchema>;
 
-export const DraftSchema = Type.Object({
-  chatId: Type.String(),
-  text: Type.String({ description: 'Empty when the draft was cleared' }),
-  updatedAt: Type.String({ format: 'date-time' }),
-});
-export type DraftT = Static<typeof DraftSchema>;
-
-const TeamUser = Type.Object({ teamId: Type.String(), userId: Nullable(Type.String()) });
-
-const chat = { chat: AgentChatSchema };
-const message = { chatId: Type.String(), message: MessageSchema };
-
-/** Every event of the log, with its `data` schema. */
-export const EVENT_DATA = {
-  'message.upsert': Type.Object(message, { description: 'A message was stored (inbound, agent, API)' }),
-  'message.update': Type.Object(message, {
-    description:
-      'A message changed: its status (sent, delivered, read, failed), what the provider reported with a status (`delivery`: pricing, conversation, callback data, errors; also on a status that moves nothing), or the customer edited, deleted or reacted to it',
-  }),
-  'chat.new': Type.Object(chat, { description: "A conversation entered a team's queue" }),
-  'chat.update': Type.Object(chat, {
-    description: 'A list item changed: last message, unread count, queue or attendant',
-  }),
-  'chat.queue': Type.Object(
-    { ...chat, from: Type.String(), to: Type.String() },
-    {
-      description:
-        "The chat moved from one queue to another (also when a customer's reply brings a conversation the Channel API opened from `API` to the channel's inbound queue)",
-    },
-  ),
-  'chat.capture': Type.Object(chat, { description: 'An agent took the chat from the queue' }),
-  'chat.transfer': Type.Object(
-    {
-      ...chat,
-      from: TeamUser,
-      to: TeamUser,
-      reasonCode: Nullable(Type.String()),
-      reason: Nullable(Type.String()),
-    },
-    { description: 'The chat was transferred to a team or a user' },
-  ),
-  'chat.close': Type.Object(chat, { description: 'The conversation ended' }),
-  'chat.split': Type.Object(
-    {
-      ...chat,
-      into: AgentChatSchema,
-      messageIds: Type.Array(Type.String()),
-    },
-    {
-      description:
-        "Messages of the chat were another customer's (two customers once shared one contact): they moved to `into`, that customer's own chat (`atende doctor`)",
-    },
-  ),
-  'notification.new': Type.Object(
-    { notification: NotificationSchema },
-    { description: "Something needs the user's attention" },
-  ),
-  'draft.update': Type.Object(
-    { draft: DraftSchema },
-    { description: "One of the user's drafts changed (on another device)" },
-  ),
-} satisfies Record<string, TSchema>;
-
-export type EventName = keyof typeof EVENT_DATA;
-export const EVENT_NAMES = Object.keys(EVENT_DATA) as EventName[];
-export type EventData<E extends EventName> = Static<(typeof EVENT_DATA)[E]>;
+/** Every event with its data schema (assembled from the modules in src/event-catalogue.ts). */
+export type EventCatalogue = { readonly [E in EventName]: EventType<E> };
 
 /**
  * An entry of the log for the gateway only, not an event of the catalogue: some users' access
@@ -135,14 +85,14 @@ export const envelopeSchema = <T extends TSchema>(event: string, data: T) =>
     data,
   });
 
-export interface Envelope<E extends EventName = EventName> {
+export interface Envelope {
   id: string;
-  event: E;
+  event: EventName;
   schemaVersion: typeof SCHEMA_VERSION;
   seq: number;
   occurredAt: string;
   accountId: string;
-  data: EventData<E>;
+  data: Record<string, unknown>;
 }
 
 /** Any envelope of the log, as `GET /api/events` answers it. */

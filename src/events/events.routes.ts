@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../http/app-type.js';
-import { userGuard, userOf, type UserGuardDeps } from '../http/auth.js';
+import { userGuard, userOf, type UserGuardDeps } from '../access/request-actor.js';
 import { errorResponses } from '../http/schemas.js';
 import { asyncApiDocument } from './asyncapi.js';
-import { AnyEnvelopeSchema } from './catalogue.js';
+import { AnyEnvelopeSchema, type EventCatalogue } from './catalogue.js';
 import type { EventsService } from './events.service.js';
 
 const EventsQuery = Type.Object(
@@ -25,6 +25,8 @@ const EventsPage = Type.Object({
 /** What these routes use of the services. */
 export type EventsRoutesDeps = UserGuardDeps & {
   events: EventsService;
+  /** What `/docs/events.json` publishes (src/event-catalogue.ts). */
+  eventCatalogue: EventCatalogue;
 };
 
 export function eventsRoutes(app: App, services: EventsRoutesDeps): void {
@@ -49,7 +51,7 @@ export function eventsRoutes(app: App, services: EventsRoutesDeps): void {
       services.events.page(userOf(request), request.query.after ?? 0, request.query.limit ?? 100),
   );
 
-  const catalogue = asyncApiDocument();
+  const catalogue = asyncApiDocument(services.eventCatalogue);
   app.get(
     '/docs/events.json',
     {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Static, TObject } from '@sinclair/typebox';
 import { inTransaction, type Db, type Tx } from '../db/index.js';
 import type { UserActor } from '../access/actors.js';
 import {
@@ -6,8 +7,8 @@ import {
   SCHEMA_VERSION,
   type AccessChangeData,
   type Envelope,
-  type EventData,
   type EventName,
+  type EventType,
 } from './catalogue.js';
 import { EVENTS_CHANNEL, WEBHOOKS_CHANNEL, type EventRow, type EventsRepo } from './events.repo.js';
 import { EventHorizon } from './horizon.js';
@@ -38,16 +39,16 @@ export class EventBuffer {
    * `stamp` names a timestamp in `data` that the writing statement sets to the transaction's time, for
    * an event written in the change's own statement before its time is known (see `eventWritesSql`).
    */
-  add<E extends EventName>(
+  add<E extends EventName, S extends TObject>(
     accountId: string,
-    event: E,
-    data: EventData<E>,
+    event: EventType<E, S>,
+    data: Static<S>,
     target: Target,
     stamp: readonly string[] | null = null,
   ): void {
     this.pending.push({
       accountId,
-      event,
+      event: event.name,
       data: data as Record<string, unknown>,
       target,
       stamp: stamp ? [...stamp] : null,

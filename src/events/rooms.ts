@@ -1,5 +1,3 @@
-import type { ChatT } from '../http/schemas.js';
-
 /** Socket.IO room names. Ids are ObjectIds, unique across accounts, so rooms need no account prefix. */
 export const room = {
   user: (id: string) => `user:${id}`,
@@ -29,12 +27,19 @@ export interface Target {
   audience: string[];
 }
 
+/** What routing reads of a chat (the chats module's Chat has these): its id, team and attendant. */
+export interface ChatPlace {
+  id: string;
+  teamId: string;
+  userId: string | null;
+}
+
 const uniq = (xs: (string | null | undefined)[]): string[] => [
   ...new Set(xs.filter((x): x is string => typeof x === 'string')),
 ];
 
 function chatTarget(
-  chat: ChatT,
+  chat: ChatPlace,
   rooms: (string | null | undefined)[],
   also: { teams?: (string | null)[]; users?: (string | null)[] } = {},
 ): Target {
@@ -50,16 +55,16 @@ const maybeUser = (id: string | null) => (id === null ? null : room.user(id));
 
 /** The rooms of each event, as docs/gateway.md "Events" lists them. */
 export const targets = {
-  message: (chat: ChatT) => chatTarget(chat, [room.attendance(chat.id)]),
-  chatNew: (chat: ChatT) => chatTarget(chat, [room.team(chat.teamId), maybeUser(chat.userId)]),
-  chatUpdate: (chat: ChatT) => chatTarget(chat, [room.chat(chat.id)]),
-  chatQueue: (chat: ChatT, fromTeamId: string) =>
+  message: (chat: ChatPlace) => chatTarget(chat, [room.attendance(chat.id)]),
+  chatNew: (chat: ChatPlace) => chatTarget(chat, [room.team(chat.teamId), maybeUser(chat.userId)]),
+  chatUpdate: (chat: ChatPlace) => chatTarget(chat, [room.chat(chat.id)]),
+  chatQueue: (chat: ChatPlace, fromTeamId: string) =>
     chatTarget(chat, [room.team(fromTeamId), room.team(chat.teamId), room.chat(chat.id)], {
       teams: [fromTeamId],
     }),
-  chatCapture: (chat: ChatT) =>
+  chatCapture: (chat: ChatPlace) =>
     chatTarget(chat, [room.team(chat.teamId), room.chat(chat.id), maybeUser(chat.userId)]),
-  chatTransfer: (chat: ChatT, from: { teamId: string; userId: string | null }) =>
+  chatTransfer: (chat: ChatPlace, from: { teamId: string; userId: string | null }) =>
     chatTarget(
       chat,
       [
@@ -71,10 +76,10 @@ export const targets = {
       ],
       { teams: [from.teamId], users: [from.userId] },
     ),
-  chatClose: (chat: ChatT) =>
+  chatClose: (chat: ChatPlace) =>
     chatTarget(chat, [room.team(chat.teamId), room.chat(chat.id), maybeUser(chat.userId)]),
   /** Whoever watches the chat's list item or its messages; the audience of both chats. */
-  chatSplit: (chat: ChatT, into: ChatT) =>
+  chatSplit: (chat: ChatPlace, into: ChatPlace) =>
     chatTarget(chat, [room.chat(chat.id), room.attendance(chat.id)], {
       teams: [into.teamId],
       users: [into.userId],

@@ -1,7 +1,7 @@
 import type { UserActor } from '../access/actors.js';
-import { sessionValid, toActor } from '../modules/auth/auth.service.js';
-import type { TeamsRepo } from '../modules/teams/teams.repo.js';
-import type { UsersRepo } from '../modules/users/users.repo.js';
+import { sessionValid, toActor } from '../modules/auth/index.js';
+import type { TeamsRepo } from '../modules/teams/index.js';
+import type { UsersRepo } from '../modules/users/index.js';
 import type { GatewayRepo } from './gateway.repo.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { Routed } from '../events/tail.js';
 import { room } from '../events/rooms.js';
-import type { ChatT } from '../http/schemas.js';
+import type { ChatT } from '../modules/chats/index.js';
 import type { GatewayRepo } from './gateway.repo.js';
 
 /** What eviction needs of a Socket.IO server (through the adapter, or this node's sockets only). */

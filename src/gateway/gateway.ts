@@ -13,11 +13,24 @@ import { namePortError } from '../http/ports.js';
 import { httpServerOptions } from '../http/timeouts.js';
 import { isObjectId } from '../lib/ids.js';
 import type { UserActor } from '../access/actors.js';
-import type { Services } from '../services.js';
+import type { EventsRepo } from '../events/events.repo.js';
+import type { EventsService } from '../events/events.service.js';
+import type { AuthService } from '../modules/auth/index.js';
+import type { GatewayAccess } from './access.js';
+import type { GatewayRepo } from './gateway.repo.js';
 import { guardRecovery, recoveryOptions, redisAdapter, type RedisAdapter } from './adapter.js';
 import { evictStaleWatchers } from './eviction.js';
 import { originAllowed, type OriginPolicy } from './origins.js';
 import { mayRecover, revokeLostAccess, type Identity } from './revoke.js';
+
+/** What the gateway uses of the services (built in src/services.ts). */
+export interface GatewayServices {
+  auth: Pick<AuthService, 'session'>;
+  gatewayAccess: GatewayAccess;
+  gatewayRepo: GatewayRepo;
+  events: EventsService;
+  eventsRepo: EventsRepo;
+}
 
 /** What a connection carries (restored with the session on recovery, so plain data only). */
 export interface SocketData {
@@ -82,7 +95,7 @@ export function handshakeToken(handshake: {
 export async function startGateway(
   config: Config,
   databaseUrl: string,
-  services: Services,
+  services: GatewayServices,
   logger: Logger,
   apiPort: () => number = () => config.port,
 ): Promise<Gateway> {
@@ -160,7 +173,7 @@ export async function startGateway(
 }
 
 /** What the tail does once events are out: rooms that transfers and access changes take away. */
-function afterSend(io: GatewayServer | GatewayServer['local'], services: Services) {
+function afterSend(io: GatewayServer | GatewayServer['local'], services: GatewayServices) {
   const watchers = evictStaleWatchers(io, services.gatewayRepo);
   const access = revokeLostAccess(io, services.gatewayAccess);
   return async (events: Parameters<typeof watchers>[0]) => {
@@ -176,7 +189,7 @@ function expiryOf(token: string): number {
 }
 
 /** Auth middleware, the four client events and `session.ready`, on any Socket.IO server. */
-export function installGateway(io: GatewayServer, services: Services, logger: Logger): void {
+export function installGateway(io: GatewayServer, services: GatewayServices, logger: Logger): void {
   const access = services.gatewayAccess;
 
   io.use((socket, next) => {
@@ -305,7 +318,7 @@ export function installGateway(io: GatewayServer, services: Services, logger: Lo
  * Socket.IO recovers only a client that has received a packet with an offset, and only packets
  * emitted to rooms carry one, so the first packet of every connection is emitted to its own room.
  */
-async function sendReady(io: GatewayServer, socket: GatewaySocket, services: Services): Promise<void> {
+async function sendReady(io: GatewayServer, socket: GatewaySocket, services: GatewayServices): Promise<void> {
   const user = socket.data.user;
   const ready: SessionReadyT = {
     userId: user?.userId ?? null,

@@ -1,15 +1,5 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ApiKeyActor, UserActor } from '../access/actors.js';
+import type { FastifyRequest } from 'fastify';
 import { refuseCrossSiteCookieWrite, refuseCrossSiteLogin, type OriginCheck } from './browser-protections.js';
-import { unauthorized } from './errors.js';
-import type { RequestRateLimiter } from './rate-limit.js';
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    apiKey: ApiKeyActor | null;
-    user: UserActor | null;
-  }
-}
 
 /** An OpenAPI security requirement: scheme names of `components.securitySchemes` (src/http/openapi.ts). */
 export type SecurityRequirement = Record<string, string[]>;
@@ -40,34 +30,6 @@ export function guardDoc(value: unknown): GuardDoc | undefined {
   return typeof value === 'function' && GUARD_DOC in value ? (value[GUARD_DOC] as GuardDoc) : undefined;
 }
 
-// Every guard reads its credential from the database: 503 while it cannot be reached.
-const USER_DOC: GuardDoc = {
-  security: [{ bearer: [] }, { sessionCookie: [] }],
-  errors: [401, 429, 503],
-  // A write authenticated by the cookie from another site (refuseCrossSiteCookieWrite).
-  writeErrors: [403],
-};
-
-/** What the agent API's guard uses: the session check and each user's request budget. */
-export interface UserGuardDeps {
-  auth: { authenticate(token: string | undefined): Promise<UserActor> };
-  userRateLimiter: RequestRateLimiter;
-}
-
-/**
- * onRequest guard of the agent API: JWT from `Authorization: Bearer` or the `access_token` cookie,
- * then the user's request budget (401 before 429, both before the body is read).
- * The cookie rides along on any request the browser makes, so a write it authenticates must come
- * from the console's own origin (403 otherwise); a header no other site can make a browser send.
- */
-export function userGuard(deps: UserGuardDeps) {
-  return documented(async (request: FastifyRequest, reply: FastifyReply) => {
-    const user = await deps.auth.authenticate(sessionToken(request));
-    reply.headers((await deps.userRateLimiter.consume(user.userId)).headers);
-    request.user = user;
-  }, USER_DOC);
-}
-
 /** onRequest guard of `POST /auth/login`: no login from another site's page (refuseCrossSiteLogin). */
 export function crossSiteLoginGuard(allowed: OriginCheck) {
   return documented(async (request: FastifyRequest) => refuseCrossSiteLogin(request, allowed), {
@@ -92,14 +54,4 @@ export function sessionToken(request: FastifyRequest): string | undefined {
 /** The token of an `Authorization: Bearer` header, if any (the API, the gateway's handshake, metrics). */
 export function bearerFrom(header: string | string[] | undefined): string | undefined {
   return typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] : undefined;
-}
-
-export function apiKeyOf(request: FastifyRequest): ApiKeyActor {
-  if (!request.apiKey) throw unauthorized();
-  return request.apiKey;
-}
-
-export function userOf(request: FastifyRequest): UserActor {
-  if (!request.user) throw unauthorized();
-  return request.user;
 }

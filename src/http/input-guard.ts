@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { AppError, MAX_VALIDATION_MESSAGES } from './errors.js';
+import { AppError } from './errors.js';
+import { MAX_VALIDATION_MESSAGES } from './validation-messages.js';
 
 /**
  * What schema validation lets through but the platform cannot take, refused with a 400 naming the

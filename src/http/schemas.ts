@@ -1,7 +1,7 @@
 import { Type, type Static, type StringOptions, type TSchema, type TUnsafe } from '@sinclair/typebox';
-import { NOT_BLANK_PATTERN } from './errors.js';
+import { NOT_BLANK_PATTERN } from './validation-messages.js';
 
-/** Shapes shared by several modules: the contract's resources and the error body. */
+/** Building blocks of every module's schemas: ids, non-blank strings, nullable values, pages, the error body. */
 
 export const ObjectIdString = (opts: { description?: string } = {}) =>
   Type.String({ format: 'objectid', ...opts });
@@ -49,64 +49,6 @@ export const Nullable = <T extends TSchema>(schema: T): TUnsafe<Static<T> | null
     : Type.Unsafe<Static<T> | null>({ anyOf: [plain, { type: 'null' }] });
 };
 
-export const LastMessageSchema = Type.Object({
-  id: Type.String(),
-  origin: Type.String({ description: 'contact, user, api or system' }),
-  type: Type.String(),
-  content: Type.String({ description: 'Text of the message, or a summary such as [image] for media' }),
-  createdAt: Type.String({ format: 'date-time' }),
-  userId: Type.Optional(Type.String({ description: 'The agent who wrote it, for `user` messages' })),
-});
-
-export const ChatSchema = Type.Object({
-  id: Type.String(),
-  status: Type.String({ description: '`open` or `closed`' }),
-  queue: Type.String(),
-  channelId: Type.String(),
-  teamId: Type.String(),
-  userId: Nullable(Type.String()),
-  contact: Type.Object({ id: Type.String(), name: Type.String(), value: Type.String() }),
-  unreadMessages: Type.Integer(),
-  lastMessage: Nullable(LastMessageSchema),
-  createdAt: Type.String({ format: 'date-time' }),
-  updatedAt: Type.String({ format: 'date-time' }),
-});
-
-/** How long a customer's message keeps the customer-service window open. */
-export const CUSTOMER_WINDOW_MS = 24 * 60 * 60 * 1000;
-
-export const ChatWindowSchema = Type.Object(
-  {
-    open: Type.Boolean({
-      description:
-        'Whether free text and media may be sent now; when false only a template reaches the customer',
-    }),
-    expiresAt: Nullable(
-      Type.String({
-        format: 'date-time',
-        description: "24 hours after the customer's last message; null when the customer never wrote",
-      }),
-    ),
-  },
-  { description: "The 24-hour customer-service window, opened by each of the customer's messages" },
-);
-
-/**
- * The chat as agents (agent API, gateway events, webhooks) see it: the contract's Chat plus the
- * customer-service window. The Channel API answers with `ChatSchema`, whose serializer leaves
- * `window` out, so its Chat stays exactly the contract's.
- */
-export const AgentChatSchema = Type.Object({ ...ChatSchema.properties, window: ChatWindowSchema });
-export type ChatT = Static<typeof AgentChatSchema>;
-export type ChatWindowT = Static<typeof ChatWindowSchema>;
-
-/** The window as of `now`, from when the customer last wrote. */
-export function chatWindow(lastInboundAt: Date | null, now = Date.now()): ChatWindowT {
-  if (!lastInboundAt) return { open: false, expiresAt: null };
-  const expires = lastInboundAt.getTime() + CUSTOMER_WINDOW_MS;
-  return { open: now < expires, expiresAt: new Date(expires).toISOString() };
-}
-
 export const pageOf = <T extends TSchema>(key: string, item: T) =>
   Type.Object({
     total: Type.Integer(),
@@ -116,27 +58,6 @@ export const pageOf = <T extends TSchema>(key: string, item: T) =>
     nextPage: Nullable(Type.Integer()),
     [key]: Type.Array(item),
   });
-
-export const ChatPageSchema = pageOf('chats', ChatSchema);
-export const AgentChatPageSchema = pageOf('chats', AgentChatSchema);
-
-export const UserSchema = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  email: Type.String(),
-  status: Type.String({ description: '`active`, `onboarding` or `cancelled`' }),
-  role: Type.Object({ id: Type.String(), name: Type.String() }),
-});
-export type UserT = Static<typeof UserSchema>;
-
-export const TeamSchema = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  description: Nullable(Type.String()),
-  status: Type.String({ description: '`active` or `inactive`' }),
-  members: Type.Array(Type.String()),
-});
-export type TeamT = Static<typeof TeamSchema>;
 
 /** Page and limit, with the contract's bounds. */
 export const PaginationQuery = {

@@ -1,3 +1,4 @@
+/* eslint-disable max-lines -- pg-boss and the claim loop that runs its jobs, left whole while that loop is replaced by the one claim engine. */
 import { CompiledQuery } from 'kysely';
 import pg from 'pg';
 import PgBoss from 'pg-boss';
@@ -8,7 +9,7 @@ import { isConnectionFailure } from '../db/unavailable.js';
 import { settleWithin } from '../lib/settle.js';
 import { errorText } from '../lib/errors.js';
 import { OneAtATime } from '../lib/one-at-a-time.js';
-import { Batcher } from '../lib/batcher.js';
+import { Batcher } from '../db/batcher.js';
 import { persist } from '../lib/persist.js';
 
 /**

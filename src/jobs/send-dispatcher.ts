@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Listener } from '../db/listener.js';
-import { Batcher } from '../lib/batcher.js';
+import { Batcher } from '../db/batcher.js';
 import { persist } from '../lib/persist.js';
 import { OneAtATime } from '../lib/one-at-a-time.js';
 import { settleWithin } from '../lib/settle.js';

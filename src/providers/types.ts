@@ -1,3 +1,13 @@
+import type { DeliveryDetails, InboundProviderError } from '../db/types.js';
+
+// Stored with messages and request logs, so the database's types declare them (src/db/types.ts).
+export type {
+  DeliveryConversation,
+  DeliveryDetails,
+  DeliveryPricing,
+  InboundProviderError,
+} from '../db/types.js';
+
 /**
  * What the send pipeline hands to a provider: a message already validated and normalized at request
  * time (amounts in integers, template variables resolved to components), so a provider only maps it
@@ -248,15 +258,6 @@ export interface InboundSystem {
   newAddress?: string;
 }
 
-export interface InboundProviderError {
-  code: string;
-  /** The provider's title, or its message when it gave no title. */
-  title: string | null;
-  /** The provider's message, as given (null when it gave none). */
-  message: string | null;
-  details: string | null;
-}
-
 /** A message of a webhook that could not be read as one (no id, no sender), to log. */
 export interface SkippedInbound {
   providerMessageId: string | null;
@@ -275,40 +276,6 @@ export interface InboundProviderStatus {
   error: { code: string; message: string; details?: string } | null;
   /** What the provider said with the status about cost and the conversation (WhatsApp), when it did. */
   details?: DeliveryDetails;
-}
-
-/**
- * What a provider reports with a message's delivery statuses besides the status: how it is charged,
- * the conversation it belongs to, the data the sender attached to it, and every error it gave.
- * Businesses reconcile the provider's invoices with it. Each part is absent when not reported.
- */
-export interface DeliveryDetails {
-  pricing?: DeliveryPricing;
-  conversation?: DeliveryConversation;
-  /** Text the sender attached to the message for its own tracking (WhatsApp's `biz_opaque_callback_data`). */
-  callbackData?: string;
-  /** Every error the provider gave with the status, as it gave them. */
-  errors?: InboundProviderError[];
-}
-
-/** How the provider charges a message (WhatsApp's `pricing`). */
-export interface DeliveryPricing {
-  billable: boolean | null;
-  /** `CBP` (per conversation), `PMP` (per message), or what the provider says. */
-  pricingModel: string | null;
-  /** `marketing`, `utility`, `authentication`, `service`, `referral_conversion`, or what the provider says. */
-  category: string | null;
-  /** `regular`, `free_customer_service`, `free_entry_point`, or what the provider says. */
-  type: string | null;
-}
-
-/** The provider's conversation a message was charged in (WhatsApp's `conversation`). */
-export interface DeliveryConversation {
-  id: string | null;
-  /** What opened it: `marketing`, `utility`, `authentication`, `service`, `referral_conversion`, … */
-  originType: string | null;
-  /** When the conversation ends (ISO 8601), when the provider said. */
-  expiresAt: string | null;
 }
 
 /** The provider's limits on outbound messages: the Channel API's and agents' sends are checked against them. */

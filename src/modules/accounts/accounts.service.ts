@@ -1,8 +1,8 @@
-import { sql } from 'kysely';
 import { inTransaction, type Db, type Tx } from '../../db/index.js';
 import { newId } from '../../lib/ids.js';
 import { hashPassword } from '../../lib/secrets.js';
-import { BUILT_IN_ROLES, ROLE_NAMES, type RoleName } from '../../access/permissions.js';
+import { ROLE_NAMES, type RoleName } from '../../access/permissions.js';
+import type { AccountsRepo } from './accounts.repo.js';
 
 export interface NewAccount {
   accountName: string;
@@ -18,7 +18,10 @@ export interface CreatedAccount {
 }
 
 export class AccountsService {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly repo: AccountsRepo,
+  ) {}
 
   /** Creates an account with its built-in roles and its first admin. */
   async createWithAdmin(input: NewAccount): Promise<CreatedAccount> {
@@ -33,8 +36,8 @@ export class AccountsService {
   async bootstrapFirstAdmin(email: string, password: string): Promise<CreatedAccount | null> {
     const passwordHash = await hashPassword(password);
     return inTransaction(this.db, async (tx) => {
-      await sql`SELECT pg_advisory_xact_lock(728371)`.execute(tx);
-      if (await tx.selectFrom('accounts').select('id').limit(1).executeTakeFirst()) return null;
+      await this.repo.lockFirstRun(tx);
+      if (await this.repo.anyAccount(tx)) return null;
       return this.insert(tx, { accountName: 'Atende', adminName: 'Admin', email, password }, passwordHash);
     });
   }
@@ -43,30 +46,12 @@ export class AccountsService {
     const accountId = newId();
     const adminId = newId();
     const roleIds = Object.fromEntries(ROLE_NAMES.map((r) => [r, newId()])) as Record<RoleName, string>;
-    await tx.insertInto('accounts').values({ id: accountId, name: input.accountName }).execute();
-    await tx
-      .insertInto('roles')
-      .values(
-        ROLE_NAMES.map((name) => ({
-          id: roleIds[name],
-          account_id: accountId,
-          name,
-          permissions: BUILT_IN_ROLES[name],
-        })),
-      )
-      .execute();
-    await tx
-      .insertInto('users')
-      .values({
-        id: adminId,
-        account_id: accountId,
-        name: input.adminName,
-        email: input.email.trim().toLowerCase(),
-        status: 'active',
-        role_id: roleIds.admin,
-        password_hash: passwordHash,
-      })
-      .execute();
+    await this.repo.insert(tx, {
+      accountId,
+      accountName: input.accountName,
+      roleIds,
+      admin: { id: adminId, name: input.adminName, email: input.email.trim().toLowerCase(), passwordHash },
+    });
     return { accountId, adminId, roleIds };
   }
 }

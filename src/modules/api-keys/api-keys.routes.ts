@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/app-type.js';
-import { userGuard, userOf, type UserGuardDeps } from '../../http/auth.js';
+import { userGuard, userOf, type UserGuardDeps } from '../../access/request-actor.js';
 import { badRequestsWhen, errorResponses, IdParams } from '../../http/schemas.js';
 import { ApiKeySchema, CreateApiKeyBody, CreatedApiKeySchema } from './api-keys.schemas.js';
 import type { ApiKeysService } from './api-keys.service.js';

@@ -2,30 +2,18 @@ import { AppError, badRequest, notFound, unauthorized } from '../../http/errors.
 import { newId } from '../../lib/ids.js';
 import { newToken, parseToken, safeEqual, sha256 } from '../../lib/secrets.js';
 import type { ApiKeyActor, UserActor } from '../../access/actors.js';
-import { requirePermission } from '../auth/guards.js';
+import { requirePermission } from '../../access/guards.js';
 import type { ApiKeyScope } from '../../access/permissions.js';
-import type { ApiKeyAuthRow, ApiKeyRow, ApiKeysRepo } from './api-keys.repo.js';
+import type { ApiKeyAuthRow, ApiKeysRepo } from './api-keys.repo.js';
 import type { ApiKeyT, CreateApiKeyInput } from './api-keys.schemas.js';
 import { en, pt } from '../../http/language.js';
+import { toApiKey } from './api-keys.presenter.js';
 
 export const ACCOUNT_KEY_PREFIX = 'ak';
 const TOUCH_EVERY_MS = 60_000;
 
 /** Keys a node keeps in memory at most (the first remembered go first). */
 const KNOWN_KEYS = 10_000;
-
-function toApiKey(row: ApiKeyRow): ApiKeyT {
-  return {
-    id: row.id,
-    name: row.name,
-    scopes: row.scopes,
-    channelIds: row.channel_ids,
-    createdBy: row.created_by,
-    lastUsedAt: row.last_used_at?.toISOString() ?? null,
-    revokedAt: row.revoked_at?.toISOString() ?? null,
-    createdAt: row.created_at.toISOString(),
-  };
-}
 
 export class ApiKeysService {
   /** Keys read from the database by this node, by id (token hash included, never the token). */

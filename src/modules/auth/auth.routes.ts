@@ -1,12 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/app-type.js';
 import type { FastifyRequest } from 'fastify';
-import { crossSiteLoginGuard, sessionToken, userGuard, userOf, type UserGuardDeps } from '../../http/auth.js';
+import { crossSiteLoginGuard, sessionToken } from '../../http/auth.js';
+import { userGuard, userOf, type UserGuardDeps } from '../../access/request-actor.js';
 import type { OriginCheck } from '../../http/browser-protections.js';
 import { clientIp } from '../../http/client-ip.js';
-import { errorResponses, UserSchema } from '../../http/schemas.js';
+import { errorResponses } from '../../http/schemas.js';
+import { UserSchema, type UsersService } from '../users/index.js';
 import type { AuthService } from './auth.service.js';
-import type { UsersService } from '../users/users.service.js';
 
 const LoginBody = Type.Object(
   {

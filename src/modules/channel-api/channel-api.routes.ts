@@ -1,44 +1,26 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { App } from '../../http/app-type.js';
-import { apiKeyOf } from '../../http/auth.js';
+import { apiKeyOf } from '../../access/request-actor.js';
 import { notFound } from '../../http/errors.js';
 import { inputProblems } from '../../http/input-guard.js';
 import { sendJsonText } from '../../http/json-text.js';
+import { badRequestsWhen, errorResponses, IdParams, ObjectIdString } from '../../http/schemas.js';
+import { TeamSchema, TEAM_NOT_FOUND, type TeamsService } from '../teams/index.js';
+import { UserSchema, USER_NOT_FOUND, type UsersService } from '../users/index.js';
 import {
-  badRequestsWhen,
   ChatPageSchema,
   ChatSchema,
-  errorResponses,
-  IdParams,
-  ObjectIdString,
-  PaginationQuery,
-  TeamSchema,
-  UserSchema,
-} from '../../http/schemas.js';
+  ListChatsQuery,
+  type ChatMovesService,
+  type ChatsService,
+} from '../chats/index.js';
 import { isObjectId } from '../../lib/ids.js';
-import { keyAllowsChannel } from '../auth/guards.js';
-import { TEAM_NOT_FOUND, USER_NOT_FOUND } from '../chats/chats.service.js';
+import { keyAllowsChannel } from '../../access/guards.js';
 import { accountKeyGuard, type AccountKeyGuardDeps } from './guards.js';
-import type { ChatsService } from '../chats/chats.service.js';
-import type { TeamsService } from '../teams/teams.service.js';
-import type { UsersService } from '../users/users.service.js';
 
 const rateLimitNote =
   'Limited to 120 requests per 60 s per API key (headers `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset`; `Retry-After` on 429).';
-
-export const ListChatsQuery = Type.Object(
-  {
-    channelId: Type.Optional(ObjectIdString({ description: 'Only chats of this channel' })),
-    queue: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 100, description: 'Queue name, e.g. Espera' }),
-    ),
-    teamId: Type.Optional(ObjectIdString({ description: 'Only chats of this team' })),
-    userId: Type.Optional(ObjectIdString({ description: 'Only chats attended by this user' })),
-    ...PaginationQuery,
-  },
-  { additionalProperties: false },
-);
 
 export const TransferToTeamBody = Type.Object(
   {
@@ -101,6 +83,7 @@ function partPasses(request: FastifyRequest, part: 'querystring' | 'body'): bool
 /** What these routes use of the services. */
 export type ChannelApiRoutesDeps = AccountKeyGuardDeps & {
   chats: ChatsService;
+  chatMoves: ChatMovesService;
   teams: TeamsService;
   users: UsersService;
 };
@@ -171,7 +154,7 @@ export function channelApiRoutes(app: App, services: ChannelApiRoutesDeps): void
         response: { 200: ChatSchema, ...errorResponses(400, 401, 404, 409, 429) },
       },
     },
-    async (request) => services.chats.transferToTeam(apiKeyOf(request), request.params.id, request.body),
+    async (request) => services.chatMoves.transferToTeam(apiKeyOf(request), request.params.id, request.body),
   );
 
   app.post(
@@ -190,6 +173,6 @@ export function channelApiRoutes(app: App, services: ChannelApiRoutesDeps): void
         response: { 200: ChatSchema, ...errorResponses(400, 401, 404, 409, 429) },
       },
     },
-    async (request) => services.chats.transferToUser(apiKeyOf(request), request.params.id, request.body),
+    async (request) => services.chatMoves.transferToUser(apiKeyOf(request), request.params.id, request.body),
   );
 }

@@ -2,10 +2,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { documented, type GuardDoc } from '../../http/auth.js';
 import { AppError, renderError, unauthorized } from '../../http/errors.js';
 import type { RequestRateLimiter } from '../../http/rate-limit.js';
-import type { ApiKeysService } from '../api-keys/api-keys.service.js';
-import { requireScope } from '../auth/guards.js';
+import type { ApiKeysService } from '../api-keys/index.js';
+import { requireScope } from '../../access/guards.js';
 import type { ApiKeyScope } from '../../access/permissions.js';
-import type { ApiChannel, ChannelKeys } from './channel-keys.js';
+import type { ApiChannel, ChannelKeys } from '../channels/index.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

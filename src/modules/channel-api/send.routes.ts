@@ -1,21 +1,19 @@
 import type { App } from '../../http/app-type.js';
-import { userGuard, userOf, type UserGuardDeps } from '../../http/auth.js';
+import { userGuard, userOf, type UserGuardDeps } from '../../access/request-actor.js';
 import { badRequestsWhen, errorResponses, IdParams } from '../../http/schemas.js';
 import { streamedBase64Of } from '../../http/json-body.js';
 import {
-  messageRulesJudgedOnSend,
   RequestIdParams,
   RequestLogPage,
   RequestLogQuery,
   RequestLogSchema,
-  SEND_BODY_LIMIT_BYTES,
-  SEND_JSON_BODY,
   SendAccepted,
   SendHeaders,
   SendMessageBody,
-} from '../outbound/send.schemas.js';
+  type SendService,
+} from '../outbound/index.js';
+import { messageRulesJudgedOnSend, SEND_BODY_LIMIT_BYTES, SEND_JSON_BODY } from '../message-content/index.js';
 import { apiChannelOf, channelKeyGuard, type ChannelKeyGuardDeps } from './guards.js';
-import type { SendService } from '../outbound/send.service.js';
 
 /** What these routes use of the services. */
 export type SendRoutesDeps = ChannelKeyGuardDeps &

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { EventsService } from '../../events/events.service.js';
 import { ProviderError, type ProviderContext, type ProviderObserver } from '../../providers/types.js';
-import type { NotificationsService } from '../notifications/notifications.service.js';
+import type { NotificationsService } from '../notifications/index.js';
 import type { ChannelsRepo } from './channels.repo.js';
 
 /** Error code of a send refused because its channel is unhealthy (nothing was sent). */

@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/app-type.js';
-import { userGuard, userOf, type UserGuardDeps } from '../../http/auth.js';
+import { userGuard, userOf, type UserGuardDeps } from '../../access/request-actor.js';
 import { badRequestsWhen, errorResponses, IdParams } from '../../http/schemas.js';
-import { TEAM_NOT_FOUND } from '../chats/chats.service.js';
+import { TEAM_NOT_FOUND } from '../teams/index.js';
 import {
   ChannelApiKeyResponse,
   ChannelSchema,

@@ -3,67 +3,24 @@ import { badRequest, notFound } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { newToken } from '../../lib/secrets.js';
 import type { UserActor } from '../../access/actors.js';
-import { requirePermission } from '../auth/guards.js';
-import type { TeamsRepo } from '../teams/teams.repo.js';
-import type { ChannelRow, ChannelsRepo } from './channels.repo.js';
+import { requirePermission } from '../../access/guards.js';
+import { type TeamsRepo, TEAM_NOT_FOUND } from '../teams/index.js';
+import type { ChannelsRepo } from './channels.repo.js';
 import type {
   ChannelT,
   CreateChannelInput,
   Provider,
   ProviderConfigInputT,
-  PublicProviderConfigT,
   UpdateChannelInput,
 } from './channels.schemas.js';
 import { en } from '../../http/language.js';
-import { TEAM_NOT_FOUND } from '../chats/chats.service.js';
+import { toChannel } from './channels.presenter.js';
 
 export const CHANNEL_KEY_PREFIX = 'ck';
 
-export function toChannel(row: ChannelRow): ChannelT {
-  return {
-    id: row.id,
-    name: row.name,
-    provider: row.provider,
-    providerConfig: publicProviderConfig(row.provider, row.provider_config),
-    apiEnabled: row.api_enabled,
-    hasApiKey: row.has_api_key,
-    defaultTeamId: row.default_team_id,
-    queue: row.queue,
-    health: row.health,
-    healthReason: row.health_reason
-      ? {
-          code: row.health_reason.code,
-          message: row.health_reason.message,
-          ...(row.health_reason.details !== undefined ? { details: row.health_reason.details } : {}),
-        }
-      : null,
-    unhealthySince: row.unhealthy_since?.toISOString() ?? null,
-    sendReadReceipts: row.send_read_receipts,
-    createdAt: row.created_at.toISOString(),
-    updatedAt: row.updated_at.toISOString(),
-  };
-}
-
 const WHATSAPP_FIELDS = ['phoneNumberId', 'accessToken', 'appSecret', 'verifyToken'] as const;
-const WHATSAPP_SECRETS = ['accessToken', 'appSecret', 'verifyToken'] as const;
 /** Settings a WhatsApp channel may go without (where its templates are listed). */
 const WHATSAPP_OPTIONAL = ['businessAccountId'] as const;
-
-/** The settings as shown by the API: the phone number id, and only whether each secret is set. */
-export function publicProviderConfig(
-  provider: Provider,
-  config: Record<string, unknown>,
-): PublicProviderConfigT {
-  if (provider !== 'whatsapp-cloud') return {};
-  const phoneNumberId = config.phoneNumberId;
-  const out: PublicProviderConfigT = typeof phoneNumberId === 'string' ? { phoneNumberId } : {};
-  for (const key of WHATSAPP_SECRETS) {
-    const v = config[key];
-    out[`${key}Set`] = typeof v === 'string' && v !== '';
-  }
-  if (typeof config.businessAccountId === 'string') out.businessAccountId = config.businessAccountId;
-  return out;
-}
 
 /**
  * The provider settings to store: `input` merged over `current` (a change sends only what changes).

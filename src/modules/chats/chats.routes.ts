@@ -1,24 +1,20 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/app-type.js';
-import { userGuard, userOf, type UserGuardDeps } from '../../http/auth.js';
+import { userGuard, userOf, type UserGuardDeps } from '../../access/request-actor.js';
 import {
-  AgentChatPageSchema,
   badRequestsWhen,
-  AgentChatSchema,
   errorResponses,
   exactlyOneOf,
   IdParams,
   ObjectIdString,
-  type ChatT,
 } from '../../http/schemas.js';
+import { AgentChatPageSchema, AgentChatSchema, type ChatT } from './chats.schemas.js';
 import type { UserActor } from '../../access/actors.js';
-import { ListChatsQuery } from '../channel-api/channel-api.routes.js';
-import {
-  NO_ATTENDANT_FOR_QUEUE,
-  TEAM_NOT_FOUND,
-  USER_NOT_FOUND,
-  type ChatsService,
-} from './chats.service.js';
+import { ListChatsQuery } from './chats.schemas.js';
+import { NO_ATTENDANT_FOR_QUEUE, type ChatMovesService } from './chat-moves.service.js';
+import type { ChatsService } from './chats.service.js';
+import { USER_NOT_FOUND } from '../users/index.js';
+import { TEAM_NOT_FOUND } from '../teams/index.js';
 
 const AgentListChatsQuery = Type.Composite(
   [
@@ -56,6 +52,7 @@ const TransferBody = Type.Object(
 /** What these routes use of the services. */
 export type ChatsRoutesDeps = UserGuardDeps & {
   chats: ChatsService;
+  chatMoves: ChatMovesService;
 };
 
 export function chatsRoutes(app: App, services: ChatsRoutesDeps): void {
@@ -110,7 +107,7 @@ export function chatsRoutes(app: App, services: ChatsRoutesDeps): void {
         response: { 200: AgentChatSchema, ...errorResponses(400, 401, 403, 404, 409) },
       },
     },
-    async (request) => services.chats.moveToQueue(userOf(request), request.params.id, request.body.queue),
+    async (request) => services.chatMoves.moveToQueue(userOf(request), request.params.id, request.body.queue),
   );
   app.post(
     '/api/chats/:id/transfer',
@@ -135,8 +132,11 @@ export function chatsRoutes(app: App, services: ChatsRoutesDeps): void {
       const { teamId, userId, ...reason } = request.body;
       const actor = userOf(request);
       return teamId !== undefined
-        ? services.chats.transferToTeam(actor, request.params.id, { teamId, ...reason })
-        : services.chats.transferToUser(actor, request.params.id, { userId: userId as string, ...reason });
+        ? services.chatMoves.transferToTeam(actor, request.params.id, { teamId, ...reason })
+        : services.chatMoves.transferToUser(actor, request.params.id, {
+            userId: userId as string,
+            ...reason,
+          });
     },
   );
   const change = (
@@ -167,20 +167,20 @@ export function chatsRoutes(app: App, services: ChatsRoutesDeps): void {
     'Capture a waiting chat',
     'A chat in `Espera` of one of your teams moves to `Em Atendimento` with you as attendant (`chats:attend`). ' +
       'Already captured, closed or in another queue → 409; held by another operation → 409 at once.',
-    (actor, id) => services.chats.capture(actor, id),
+    (actor, id) => services.chatMoves.capture(actor, id),
   );
   change(
     'close',
     'closeChat',
     'Close a chat',
     'By its attendant, or by a user with `chats:read_all`. An already closed chat → 409.',
-    (actor, id) => services.chats.close(actor, id),
+    (actor, id) => services.chatMoves.close(actor, id),
   );
   change(
     'read',
     'markChatRead',
     'Mark a chat read',
     'Sets `unreadMessages` to 0; for anyone who may see the chat.',
-    (actor, id) => services.chats.markRead(actor, id),
+    (actor, id) => services.chatMoves.markRead(actor, id),
   );
 }

@@ -1,156 +1,38 @@
-import type { Db, Tx } from '../../db/index.js';
-import { EventBuffer, type EventsService } from '../../events/events.service.js';
-import { targets } from '../../events/rooms.js';
-import { badRequest, conflict, forbidden, notFound } from '../../http/errors.js';
-import { chatWindow, pageInfo, type ChatT } from '../../http/schemas.js';
-import { newId } from '../../lib/ids.js';
-import { Batcher } from '../../lib/batcher.js';
-import { SharedReads } from '../../lib/shared-reads.js';
-import { actorRef, type Actor, type ApiKeyActor, type UserActor } from '../../access/actors.js';
-import { keyAllowsChannel, requirePermission } from '../auth/guards.js';
-import { keyChecked } from '../api-keys/key-check.js';
-import type { TeamsRepo } from '../teams/teams.repo.js';
-import type { NotificationsService } from '../notifications/notifications.service.js';
-import type { UsersRepo } from '../users/users.repo.js';
-import {
-  HIDDEN_QUEUE,
-  type ChatFilter,
-  type ChatSearch,
-  type ChatListRow,
-  type ChatRow,
-  type ChatsRepo,
-  type TransferApplied,
-  type TransferChange,
-} from './chats.repo.js';
-import { pt, Text } from '../../http/language.js';
+import { notFound } from '../../http/errors.js';
 import { pageJson, type JsonText } from '../../http/json-text.js';
+import { pageInfo } from '../../http/schemas.js';
+import { SharedReads } from '../../lib/shared-reads.js';
+import type { ApiKeyActor, UserActor } from '../../access/actors.js';
+import { keyAllowsChannel } from '../../access/guards.js';
+import { keyChecked } from '../api-keys/index.js';
+import type { TeamsRepo } from '../teams/index.js';
+import type { ChatFilter, ChatListsRepo, ChatSearch } from './chat-lists.repo.js';
+import { toChat } from './chats.presenter.js';
+import { HIDDEN_QUEUE, type ChatsRepo } from './chats.repo.js';
+import type { ChatT, ListChatsQueryT } from './chats.schemas.js';
 
-export const QUEUE_WAITING = 'Espera';
-export const QUEUE_ATTENDING = 'Em Atendimento';
-export { QUEUE_API } from './chats.repo.js';
+/** One Channel API page as its statement answers it (ChatListsRepo.listApiPageJson). */
+type ApiPage = Awaited<ReturnType<ChatListsRepo['listApiPageJson']>>;
 
-// The contract's sentence has no accents; the console, asking for pt-BR, reads them.
-export const CHAT_BUSY = new Text('O chat ja esta sendo processado.', {
-  'pt-BR': 'O chat já está sendo processado.',
-  en: 'The chat is already being processed.',
-});
-/** How long a transfer to a team waits for a chat another operation holds before answering 409. */
-export const TEAM_TRANSFER_WAIT_MS = 2_000;
-
-export const CHAT_CAPTURED = pt('O chat já foi capturado', 'The chat has already been captured');
-export const CHAT_NOT_WAITING = pt(
-  'Somente um chat na fila Espera pode ser capturado',
-  'Only a chat in the Waiting queue (Espera) can be captured',
-);
-export const CHAT_CLOSED = pt('O chat está encerrado', 'The chat is closed');
-export const CLOSE_FORBIDDEN = pt(
-  'Somente o atendente do chat ou um supervisor pode encerrá-lo',
-  "Only the chat's attendant or a supervisor can close it",
-);
-export const TEAM_NOT_FOUND = pt('Equipe não encontrada', 'Team not found');
-export const USER_NOT_FOUND = pt('Usuário não encontrado', 'User not found');
-export const NO_ATTENDANT_FOR_QUEUE = pt(
-  'Um chat sem atendente não pode ir para Em Atendimento; capture ou transfira o chat',
-  'A chat without an attendant cannot move to the In service queue (Em Atendimento); capture or transfer it',
-);
-
-/** A chat as held under its row lock (what `ChatsRepo.lock` reads). */
-type HeldChat = NonNullable<Awaited<ReturnType<ChatsRepo['lock']>>>;
-
-export function toChat(row: ChatListRow): ChatT {
-  return {
-    id: row.id,
-    status: row.status,
-    queue: row.queue,
-    channelId: row.channel_id,
-    teamId: row.team_id,
-    userId: row.user_id,
-    contact: { id: row.contact_id, name: row.contact_name ?? row.contact_value, value: row.contact_value },
-    unreadMessages: row.unread_messages,
-    lastMessage: row.last_message,
-    createdAt: row.created_at.toISOString(),
-    updatedAt: row.updated_at.toISOString(),
-    window: chatWindow(row.contact_last_inbound_at),
-  };
-}
-
-export interface ListChatsQuery {
-  channelId?: string;
-  queue?: string;
-  teamId?: string;
-  userId?: string;
-  page?: number;
-  limit?: number;
-}
-
-export interface TransferToTeamInput {
-  teamId: string;
-  reasonCode?: string;
-  reason?: string;
-}
-export interface TransferToUserInput {
-  userId: string;
-  reasonCode?: string;
-  reason?: string;
-}
-
-/** A lock taken with NOWAIT found held, or a wait for it outlasted the transaction's lock_timeout. */
-export const isLockUnavailable = (err: unknown) => (err as { code?: string }).code === '55P03';
-
-/** A deadlock or serialization failure: the statement can simply run again. */
-const isRetryable = (err: unknown) => ['40P01', '40001'].includes((err as { code?: string }).code ?? '');
-
-/** One Channel API page as its statement answers it (ChatsRepo.listApiPageJson). */
-type ApiPage = Awaited<ReturnType<ChatsRepo['listApiPageJson']>>;
-
-/** Reads and writes a transfer tries before a chat that keeps changing answers 409. */
-const TRANSFER_ATTEMPTS = 3;
-
+/**
+ * Reading chats: the Channel API's and the agents' lists, one chat, who may see it, and whether an
+ * API key reaches a channel or a chat. What changes a chat is ChatMovesService's (chat-moves.service.ts).
+ */
 export class ChatsService {
   /** Channel API pages asked for at once with the same key and query share one statement. */
   private readonly apiPages = new SharedReads<ApiPage>();
-  /** Transfers written together: those that arrive while others are being written share a commit. */
-  private readonly transferWrites: Batcher<TransferChange, TransferApplied | undefined>;
 
   constructor(
-    private readonly db: Db,
     private readonly repo: ChatsRepo,
+    private readonly lists: ChatListsRepo,
     private readonly teams: TeamsRepo,
-    private readonly users: UsersRepo,
-    private readonly events: EventsService,
-    private readonly notifications: NotificationsService,
-    /** Read receipts to the provider, queued when an agent reads a chat (ReadReceiptsService). */
-    private readonly readReceipts: { chatRead(tx: Tx, chatId: string): Promise<void> },
-  ) {
-    this.transferWrites = new Batcher({
-      run: (changes) => this.writeTransfers(changes),
-      // One transaction at a time: under load each carries every transfer that arrived while the one
-      // before committed (measured: 2,300/s with one, 1,900–2,000/s with two or four at once).
-      concurrency: 1,
-      maxItems: 100,
-      maxWeight: 100,
-      weight: () => 1,
-    });
-  }
-
-  /** One batch of transfers' writes (`transferWrites`): each chat at most once, the others alone. */
-  private async writeTransfers(changes: TransferChange[]): Promise<(TransferApplied | undefined)[]> {
-    const seen = new Set<string>();
-    const first = changes.map((c) => {
-      if (seen.has(c.chatId)) return false;
-      seen.add(c.chatId);
-      return true;
-    });
-    const written = await this.repo.applyTransfers(changes.filter((_, i) => first[i]));
-    let next = 0;
-    return changes.map((_, i) => (first[i] ? written[next++] : undefined));
-  }
+  ) {}
 
   /**
    * Channel API list: open chats the key may reach, `Observação` left out, newest first. Answers the
    * response body itself (`ChatPageSchema`), serialized by PostgreSQL.
    */
-  async listForApiKey(actor: ApiKeyActor, query: ListChatsQuery): Promise<JsonText> {
+  async listForApiKey(actor: ApiKeyActor, query: ListChatsQueryT): Promise<JsonText> {
     if (query.channelId !== undefined && !keyAllowsChannel(actor, query.channelId)) throw notFound();
     const page = query.page ?? 1;
     const limit = query.limit ?? 20;
@@ -170,7 +52,7 @@ export class ChatsService {
               limit,
             ]),
             () =>
-              this.repo.listApiPageJson(
+              this.lists.listApiPageJson(
                 { accountId: actor.accountId, status: 'open', channelIds: actor.channelIds, ...pick(query) },
                 page,
                 limit,
@@ -208,7 +90,7 @@ export class ChatsService {
    * Agent API list: what the user may see (own teams and own chats, or all with chats:read_all),
    * optionally searched by the customer's name or number (`q`).
    */
-  async listForUser(actor: UserActor, query: ListChatsQuery & { status?: 'open' | 'closed'; q?: string }) {
+  async listForUser(actor: UserActor, query: ListChatsQueryT & { status?: 'open' | 'closed'; q?: string }) {
     const filter: ChatFilter = { accountId: actor.accountId, status: query.status ?? 'open', ...pick(query) };
     const search = query.q === undefined ? undefined : chatSearch(query.q);
     if (search) filter.search = search;
@@ -218,10 +100,10 @@ export class ChatsService {
     return this.page(filter, query);
   }
 
-  private async page(filter: ChatFilter, query: ListChatsQuery) {
+  private async page(filter: ChatFilter, query: ListChatsQueryT) {
     const page = query.page ?? 1;
     const limit = query.limit ?? 20;
-    const { rows, total } = await this.repo.listPage(filter, page, limit);
+    const { rows, total } = await this.lists.listPage(filter, page, limit);
     return { ...pageInfo(total, page, limit), chats: rows.map(toChat) };
   }
 
@@ -233,7 +115,7 @@ export class ChatsService {
 
   /** Housekeeping: the list totals' counter slots folded back into one row each; how many rows went. */
   async foldCounts(): Promise<number> {
-    return this.repo.foldCounts();
+    return this.lists.foldCounts();
   }
 
   /** Who may see a chat: its attendant, members of its team, and users with chats:read_all. */
@@ -241,234 +123,6 @@ export class ChatsService {
     if (actor.permissions.has('chats:read_all') || chat.user_id === actor.userId) return true;
     return this.teams.isMember(chat.team_id, actor.userId);
   }
-
-  /**
-   * Moves an open chat to the `Espera` queue of another team; the attendant is cleared. Waits up to
-   * TEAM_TRANSFER_WAIT_MS for a chat held by another operation, then answers 409.
-   */
-  async transferToTeam(actor: Actor, chatId: string, input: TransferToTeamInput): Promise<ChatT> {
-    return this.transfer(actor, chatId, input, { kind: 'team', id: input.teamId });
-  }
-
-  /** Gives an open chat to a user (`Em Atendimento`), replacing any attendant; 409 at once if held. */
-  async transferToUser(actor: Actor, chatId: string, input: TransferToUserInput): Promise<ChatT> {
-    return this.transfer(actor, chatId, input, { kind: 'user', id: input.userId });
-  }
-
-  /**
-   * A transfer is two statements: a read of the chat, its visibility and the target, then one write
-   * (its own transaction) that locks the chat only if it is still at the version read, and makes the
-   * whole change with its events. A transfer is the hottest write of a busy account, and on a loaded
-   * machine its cost is its round trips (docs/adr/0047-transfers-in-two-statements.md). A chat
-   * changed between the two is read again; one that keeps changing answers 409 like a held one.
-   */
-  private async transfer(
-    actor: Actor,
-    chatId: string,
-    input: { reasonCode?: string; reason?: string },
-    target: { kind: 'team' | 'user'; id: string },
-  ): Promise<ChatT> {
-    if (actor.kind === 'user') requirePermission(actor, 'chats:transfer');
-    const ref = actorRef(actor);
-    const reasonCode = input.reasonCode ?? null;
-    const reason = input.reason ?? null;
-    for (let attempt = 1; ; attempt++) {
-      const seen = await this.repo.transferView(actor.accountId, chatId, {
-        channelIds: actor.kind === 'api_key' ? actor.channelIds : null,
-        viewer:
-          actor.kind === 'user'
-            ? { userId: actor.userId, readAll: actor.permissions.has('chats:read_all') }
-            : null,
-        target,
-        keyId: actor.kind === 'api_key' ? actor.keyId : null,
-      });
-      if (seen && actor.kind === 'api_key') keyChecked(actor, seen.key_active);
-      if (!seen || seen.status !== 'open' || !seen.visible) throw notFound();
-      if (!seen.target_ok) throw badRequest(target.kind === 'team' ? TEAM_NOT_FOUND : USER_NOT_FOUND);
-      const to =
-        target.kind === 'team'
-          ? { team_id: target.id, user_id: null, queue: QUEUE_WAITING }
-          : { team_id: seen.team_id, user_id: target.id, queue: QUEUE_ATTENDING };
-      // The chat as the write leaves it; its updatedAt is the write's own time, stamped there.
-      const c = toChat({ ...seen, ...to });
-      const from = { teamId: seen.team_id, userId: seen.user_id };
-      const events = new EventBuffer();
-      events.add(
-        actor.accountId,
-        'chat.transfer',
-        { chat: c, from, to: { teamId: c.teamId, userId: c.userId }, reasonCode, reason },
-        targets.chatTransfer(c, from),
-        ['chat', 'updatedAt'],
-      );
-      // Whoever is handed a chat hears about it, unless they took it themselves; whom the
-      // conversation is with and why it came, so the note can say it without a lookup.
-      const notices =
-        c.userId !== null && !(actor.kind === 'user' && actor.userId === c.userId)
-          ? this.notifications.planned(events, actor.accountId, [c.userId], 'chat.assigned', {
-              chatId: c.id,
-              by: ref,
-              contact: { name: c.contact.name, value: c.contact.value },
-              reasonCode,
-              reason,
-            })
-          : [];
-      let applied: TransferApplied | undefined;
-      const change: TransferChange = {
-        chatId: seen.id,
-        version: seen.version,
-        nowait: target.kind === 'user',
-        waitMs: TEAM_TRANSFER_WAIT_MS,
-        to,
-        transfer: {
-          id: newId(),
-          from_team_id: seen.team_id,
-          to_team_id: to.team_id,
-          from_user_id: seen.user_id,
-          to_user_id: to.user_id,
-          reason_code: reasonCode,
-          reason,
-          actor_type: ref.type,
-          actor_id: ref.id,
-        },
-        notifications: notices,
-        eventsJson: events.json(actor.accountId),
-      };
-      try {
-        // Written with the transfers arriving meanwhile; a chat that is held or has changed is left
-        // to the one-chat write, which waits for it or answers 409.
-        applied = (await this.transferWrites.submit(change)) ?? (await this.repo.applyTransfer(change));
-      } catch (err) {
-        if (isLockUnavailable(err)) throw conflict(CHAT_BUSY);
-        if (isRetryable(err) && attempt < TRANSFER_ATTEMPTS) continue;
-        throw err;
-      }
-      if (!applied) {
-        if (attempt < TRANSFER_ATTEMPTS) continue;
-        throw conflict(CHAT_BUSY);
-      }
-      events.wrote(Number(applied.last_seq), applied.deliveries);
-      await this.events.committed(events);
-      return { ...c, updatedAt: applied.updated_at.toISOString() };
-    }
-  }
-
-  /** Moves a chat to another queue of its team (e.g. `Observação`, `Automação`). */
-  async moveToQueue(actor: UserActor, chatId: string, queue: string): Promise<ChatT> {
-    requirePermission(actor, 'chats:attend');
-    const name = queue.trim();
-    try {
-      await this.events.transaction(async (tx, events) => {
-        const chat = await this.repo.lock(tx, actor.accountId, chatId, {
-          nowait: false,
-          waitMs: TEAM_TRANSFER_WAIT_MS,
-        });
-        if (!chat || chat.status !== 'open' || !(await this.canSee(actor, chat))) throw notFound();
-        if (name === QUEUE_ATTENDING && chat.user_id === null) {
-          throw badRequest(NO_ATTENDANT_FOR_QUEUE);
-        }
-        // Waiting in `Espera` means waiting for an attendant, so it has none.
-        const patch = name === QUEUE_WAITING ? { queue: name, user_id: null } : { queue: name };
-        await this.repo.update(tx, chat.id, patch);
-        const after = await this.repo.find(actor.accountId, chat.id, tx);
-        if (after && (chat.queue !== name || chat.user_id !== after.user_id)) {
-          const c = toChat(after);
-          events.add(
-            actor.accountId,
-            'chat.queue',
-            { chat: c, from: chat.queue, to: name },
-            targets.chatQueue(c, chat.team_id),
-          );
-        }
-      });
-    } catch (err) {
-      if (isLockUnavailable(err)) throw conflict(CHAT_BUSY);
-      throw err;
-    }
-    return this.getForUser(actor, chatId);
-  }
-
-  /**
-   * An agent takes a waiting chat (`Espera`) of a team they belong to: queue `Em Atendimento`, the
-   * caller as attendant. A chat another operation holds answers 409 at once, like a transfer to a user.
-   */
-  async capture(actor: UserActor, chatId: string): Promise<ChatT> {
-    requirePermission(actor, 'chats:attend');
-    return this.change(actor, chatId, true, async (tx, chat) => {
-      if (chat.status !== 'open') throw conflict(CHAT_CLOSED);
-      if (chat.user_id !== null) throw conflict(CHAT_CAPTURED);
-      if (chat.queue !== QUEUE_WAITING) throw conflict(CHAT_NOT_WAITING);
-      await this.repo.update(tx, chat.id, { queue: QUEUE_ATTENDING, user_id: actor.userId });
-      return (events, c) => events.add(actor.accountId, 'chat.capture', { chat: c }, targets.chatCapture(c));
-    });
-  }
-
-  /** Ends the conversation: by its attendant, or by a user who sees every chat (supervisors, admins). */
-  async close(actor: UserActor, chatId: string): Promise<ChatT> {
-    requirePermission(actor, 'chats:attend');
-    return this.change(actor, chatId, false, async (tx, chat) => {
-      if (chat.status !== 'open') throw conflict(CHAT_CLOSED);
-      if (chat.user_id !== actor.userId && !actor.permissions.has('chats:read_all')) {
-        throw forbidden(CLOSE_FORBIDDEN);
-      }
-      await this.repo.update(tx, chat.id, { status: 'closed', closed_at: new Date() });
-      return (events, c) => events.add(actor.accountId, 'chat.close', { chat: c }, targets.chatClose(c));
-    });
-  }
-
-  /**
-   * The customer's messages so far are read: the unread counter starts again from zero, and, on a
-   * channel that sends read receipts, the provider is told (by a job: reading never waits on it).
-   */
-  async markRead(actor: UserActor, chatId: string): Promise<ChatT> {
-    return this.change(actor, chatId, false, async (tx, chat) => {
-      await this.repo.update(tx, chat.id, { unread_messages: 0 });
-      await this.readReceipts.chatRead(tx, chat.id);
-      return (events, c) => events.add(actor.accountId, 'chat.update', { chat: c }, targets.chatUpdate(c));
-    });
-  }
-
-  /**
-   * One change of a chat the user may see, under its row lock ("being processed"); `nowait` answers
-   * 409 at once when another operation holds it, otherwise after TEAM_TRANSFER_WAIT_MS. The answer is
-   * read under the lock, so an operation queued behind this one cannot show in it.
-   */
-  private async change(
-    actor: UserActor,
-    chatId: string,
-    nowait: boolean,
-    /** Makes the change; returns how to record its event from the chat after it. */
-    apply: (tx: Tx, chat: HeldChat) => Promise<(events: EventBuffer, chat: ChatT) => void>,
-  ): Promise<ChatT> {
-    return heldChange(() =>
-      this.events.transaction(async (tx, events) => {
-        const chat = await this.repo.lock(tx, actor.accountId, chatId, {
-          nowait,
-          waitMs: TEAM_TRANSFER_WAIT_MS,
-        });
-        if (!chat || !(await this.canSee(actor, chat))) throw notFound();
-        const record = await apply(tx, chat);
-        const after = await this.repo.find(actor.accountId, chat.id, tx);
-        if (after) record(events, toChat(after));
-        return after;
-      }),
-    );
-  }
-}
-
-/**
- * A change of a chat made under its row lock, as the API answers it: a chat another operation holds
- * is 409 (CHAT_BUSY), one gone (or never visible) is 404, else the chat as read under the lock.
- */
-async function heldChange(run: () => Promise<ChatRow | undefined>): Promise<ChatT> {
-  let row: ChatRow | undefined;
-  try {
-    row = await run();
-  } catch (err) {
-    if (isLockUnavailable(err)) throw conflict(CHAT_BUSY);
-    throw err;
-  }
-  if (!row) throw notFound();
-  return toChat(row);
 }
 
 /**
@@ -484,7 +138,7 @@ export function chatSearch(q: string): ChatSearch | undefined {
   return { kind: 'text', text: term };
 }
 
-function pick(q: ListChatsQuery): Pick<ChatFilter, 'channelId' | 'queue' | 'teamId' | 'userId'> {
+function pick(q: ListChatsQueryT): Pick<ChatFilter, 'channelId' | 'queue' | 'teamId' | 'userId'> {
   const out: Pick<ChatFilter, 'channelId' | 'queue' | 'teamId' | 'userId'> = {};
   if (q.channelId !== undefined) out.channelId = q.channelId;
   if (q.queue !== undefined) out.queue = q.queue;

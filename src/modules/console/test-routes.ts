@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import type { Server } from 'socket.io';
 import type { App } from '../../http/app-type.js';
-import { userGuard, userOf, type UserGuardDeps } from '../../http/auth.js';
+import { userGuard, userOf, type UserGuardDeps } from '../../access/request-actor.js';
 import { errorResponses } from '../../http/schemas.js';
-import { requirePermission } from '../auth/guards.js';
+import { requirePermission } from '../../access/guards.js';
 
 const DisconnectBody = Type.Object(
   {

@@ -1,43 +1,27 @@
 import type { Logger } from 'pino';
-import type { LastMessage, MessageOrigin } from '../../db/types.js';
+import { CHAT_SPLIT, type ChatsRepo, toChat } from '../chats/index.js';
+import type { LastMessage } from '../../db/types.js';
 import type { Tx } from '../../db/index.js';
 import type { EventBuffer, EventsService } from '../../events/events.service.js';
 import { targets } from '../../events/rooms.js';
 import { errorText } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { ProviderRegistry } from '../../providers/registry.js';
-import type { ChannelsRepo } from '../channels/channels.repo.js';
-import type { ChatsRepo } from '../chats/chats.repo.js';
-import { toChat } from '../chats/chats.service.js';
-import type { MessageEvents } from '../messages/message-events.js';
-import type { NotificationsService } from '../notifications/notifications.service.js';
-import type {
-  ContactRepairRepo,
-  NewSplitChat,
-  RepairChat,
-  RepairContact,
-  RepairMessage,
-  SplitChatChange,
-} from './contact-repair.repo.js';
+import type { ChannelsRepo } from '../channels/index.js';
+import type { MessageEvents } from '../messages/index.js';
+import type { NotificationsService } from '../notifications/index.js';
+import type { ContactRepairRepo, NewSplitChat, SplitChatChange } from './contact-repair.repo.js';
+import {
+  lastOf,
+  planOf,
+  summaryOf,
+  type ChatPlan,
+  type HeldSender,
+  type Plan,
+  type RepairCustomer,
+} from './contact-repair.plan.js';
 import { providerPhoneValue } from './normalize.js';
-
-/** One customer found among a contact's messages who is not the contact's number. */
-export interface RepairCustomer {
-  /** Their number as the platform keys it (`providerPhoneValue` of the address). */
-  value: string;
-  /** The address their latest message came from: where replies to them go. */
-  address: string;
-  name: string | null;
-  /** Their messages in the contact's chats, the replies they were sent included. */
-  messages: number;
-  /** Their contact: an existing one, or the one created for them (null in a dry run: to be created). */
-  contactId: string | null;
-  /**
-   * Chats their messages leave (`from`) and the chat they go to (`into`): the same chat when it is
-   * theirs whole and only changes contact, a new one (null in a dry run) when it is split.
-   */
-  chats: { from: string; into: string | null; messages: number }[];
-}
+import { StoredSenders } from './contact-repair.senders.js';
 
 /** A contact whose messages came from more than one customer, and what the repair does to it. */
 export interface RepairFinding {
@@ -68,42 +52,6 @@ export interface RepairReport {
   failures: { contactId: string; error: string }[];
 }
 
-interface Sender {
-  address: string;
-  name: string | null;
-}
-
-/** A sender read from a stored webhook but not recorded (dry run): only other customers' are kept. */
-interface HeldSender extends Sender {
-  contactId: string;
-}
-
-interface Group {
-  ids: string[];
-  firstAt: Date;
-  lastId: string;
-  unread: number;
-}
-
-interface ChatPlan {
-  chat: RepairChat;
-  /** Whose chat it stays: the contact's own number when it has a message there. */
-  keeper: string;
-  /** Messages by the customer they are from or were sent to. */
-  groups: Map<string, Group>;
-}
-
-interface Plan {
-  contact: RepairContact;
-  own: { messages: number; address: string | null; name: string | null; lastInboundAt: Date | null };
-  customers: Map<string, Omit<RepairCustomer, 'contactId' | 'chats'> & { lastInboundAt: Date | null }>;
-  chats: ChatPlan[];
-}
-
-/** Stored webhooks looked at per query, and the most bytes of them read at once. */
-const WEBHOOK_PAGE = 500;
-const WEBHOOK_BYTES = 8 * 1024 * 1024;
-
 /**
  * `atende doctor`: finds contacts whose customers' messages came from more than one customer — a
  * number that is not the contact's, nor its ninth-digit spelling (what reading every short number as
@@ -111,6 +59,8 @@ const WEBHOOK_BYTES = 8 * 1024 * 1024;
  * more. See docs/whatsapp.md "Repairing merged contacts".
  */
 export class ContactRepairService {
+  private readonly senders: StoredSenders;
+
   constructor(
     private readonly repo: ContactRepairRepo,
     private readonly channels: ChannelsRepo,
@@ -120,12 +70,14 @@ export class ContactRepairService {
     private readonly messageEvents: MessageEvents,
     private readonly notifications: NotificationsService,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.senders = new StoredSenders(repo, channels, providers, logger);
+  }
 
   /** Checks every contact; with `dryRun`, only reports (nothing is written). */
   async run(opts: { dryRun: boolean }): Promise<RepairReport> {
     const held = new Map<string, HeldSender>();
-    const { withoutSender, recorded } = await this.readStoredSenders(opts.dryRun ? held : null);
+    const { withoutSender, recorded } = await this.senders.read(opts.dryRun ? held : null);
     const findings: RepairFinding[] = [];
     const failures: RepairReport['failures'] = [];
     for (const contactId of await this.suspects(held)) {
@@ -139,55 +91,6 @@ export class ContactRepairService {
       }
     }
     return { dryRun: opts.dryRun, withoutSender, sendersRecorded: recorded, findings, failures };
-  }
-
-  /**
-   * The senders of customers' messages stored before they were recorded, read from the stored
-   * webhooks through the channel's provider: recorded on the messages, or in a dry run held in memory
-   * for those that are not the contact's number (all that the check needs).
-   */
-  private async readStoredSenders(
-    held: Map<string, HeldSender> | null,
-  ): Promise<{ withoutSender: number; recorded: number }> {
-    let withoutSender = 0;
-    let recorded = 0;
-    for (const { channel_id, until, n } of await this.repo.channelsWithUnrecordedSenders()) {
-      withoutSender += n;
-      const channel = await this.channels.findById(channel_id);
-      const webhooks = channel ? this.providers.get(channel.provider).webhooks : undefined;
-      if (!channel || !webhooks) continue;
-      const ctx = { channelId: channel.id, config: channel.provider_config };
-      for (let after = ''; ;) {
-        const page = await this.repo.webhookPage(channel.id, until, after, WEBHOOK_PAGE);
-        if (page.length === 0) break;
-        after = page.at(-1)!.id;
-        for (const ids of bySize(page, WEBHOOK_BYTES)) {
-          const senders = new Map<string, Sender>();
-          for (const event of await this.repo.webhookBodies(ids)) {
-            try {
-              for (const m of webhooks.parse(ctx, event.body, event.received_at).messages)
-                if (m.sender)
-                  senders.set(m.providerMessageId, { address: m.sender.address, name: m.sender.name });
-            } catch (err) {
-              this.logger.warn({ err, eventId: event.id }, 'a stored webhook could not be read; skipped');
-            }
-          }
-          const found = await this.repo.unrecordedMessages(channel.id, [...senders.keys()]);
-          if (held === null) {
-            recorded += await this.repo.recordSenders(
-              found.map((f) => ({ id: f.id, ...senders.get(f.provider_message_id)! })),
-            );
-            continue;
-          }
-          for (const f of found) {
-            const sender = senders.get(f.provider_message_id)!;
-            if (f.contact_type === 'phone' && providerPhoneValue(sender.address) !== f.contact_value)
-              held.set(f.id, { ...sender, contactId: f.contact_id });
-          }
-        }
-      }
-    }
-    return { withoutSender, recorded };
   }
 
   /** Contacts with a customer's message from another number, in id order. */
@@ -391,7 +294,7 @@ export class ContactRepairService {
       if (from && to)
         events.add(
           account,
-          'chat.split',
+          CHAT_SPLIT,
           { chat: from, into: to, messageIds: s.messageIds },
           targets.chatSplit(from, to),
         );
@@ -457,151 +360,4 @@ function note(into: Map<string, Map<string, string>>, who: string, from: string,
   const chats = into.get(who) ?? new Map<string, string>();
   chats.set(from, to);
   into.set(who, chats);
-}
-
-/**
- * Whose each message of the contact is. A customer's message is its sender's (the address read as
- * the platform keys it; an unknown sender counts as the contact's own number); a customer who changed
- * numbers (`user_changed_number`) is one customer under their newest number. A message the platform
- * sent went where the contact's reply address pointed then: to whoever wrote last before it, across
- * the contact's chats (the contact's own number before anyone wrote). Null when every customer's
- * message is the contact's own number's.
- */
-export function planOf(
-  contact: RepairContact,
-  chats: readonly RepairChat[],
-  messages: readonly RepairMessage[],
-  senderOf: (m: RepairMessage) => Sender | null,
-): Plan | null {
-  const own = contact.value;
-  const plan: Plan = {
-    contact,
-    own: { messages: 0, address: null, name: null, lastInboundAt: null },
-    customers: new Map(),
-    chats: [],
-  };
-  // Number changes: each old number leads to the new one; a customer is the end of that chain.
-  const changedTo = new Map<string, string>();
-  for (const m of messages) {
-    const sender = m.origin === 'contact' && m.new_address !== null ? senderOf(m) : null;
-    const from = sender && providerPhoneValue(sender.address);
-    const to = m.new_address === null ? null : providerPhoneValue(m.new_address);
-    if (from && to && from !== to) changedTo.set(from, to);
-  }
-  const newest = (value: string): string => {
-    const seen = new Set<string>();
-    let at = value;
-    while (changedTo.has(at) && !seen.has(at)) {
-      seen.add(at);
-      at = changedTo.get(at)!;
-    }
-    return at;
-  };
-  const ownNewest = newest(own);
-  const whoIs = (address: string | null | undefined): string => {
-    const value = address ? providerPhoneValue(address) : null;
-    if (value === null) return own;
-    const customer = newest(value);
-    return customer === ownNewest ? own : customer;
-  };
-
-  const whose = new Map<string, string>();
-  let current = own;
-  for (const m of messages) {
-    if (m.origin === 'contact') {
-      const sender = senderOf(m);
-      current = whoIs(sender?.address);
-      // Replies go to the address of the latest message, or to the new number it announces.
-      const address = m.new_address ?? sender?.address ?? null;
-      if (current === own) {
-        if (address) plan.own.address = address;
-        if (sender?.name) plan.own.name = sender.name;
-        plan.own.lastInboundAt = m.created_at;
-      } else if (address) {
-        const c = plan.customers.get(current) ?? {
-          value: current,
-          address,
-          name: null,
-          messages: 0,
-          lastInboundAt: null,
-        };
-        c.address = address;
-        if (sender?.name) c.name = sender.name;
-        c.lastInboundAt = m.created_at;
-        plan.customers.set(current, c);
-      }
-    }
-    whose.set(m.id, current);
-    if (current === own) plan.own.messages++;
-    else plan.customers.get(current)!.messages++;
-  }
-  if (plan.customers.size === 0) return null;
-
-  const byChat = new Map<string, RepairMessage[]>();
-  for (const m of messages) byChat.set(m.chat_id, [...(byChat.get(m.chat_id) ?? []), m]);
-  for (const chat of chats) {
-    const list = byChat.get(chat.id) ?? [];
-    const groups = new Map<string, Group>();
-    for (const m of list) {
-      const who = whose.get(m.id)!;
-      const g = groups.get(who) ?? { ids: [], firstAt: m.created_at, lastId: m.id, unread: 0 };
-      g.ids.push(m.id);
-      g.lastId = m.id;
-      groups.set(who, g);
-    }
-    // The unread count is of the chat's latest customer's messages: each part counts its own.
-    let unread = chat.unread_messages;
-    for (let i = list.length - 1; i >= 0 && unread > 0; i--) {
-      const m = list[i]!;
-      if (m.origin !== 'contact') continue;
-      groups.get(whose.get(m.id)!)!.unread++;
-      unread--;
-    }
-    const keeper = groups.size === 0 || groups.has(own) ? own : whose.get(list[0]!.id)!;
-    plan.chats.push({ chat, keeper, groups });
-  }
-  return plan;
-}
-
-/** A group's last message as a chat list shows it: the chat's own when it is that one. */
-function lastOf(chat: RepairChat, group: Group, lasts: Map<string, LastMessage>): LastMessage | null {
-  if (chat.last_message?.id === group.lastId) return chat.last_message;
-  return lasts.get(group.lastId) ?? null;
-}
-
-/**
- * The one line a chat list shows for a stored message, rebuilt from its content: the text, a
- * template's name, a file's caption or its kind (`[image]`), as the paths that store messages
- * write it.
- */
-export function summaryOf(origin: MessageOrigin, type: string, content: Record<string, unknown>): string {
-  const text = typeof content.text === 'string' ? content.text : null;
-  const media = objectOf(content.media);
-  if (media && origin === 'contact') return text ? `[${type}] ${text}` : `[${type}]`;
-  if (media) return typeof media.caption === 'string' ? media.caption : `[${type}]`;
-  const template = objectOf(content.template);
-  if (template && typeof template.name === 'string') return `[template] ${template.name}`;
-  return text ?? `[${type}]`;
-}
-
-function objectOf(v: unknown): Record<string, unknown> | null {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
-}
-
-/** Page entries grouped so that each group's stored bytes stay under `max` (at least one each). */
-function bySize(page: readonly { id: string; size: number }[], max: number): string[][] {
-  const out: string[][] = [];
-  let group: string[] = [];
-  let bytes = 0;
-  for (const e of page) {
-    if (group.length > 0 && bytes + e.size > max) {
-      out.push(group);
-      group = [];
-      bytes = 0;
-    }
-    group.push(e.id);
-    bytes += e.size;
-  }
-  if (group.length > 0) out.push(group);
-  return out;
 }

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { DraftSchema } from '../../events/catalogue.js';
+import { DraftSchema } from './drafts.schemas.js';
 import type { App } from '../../http/app-type.js';
-import { userGuard, userOf, type UserGuardDeps } from '../../http/auth.js';
+import { userGuard, userOf, type UserGuardDeps } from '../../access/request-actor.js';
 import { errorResponses, IdParams } from '../../http/schemas.js';
 import type { DraftsService } from './drafts.service.js';
 

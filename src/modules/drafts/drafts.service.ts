@@ -1,10 +1,10 @@
-import type { DraftT } from '../../events/catalogue.js';
+import type { DraftT } from './drafts.schemas.js';
+import { DRAFT_UPDATE } from './drafts.schemas.js';
 import type { EventsService } from '../../events/events.service.js';
 import { targets } from '../../events/rooms.js';
 import { notFound } from '../../http/errors.js';
 import type { UserActor } from '../../access/actors.js';
-import type { ChatsRepo } from '../chats/chats.repo.js';
-import type { ChatsService } from '../chats/chats.service.js';
+import type { ChatsRepo, ChatsService } from '../chats/index.js';
 import type { DraftRow, DraftsRepo } from './drafts.repo.js';
 
 const toDraft = (row: DraftRow): DraftT => ({
@@ -43,7 +43,7 @@ export class DraftsService {
           }),
         );
       }
-      events.add(actor.accountId, 'draft.update', { draft }, targets.personal(actor.userId));
+      events.add(actor.accountId, DRAFT_UPDATE, { draft }, targets.personal(actor.userId));
       return draft;
     });
   }

@@ -2,9 +2,8 @@ import type { Logger } from 'pino';
 import type { Tx } from '../../db/index.js';
 import type { EventBuffer } from '../../events/events.service.js';
 import type { InboundTargetAction } from '../../providers/types.js';
-import type { ContactsRepo } from '../contacts/contacts.repo.js';
-import type { MessageEvents } from '../messages/message-events.js';
-import type { MessagesRepo } from '../messages/messages.repo.js';
+import type { ContactsRepo } from '../contacts/index.js';
+import type { MessageEvents, MessagesRepo } from '../messages/index.js';
 
 /** The links of an inbound message to other messages and to its contact, besides its content. */
 export interface InboundLinks {

@@ -1,19 +1,17 @@
 import type { Db } from '../../db/index.js';
+import { CHAT_NEW, CHAT_QUEUE, CHAT_UPDATE, type ChatsRepo, toChat } from '../chats/index.js';
+import { MESSAGE_UPSERT, type MessagesRepo } from '../messages/index.js';
 import type { EventsService } from '../../events/events.service.js';
 import { targets } from '../../events/rooms.js';
 import type { LastMessage } from '../../db/types.js';
 import { badRequest, notFound } from '../../http/errors.js';
 import type { UserActor } from '../../access/actors.js';
-import type { ChannelsRepo } from '../channels/channels.repo.js';
+import type { ChannelsRepo } from '../channels/index.js';
 import { newId } from '../../lib/ids.js';
-import type { ChatsRepo } from '../chats/chats.repo.js';
-import { toChat } from '../chats/chats.service.js';
-import type { ContactsRepo } from '../contacts/contacts.repo.js';
-import { normalizeContact, type PhoneDefaultCountry } from '../contacts/normalize.js';
+import { type ContactsRepo, normalizeContact, type PhoneDefaultCountry } from '../contacts/index.js';
 import type { InboundActions, InboundLinks } from './inbound-actions.js';
-import type { MessagesRepo } from '../messages/messages.repo.js';
 import { pt } from '../../http/language.js';
-import type { MediaDownloads } from '../media/media.service.js';
+import type { MediaDownloads } from '../media/index.js';
 
 const NOT_SANDBOX = pt('O canal não é um canal sandbox', 'The channel is not a sandbox channel');
 
@@ -202,18 +200,18 @@ export class InboundService {
           };
           const account = channel.account_id;
           // A new conversation reaches its team's queue; an existing one updates its list item.
-          if (chat.created) events.add(account, 'chat.new', { chat: c }, targets.chatNew(c));
+          if (chat.created) events.add(account, CHAT_NEW, { chat: c }, targets.chatNew(c));
           // A reply that brought an API conversation to the team's queue arrives there like a new one.
           if (routed) {
             events.add(
               account,
-              'chat.queue',
+              CHAT_QUEUE,
               { chat: c, from: routed.fromQueue, to: c.queue },
               targets.chatQueue(c, routed.fromTeamId),
             );
           }
-          events.add(account, 'message.upsert', { chatId: chat.id, message }, targets.message(c));
-          if (!chat.created) events.add(account, 'chat.update', { chat: c }, targets.chatUpdate(c));
+          events.add(account, MESSAGE_UPSERT, { chatId: chat.id, message }, targets.message(c));
+          if (!chat.created) events.add(account, CHAT_UPDATE, { chat: c }, targets.chatUpdate(c));
         }
         return { duplicate: false as const, chatId: chat.id, messageId: id, chatCreated: chat.created };
       });

@@ -3,10 +3,9 @@ import type { Tx } from '../../db/index.js';
 import type { EventsService } from '../../events/events.service.js';
 import type { MessageStatus, ProviderErrorInfo, ProviderMessageStatus } from '../../db/types.js';
 import type { InboundProviderStatus } from '../../providers/types.js';
-import type { MessageEvents } from '../messages/message-events.js';
+import type { MessageEvents, MessagesRepo } from '../messages/index.js';
 import type { MessageStatusRepo } from './message-status.repo.js';
-import type { MessagesRepo } from '../messages/messages.repo.js';
-import type { RequestLogsRepo } from '../outbound/request-logs.repo.js';
+import type { RequestLogsRepo } from '../outbound/index.js';
 
 const UNKNOWN_ERROR: ProviderErrorInfo = { code: 'unknown', message: 'Unknown error' };
 const RANK: Partial<Record<MessageStatus, number>> = { queued: 0, sent: 1, delivered: 2, read: 3 };

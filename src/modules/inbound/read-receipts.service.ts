@@ -4,7 +4,7 @@ import type { ReadReceiptJob } from '../../jobs/payloads.js';
 import { QUEUES, type JobQueue } from '../../jobs/queue.js';
 import type { ProviderRegistry } from '../../providers/registry.js';
 import { ProviderError } from '../../providers/types.js';
-import { CHANNEL_UNHEALTHY } from '../channels/channel-health.service.js';
+import { CHANNEL_UNHEALTHY } from '../channels/index.js';
 import type { ReadReceiptsRepo } from './read-receipts.repo.js';
 
 /**

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { App } from '../../http/app-type.js';
-import { userGuard, userOf, type UserGuardDeps } from '../../http/auth.js';
+import { userGuard, userOf, type UserGuardDeps } from '../../access/request-actor.js';
 import { errorResponses, IdParams } from '../../http/schemas.js';
 import { parseRange, type MediaService } from './media.service.js';
 

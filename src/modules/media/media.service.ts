@@ -1,14 +1,13 @@
 import type { Logger } from 'pino';
 import type { Db, Tx } from '../../db/index.js';
-import type { EventsService } from '../../events/events.service.js';
+import type { EventBuffer, EventsService } from '../../events/events.service.js';
 import { AppError, notFound } from '../../http/errors.js';
 import type { MediaDownloadJob } from '../../jobs/payloads.js';
 import { QUEUES, type JobQueue } from '../../jobs/queue.js';
 import type { ProviderRegistry } from '../../providers/registry.js';
 import { ProviderError, type MediaKind, type OutboundLimits } from '../../providers/types.js';
 import type { UserActor } from '../../access/actors.js';
-import type { ChatsService } from '../chats/chats.service.js';
-import type { MessageEvents } from '../messages/message-events.js';
+import type { ChatsService } from '../chats/index.js';
 import { MediaStoreError, type MediaFile, type MediaStore } from './media-store.js';
 import type { MediaRepo, MediaState } from './media.repo.js';
 
@@ -42,6 +41,14 @@ export class MediaDownloads {
 }
 
 /**
+ * Tells the message's watchers its file's outcome (`message.update`): the messages module's
+ * MessageEvents, given by the wiring, since messages store their files here.
+ */
+export interface MessageUpdates {
+  message(tx: Tx, events: EventBuffer, event: 'message.update', messageId: string): Promise<void>;
+}
+
+/**
  * The `media-download` job: asks the channel's provider for the file and streams it into the media
  * store, then records the outcome in `content.media` (`status` `ready` with `size`, or `failed` with
  * `error`) and publishes `message.update`. A temporary failure is thrown for pg-boss to retry with
@@ -54,7 +61,7 @@ export class MediaDownloader {
     private readonly store: MediaStore,
     private readonly providers: ProviderRegistry,
     private readonly events: EventsService,
-    private readonly messageEvents: MessageEvents,
+    private readonly messageEvents: MessageUpdates,
     private readonly logger: Logger,
   ) {}
 

@@ -1,11 +1,10 @@
 import type { Tx } from '../../db/index.js';
+import { MESSAGE_UPDATE, MESSAGE_UPSERT } from './messages.schemas.js';
+import { CHAT_CLOSE, CHAT_NEW, CHAT_UPDATE, type ChatT, type ChatsRepo, toChat } from '../chats/index.js';
 import type { EventBuffer } from '../../events/events.service.js';
 import { targets } from '../../events/rooms.js';
-import type { ChatT } from '../../http/schemas.js';
-import type { ChatsRepo } from '../chats/chats.repo.js';
-import { toChat } from '../chats/chats.service.js';
 import type { MessagesRepo } from './messages.repo.js';
-import { toMessage } from './message.js';
+import { toMessage } from './messages.presenter.js';
 
 /**
  * The events of stored messages and of the chats they change, read inside the change's transaction so
@@ -49,7 +48,7 @@ export class MessageEvents {
       if (row && chat)
         events.add(
           row.account_id,
-          event,
+          event === 'message.upsert' ? MESSAGE_UPSERT : MESSAGE_UPDATE,
           { chatId: row.chat_id, message: toMessage(row) },
           targets.message(chat),
         );
@@ -80,8 +79,8 @@ export class MessageEvents {
       const row = messageById.get(messageId);
       const chat = chatById.get(chatId);
       if (!row || !chat) continue;
-      events.add(accountId, 'message.upsert', { chatId, message: toMessage(row) }, targets.message(chat));
-      events.add(accountId, 'chat.update', { chat }, targets.chatUpdate(chat));
+      events.add(accountId, MESSAGE_UPSERT, { chatId, message: toMessage(row) }, targets.message(chat));
+      events.add(accountId, CHAT_UPDATE, { chat }, targets.chatUpdate(chat));
     }
   }
 
@@ -109,13 +108,9 @@ export class MessageEvents {
     for (const id of chatIds) {
       const chat = byId.get(id);
       if (!chat) continue;
-      const target =
-        event === 'chat.new'
-          ? targets.chatNew(chat)
-          : event === 'chat.close'
-            ? targets.chatClose(chat)
-            : targets.chatUpdate(chat);
-      events.add(accountId, event, { chat }, target);
+      if (event === 'chat.new') events.add(accountId, CHAT_NEW, { chat }, targets.chatNew(chat));
+      else if (event === 'chat.close') events.add(accountId, CHAT_CLOSE, { chat }, targets.chatClose(chat));
+      else events.add(accountId, CHAT_UPDATE, { chat }, targets.chatUpdate(chat));
     }
   }
 }

@@ -1,5 +1,6 @@
 import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Db, Tx } from '../../db/index.js';
+import type { RequestMedia } from '../message-content/index.js';
 import type {
   ChannelHealth,
   MessageOrigin,
@@ -254,4 +255,18 @@ export class MessagesRepo {
       .executeTakeFirst();
     return result.numUpdatedRows > 0n;
   }
+}
+
+/**
+ * The media of an agent's reply as stored in `messages.content.media`; `mediaId` once uploaded.
+ * `status` `ready` and `size`: the file is in the media store.
+ */
+export interface StoredMedia {
+  kind: RequestMedia['kind'];
+  mimetype: string;
+  filename?: string;
+  caption?: string;
+  mediaId?: string;
+  status?: 'ready';
+  size?: number;
 }

@@ -1,5 +1,5 @@
 import type { App } from '../../http/app-type.js';
-import { userGuard, userOf, type UserGuardDeps } from '../../http/auth.js';
+import { userGuard, userOf, type UserGuardDeps } from '../../access/request-actor.js';
 import { badRequestsWhen, errorResponses, IdParams } from '../../http/schemas.js';
 import {
   AgentReplyBody,
@@ -7,7 +7,11 @@ import {
   MessageHistorySchema,
   MessageSchema,
 } from './messages.schemas.js';
-import { messageRulesJudgedOnSend, REPLY_JSON_BODY, SEND_BODY_LIMIT_BYTES } from '../outbound/send.schemas.js';
+import {
+  messageRulesJudgedOnSend,
+  REPLY_JSON_BODY,
+  SEND_BODY_LIMIT_BYTES,
+} from '../message-content/index.js';
 import { UNKNOWN_CURSOR, type MessagesService } from './messages.service.js';
 import { streamedBase64Of } from '../../http/json-body.js';
 import { isObjectId } from '../../lib/ids.js';

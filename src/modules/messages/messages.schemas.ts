@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { eventType } from '../../events/catalogue.js';
 import { exactlyOneOf, NonBlank, Nullable, ObjectIdString } from '../../http/schemas.js';
-import { ReplyMediaSchema, TemplateMessageSchema, TEXT_MAX_LENGTH } from '../outbound/send.schemas.js';
+import { ReplyMediaSchema, TemplateMessageSchema, TEXT_MAX_LENGTH } from '../message-content/index.js';
 import { DeliverySchema } from './delivery.js';
 
 const part = (description: string) =>
@@ -161,3 +162,18 @@ export const AgentReplyBody = Type.Object(
   },
 );
 export type AgentReplyBodyT = Static<typeof AgentReplyBody>;
+
+/** The message events (src/events/catalogue.ts): the message as it is now, and its chat's id. */
+const message = { chatId: Type.String(), message: MessageSchema };
+
+export const MESSAGE_UPSERT = eventType(
+  'message.upsert',
+  Type.Object(message, { description: 'A message was stored (inbound, agent, API)' }),
+);
+export const MESSAGE_UPDATE = eventType(
+  'message.update',
+  Type.Object(message, {
+    description:
+      'A message changed: its status (sent, delivered, read, failed), what the provider reported with a status (`delivery`: pricing, conversation, callback data, errors; also on a status that moves nothing), or the customer edited, deleted or reacted to it',
+  }),
+);

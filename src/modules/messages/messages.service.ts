@@ -6,23 +6,24 @@ import { sendOrderingKey } from '../../jobs/payloads.js';
 import type { SendQueue } from '../../jobs/send-queue.js';
 import { newId } from '../../lib/ids.js';
 import type { UserActor } from '../../access/actors.js';
-import { requirePermission } from '../auth/guards.js';
-import { chatWindow } from '../../http/schemas.js';
-import type { ChatsRepo } from '../chats/chats.repo.js';
-import type { ChannelsRepo } from '../channels/channels.repo.js';
-import type { ProviderRegistry } from '../../providers/registry.js';
-import type { OutboundLimits } from '../../providers/types.js';
+import { requirePermission } from '../../access/guards.js';
 import {
+  chatWindow,
+  type ChatsRepo,
   CHAT_BUSY,
   CHAT_CLOSED,
   isLockUnavailable,
   TEAM_TRANSFER_WAIT_MS,
   type ChatsService,
-} from '../chats/chats.service.js';
+} from '../chats/index.js';
+import type { ChannelsRepo } from '../channels/index.js';
+import type { ProviderRegistry } from '../../providers/registry.js';
+import type { OutboundLimits } from '../../providers/types.js';
 import type { MessageEvents } from './message-events.js';
-import { toMessage, type StoredMedia } from './message.js';
+import { toMessage } from './messages.presenter.js';
+import { type StoredMedia } from './messages.repo.js';
 import type { MessagesRepo } from './messages.repo.js';
-import type { MediaStore } from '../media/media-store.js';
+import type { MediaStore } from '../media/index.js';
 import type { DecodedBase64 } from '../../lib/base64-stream.js';
 import {
   DEFAULT_HISTORY_LIMIT,
@@ -30,8 +31,7 @@ import {
   type MessageHistoryQueryT,
   type MessageT,
 } from './messages.schemas.js';
-import { prepareMessage } from '../outbound/prepare.js';
-import type { SendMessage } from '../outbound/send.types.js';
+import { prepareMessage, type SendMessage } from '../message-content/index.js';
 import { en, pt } from '../../http/language.js';
 
 export const ONLY_ATTENDANT_REPLIES = pt(

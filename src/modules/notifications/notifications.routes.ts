@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { NotificationSchema } from '../../events/catalogue.js';
+import { NotificationSchema } from './notifications.schemas.js';
 import type { App } from '../../http/app-type.js';
-import { userGuard, userOf, type UserGuardDeps } from '../../http/auth.js';
+import { userGuard, userOf, type UserGuardDeps } from '../../access/request-actor.js';
 import { errorResponses, IdParams } from '../../http/schemas.js';
 import type { NotificationsService } from './notifications.service.js';
 

@@ -1,24 +1,16 @@
 import type { Tx } from '../../db/index.js';
-import type { NotificationT } from '../../events/catalogue.js';
+import { NOTIFICATION_NEW } from './notifications.schemas.js';
+import type { NotificationT } from './notifications.schemas.js';
 import type { EventBuffer } from '../../events/events.service.js';
 import { targets } from '../../events/rooms.js';
 import { notFound } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { UserActor } from '../../access/actors.js';
 import type { Permission } from '../../access/permissions.js';
-import type { NotificationRow, NotificationsRepo } from './notifications.repo.js';
+import type { NotificationsRepo } from './notifications.repo.js';
+import { toNotification } from './notifications.presenter.js';
 
 export type NotificationKind = 'chat.assigned' | 'webhook.disabled' | 'channel.unhealthy' | 'contact.split';
-
-export function toNotification(row: NotificationRow): NotificationT {
-  return {
-    id: row.id,
-    kind: row.kind,
-    data: row.data,
-    readAt: row.read_at?.toISOString() ?? null,
-    createdAt: row.created_at.toISOString(),
-  };
-}
 
 /** What needs a user's attention: stored, and a `notification.new` event in the same transaction. */
 export class NotificationsService {
@@ -39,7 +31,7 @@ export class NotificationsService {
     for (const row of rows) {
       events.add(
         accountId,
-        'notification.new',
+        NOTIFICATION_NEW,
         { notification: toNotification(row) },
         targets.personal(row.user_id),
       );
@@ -62,7 +54,7 @@ export class NotificationsService {
     for (const row of rows) {
       events.add(
         accountId,
-        'notification.new',
+        NOTIFICATION_NEW,
         { notification: { id: row.id, kind, data, readAt: null, createdAt: '' } },
         targets.personal(row.user_id),
         ['notification', 'createdAt'],

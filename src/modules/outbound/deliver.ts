@@ -11,9 +11,8 @@ import {
   type PreparedMessage,
   type SendResult,
 } from '../../providers/types.js';
-import { channelUnhealthyError } from '../channels/channel-health.service.js';
-import type { MessageEvents } from '../messages/message-events.js';
-import type { MessagesRepo } from '../messages/messages.repo.js';
+import { channelUnhealthyError } from '../channels/index.js';
+import type { MessageEvents, MessagesRepo } from '../messages/index.js';
 
 /**
  * The one delivery path of every outbound message — Channel API requests (`SendWorker`) and agents'

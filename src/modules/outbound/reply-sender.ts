@@ -4,8 +4,8 @@ import type { ProviderErrorInfo } from '../../db/types.js';
 import type { EventsService } from '../../events/events.service.js';
 import type { PersistOptions } from '../../lib/persist.js';
 import { ProviderError, type PreparedTemplate } from '../../providers/types.js';
-import type { ContactsRepo } from '../contacts/contacts.repo.js';
-import type { StoredMedia } from '../messages/message.js';
+import type { ContactsRepo } from '../contacts/index.js';
+import type { StoredMedia, MessageEvents, MessagesRepo, OutboundMessageRow } from '../messages/index.js';
 import {
   HOLD_RESULTS,
   holdOutcome,
@@ -16,10 +16,7 @@ import {
   type DeliveryResult,
   type OutboundMessage,
 } from './deliver.js';
-import type { MessageEvents } from '../messages/message-events.js';
-import type { MessagesRepo, OutboundMessageRow } from '../messages/messages.repo.js';
-import type { MediaStore } from '../media/media-store.js';
-import type { LoadedMediaBlob, MediaBlobsRepo } from '../media/media-blobs.repo.js';
+import type { MediaStore, LoadedMediaBlob, MediaBlobsRepo } from '../media/index.js';
 
 /**
  * The background half of an agent's reply: the `agent_message` jobs of the send queue (run by

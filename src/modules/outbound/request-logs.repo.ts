@@ -11,7 +11,7 @@ import type {
 import { Statement } from '../../db/prepared.js';
 import { SendQueue, type QueuedSend } from '../../jobs/send-queue.js';
 import type { DeliveryDetails } from '../../providers/types.js';
-import type { RequestMessage } from './prepare.js';
+import type { RequestMessage } from '../message-content/index.js';
 
 /** What a request log row keeps of the message: the prepared message (media without its bytes). */
 export interface RequestPayload {

@@ -1,23 +1,21 @@
 import { inTransaction, type Db } from '../../db/index.js';
 import { badRequest, notFound } from '../../http/errors.js';
 import { pageInfo } from '../../http/schemas.js';
-import { Batcher } from '../../lib/batcher.js';
+import { Batcher } from '../../db/batcher.js';
 import { newId, uuidv7 } from '../../lib/ids.js';
 import { sendOrderingKey } from '../../jobs/payloads.js';
 import type { QueuedSend, SendQueue } from '../../jobs/send-queue.js';
 import type { UserActor } from '../../access/actors.js';
-import { requirePermission } from '../auth/guards.js';
-import type { ChannelsRepo } from '../channels/channels.repo.js';
-import type { ApiChannel } from '../channel-api/channel-keys.js';
-import { normalizeContact, type PhoneDefaultCountry } from '../contacts/normalize.js';
-import { prepareMessage } from './prepare.js';
+import { requirePermission } from '../../access/guards.js';
+import type { ChannelsRepo, ApiChannel } from '../channels/index.js';
+import { normalizeContact, type PhoneDefaultCountry } from '../contacts/index.js';
+import { prepareMessage, type SendMessage } from '../message-content/index.js';
 import type { DecodedBase64 } from '../../lib/base64-stream.js';
-import type { MediaBlobsRepo, NewMediaBlob } from '../media/media-blobs.repo.js';
+import type { MediaBlobsRepo, NewMediaBlob } from '../media/index.js';
 import type { RequestLogQueryT, RequestLogT, SendMessageBodyT } from './send.schemas.js';
-import { deliveryOf } from '../messages/delivery.js';
-import { keyOf, type NewRequest, type RequestLogEntry, type RequestLogsRepo } from './request-logs.repo.js';
-import type { SendMessage } from './send.types.js';
+import { keyOf, type NewRequest, type RequestLogsRepo } from './request-logs.repo.js';
 import type { ProviderRegistry } from '../../providers/registry.js';
+import { toRequestLog } from './outbound.presenter.js';
 
 interface Accepted {
   row: NewRequest;
@@ -194,29 +192,4 @@ export class SendService {
     );
     return { ...pageInfo(total, page, limit), items: rows.map(toRequestLog) };
   }
-}
-
-export function toRequestLog(row: RequestLogEntry): RequestLogT {
-  return {
-    requestId: row.request_id,
-    status: row.status,
-    attempts: row.attempts,
-    flowId: row.flow_id,
-    metadata: row.metadata,
-    contact: { type: row.contact.type, value: row.contact.value, name: row.contact.name },
-    messageType: row.message_type,
-    templateName: row.template_name,
-    messageId: row.message_id,
-    providerMessageId: row.provider_message_id,
-    error: row.error
-      ? {
-          code: row.error.code,
-          message: row.error.message,
-          ...(row.error.details !== undefined ? { details: row.error.details } : {}),
-        }
-      : null,
-    ...deliveryOf(row.delivery),
-    createdAt: row.created_at.toISOString(),
-    updatedAt: row.updated_at.toISOString(),
-  };
 }

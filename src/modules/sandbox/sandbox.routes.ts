@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/app-type.js';
-import { userGuard, userOf, type UserGuardDeps } from '../../http/auth.js';
+import { userGuard, userOf, type UserGuardDeps } from '../../access/request-actor.js';
 import { badRequestsWhen, errorResponses, IdParams, ObjectIdString } from '../../http/schemas.js';
-import { PHONE_PATTERN } from '../outbound/send.schemas.js';
-import type { InboundService } from '../inbound/inbound.service.js';
+import { PHONE_PATTERN } from '../outbound/index.js';
+import type { InboundService } from '../inbound/index.js';
 import { NOT_SANDBOX, type SandboxService } from './sandbox.service.js';
 
 const InboundBody = Type.Object(

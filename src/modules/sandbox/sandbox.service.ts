@@ -1,9 +1,8 @@
 import { badRequest, notFound } from '../../http/errors.js';
 import type { UserActor } from '../../access/actors.js';
-import type { ChannelsRepo } from '../channels/channels.repo.js';
-import type { ChatsRepo } from '../chats/chats.repo.js';
-import type { ChatsService } from '../chats/chats.service.js';
-import type { MessageStatusService } from '../inbound/message-status.service.js';
+import type { ChannelsRepo } from '../channels/index.js';
+import type { ChatsRepo, ChatsService } from '../chats/index.js';
+import type { MessageStatusService } from '../inbound/index.js';
 import type { SandboxRepo } from './sandbox.repo.js';
 import { pt } from '../../http/language.js';
 

@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/app-type.js';
-import { userGuard, userOf, type UserGuardDeps } from '../../http/auth.js';
-import { badRequestsWhen, errorResponses, IdParams, TeamSchema } from '../../http/schemas.js';
+import { userGuard, userOf, type UserGuardDeps } from '../../access/request-actor.js';
+import { badRequestsWhen, errorResponses, IdParams } from '../../http/schemas.js';
+import { TeamSchema } from './teams.schemas.js';
 import { CreateTeamBody, UpdateTeamBody } from './teams.schemas.js';
 import type { TeamsService } from './teams.service.js';
 

@@ -23,3 +23,13 @@ export const UpdateTeamBody = Type.Object(
   { additionalProperties: false, minProperties: 1 },
 );
 export type UpdateTeamInput = Static<typeof UpdateTeamBody>;
+
+/** A team as the API shows it. */
+export const TeamSchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  description: Nullable(Type.String()),
+  status: Type.String({ description: '`active` or `inactive`' }),
+  members: Type.Array(Type.String()),
+});
+export type TeamT = Static<typeof TeamSchema>;

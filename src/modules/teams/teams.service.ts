@@ -1,24 +1,17 @@
 import { inTransaction, type Db, type Tx } from '../../db/index.js';
 import type { EventsService } from '../../events/events.service.js';
 import { badRequest, notFound } from '../../http/errors.js';
-import type { TeamT } from '../../http/schemas.js';
 import { newId } from '../../lib/ids.js';
 import type { ApiKeyActor, UserActor } from '../../access/actors.js';
-import { requirePermission } from '../auth/guards.js';
-import type { UsersRepo } from '../users/users.repo.js';
-import type { TeamRow, TeamsRepo } from './teams.repo.js';
+import { requirePermission } from '../../access/guards.js';
+import type { UsersRepo } from '../users/index.js';
+import type { TeamsRepo } from './teams.repo.js';
 import type { CreateTeamInput, UpdateTeamInput } from './teams.schemas.js';
-import { en } from '../../http/language.js';
+import { en, pt } from '../../http/language.js';
+import { toTeam } from './teams.presenter.js';
+import type { TeamT } from './teams.schemas.js';
 
-export function toTeam(row: TeamRow): TeamT {
-  return {
-    id: row.id,
-    name: row.name,
-    description: row.description,
-    status: row.status,
-    members: row.members,
-  };
-}
+export const TEAM_NOT_FOUND = pt('Equipe não encontrada', 'Team not found');
 
 export class TeamsService {
   constructor(

@@ -2,7 +2,7 @@ import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Db, Tx } from '../../db/index.js';
 import type { UsersTable } from '../../db/types.js';
 import { Statement } from '../../db/prepared.js';
-import { keyActiveSql } from '../api-keys/key-check.js';
+import { keyActiveSql } from '../api-keys/index.js';
 
 export type UserRow = Pick<
   Selectable<UsersTable>,

@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/app-type.js';
-import { userGuard, userOf, type UserGuardDeps } from '../../http/auth.js';
-import { badRequestsWhen, errorResponses, IdParams, UserSchema } from '../../http/schemas.js';
+import { userGuard, userOf, type UserGuardDeps } from '../../access/request-actor.js';
+import { badRequestsWhen, errorResponses, IdParams } from '../../http/schemas.js';
+import { UserSchema } from './users.schemas.js';
 import { CreateUserBody, UpdateUserBody } from './users.schemas.js';
 import { OWN_USER, type UsersService } from './users.service.js';
 

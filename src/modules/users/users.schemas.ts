@@ -26,3 +26,13 @@ export const UpdateUserBody = Type.Object(
   { additionalProperties: false, minProperties: 1 },
 );
 export type UpdateUserInput = Static<typeof UpdateUserBody>;
+
+/** A user as the API shows it. */
+export const UserSchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  email: Type.String(),
+  status: Type.String({ description: '`active`, `onboarding` or `cancelled`' }),
+  role: Type.Object({ id: Type.String(), name: Type.String() }),
+});
+export type UserT = Static<typeof UserSchema>;

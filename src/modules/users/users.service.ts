@@ -2,16 +2,17 @@ import { asJsonText, type JsonText } from '../../http/json-text.js';
 import type { Db } from '../../db/index.js';
 import type { EventsService } from '../../events/events.service.js';
 import { AppError, badRequest, notFound } from '../../http/errors.js';
-import type { UserT } from '../../http/schemas.js';
+import { toUser } from './users.presenter.js';
+import type { UserT } from './users.schemas.js';
 import { newId } from '../../lib/ids.js';
 import { hashPassword } from '../../lib/secrets.js';
 import { SharedReads } from '../../lib/shared-reads.js';
 import type { ApiKeyActor, UserActor } from '../../access/actors.js';
-import { requirePermission } from '../auth/guards.js';
-import { UsersRepo, type UserRow } from './users.repo.js';
+import { requirePermission } from '../../access/guards.js';
+import { UsersRepo } from './users.repo.js';
 import type { CreateUserInput, UpdateUserInput } from './users.schemas.js';
 import { en, pt } from '../../http/language.js';
-import { keyChecked } from '../api-keys/key-check.js';
+import { keyChecked } from '../api-keys/index.js';
 
 const EMAIL_TAKEN = en('Email already in use', 'E-mail já está em uso');
 const BAD_ROLE = en(
@@ -23,15 +24,7 @@ export const OWN_USER = pt(
   'You cannot cancel or demote your own user',
 );
 
-export function toUser(row: UserRow): UserT {
-  return {
-    id: row.id,
-    name: row.name,
-    email: row.email,
-    status: row.status,
-    role: { id: row.role_id, name: row.role_name },
-  };
-}
+export const USER_NOT_FOUND = pt('Usuário não encontrado', 'User not found');
 
 export class UsersService {
   /** Channel API lists asked for at once with the same key share one statement. */

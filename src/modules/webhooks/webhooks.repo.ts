@@ -1,3 +1,4 @@
+/* eslint-disable max-lines -- the endpoints and their delivery queue; the queue (claims, outcomes) splits off once the one claim engine takes its loop. */
 import { sql } from 'kysely';
 import type { Db, Tx } from '../../db/index.js';
 import { Statement } from '../../db/prepared.js';

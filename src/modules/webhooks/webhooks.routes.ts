@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/app-type.js';
-import { userGuard, userOf, type UserGuardDeps } from '../../http/auth.js';
+import { userGuard, userOf, type UserGuardDeps } from '../../access/request-actor.js';
 import { badRequestsWhen, errorResponses, IdParams } from '../../http/schemas.js';
 import {
   CreateWebhookBody,

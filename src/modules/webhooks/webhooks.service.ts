@@ -4,8 +4,8 @@ import { AppError, badRequest, notFound } from '../../http/errors.js';
 import { pageInfo } from '../../http/schemas.js';
 import { newId } from '../../lib/ids.js';
 import type { UserActor } from '../../access/actors.js';
-import { requirePermission } from '../auth/guards.js';
-import type { DeliveryRow, WebhookRow, WebhooksRepo } from './webhooks.repo.js';
+import { requirePermission } from '../../access/guards.js';
+import type { WebhookRow, WebhooksRepo } from './webhooks.repo.js';
 import type {
   CreateWebhookInput,
   DeliveryQueryT,
@@ -15,6 +15,7 @@ import type {
 } from './webhooks.schemas.js';
 import type { WebhookEgress } from './webhooks.egress.js';
 import { en, pt } from '../../http/language.js';
+import { toWebhook, toDelivery } from './webhooks.presenter.js';
 
 const NOT_HTTP_URL = en(
   'url must be an absolute http or https URL',
@@ -48,41 +49,6 @@ function parseUrl(raw: string): URL {
     ]);
   }
   return parsed;
-}
-
-export function toWebhook(row: WebhookRow): WebhookT {
-  return {
-    id: row.id,
-    url: row.url,
-    events: row.events,
-    enabled: row.enabled,
-    secretHint: `…${row.secret.slice(-4)}`,
-    failingSince: row.failing_since?.toISOString() ?? null,
-    lastSuccessAt: row.last_success_at?.toISOString() ?? null,
-    disabledAt: row.disabled_at?.toISOString() ?? null,
-    disabledReason: row.disabled_reason,
-    createdAt: row.created_at.toISOString(),
-    updatedAt: row.updated_at.toISOString(),
-  };
-}
-
-export function toDelivery(row: DeliveryRow): DeliveryT {
-  return {
-    id: row.id,
-    webhookId: row.webhook_id,
-    eventId: row.event_id,
-    event: row.event,
-    seq: row.seq,
-    status: row.status,
-    attempts: row.attempts,
-    lastAttemptAt: row.last_attempt_at?.toISOString() ?? null,
-    lastResponseStatus: row.last_response_status,
-    lastError: row.last_error,
-    nextAttemptAt: row.next_attempt_at?.toISOString() ?? null,
-    deliveredAt: row.delivered_at?.toISOString() ?? null,
-    createdAt: row.created_at.toISOString(),
-    updatedAt: row.updated_at.toISOString(),
-  };
 }
 
 /** Outgoing webhook subscriptions of an account and their delivery log (admin, `webhooks:manage`). */

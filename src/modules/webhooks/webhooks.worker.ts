@@ -1,3 +1,4 @@
+/* eslint-disable max-lines -- the delivery attempt and the claim loop around it, left whole while that loop is replaced by the one claim engine. */
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
@@ -7,11 +8,11 @@ import { Listener } from '../../db/listener.js';
 import { WEBHOOKS_CHANNEL } from '../../events/events.repo.js';
 import type { EventsService } from '../../events/events.service.js';
 import { toEnvelope } from '../../events/events.service.js';
-import { Batcher } from '../../lib/batcher.js';
+import { Batcher } from '../../db/batcher.js';
 import { persist } from '../../lib/persist.js';
 import { settleWithin } from '../../lib/settle.js';
 import { webhookFailureReason, type Metrics } from '../../metrics/metrics.js';
-import type { NotificationsService } from '../notifications/notifications.service.js';
+import type { NotificationsService } from '../notifications/index.js';
 import { RefusedDestinationError, type WebhookEgress } from './webhooks.egress.js';
 import type { AttemptResult, ClaimedDelivery, WebhooksRepo } from './webhooks.repo.js';
 

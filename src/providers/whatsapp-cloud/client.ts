@@ -17,6 +17,7 @@ import { multipartBody } from './multipart.js';
 import { downloadWhatsAppMedia } from './media.js';
 import { buildGraphMessage } from './payloads.js';
 import { readGraphTemplate } from './templates.js';
+import { isJsonObject } from '../../lib/json-read.js';
 
 /** Templates asked for per page, and pages followed at most (a business has a few hundred at most). */
 const TEMPLATE_PAGE_SIZE = 100;
@@ -151,14 +152,14 @@ export class WhatsAppCloudProvider implements MessagingProvider {
         config,
         `${this.baseUrl}/${this.options.version}/${encodeURIComponent(config.businessAccountId)}/message_templates?${query}`,
       );
-      const list = isRecord(body) && Array.isArray(body.data) ? body.data : null;
+      const list = isJsonObject(body) && Array.isArray(body.data) ? body.data : null;
       if (!list) throw invalidResponse('a template list');
       for (const t of list) {
         const template = readGraphTemplate(t);
         if (template) out.push(template);
       }
-      const paging = isRecord(body) && isRecord(body.paging) ? body.paging : {};
-      const cursor = isRecord(paging.cursors) ? paging.cursors.after : undefined;
+      const paging = isJsonObject(body) && isJsonObject(body.paging) ? body.paging : {};
+      const cursor = isJsonObject(paging.cursors) ? paging.cursors.after : undefined;
       // Graph gives `next` only while another page exists.
       if (typeof paging.next !== 'string' || typeof cursor !== 'string' || cursor === '') break;
       after = cursor;
@@ -244,10 +245,6 @@ export class WhatsAppCloudProvider implements MessagingProvider {
       throw error;
     }
   }
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** A Graph answer: its parsed body when 2xx, else the ProviderError its status and body mean. */

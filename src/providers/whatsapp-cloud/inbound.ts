@@ -1,11 +1,6 @@
 import type { InboundDelivery, ProviderContext, ProviderWebhooks, ReceivedMessage } from '../types.js';
-import {
-  obj,
-  parseWebhook,
-  verifySignature,
-  verifySubscription,
-  type InboundProviderMessage,
-} from './webhook.js';
+import { obj } from '../../lib/json-read.js';
+import { parseWebhook, verifySignature, verifySubscription, type InboundProviderMessage } from './webhook.js';
 
 /**
  * Meta's webhooks of a WhatsApp channel behind the provider seam: the handshake and signature with

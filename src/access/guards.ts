@@ -1,7 +1,9 @@
-import { AppError } from '../../http/errors.js';
-import type { ApiKeyActor, UserActor } from '../../access/actors.js';
-import type { ApiKeyScope, Permission } from '../../access/permissions.js';
-import { pt } from '../../http/language.js';
+import { AppError } from '../http/errors.js';
+import { pt } from '../http/language.js';
+import type { ApiKeyActor, UserActor } from './actors.js';
+import type { ApiKeyScope, Permission } from './permissions.js';
+
+/** The checks every service makes of the acting user or key: 403 without a permission, 404 without a key's scope. */
 
 export function requirePermission(actor: UserActor, permission: Permission): void {
   if (!actor.permissions.has(permission)) {

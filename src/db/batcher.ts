@@ -1,4 +1,4 @@
-import { isDatabaseUnavailable } from '../db/unavailable.js';
+import { isDatabaseUnavailable } from './unavailable.js';
 
 /**
  * Group commit for concurrent requests: items submitted while every runner is busy are handled

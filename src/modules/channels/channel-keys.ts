@@ -1,9 +1,9 @@
 import type { ProviderName } from '../../db/types.js';
 import { AppError, badRequest } from '../../http/errors.js';
-import { Batcher } from '../../lib/batcher.js';
+import { Batcher } from '../../db/batcher.js';
 import { parseToken, safeEqual, sha256 } from '../../lib/secrets.js';
-import { CHANNEL_KEY_PREFIX } from '../channels/channels.service.js';
-import type { ChannelKeyRow, ChannelsRepo } from '../channels/channels.repo.js';
+import { CHANNEL_KEY_PREFIX } from './channels.service.js';
+import type { ChannelKeyRow, ChannelsRepo } from './channels.repo.js';
 
 /** The channel a Channel API key opened, as the send routes need it. */
 export interface ApiChannel {

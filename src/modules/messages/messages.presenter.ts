@@ -1,22 +1,8 @@
 import type { MessageT } from './messages.schemas.js';
 import type { MessageRow } from './messages.repo.js';
-import type { RequestMedia } from '../outbound/prepare.js';
 import { deliveryOf } from './delivery.js';
 
-/**
- * The media of an agent's reply as stored in `messages.content.media`; `mediaId` once uploaded.
- * `status` `ready` and `size`: the file is in the media store.
- */
-export interface StoredMedia {
-  kind: RequestMedia['kind'];
-  mimetype: string;
-  filename?: string;
-  caption?: string;
-  mediaId?: string;
-  status?: 'ready';
-  size?: number;
-}
-
+/** A message row as the API and its events show it. */
 export function toMessage(row: MessageRow): MessageT {
   return {
     id: row.id,

@@ -1,0 +1,32 @@
+import type { EventCatalogue } from './events/catalogue.js';
+import {
+  CHAT_CAPTURE,
+  CHAT_CLOSE,
+  CHAT_NEW,
+  CHAT_QUEUE,
+  CHAT_SPLIT,
+  CHAT_TRANSFER,
+  CHAT_UPDATE,
+} from './modules/chats/index.js';
+import { DRAFT_UPDATE } from './modules/drafts/index.js';
+import { MESSAGE_UPDATE, MESSAGE_UPSERT } from './modules/messages/index.js';
+import { NOTIFICATION_NEW } from './modules/notifications/index.js';
+
+/**
+ * Every event of the log with the schema of its data, as the modules that own them declare them: what
+ * `/docs/events.json` (AsyncAPI) publishes. A name of `EVENT_NAMES` without its module's declaration
+ * here does not compile.
+ */
+export const EVENT_CATALOGUE: EventCatalogue = {
+  'message.upsert': MESSAGE_UPSERT,
+  'message.update': MESSAGE_UPDATE,
+  'chat.new': CHAT_NEW,
+  'chat.update': CHAT_UPDATE,
+  'chat.queue': CHAT_QUEUE,
+  'chat.capture': CHAT_CAPTURE,
+  'chat.transfer': CHAT_TRANSFER,
+  'chat.close': CHAT_CLOSE,
+  'chat.split': CHAT_SPLIT,
+  'notification.new': NOTIFICATION_NEW,
+  'draft.update': DRAFT_UPDATE,
+};

@@ -1,0 +1,254 @@
+import { sql } from 'kysely';
+import type { Db } from '../../db/index.js';
+import { Statement } from '../../db/prepared.js';
+import { isoTime, sqlInteger } from '../../db/sql-text.js';
+import type { ChatStatus } from '../../db/types.js';
+import { keyActiveSql } from '../api-keys/index.js';
+import { HIDDEN_QUEUE, type ChatListRow } from './chats.repo.js';
+
+/** Filters of the chat lists; every one is backed by an index in list order. */
+export interface ChatFilter {
+  accountId: string;
+  status: ChatStatus;
+  channelIds?: readonly string[] | null; // allowed channels; null = all
+  channelId?: string;
+  queue?: string;
+  teamId?: string;
+  userId?: string;
+  /** Visibility of an agent without chats:read_all: chats of these teams or attended by this user. */
+  visibleTo?: { teamIds: readonly string[]; userId: string };
+  /** The customer searched for (ChatSearch): a part of the number, or of the name or address. */
+  search?: ChatSearch;
+}
+
+/**
+ * A search by contact: `number` matches digits anywhere in the contact's value (E.164 digits);
+ * `text` matches the name with accents and case ignored (`search_fold`, migration 014), or the value
+ * (an e-mail address). Both are trigram-indexed `LIKE '%…%'` on contacts.
+ */
+export type ChatSearch = { kind: 'number'; digits: string } | { kind: 'text'; text: string };
+
+/** `LIKE` treats `%`, `_` and the escape character as patterns; a search means them literally. */
+const likeEscape = (s: string) => s.replace(/[\\%_]/g, '\\$&');
+
+const STATUSES: ReadonlySet<string> = new Set<ChatStatus>(['open', 'closed']);
+
+/**
+ * The WHERE clause of a chat filter, its values appended to `values`. `chats` and `chat_counts` name
+ * the filter columns alike, so one clause filters the rows and their counters. The status (a closed
+ * set) and the hidden queue are written into the text, so a prepared statement's generic plan is
+ * costed with them; client values are always parameters.
+ */
+function filterSql(f: ChatFilter, values: unknown[]): string {
+  const p = (v: unknown) => `$${values.push(v)}`;
+  if (!STATUSES.has(f.status)) throw new Error(`unknown chat status ${f.status}`);
+  let out = `account_id = ${p(f.accountId)} AND status = '${f.status}'`;
+  out += f.queue !== undefined ? ` AND queue = ${p(f.queue)}` : ` AND queue <> '${HIDDEN_QUEUE}'`;
+  if (f.channelId !== undefined) out += ` AND channel_id = ${p(f.channelId)}`;
+  if (f.channelIds) out += ` AND channel_id = ANY(${p(f.channelIds)}::text[])`;
+  if (f.teamId !== undefined) out += ` AND team_id = ${p(f.teamId)}`;
+  if (f.userId !== undefined) out += ` AND user_id = ${p(f.userId)}`;
+  if (f.visibleTo) {
+    out += ` AND (team_id = ANY(${p(f.visibleTo.teamIds)}::text[]) OR user_id = ${p(f.visibleTo.userId)})`;
+  }
+  return out;
+}
+
+/**
+ * The search's condition on `chats` (empty without one): the matching contacts of the account, found
+ * through their trigram indexes, lead to their chats through `chats_contact_idx`. Counters cannot
+ * answer it, so a searched list counts its chats.
+ */
+function searchSql(f: ChatFilter, values: unknown[]): string {
+  if (!f.search) return '';
+  const p = (v: unknown) => `$${values.push(v)}`;
+  const match =
+    f.search.kind === 'number'
+      ? `value LIKE '%' || ${p(f.search.digits)} || '%'`
+      : (() => {
+          const term = `'%' || search_fold(${p(likeEscape(f.search.text))}) || '%'`;
+          return `(search_fold(name) LIKE ${term} OR value LIKE ${term})`;
+        })();
+  return ` AND contact_id IN (SELECT id FROM contacts WHERE account_id = ${p(f.accountId)} AND ${match})`;
+}
+
+/**
+ * The exact total of a filter: from the counters, or by counting the chats a search matches. A filter on
+ * nothing but the status, the queue and at most one of channel (or the key's channels), team or
+ * attendant reads `chat_totals`, a few rows per queue; any other combination sums `chat_counts`.
+ */
+function totalSql(f: ChatFilter, values: unknown[]): string {
+  if (f.search) {
+    const where = filterSql(f, values);
+    return `SELECT count(*)::int8 FROM chats WHERE ${where}${searchSql(f, values)}`;
+  }
+  const rollup = totalsSql(f, values);
+  if (rollup !== null) return rollup;
+  return `SELECT coalesce(sum(n), 0)::int8 FROM chat_counts WHERE ${filterSql(f, values)}`;
+}
+
+/** `totalSql` from `chat_totals`, or null when the filter is a combination only `chat_counts` answers. */
+function totalsSql(f: ChatFilter, values: unknown[]): string | null {
+  const channel = f.channelId !== undefined || f.channelIds ? 1 : 0;
+  const one = channel + (f.teamId !== undefined ? 1 : 0) + (f.userId !== undefined ? 1 : 0);
+  if (one > 1 || f.visibleTo) return null;
+  const p = (v: unknown) => `$${values.push(v)}`;
+  if (!STATUSES.has(f.status)) throw new Error(`unknown chat status ${f.status}`);
+  let out = `SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = ${p(f.accountId)} AND status = '${f.status}'`;
+  if (f.channelId !== undefined) {
+    // A channel outside the key's channels matches nothing, as in `filterSql`.
+    if (f.channelIds && !f.channelIds.includes(f.channelId)) return 'SELECT 0::int8';
+    out += ` AND dim = 'channel' AND value = ${p(f.channelId)}`;
+  } else if (f.channelIds) out += ` AND dim = 'channel' AND value = ANY(${p(f.channelIds)}::text[])`;
+  else if (f.teamId !== undefined) out += ` AND dim = 'team' AND value = ${p(f.teamId)}`;
+  else if (f.userId !== undefined) out += ` AND dim = 'user' AND value = ${p(f.userId)}`;
+  // No filter: the sum over the channels (a few rows per channel).
+  else out += ` AND dim = 'channel'`;
+  out += f.queue !== undefined ? ` AND queue = ${p(f.queue)}` : ` AND queue <> '${HIDDEN_QUEUE}'`;
+  return out;
+}
+
+/** A page of a filter's chats cut from `chats` alone, newest first (stable: createdAt, then id). */
+function pageSql(f: ChatFilter, values: unknown[], limit: number, offset: number): string {
+  const where = filterSql(f, values) + searchSql(f, values);
+  return `SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message, created_at,
+   updated_at, contact_id
+ FROM chats WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ${sqlInteger(limit)} OFFSET ${sqlInteger(offset)}`;
+}
+
+/**
+ * The stored last message as it is stored (JSONB's key order): every writer builds it as a
+ * `LastMessage`, the schema's fields, so passing it through costs PostgreSQL half of what picking the
+ * fields again would (measured in bench/README.md). Null unless an object is stored.
+ */
+const lastMessageJson = (column: string) => `CASE WHEN jsonb_typeof(${column}) = 'object' THEN ${column} END`;
+
+/** The counter tables and the columns that name one total (a row is one of its slots). */
+const COUNTER_TABLES = [
+  ['chat_counts', ['account_id', 'status', 'channel_id', 'team_id', 'queue', 'user_id']],
+  ['chat_totals', ['account_id', 'status', 'dim', 'value', 'queue']],
+] as const;
+
+/** `ChatsRepo.foldCounts` for one counter table. */
+function foldSql(table: string, key: readonly string[]): string {
+  const k = key.join(', ');
+  const on = (x: string, y: string) => key.map((c) => `${x}.${c} = ${y}.${c}`).join(' AND ');
+  return `WITH picked AS (
+  SELECT ${key.map((c) => `c.${c}`).join(', ')}, c.slot, c.n FROM ${table} c
+  WHERE (${key.map((c) => `c.${c}`).join(', ')}) IN (
+    SELECT ${k} FROM ${table} GROUP BY ${k} HAVING count(*) > 1 OR sum(n) = 0)
+  FOR UPDATE OF c SKIP LOCKED
+), kept AS (
+  SELECT ${k}, min(slot) AS slot, sum(n) AS n, count(*) AS rows FROM picked GROUP BY ${k}
+), gone AS (
+  DELETE FROM ${table} c USING picked p, kept k
+  WHERE ${on('c', 'p')} AND c.slot = p.slot AND ${on('p', 'k')} AND (k.n = 0 OR p.slot <> k.slot)
+  RETURNING 1
+), summed AS (
+  UPDATE ${table} c SET n = k.n FROM kept k
+  WHERE ${on('c', 'k')} AND c.slot = k.slot AND k.n <> 0 AND k.rows > 1
+  RETURNING 1
+)
+SELECT (SELECT count(*) FROM gone)::int AS folded, (SELECT count(*) FROM summed) AS kept`;
+}
+
+/** The chat lists: a page of a filter's chats with its exact total, and the totals' upkeep. */
+export class ChatListsRepo {
+  constructor(private readonly db: Db) {}
+
+  /**
+   * One page, newest first (createdAt, then id, both descending, so paging is stable), and the exact
+   * total from the counters table, in one statement: one round trip, one plan, and the page and its
+   * total read from the same snapshot. The page is cut from `chats` alone before the join, so the
+   * contacts are looked up for the page's rows only, however deep the page. Written as SQL text per
+   * filter shape so that first pages run as prepared statements (src/db/prepared.ts).
+   */
+  async listPage(
+    f: ChatFilter,
+    page: number,
+    limit: number,
+  ): Promise<{ rows: ChatListRow[]; total: number }> {
+    const offset = (page - 1) * limit;
+    // Past 2^53 no page can hold a row; the literal would not even print as an integer.
+    if (!Number.isSafeInteger(offset)) return { rows: [], total: await this.count(f) };
+    const values: unknown[] = [];
+    const total = totalSql(f, values);
+    const text = `SELECT c.id, c.channel_id, c.team_id, c.user_id, c.status, c.queue, c.unread_messages,
+ c.last_message, c.created_at, c.updated_at, c.contact_id, ct.name AS contact_name, ct.value AS contact_value,
+ ct.last_inbound_at AS contact_last_inbound_at,
+ (${total}) AS total
+FROM (${pageSql(f, values, limit, offset)}) AS c
+JOIN contacts ct ON ct.id = c.contact_id
+ORDER BY c.created_at DESC, c.id DESC`;
+    // First pages are what clients poll; deeper pages stay unnamed, so offsets cannot fill the bound.
+    const rows = await Statement.shaped<ChatListRow & { total: number }>(text, offset === 0).execute(
+      this.db,
+      values,
+    );
+    // A page past the end has no row to carry the total.
+    if (rows.length === 0) return { rows: [], total: await this.count(f) };
+    return { rows, total: rows[0]!.total };
+  }
+
+  /**
+   * The Channel API's page as JSON text built by PostgreSQL, with its exact total: the contract's Chat
+   * objects (`ChatSchema`, no window) in list order. The server passes the text through instead of
+   * parsing twenty rows and serializing them again, which was most of a list request's CPU (see
+   * bench/README.md). Always one row, so an empty page needs no second statement for its total.
+   */
+  async listApiPageJson(
+    f: ChatFilter,
+    page: number,
+    limit: number,
+    keyId: string,
+  ): Promise<{ total: number; chatsJson: string; keyActive: boolean | null }> {
+    const offset = (page - 1) * limit;
+    if (!Number.isSafeInteger(offset))
+      return { total: await this.count(f), chatsJson: '[]', keyActive: null };
+    const values: unknown[] = [];
+    const total = totalSql(f, values);
+    const page0 = pageSql(f, values, limit, offset);
+    const key = keyActiveSql(`$${values.push(keyId)}`);
+    // row_to_json writes compact JSON with the aliases as keys, in this order (ChatSchema's).
+    const text = `SELECT (${total}) AS total, ${key} AS key_active,
+ coalesce('[' || string_agg(row_to_json(j)::text, ',' ORDER BY c.created_at DESC, c.id DESC) || ']', '[]') AS chats
+FROM (${page0}) AS c
+JOIN contacts ct ON ct.id = c.contact_id,
+LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id AS "teamId", c.user_id AS "userId",
+   json_build_object('id', ct.id, 'name', coalesce(ct.name, ct.value), 'value', ct.value) AS contact,
+   c.unread_messages AS "unreadMessages", ${lastMessageJson('c.last_message')} AS "lastMessage",
+   ${isoTime('c.created_at')} AS "createdAt", ${isoTime('c.updated_at')} AS "updatedAt") AS j`;
+    const [row] = await Statement.shaped<{ total: number; chats: string; key_active: boolean }>(
+      text,
+      offset === 0,
+    ).execute(this.db, values);
+    return { total: row?.total ?? 0, chatsJson: row?.chats ?? '[]', keyActive: row?.key_active ?? null };
+  }
+
+  /**
+   * Exact total: from the counters table (a few rows per filter combination, never the chats), or,
+   * for a search, the chats its contacts lead to.
+   */
+  async count(f: ChatFilter): Promise<number> {
+    const values: unknown[] = [];
+    const text = `SELECT (${totalSql(f, values)}) AS total`;
+    const rows = await Statement.shaped<{ total: number }>(text, true).execute(this.db, values);
+    return rows[0]?.total ?? 0;
+  }
+
+  /**
+   * Folds the counters' slots (migrations 020, 021) back into one row per total, and drops the totals
+   * that count nothing (every chat moved out), which a sum would otherwise keep reading: of the rows no
+   * transaction holds now, a total's are summed into its lowest slot (or all deleted when they sum to
+   * zero), one statement per table, so every snapshot sees the same totals before and after. Held rows
+   * are skipped, never waited on. Answers how many rows went.
+   */
+  async foldCounts(): Promise<number> {
+    let folded = 0;
+    for (const [table, key] of COUNTER_TABLES) {
+      const { rows } = await sql<{ folded: number }>`${sql.raw(foldSql(table, key))}`.execute(this.db);
+      folded += rows[0]?.folded ?? 0;
+    }
+    return folded;
+  }
+}

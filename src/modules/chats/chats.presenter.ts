@@ -1,0 +1,31 @@
+import type { ChatListRow } from './chats.repo.js';
+import type { ChatT, ChatWindowT } from './chats.schemas.js';
+
+/** A chat row as the API shows it, with the customer-service window worked out from the customer's last message. */
+
+/** How long a customer's message keeps the customer-service window open. */
+export const CUSTOMER_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+/** The window as of `now`, from when the customer last wrote. */
+export function chatWindow(lastInboundAt: Date | null, now = Date.now()): ChatWindowT {
+  if (!lastInboundAt) return { open: false, expiresAt: null };
+  const expires = lastInboundAt.getTime() + CUSTOMER_WINDOW_MS;
+  return { open: now < expires, expiresAt: new Date(expires).toISOString() };
+}
+
+export function toChat(row: ChatListRow): ChatT {
+  return {
+    id: row.id,
+    status: row.status,
+    queue: row.queue,
+    channelId: row.channel_id,
+    teamId: row.team_id,
+    userId: row.user_id,
+    contact: { id: row.contact_id, name: row.contact_name ?? row.contact_value, value: row.contact_value },
+    unreadMessages: row.unread_messages,
+    lastMessage: row.last_message,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+    window: chatWindow(row.contact_last_inbound_at),
+  };
+}

@@ -1,0 +1,131 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { eventType } from '../../events/catalogue.js';
+import { Nullable, ObjectIdString, pageOf, PaginationQuery } from '../../http/schemas.js';
+
+/** The chat as the Channel API and the agent API show it, and the queries of chat lists. */
+
+export const LastMessageSchema = Type.Object({
+  id: Type.String(),
+  origin: Type.String({ description: 'contact, user, api or system' }),
+  type: Type.String(),
+  content: Type.String({ description: 'Text of the message, or a summary such as [image] for media' }),
+  createdAt: Type.String({ format: 'date-time' }),
+  userId: Type.Optional(Type.String({ description: 'The agent who wrote it, for `user` messages' })),
+});
+
+export const ChatSchema = Type.Object({
+  id: Type.String(),
+  status: Type.String({ description: '`open` or `closed`' }),
+  queue: Type.String(),
+  channelId: Type.String(),
+  teamId: Type.String(),
+  userId: Nullable(Type.String()),
+  contact: Type.Object({ id: Type.String(), name: Type.String(), value: Type.String() }),
+  unreadMessages: Type.Integer(),
+  lastMessage: Nullable(LastMessageSchema),
+  createdAt: Type.String({ format: 'date-time' }),
+  updatedAt: Type.String({ format: 'date-time' }),
+});
+
+export const ChatWindowSchema = Type.Object(
+  {
+    open: Type.Boolean({
+      description:
+        'Whether free text and media may be sent now; when false only a template reaches the customer',
+    }),
+    expiresAt: Nullable(
+      Type.String({
+        format: 'date-time',
+        description: "24 hours after the customer's last message; null when the customer never wrote",
+      }),
+    ),
+  },
+  { description: "The 24-hour customer-service window, opened by each of the customer's messages" },
+);
+
+/**
+ * The chat as agents (agent API, gateway events, webhooks) see it: the contract's Chat plus the
+ * customer-service window. The Channel API answers with `ChatSchema`, whose serializer leaves
+ * `window` out, so its Chat stays exactly the contract's.
+ */
+export const AgentChatSchema = Type.Object({ ...ChatSchema.properties, window: ChatWindowSchema });
+export type ChatT = Static<typeof AgentChatSchema>;
+export type ChatWindowT = Static<typeof ChatWindowSchema>;
+
+export const ChatPageSchema = pageOf('chats', ChatSchema);
+export const AgentChatPageSchema = pageOf('chats', AgentChatSchema);
+
+/** The filters of a chat list (Channel API; the agent API adds its own). */
+export const ListChatsQuery = Type.Object(
+  {
+    channelId: Type.Optional(ObjectIdString({ description: 'Only chats of this channel' })),
+    queue: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 100, description: 'Queue name, e.g. Espera' }),
+    ),
+    teamId: Type.Optional(ObjectIdString({ description: 'Only chats of this team' })),
+    userId: Type.Optional(ObjectIdString({ description: 'Only chats attended by this user' })),
+    ...PaginationQuery,
+  },
+  { additionalProperties: false },
+);
+export type ListChatsQueryT = Static<typeof ListChatsQuery>;
+
+/** The chat events (src/events/catalogue.ts); their rooms are in src/events/rooms.ts. */
+const TeamUser = Type.Object({ teamId: Type.String(), userId: Nullable(Type.String()) });
+const chat = { chat: AgentChatSchema };
+
+export const CHAT_NEW = eventType(
+  'chat.new',
+  Type.Object(chat, { description: "A conversation entered a team's queue" }),
+);
+export const CHAT_UPDATE = eventType(
+  'chat.update',
+  Type.Object(chat, {
+    description: 'A list item changed: last message, unread count, queue or attendant',
+  }),
+);
+export const CHAT_QUEUE = eventType(
+  'chat.queue',
+  Type.Object(
+    { ...chat, from: Type.String(), to: Type.String() },
+    {
+      description:
+        "The chat moved from one queue to another (also when a customer's reply brings a conversation the Channel API opened from `API` to the channel's inbound queue)",
+    },
+  ),
+);
+export const CHAT_CAPTURE = eventType(
+  'chat.capture',
+  Type.Object(chat, { description: 'An agent took the chat from the queue' }),
+);
+export const CHAT_TRANSFER = eventType(
+  'chat.transfer',
+  Type.Object(
+    {
+      ...chat,
+      from: TeamUser,
+      to: TeamUser,
+      reasonCode: Nullable(Type.String()),
+      reason: Nullable(Type.String()),
+    },
+    { description: 'The chat was transferred to a team or a user' },
+  ),
+);
+export const CHAT_CLOSE = eventType(
+  'chat.close',
+  Type.Object(chat, { description: 'The conversation ended' }),
+);
+export const CHAT_SPLIT = eventType(
+  'chat.split',
+  Type.Object(
+    {
+      ...chat,
+      into: AgentChatSchema,
+      messageIds: Type.Array(Type.String()),
+    },
+    {
+      description:
+        "Messages of the chat were another customer's (two customers once shared one contact): they moved to `into`, that customer's own chat (`atende doctor`)",
+    },
+  ),
+);

@@ -1,0 +1,27 @@
+// The chats module's public entry: what other modules, the gateway and the wiring may use of it.
+export { chatWindow, toChat } from './chats.presenter.js';
+export { ChatsRepo, QUEUE_API } from './chats.repo.js';
+export { chatsRoutes } from './chats.routes.js';
+export {
+  CHAT_CAPTURE,
+  CHAT_CLOSE,
+  CHAT_NEW,
+  CHAT_QUEUE,
+  CHAT_SPLIT,
+  CHAT_TRANSFER,
+  CHAT_UPDATE,
+  ChatPageSchema,
+  ChatSchema,
+  type ChatT,
+  ListChatsQuery,
+} from './chats.schemas.js';
+export {
+  CHAT_BUSY,
+  CHAT_CLOSED,
+  ChatMovesService,
+  isLockUnavailable,
+  TEAM_TRANSFER_WAIT_MS,
+} from './chat-moves.service.js';
+export { ChatsService } from './chats.service.js';
+export { ChatListsRepo } from './chat-lists.repo.js';
+export { ChatTransfersRepo } from './chat-transfers.repo.js';
