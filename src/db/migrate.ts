@@ -25,6 +25,7 @@ import * as m023 from './migrations/023_counter_statement_trigger.js';
 import * as m024 from './migrations/024_message_sender.js';
 import * as m025 from './migrations/025_delivery_details.js';
 import * as m026 from './migrations/026_media_blob_chunks.js';
+import * as m027 from './migrations/027_customers.js';
 
 /** Versioned migrations, in order. Names are permanent: never rename or edit one that has shipped. */
 const migrations: Record<string, Migration> = {
@@ -54,6 +55,7 @@ const migrations: Record<string, Migration> = {
   '024_message_sender': m024,
   '025_delivery_details': m025,
   '026_media_blob_chunks': m026,
+  '027_customers': m027,
 };
 
 class StaticProvider implements MigrationProvider {

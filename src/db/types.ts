@@ -105,6 +105,21 @@ export interface ContactsTable {
   provider_address: string | null;
   /** When the customer last wrote: the 24-hour window runs from it (migration 015). */
   last_inbound_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /**
+   * The person this contact is an address of (migration 027). Written by the database when a contact
+   * is inserted (the account's earlier contact with the same value on another channel, or a customer of
+   * its own with the contact's id); code sets it only to move a contact to another customer.
+   */
+  customer_id: ColumnType<string, string | undefined, string>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** The person behind a channel's contacts (migration 027). */
+export interface CustomersTable {
+  id: string;
+  account_id: string;
+  name: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -393,6 +408,7 @@ export interface Database {
   channels: ChannelsTable;
   account_api_keys: AccountApiKeysTable;
   contacts: ContactsTable;
+  customers: CustomersTable;
   chats: ChatsTable;
   chat_counts: ChatCountsTable;
   chat_totals: ChatTotalsTable;
