@@ -8,8 +8,9 @@ import { SendDispatcher } from './jobs/send-dispatcher.js';
 
 /**
  * Registers the job handlers of the worker role. Each capability declares its worker (`JobWorker`)
- * and it is registered here, so every background behaviour is found from one place. `stop()` ends
- * what the job queue does not stop itself.
+ * and it is registered here, so every background behaviour is found from one place. `stop()` stops
+ * every worker (each waits, bounded, for its work in flight), before anything they use — the
+ * doorbell, the job queue, the pool — is closed.
  */
 export async function registerWorkers(
   services: Services,
@@ -44,7 +45,7 @@ export async function registerWorkers(
   await services.webhookDeliverer.start({ databaseUrl });
   return {
     stop: async () => {
-      await Promise.all([sends.stop(), services.webhookDeliverer.stop()]);
+      await Promise.all([sends.stop(), services.webhookDeliverer.stop(), services.jobs.stopWorkers()]);
     },
   };
 }

@@ -141,6 +141,7 @@ export class JobQueue {
   private readonly timers: NodeJS.Timeout[] = [];
   private stopping = false;
   private stopped = false;
+  private workersStopped: Promise<void> | null = null;
 
   constructor(private readonly opts: JobQueueOptions) {
     // pg-boss runs on a pool of ours: bounded connects and keepalive like the platform's own pool, so
@@ -278,13 +279,25 @@ export class JobQueue {
     tick();
   }
 
-  /** Stops fetching, waits (bounded) for the jobs running here, and fails those still running. */
+  /**
+   * Stops this node's workers: no more fetching nor periodic jobs, a bounded wait for the jobs running
+   * here, and those still running failed. The queue itself still takes jobs (`insertInTransaction`)
+   * until `stop`.
+   */
+  async stopWorkers(): Promise<void> {
+    this.workersStopped ??= (async () => {
+      for (const t of this.timers) clearInterval(t);
+      await this.listener.stop();
+      await Promise.all([...this.runners.values()].map((r) => r.stop(10_000)));
+    })();
+    await this.workersStopped;
+  }
+
+  /** Stops the workers (`stopWorkers`), then pg-boss and its pool. */
   async stop(): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
-    for (const t of this.timers) clearInterval(t);
-    await this.listener.stop();
-    await Promise.all([...this.runners.values()].map((r) => r.stop(10_000)));
+    await this.stopWorkers();
     await this.boss.stop({ graceful: false, close: false });
     this.stopped = true;
     await this.pool.end().catch(() => undefined);
@@ -381,17 +394,7 @@ class Runner<T> {
         if (this.stopping || room <= 0) return;
         // pg-boss's fetch answers nothing rather than throw when the database is away.
         const jobs = await this.boss.fetch<T>(this.queue, { batchSize: room, includeMetadata: true });
-        if (this.stopping) {
-          // Fetched as the node stops: back to the queue rather than left to expire.
-          if (jobs.length > 0)
-            await this.boss
-              .fail(
-                this.queue,
-                jobs.map((j) => j.id),
-              )
-              .catch(() => undefined);
-          return;
-        }
+        // Fetched as the node stops too: they run, and the stop waits for them like the others.
         for (const job of jobs) this.run(job);
         if (jobs.length < room) return;
       }
@@ -456,12 +459,15 @@ class Runner<T> {
   }
 
   /**
-   * Stops fetching and waits up to `waitMs` for the jobs running; those still running then are failed,
-   * so that they run again soon (on another node) rather than after their expiry.
+   * Stops fetching and waits up to `waitMs` for the jobs running — those of a fetch still running
+   * when the stop began too; those still running then are failed, so that they run again soon (on
+   * another node) rather than after their expiry.
    */
   async stop(waitMs: number): Promise<void> {
     this.stopping = true;
-    await settleWithin(this.inFlight, waitMs);
+    const until = Date.now() + waitMs;
+    await settleWithin([this.fetches.idle()], until - Date.now());
+    await settleWithin(this.inFlight, until - Date.now());
     this.closed = true;
     const left = [...this.running];
     if (left.length === 0) return;

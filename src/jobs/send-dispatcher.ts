@@ -85,7 +85,8 @@ export class SendDispatcher {
     () => this.fill(),
     () => this.stopping,
   );
-  private renewing = false;
+  /** The lease renewal in progress, if any. */
+  private renewal: Promise<void> | null = null;
   private renewFailing = false;
   /** Leasing takes expired leases only from this time (ms since epoch): see `sawFailure`. */
   private takeExpiredFrom = Number.POSITIVE_INFINITY;
@@ -138,14 +139,21 @@ export class SendDispatcher {
     this.wake();
   }
 
-  /** Stops leasing, waits (bounded) for the jobs in flight, and frees this node's leases. */
+  /**
+   * Stops leasing, waits (bounded) for the jobs in flight — those of a lease still running when the
+   * stop began too: they were leased, so they run — and frees this node's leases. Nothing of it runs
+   * afterwards: the database may be gone then.
+   */
   async stop(): Promise<void> {
     this.stopping = true;
+    const until = Date.now() + STOP_WAIT_MS;
     clearInterval(this.pollTimer);
     await this.listener.stop();
-    await settleWithin(this.inFlight, STOP_WAIT_MS);
+    await settleWithin([this.fetches.idle()], until - Date.now());
+    await settleWithin(this.inFlight, until - Date.now());
     // Renewed until here, so that no other node runs a job this one is still finishing.
     clearInterval(this.renewTimer);
+    await this.renewal;
     if (this.held.size > 0) {
       // Their leases expire and they run again elsewhere; an answer held for one of them is lost.
       this.opts.logger.error(
@@ -266,10 +274,9 @@ export class SendDispatcher {
 
   /** Renews the leases of the lanes held here; a lease lost to another worker is logged. */
   private renew(): void {
-    if (this.held.size === 0 || this.renewing) return;
-    this.renewing = true;
+    if (this.held.size === 0 || this.renewal) return;
     const lanes = [...this.held.keys()];
-    void this.db(() => this.opts.queue.renew(this.owner, lanes, this.leaseMs))
+    this.renewal = this.db(() => this.opts.queue.renew(this.owner, lanes, this.leaseMs))
       .then((kept) => {
         if (this.renewFailing) this.opts.logger.info('send queue: lease renewal works again');
         this.renewFailing = false;
@@ -283,7 +290,7 @@ export class SendDispatcher {
         this.renewFailing = true;
       })
       .finally(() => {
-        this.renewing = false;
+        this.renewal = null;
       });
   }
 

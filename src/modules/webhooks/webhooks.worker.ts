@@ -160,6 +160,8 @@ export class WebhookDeliverer {
   private readonly delivered: Batcher<DeliveredOutcome, void>;
   private leaseMs = 0;
   private claiming = false;
+  /** The claim loop in progress (settled when none runs). */
+  private claim: Promise<void> = Promise.resolve();
   private again = false;
   private stopping = true;
   private claimFailing = false;
@@ -213,14 +215,20 @@ export class WebhookDeliverer {
     this.wake();
   }
 
-  /** Stops claiming and waits (bounded) for the attempts in flight; the others come back after their lease. */
+  /**
+   * Stops claiming and waits (bounded) for the attempts in flight — those of a claim still running
+   * when the stop began too: they were claimed, so they are attempted. The others come back after
+   * their lease. Nothing of it runs afterwards: the database may be gone then.
+   */
   async stop(): Promise<void> {
     this.stopping = true;
+    const until = Date.now() + STOP_WAIT_MS;
     clearInterval(this.pollTimer);
     this.unsubscribe();
     await this.listener?.stop();
     this.listener = null;
-    await settleWithin(this.inFlight, STOP_WAIT_MS);
+    await settleWithin([this.claim], until - Date.now());
+    await settleWithin(this.inFlight, until - Date.now());
     this.agents.http.destroy();
     this.agents.https.destroy();
   }
@@ -233,7 +241,7 @@ export class WebhookDeliverer {
       return;
     }
     this.claiming = true;
-    void this.claimLoop().finally(() => {
+    this.claim = this.claimLoop().finally(() => {
       this.claiming = false;
     });
   }
