@@ -324,3 +324,40 @@ describe('stopping a node under load', () => {
     assert.deepEqual(bad, [], 'the stopped node logged warnings or errors');
   });
 });
+
+describe('a request in flight when the node stops', () => {
+  it(
+    'is answered, and its keep-alive connection closed then, not at the end of its keep-alive',
+    { timeout: BOUND_MS },
+    async () => {
+      const graph = await FakeGraph.start();
+      // An hour's keep-alive: a stop that waited for it would outlast the test.
+      const t = await startTestApp({
+        env: {
+          ATENDE_ROLES: 'api',
+          WHATSAPP_GRAPH_BASE_URL: graph.url,
+          ATENDE_KEEP_ALIVE_TIMEOUT_MS: '3600000',
+        },
+      });
+      try {
+        const f = await seedAccount(t.server.services);
+        const channel = await createWhatsAppChannel(f, { businessAccountId: '1029384756' });
+        graph.setTemplates('1029384756', []);
+        // Listing templates asks the provider, which holds its answer until the stop has begun.
+        const held = graph.holdNext();
+        const answer = fetch(`${t.url}/api/channels/${channel.id}/templates`, {
+          headers: { authorization: `Bearer ${f.adminToken}` },
+        }).then(async (res) => ({ status: res.status, body: await res.text() }));
+        await graph.nextRequest();
+        const stopping = t.server.close();
+        held.release();
+        const res = await answer;
+        assert.equal(res.status, 200, res.body);
+        await stopping;
+      } finally {
+        await t.close();
+        await graph.close();
+      }
+    },
+  );
+});
