@@ -259,10 +259,11 @@ export class WebhookDeliverer {
         if (this.claimFailing) this.logger.info('webhook deliveries: claiming works again');
         this.claimFailing = false;
       } catch (err) {
-        // The poll tries again.
+        // The poll tries again; a wake that came during this claim (a delivery created meanwhile)
+        // looks again at once, as after a claim that worked, rather than waiting for the poll.
         if (!this.claimFailing) this.logger.warn({ err }, 'webhook deliveries: claiming failed');
         this.claimFailing = true;
-        return;
+        continue;
       }
       for (const delivery of claimed) this.run(delivery, claimedAt);
       // A full batch: more may be due.
