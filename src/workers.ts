@@ -7,10 +7,11 @@ import { mediaDownloadWorker } from './modules/media/media-download.worker.js';
 import { SendDispatcher } from './jobs/send-dispatcher.js';
 
 /**
- * Registers the job handlers of the worker role. Each capability declares its worker (`JobWorker`)
- * and it is registered here, so every background behaviour is found from one place. `stop()` stops
- * every worker (each waits, bounded, for its work in flight), before anything they use — the
- * doorbell, the job queue, the pool — is closed.
+ * Starts the worker role: every background loop of the node, so every background behaviour is found
+ * from one place. Each runs on the one claim loop (`jobs/claim-loop.ts`): the job queue's worker of
+ * each pg-boss queue (each capability declares its `JobWorker`), the send queue's dispatcher and the
+ * webhook deliverer. `stop()` stops them all at once (each waits, bounded, for its work in flight),
+ * before anything they use — the doorbell, the job queue, the pool — is closed.
  */
 export async function registerWorkers(
   services: Services,

@@ -5,11 +5,10 @@ import type { Logger } from 'pino';
 import { CONNECT_TIMEOUT_MS, KEEPALIVE_DELAY_MS, type Tx } from '../db/index.js';
 import { Listener } from '../db/listener.js';
 import { isConnectionFailure } from '../db/unavailable.js';
-import { settleWithin } from '../lib/settle.js';
 import { errorText } from '../lib/errors.js';
-import { OneAtATime } from '../lib/one-at-a-time.js';
 import { Batcher } from '../lib/batcher.js';
 import { persist } from '../lib/persist.js';
+import { ClaimLoop, type WakeUp } from './claim-loop.js';
 
 /**
  * Durable jobs on the platform's own PostgreSQL (pg-boss 10, schema `atende_jobs`). A job inserted
@@ -38,6 +37,9 @@ export const QUEUES = {
   housekeeping: 'housekeeping',
 } as const;
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
+
+/** How long a stopping node waits for the jobs running on it. */
+const STOP_WAIT_MS = 10_000;
 
 /** Retries of a media download: its handler marks the file failed on the last one. */
 export const MEDIA_DOWNLOAD_RETRY_LIMIT = 10;
@@ -137,7 +139,9 @@ export class JobQueue {
   private readonly boss: PgBoss;
   private readonly pool: pg.Pool;
   private readonly runners = new Map<QueueName, Runner<unknown>>();
+  /** One LISTEN connection for every queue's runner: the payload names the queue to wake. */
   private readonly listener: Listener;
+  private readonly wakers = new Map<string, () => void>();
   private readonly timers: NodeJS.Timeout[] = [];
   private stopping = false;
   private stopped = false;
@@ -174,7 +178,7 @@ export class JobQueue {
       databaseUrl: opts.connectionString,
       channel: JOBS_NOTIFY_CHANNEL,
       retryDelayMs: 1_000,
-      onNotify: (queue) => this.runners.get(queue as QueueName)?.wake(),
+      onNotify: (queue) => this.wakers.get(queue)?.(),
       logger: opts.logger,
       name: 'job queue',
       waitsFor: 'new jobs',
@@ -235,13 +239,21 @@ export class JobQueue {
     handler: (job: Job<T>) => Promise<void>,
   ): Promise<void> {
     if (this.runners.has(queue)) throw new Error(`a worker already runs queue ${queue}`);
-    const runner = new Runner<T>(this.boss, queue, options, handler, this.opts.logger);
+    const runner = new Runner<T>(this.boss, queue, options, handler, this.opts.logger, this.notified(queue));
     this.runners.set(queue, runner as Runner<unknown>);
-    await this.listener.start();
-    const timer = setInterval(() => runner.wake(), options.pollMs);
-    timer.unref();
-    this.timers.push(timer);
-    runner.wake();
+    await runner.start();
+  }
+
+  /** Wake-ups of `queue`'s runner from the LISTEN connection the queues share. */
+  private notified(queue: QueueName): WakeUp {
+    return async (wake) => {
+      this.wakers.set(queue, wake);
+      await this.listener.start();
+      return async () => {
+        this.wakers.delete(queue);
+        if (this.wakers.size === 0) await this.listener.stop();
+      };
+    };
   }
 
   /** Runs a worker on this node (`work`), logging its failed runs, and queues its periodic jobs. */
@@ -287,8 +299,8 @@ export class JobQueue {
   async stopWorkers(): Promise<void> {
     this.workersStopped ??= (async () => {
       for (const t of this.timers) clearInterval(t);
+      await Promise.all([...this.runners.values()].map((r) => r.stop()));
       await this.listener.stop();
-      await Promise.all([...this.runners.values()].map((r) => r.stop(10_000)));
     })();
     await this.workersStopped;
   }
@@ -344,30 +356,27 @@ function onTransaction(tx: Tx): PgBoss.Db {
 }
 
 /**
- * One queue's worker loop on this node. pg-boss 10's own `work()` runs one job (or batch) per loop and
- * completes it without awaiting the statement — a completion that meets a database outage becomes an
- * unhandled rejection, which ends a Node process — so the loop is ours: completions are awaited and
- * retried while the database is away, and handlers run as slots free up.
+ * One queue's worker on this node, on a claim loop (`claim-loop.ts`). pg-boss 10's own `work()` runs
+ * one job (or batch) per loop and completes it without awaiting the statement — a completion that
+ * meets a database outage becomes an unhandled rejection, which ends a Node process — so the loop is
+ * ours: completions are awaited and retried while the database is away, and handlers run as slots
+ * free up.
  */
 class Runner<T> {
-  private readonly inFlight = new Set<Promise<void>>();
   /** Ids of the jobs whose handlers run here. */
   private readonly running = new Set<string>();
   /** Stopped: a handler finishing now leaves its job alone (it was failed, or expires). */
   private closed = false;
-  private stopping = false;
   private readonly completions: Batcher<string, void>;
-  private readonly fetches = new OneAtATime(
-    () => this.fill(),
-    () => this.stopping,
-  );
+  private readonly loop: ClaimLoop<PgBoss.JobWithMetadata<T>>;
 
   constructor(
     private readonly boss: PgBoss,
     private readonly queue: QueueName,
-    private readonly options: WorkOptions,
+    options: WorkOptions,
     private readonly handler: (job: Job<T>) => Promise<void>,
     private readonly logger: Logger,
+    notified: WakeUp,
   ) {
     // Jobs finishing together are completed in one statement.
     this.completions = new Batcher<string, void>({
@@ -380,33 +389,41 @@ class Runner<T> {
       maxWeight: Number.POSITIVE_INFINITY,
       weight: () => 0,
     });
-  }
-
-  /** Looks for jobs now; a call during a fetch makes it look again after. */
-  wake(): void {
-    this.fetches.run();
-  }
-
-  private async fill(): Promise<void> {
-    try {
-      for (;;) {
-        const room = this.options.concurrency - this.inFlight.size;
-        if (this.stopping || room <= 0) return;
+    this.loop = new ClaimLoop<PgBoss.JobWithMetadata<T>>({
+      name: 'job queue',
+      logFields: { queue },
+      concurrency: options.concurrency,
+      pollMs: options.pollMs,
+      wakeUps: [notified],
+      claim: async (room) => {
         // pg-boss's fetch answers nothing rather than throw when the database is away.
-        const jobs = await this.boss.fetch<T>(this.queue, { batchSize: room, includeMetadata: true });
-        // Fetched as the node stops too: they run, and the stop waits for them like the others.
-        for (const job of jobs) this.run(job);
-        if (jobs.length < room) return;
-      }
-    } catch (err) {
-      this.logger.warn({ err: errorText(err), queue: this.queue }, 'job queue: fetching jobs failed');
-    }
+        const jobs = await this.boss.fetch<T>(queue, { batchSize: room, includeMetadata: true });
+        return { items: jobs, more: jobs.length >= room };
+      },
+      run: (jobs) => jobs.map((job) => this.run(job)),
+      stopWaitMs: STOP_WAIT_MS,
+      stopped: () => this.failRunning(),
+      claimFailed: 'fetching jobs failed',
+      logger,
+    });
   }
 
-  private run(job: PgBoss.JobWithMetadata<T>): void {
+  start(): Promise<void> {
+    return this.loop.start();
+  }
+
+  /**
+   * Stops fetching and waits (bounded) for the jobs running — those of a fetch still running when the
+   * stop began too (`ClaimLoop.stop`); those still running then are failed (`failRunning`).
+   */
+  stop(): Promise<void> {
+    return this.loop.stop();
+  }
+
+  private run(job: PgBoss.JobWithMetadata<T>): Promise<void> {
     const started = Date.now();
     this.running.add(job.id);
-    const p = this.handler({
+    return this.handler({
       data: job.data,
       retryCount: job.retryCount,
     })
@@ -417,10 +434,7 @@ class Runner<T> {
       .then((err) => this.settle(job, err, started))
       .finally(() => {
         this.running.delete(job.id);
-        this.inFlight.delete(p);
-        this.wake();
       });
-    this.inFlight.add(p);
   }
 
   /**
@@ -459,15 +473,10 @@ class Runner<T> {
   }
 
   /**
-   * Stops fetching and waits up to `waitMs` for the jobs running — those of a fetch still running
-   * when the stop began too; those still running then are failed, so that they run again soon (on
-   * another node) rather than after their expiry.
+   * After the stop's wait: the jobs still running are failed, so that they run again soon (on another
+   * node) rather than after their expiry.
    */
-  async stop(waitMs: number): Promise<void> {
-    this.stopping = true;
-    const until = Date.now() + waitMs;
-    await settleWithin([this.fetches.idle()], until - Date.now());
-    await settleWithin(this.inFlight, until - Date.now());
+  private async failRunning(): Promise<void> {
     this.closed = true;
     const left = [...this.running];
     if (left.length === 0) return;

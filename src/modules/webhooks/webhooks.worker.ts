@@ -3,13 +3,12 @@ import http from 'node:http';
 import https from 'node:https';
 import type { Logger } from 'pino';
 import type { Doorbell } from '../../db/doorbell.js';
-import { Listener } from '../../db/listener.js';
 import { WEBHOOKS_CHANNEL } from '../../events/events.repo.js';
 import type { EventsService } from '../../events/events.service.js';
 import { toEnvelope } from '../../events/events.service.js';
 import { Batcher } from '../../lib/batcher.js';
 import { persist } from '../../lib/persist.js';
-import { settleWithin } from '../../lib/settle.js';
+import { ClaimLoop, doorbellRings, listenFor, type Claimed } from '../../jobs/claim-loop.js';
 import { webhookFailureReason, type Metrics } from '../../metrics/metrics.js';
 import type { NotificationsService } from '../notifications/notifications.service.js';
 import { RefusedDestinationError, type WebhookEgress } from './webhooks.egress.js';
@@ -148,26 +147,18 @@ interface Current {
  * kept-alive connections, and settles the outcomes — 2xx answers several per statement; a failure in a
  * transaction with the endpoint's health and the next attempt (backoff with jitter, Retry-After) as
  * the row's new due time. An endpoint failing for the whole retry window is disabled and the account's
- * webhook admins are notified. Woken by the NOTIFY of the commits that create deliveries, and by a
- * short poll; a killed node's claims are due again when their lease ends (at least once).
+ * webhook admins are notified. Claims run on a claim loop (`jobs/claim-loop.ts`), woken by the NOTIFY
+ * of the commits that create deliveries, the doorbell of this process's writers, and a short poll; a
+ * killed node's claims are due again when their lease ends (at least once).
  */
 export class WebhookDeliverer {
   private readonly agents = {
     http: new http.Agent(AGENT_OPTIONS),
     https: new https.Agent(AGENT_OPTIONS),
   };
-  private readonly inFlight = new Set<Promise<void>>();
   private readonly delivered: Batcher<DeliveredOutcome, void>;
   private leaseMs = 0;
-  private claiming = false;
-  /** The claim loop in progress (settled when none runs). */
-  private claim: Promise<void> = Promise.resolve();
-  private again = false;
-  private stopping = true;
-  private claimFailing = false;
-  private listener: Listener | null = null;
-  private pollTimer: NodeJS.Timeout | undefined;
-  private unsubscribe: () => void = () => undefined;
+  private loop: ClaimLoop<ClaimedAttempt> | null = null;
 
   constructor(
     private readonly repo: WebhooksRepo,
@@ -197,90 +188,61 @@ export class WebhookDeliverer {
   async start(opts: WebhookDispatchOptions): Promise<void> {
     this.leaseMs = opts.leaseMs ?? this.options.timeoutMs + LEASE_MARGIN_MS;
     const pollMs = opts.pollMs ?? POLL_MS;
-    this.stopping = false;
-    this.listener = new Listener({
-      databaseUrl: opts.databaseUrl,
-      channel: WEBHOOKS_CHANNEL,
-      retryDelayMs: pollMs,
-      onNotify: () => this.wake(),
-      logger: this.logger,
+    this.loop = new ClaimLoop<ClaimedAttempt>({
       name: 'webhook deliveries',
-      waitsFor: 'new deliveries',
+      concurrency: NODE_CONCURRENCY,
+      pollMs,
+      wakeUps: [
+        listenFor({
+          databaseUrl: opts.databaseUrl,
+          channel: WEBHOOKS_CHANNEL,
+          retryDelayMs: pollMs,
+          logger: this.logger,
+          name: 'webhook deliveries',
+          waitsFor: 'new deliveries',
+        }),
+        // Writers of this process wake it at once; other processes' through the listener.
+        doorbellRings(this.doorbell, WEBHOOKS_CHANNEL),
+      ],
+      claim: (room) => this.claim(room),
+      run: (claimed) => claimed.map((c) => this.attemptLogged(c)),
+      stopWaitMs: STOP_WAIT_MS,
+      stopped: async () => {
+        this.agents.http.destroy();
+        this.agents.https.destroy();
+      },
+      claimFailed: 'claiming failed',
+      claimWorksAgain: 'claiming works again',
+      logger: this.logger,
     });
-    await this.listener.start();
-    // Writers of this process wake it at once; other processes' through the listener.
-    this.unsubscribe = this.doorbell.subscribe(WEBHOOKS_CHANNEL, () => this.wake());
-    this.pollTimer = setInterval(() => this.wake(), pollMs);
-    this.pollTimer.unref();
-    this.wake();
+    await this.loop.start();
   }
 
   /**
    * Stops claiming and waits (bounded) for the attempts in flight — those of a claim still running
-   * when the stop began too: they were claimed, so they are attempted. The others come back after
-   * their lease. Nothing of it runs afterwards: the database may be gone then.
+   * when the stop began too (`ClaimLoop.stop`). The others come back after their lease.
    */
   async stop(): Promise<void> {
-    this.stopping = true;
-    const until = Date.now() + STOP_WAIT_MS;
-    clearInterval(this.pollTimer);
-    this.unsubscribe();
-    await this.listener?.stop();
-    this.listener = null;
-    await settleWithin([this.claim], until - Date.now());
-    await settleWithin(this.inFlight, until - Date.now());
-    this.agents.http.destroy();
-    this.agents.https.destroy();
-  }
-
-  /** Claims due deliveries while this node has room; one claim at a time, again if woken meanwhile. */
-  private wake(): void {
-    if (this.stopping) return;
-    if (this.claiming) {
-      this.again = true;
-      return;
+    if (this.loop) await this.loop.stop();
+    else {
+      this.agents.http.destroy();
+      this.agents.https.destroy();
     }
-    this.claiming = true;
-    this.claim = this.claimLoop().finally(() => {
-      this.claiming = false;
+  }
+
+  /** Claims due deliveries for up to `room` attempts (at most CLAIM_BATCH per statement). */
+  private async claim(room: number): Promise<Claimed<ClaimedAttempt>> {
+    const max = Math.min(CLAIM_BATCH, room);
+    const claimedAt = new Date();
+    const claimed = await this.repo.claimDue(max, this.options.endpointConcurrency, this.leaseMs, claimedAt);
+    // A full batch: more may be due.
+    return { items: claimed.map((delivery) => ({ delivery, claimedAt })), more: claimed.length === max };
+  }
+
+  private attemptLogged({ delivery, claimedAt }: ClaimedAttempt): Promise<void> {
+    return this.attempt(delivery, claimedAt).catch((err: unknown) => {
+      this.logger.error({ err, deliveryId: delivery.id }, 'webhook delivery: attempt failed');
     });
-  }
-
-  private async claimLoop(): Promise<void> {
-    do {
-      this.again = false;
-      const room = Math.min(CLAIM_BATCH, NODE_CONCURRENCY - this.inFlight.size);
-      if (room <= 0 || this.stopping) return;
-      let claimed: ClaimedDelivery[];
-      let claimedAt: Date;
-      try {
-        claimedAt = new Date();
-        claimed = await this.repo.claimDue(room, this.options.endpointConcurrency, this.leaseMs, claimedAt);
-        if (this.claimFailing) this.logger.info('webhook deliveries: claiming works again');
-        this.claimFailing = false;
-      } catch (err) {
-        // The poll tries again; a wake that came during this claim (a delivery created meanwhile)
-        // looks again at once, as after a claim that worked, rather than waiting for the poll.
-        if (!this.claimFailing) this.logger.warn({ err }, 'webhook deliveries: claiming failed');
-        this.claimFailing = true;
-        continue;
-      }
-      for (const delivery of claimed) this.run(delivery, claimedAt);
-      // A full batch: more may be due.
-      if (claimed.length === room) this.again = true;
-    } while (this.again);
-  }
-
-  private run(delivery: ClaimedDelivery, startedAt: Date): void {
-    const p = this.attempt(delivery, startedAt)
-      .catch((err: unknown) => {
-        this.logger.error({ err, deliveryId: delivery.id }, 'webhook delivery: attempt failed');
-      })
-      .finally(() => {
-        this.inFlight.delete(p);
-        this.wake();
-      });
-    this.inFlight.add(p);
   }
 
   /**
@@ -446,3 +408,9 @@ export class WebhookDeliverer {
 }
 
 type DeliveredOutcome = Current & { webhookId: string; at: Date; responseStatus: number };
+
+/** A claimed delivery and the claim's time, which started its retry window. */
+interface ClaimedAttempt {
+  delivery: ClaimedDelivery;
+  claimedAt: Date;
+}
