@@ -326,6 +326,28 @@ describe('claim loop', () => {
       assert.deepEqual(h.claims, [10]);
     });
 
+    it('gives up on a claim that outlasts its bound, and starts nothing it took', async () => {
+      const h = await harness({ stopWaitMs: 50 });
+      h.release();
+      await insert(2);
+      const hold = h.holdNextClaim();
+      await h.loop.start();
+      await hold.entered;
+      await h.loop.stop();
+      assert.equal(h.stoppedHookRan, true);
+
+      hold.release();
+      await h.until('the late claim', () =>
+        h.logs.some((l) => String(l.msg).startsWith('test queue: a claim answered after the stop')),
+      );
+      assert.deepEqual(h.started, []);
+      // Claimed all the same: the items come back when their lease ends.
+      const { rows } = await pool.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM items WHERE claimed_until > now() AND NOT done',
+      );
+      assert.equal(rows[0]!.n, 2);
+    });
+
     it('gives up on an item that outlasts its bound, then runs `stopped`', async () => {
       const h = await harness({ stopWaitMs: 100 });
       await insert(1);

@@ -40,9 +40,10 @@ import { settleWithin } from '../lib/settle.js';
  *   (10 s each), a claim still running is waited for and what it claimed runs, then every item in
  *   flight is waited for, and a renewal in progress; then `stopped` deals with what is left (the
  *   job queue fails its jobs still running, so they run again soon elsewhere; the send queue frees its
- *   leases, or logs the jobs it could not finish; the webhooks close their connections). Within the
- *   bound, nothing of the loop runs after `stop()` resolves, so the pool can be closed next; past it,
- *   what still runs is left to itself (and a claim that answers later still starts what it took).
+ *   leases, or logs the jobs it could not finish; the webhooks close their connections). The loop
+ *   starts nothing after `stop()` resolves, so the pool can be closed next: a claim that answers
+ *   only after the bound (a database that stalls) starts none of what it took, which comes back when
+ *   its lease ends (logged at warn). Items still running past the bound are left to themselves.
  *
  * Per item the loop adds nothing to what the capability does but its in-flight bookkeeping.
  */
@@ -127,6 +128,8 @@ export class ClaimLoop<T> {
   private claimFailing = false;
   private renewFailing = false;
   private stopped: Promise<void> | null = null;
+  /** The stop's wait is over: nothing more starts. */
+  private closed = false;
 
   constructor(private readonly opts: ClaimLoopOptions<T>) {}
 
@@ -168,6 +171,7 @@ export class ClaimLoop<T> {
     await settleWithin(this.inFlight, until - Date.now());
     clearInterval(this.renewTimer);
     await this.renewal;
+    this.closed = true;
     await this.opts.stopped?.();
   }
 
@@ -182,6 +186,14 @@ export class ClaimLoop<T> {
         claimed = await this.opts.claim(room);
       } catch (err) {
         this.claimFailedWith(err);
+        return;
+      }
+      if (this.closed) {
+        if (claimed.items.length > 0)
+          this.opts.logger.warn(
+            { items: claimed.items.length, ...this.opts.logFields },
+            `${this.opts.name}: a claim answered after the stop; what it took comes back after its lease`,
+          );
         return;
       }
       if (this.claimFailing && this.opts.claimWorksAgain)
