@@ -6,9 +6,11 @@ import { mediaDownloadWorker } from './modules/media/index.js';
 import { SendDispatcher } from './jobs/send-dispatcher.js';
 
 /**
- * Registers the job handlers of the worker role. Each capability declares its worker (`JobWorker`)
- * and it is registered here, so every background behaviour is found from one place. `stop()` ends
- * what the job queue does not stop itself.
+ * Starts the worker role: every background loop of the node, so every background behaviour is found
+ * from one place. Each runs on the one claim loop (`jobs/claim-loop.ts`): the job queue's worker of
+ * each pg-boss queue (each capability declares its `JobWorker`), the send queue's dispatcher and the
+ * webhook deliverer. `stop()` stops them all at once (each waits, bounded, for its work in flight),
+ * before anything they use — the doorbell, the job queue, the pool — is closed.
  */
 export async function registerWorkers(
   services: Services,
@@ -43,7 +45,7 @@ export async function registerWorkers(
   await services.webhookDeliverer.start({ databaseUrl });
   return {
     stop: async () => {
-      await Promise.all([sends.stop(), services.webhookDeliverer.stop()]);
+      await Promise.all([sends.stop(), services.webhookDeliverer.stop(), services.jobs.stopWorkers()]);
     },
   };
 }

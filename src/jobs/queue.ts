@@ -1,4 +1,3 @@
-/* eslint-disable max-lines -- pg-boss and the claim loop that runs its jobs, left whole while that loop is replaced by the one claim engine. */
 import { CompiledQuery } from 'kysely';
 import pg from 'pg';
 import PgBoss from 'pg-boss';
@@ -6,11 +5,11 @@ import type { Logger } from 'pino';
 import { CONNECT_TIMEOUT_MS, KEEPALIVE_DELAY_MS, type Tx } from '../db/index.js';
 import { Listener } from '../db/listener.js';
 import { isConnectionFailure } from '../db/unavailable.js';
-import { settleWithin } from '../lib/settle.js';
 import { errorText } from '../lib/errors.js';
-import { OneAtATime } from '../lib/one-at-a-time.js';
-import { Batcher } from '../db/batcher.js';
-import { persist } from '../lib/persist.js';
+import type { WakeUp } from './claim-loop.js';
+import { JobRunner, type Job, type WorkOptions } from './job-runner.js';
+
+export type { Job, WorkOptions };
 
 /**
  * Durable jobs on the platform's own PostgreSQL (pg-boss 10, schema `atende_jobs`). A job inserted
@@ -39,6 +38,9 @@ export const QUEUES = {
   housekeeping: 'housekeeping',
 } as const;
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
+
+/** How long a stopping node waits for the jobs running on it. */
+const STOP_WAIT_MS = 10_000;
 
 /** Retries of a media download: its handler marks the file failed on the last one. */
 export const MEDIA_DOWNLOAD_RETRY_LIMIT = 10;
@@ -107,20 +109,6 @@ export interface JobWorker<T> {
   everySeconds?: number;
 }
 
-/** A fetched job, as a handler sees it. */
-export interface Job<T> {
-  data: T;
-  /** Runs before this one that ended in a failure (0 on the first run). */
-  retryCount: number;
-}
-
-export interface WorkOptions {
-  /** Jobs of the queue running at once on this node. */
-  concurrency: number;
-  /** Look for jobs without a NOTIFY this often: retries and delayed jobs coming due, a lost NOTIFY. */
-  pollMs: number;
-}
-
 /** A job to insert: its payload and, for a delayed one, when it may run. */
 export interface JobInsert<T> {
   data: T;
@@ -137,11 +125,14 @@ export interface JobQueueOptions {
 export class JobQueue {
   private readonly boss: PgBoss;
   private readonly pool: pg.Pool;
-  private readonly runners = new Map<QueueName, Runner<unknown>>();
+  private readonly runners = new Map<QueueName, JobRunner<unknown>>();
+  /** One LISTEN connection for every queue's runner: the payload names the queue to wake. */
   private readonly listener: Listener;
+  private readonly wakers = new Map<string, () => void>();
   private readonly timers: NodeJS.Timeout[] = [];
   private stopping = false;
   private stopped = false;
+  private workersStopped: Promise<void> | null = null;
 
   constructor(private readonly opts: JobQueueOptions) {
     // pg-boss runs on a pool of ours: bounded connects and keepalive like the platform's own pool, so
@@ -174,7 +165,7 @@ export class JobQueue {
       databaseUrl: opts.connectionString,
       channel: JOBS_NOTIFY_CHANNEL,
       retryDelayMs: 1_000,
-      onNotify: (queue) => this.runners.get(queue as QueueName)?.wake(),
+      onNotify: (queue) => this.wakers.get(queue)?.(),
       logger: opts.logger,
       name: 'job queue',
       waitsFor: 'new jobs',
@@ -235,13 +226,29 @@ export class JobQueue {
     handler: (job: Job<T>) => Promise<void>,
   ): Promise<void> {
     if (this.runners.has(queue)) throw new Error(`a worker already runs queue ${queue}`);
-    const runner = new Runner<T>(this.boss, queue, options, handler, this.opts.logger);
-    this.runners.set(queue, runner as Runner<unknown>);
-    await this.listener.start();
-    const timer = setInterval(() => runner.wake(), options.pollMs);
-    timer.unref();
-    this.timers.push(timer);
-    runner.wake();
+    const runner = new JobRunner<T>(
+      this.boss,
+      queue,
+      options,
+      handler,
+      this.opts.logger,
+      this.notified(queue),
+      STOP_WAIT_MS,
+    );
+    this.runners.set(queue, runner as JobRunner<unknown>);
+    await runner.start();
+  }
+
+  /** Wake-ups of `queue`'s runner from the LISTEN connection the queues share. */
+  private notified(queue: QueueName): WakeUp {
+    return async (wake) => {
+      this.wakers.set(queue, wake);
+      await this.listener.start();
+      return async () => {
+        this.wakers.delete(queue);
+        if (this.wakers.size === 0) await this.listener.stop();
+      };
+    };
   }
 
   /** Runs a worker on this node (`work`), logging its failed runs, and queues its periodic jobs. */
@@ -279,13 +286,25 @@ export class JobQueue {
     tick();
   }
 
-  /** Stops fetching, waits (bounded) for the jobs running here, and fails those still running. */
+  /**
+   * Stops this node's workers: no more fetching nor periodic jobs, a bounded wait for the jobs running
+   * here, and those still running failed. The queue itself still takes jobs (`insertInTransaction`)
+   * until `stop`.
+   */
+  async stopWorkers(): Promise<void> {
+    this.workersStopped ??= (async () => {
+      for (const t of this.timers) clearInterval(t);
+      await Promise.all([...this.runners.values()].map((r) => r.stop()));
+      await this.listener.stop();
+    })();
+    await this.workersStopped;
+  }
+
+  /** Stops the workers (`stopWorkers`), then pg-boss and its pool. */
   async stop(): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
-    for (const t of this.timers) clearInterval(t);
-    await this.listener.stop();
-    await Promise.all([...this.runners.values()].map((r) => r.stop(10_000)));
+    await this.stopWorkers();
     await this.boss.stop({ graceful: false, close: false });
     this.stopped = true;
     await this.pool.end().catch(() => undefined);
@@ -329,144 +348,4 @@ function onTransaction(tx: Tx): PgBoss.Db {
       return { rows: [...res.rows] };
     },
   };
-}
-
-/**
- * One queue's worker loop on this node. pg-boss 10's own `work()` runs one job (or batch) per loop and
- * completes it without awaiting the statement — a completion that meets a database outage becomes an
- * unhandled rejection, which ends a Node process — so the loop is ours: completions are awaited and
- * retried while the database is away, and handlers run as slots free up.
- */
-class Runner<T> {
-  private readonly inFlight = new Set<Promise<void>>();
-  /** Ids of the jobs whose handlers run here. */
-  private readonly running = new Set<string>();
-  /** Stopped: a handler finishing now leaves its job alone (it was failed, or expires). */
-  private closed = false;
-  private stopping = false;
-  private readonly completions: Batcher<string, void>;
-  private readonly fetches = new OneAtATime(
-    () => this.fill(),
-    () => this.stopping,
-  );
-
-  constructor(
-    private readonly boss: PgBoss,
-    private readonly queue: QueueName,
-    private readonly options: WorkOptions,
-    private readonly handler: (job: Job<T>) => Promise<void>,
-    private readonly logger: Logger,
-  ) {
-    // Jobs finishing together are completed in one statement.
-    this.completions = new Batcher<string, void>({
-      run: async (ids) => {
-        await this.boss.complete(queue, ids);
-        return ids.map(() => undefined);
-      },
-      concurrency: 1,
-      maxItems: 100,
-      maxWeight: Number.POSITIVE_INFINITY,
-      weight: () => 0,
-    });
-  }
-
-  /** Looks for jobs now; a call during a fetch makes it look again after. */
-  wake(): void {
-    this.fetches.run();
-  }
-
-  private async fill(): Promise<void> {
-    try {
-      for (;;) {
-        const room = this.options.concurrency - this.inFlight.size;
-        if (this.stopping || room <= 0) return;
-        // pg-boss's fetch answers nothing rather than throw when the database is away.
-        const jobs = await this.boss.fetch<T>(this.queue, { batchSize: room, includeMetadata: true });
-        if (this.stopping) {
-          // Fetched as the node stops: back to the queue rather than left to expire.
-          if (jobs.length > 0)
-            await this.boss
-              .fail(
-                this.queue,
-                jobs.map((j) => j.id),
-              )
-              .catch(() => undefined);
-          return;
-        }
-        for (const job of jobs) this.run(job);
-        if (jobs.length < room) return;
-      }
-    } catch (err) {
-      this.logger.warn({ err: errorText(err), queue: this.queue }, 'job queue: fetching jobs failed');
-    }
-  }
-
-  private run(job: PgBoss.JobWithMetadata<T>): void {
-    const started = Date.now();
-    this.running.add(job.id);
-    const p = this.handler({
-      data: job.data,
-      retryCount: job.retryCount,
-    })
-      .then(
-        () => null,
-        (err: unknown) => err ?? new Error('job failed'),
-      )
-      .then((err) => this.settle(job, err, started))
-      .finally(() => {
-        this.running.delete(job.id);
-        this.inFlight.delete(p);
-        this.wake();
-      });
-    this.inFlight.add(p);
-  }
-
-  /**
-   * Completes or fails the job, retried while the database is away. A run that took longer than the
-   * job's expiry leaves it alone: the supervisor expires it (it may already run again elsewhere).
-   */
-  private async settle(job: PgBoss.JobWithMetadata<T>, err: unknown, started: number): Promise<void> {
-    if (this.closed) return;
-    const expiresIn = job.expireInSeconds * 1000;
-    if (Date.now() - started >= expiresIn) {
-      this.logger.warn(
-        { queue: this.queue, jobId: job.id },
-        'job queue: a job outlived its expiry; it runs again',
-      );
-      return;
-    }
-    const result = await persist(
-      async () => {
-        if (this.closed) return;
-        if (err === null) await this.completions.submit(job.id);
-        else await this.boss.fail(this.queue, job.id, { message: errorText(err) });
-      },
-      {
-        // Past its expiry the job runs again anyway.
-        unavailableForMs: Math.max(0, expiresIn - (Date.now() - started)),
-        refusedAttempts: 3,
-        baseDelayMs: 100,
-        maxDelayMs: 2_000,
-      },
-    );
-    if (!result.ok)
-      this.logger.warn(
-        { err: errorText(result.err), queue: this.queue, jobId: job.id },
-        'job queue: could not settle a job; it runs again after its expiry',
-      );
-  }
-
-  /**
-   * Stops fetching and waits up to `waitMs` for the jobs running; those still running then are failed,
-   * so that they run again soon (on another node) rather than after their expiry.
-   */
-  async stop(waitMs: number): Promise<void> {
-    this.stopping = true;
-    await settleWithin(this.inFlight, waitMs);
-    this.closed = true;
-    const left = [...this.running];
-    if (left.length === 0) return;
-    this.logger.warn({ queue: this.queue, jobs: left.length }, 'job queue: stopping with jobs running');
-    await this.boss.fail(this.queue, left).catch(() => undefined);
-  }
 }

@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { Listener } from '../db/listener.js';
 import { Batcher } from '../db/batcher.js';
 import { persist } from '../lib/persist.js';
-import { OneAtATime } from '../lib/one-at-a-time.js';
-import { settleWithin } from '../lib/settle.js';
 import type { Logger } from 'pino';
+import { ClaimLoop, listenFor, type Claimed } from './claim-loop.js';
 import { SEND_NOTIFY_CHANNEL, type LeasedJob, type SendQueue } from './send-queue.js';
 
 /** What a job's handler decided: finished (sent, failed for good, or nothing to do), or retry later. */
@@ -56,10 +54,11 @@ const PRUNE_EVERY_MS = 60_000;
 const STOP_WAIT_MS = 10_000;
 
 /**
- * Runs the send queue's jobs on a worker node: leases due lanes (each lane's oldest job), runs up to
- * `concurrency` jobs at once — all of different contacts, so their order is kept — and leases more as
- * they finish. Woken by NOTIFY when jobs are queued, and by a short poll for retries coming due. Leases
- * are renewed while jobs run; a killed node's leases expire and its jobs run again elsewhere.
+ * Runs the send queue's jobs on a worker node, on a claim loop (`claim-loop.ts`): leases due lanes
+ * (each lane's oldest job), runs up to `concurrency` jobs at once — all of different contacts, so their
+ * order is kept — and leases more as they finish. Woken by NOTIFY when jobs are queued, and by a short
+ * poll for retries coming due. Leases are renewed while jobs run; a killed node's leases expire and its
+ * jobs run again elsewhere.
  *
  * A database outage must not send a message twice: a job whose handler holds a provider's answer it
  * could not record yet keeps its lane — its lease is renewed, even after it expired, as long as no other
@@ -69,51 +68,30 @@ const STOP_WAIT_MS = 10_000;
  */
 export class SendDispatcher {
   private readonly owner = randomUUID();
-  private readonly concurrency: number;
   private readonly retryLimit: number;
   private readonly retryBaseMs: number;
   private readonly retryMaxMs: number;
   private readonly leaseMs: number;
   private readonly graceMs: number;
-  private readonly pollMs: number;
   private readonly finishForMs: number;
-  private readonly inFlight = new Set<Promise<void>>();
   /** Lanes of the jobs running or being finished here: their leases are renewed. */
   private readonly held = new Map<string, { jobId: number; finishing: boolean }>();
-  private stopping = false;
-  private readonly fetches = new OneAtATime(
-    () => this.fill(),
-    () => this.stopping,
-  );
-  private renewing = false;
-  private renewFailing = false;
   /** Leasing takes expired leases only from this time (ms since epoch): see `sawFailure`. */
   private takeExpiredFrom = Number.POSITIVE_INFINITY;
-  private readonly listener: Listener;
-  private pollTimer: NodeJS.Timeout | undefined;
-  private renewTimer: NodeJS.Timeout | undefined;
   private lastPrune = 0;
   /** Finished jobs, completed together when several finish while a completion runs. */
   private readonly completions: Batcher<number, void>;
+  private readonly loop: ClaimLoop<LeasedJob>;
 
   constructor(private readonly opts: SendDispatcherOptions) {
-    this.concurrency = opts.concurrency ?? 500;
+    const concurrency = opts.concurrency ?? 500;
     this.retryLimit = opts.retryLimit ?? 12;
     this.retryBaseMs = opts.retryBaseMs ?? 1_000;
     this.retryMaxMs = opts.retryMaxMs ?? 300_000;
     this.leaseMs = opts.leaseMs ?? 5_000;
     this.graceMs = opts.expiredLeaseGraceMs ?? 2 * this.leaseMs;
-    this.pollMs = opts.pollMs ?? 1_000;
+    const pollMs = opts.pollMs ?? 1_000;
     this.finishForMs = opts.finishForMs ?? 3_600_000;
-    this.listener = new Listener({
-      databaseUrl: opts.databaseUrl,
-      channel: SEND_NOTIFY_CHANNEL,
-      retryDelayMs: this.pollMs,
-      onNotify: () => this.wake(),
-      logger: opts.logger,
-      name: 'send queue',
-      waitsFor: 'new jobs',
-    });
     this.completions = new Batcher<number, void>({
       run: async (ids) => {
         await opts.queue.complete(ids);
@@ -124,28 +102,56 @@ export class SendDispatcher {
       maxWeight: Number.POSITIVE_INFINITY,
       weight: () => 0,
     });
+    this.loop = new ClaimLoop<LeasedJob>({
+      name: 'send queue',
+      concurrency,
+      // Under load, wait until a batch's worth of room is free: one lease for many jobs. An idle node
+      // leases at once.
+      minRoom: Math.min(LEASE_BATCH, concurrency) / 2,
+      pollMs,
+      wakeUps: [
+        listenFor({
+          databaseUrl: opts.databaseUrl,
+          channel: SEND_NOTIFY_CHANNEL,
+          retryDelayMs: pollMs,
+          logger: opts.logger,
+          name: 'send queue',
+          waitsFor: 'new jobs',
+        }),
+      ],
+      claim: (room) => this.lease(room),
+      caughtUp: () => this.db(() => this.prune()),
+      run: (jobs) => this.run(jobs),
+      renew: { everyMs: this.leaseMs / 3, run: () => this.renew() },
+      stopWaitMs: STOP_WAIT_MS,
+      stopped: () => this.freeLeases(),
+      claimFailed: 'fetching jobs failed',
+      logger: opts.logger,
+    });
   }
 
   async start(): Promise<void> {
     // A node just started cannot know whether a worker still holds an answer for an expired lease (it
     // may have started as the database came back): it waits too, one lease — its own start took time.
     this.takeExpiredFrom = Date.now() + Math.min(this.graceMs, this.leaseMs);
-    await this.listener.start();
-    this.pollTimer = setInterval(() => this.wake(), this.pollMs);
-    this.renewTimer = setInterval(() => this.renew(), this.leaseMs / 3);
-    this.pollTimer.unref();
-    this.renewTimer.unref();
-    this.wake();
+    await this.loop.start();
   }
 
-  /** Stops leasing, waits (bounded) for the jobs in flight, and frees this node's leases. */
+  /**
+   * Stops leasing, waits (bounded) for the jobs in flight — those of a lease still running when the
+   * stop began too — and frees this node's leases (`ClaimLoop.stop`).
+   */
   async stop(): Promise<void> {
-    this.stopping = true;
-    clearInterval(this.pollTimer);
-    await this.listener.stop();
-    await settleWithin(this.inFlight, STOP_WAIT_MS);
-    // Renewed until here, so that no other node runs a job this one is still finishing.
-    clearInterval(this.renewTimer);
+    await this.loop.stop();
+  }
+
+  /** Looks for work now (new jobs, a freed lane); a call during a lease makes it look again after. */
+  wake(): void {
+    this.loop.wake();
+  }
+
+  /** After the stop's wait: leases were renewed until then, so no other node ran a job still held. */
+  private async freeLeases(): Promise<void> {
     if (this.held.size > 0) {
       // Their leases expire and they run again elsewhere; an answer held for one of them is lost.
       this.opts.logger.error(
@@ -155,11 +161,6 @@ export class SendDispatcher {
       return;
     }
     await this.opts.queue.release(this.owner).catch(() => undefined);
-  }
-
-  /** Looks for work now (new jobs, a freed lane); a call during a fetch makes it look again after. */
-  wake(): void {
-    this.fetches.run();
   }
 
   /**
@@ -180,34 +181,20 @@ export class SendDispatcher {
     }
   }
 
-  private async fill(): Promise<void> {
-    try {
-      for (;;) {
-        if (this.stopping) return;
-        const room = this.concurrency - this.held.size;
-        // Under load, wait until a batch's worth of room is free: one fetch for many jobs. An idle
-        // node fetches at once.
-        if (room <= 0 || (this.held.size > 0 && room < Math.min(LEASE_BATCH, this.concurrency) / 2)) return;
-        const wanted = Math.min(room, LEASE_BATCH);
-        const takeExpired = Date.now() >= this.takeExpiredFrom;
-        const jobs = await this.db(() =>
-          this.opts.queue.lease(this.owner, wanted, this.leaseMs, takeExpired),
-        );
-        // A lane of this node's own whose lease expired while its job is still held here: that job
-        // goes on (and now holds the fresh lease); it must not run twice. (The lane's next job, leased
-        // as the previous one was just finished, runs.)
-        const fresh = jobs.filter((j) => this.held.get(j.lane)?.jobId !== j.id);
-        if (fresh.length > 0) this.run(fresh);
-        // Fewer than asked for: nothing else is due now.
-        if (jobs.length < wanted) break;
-      }
-      await this.db(() => this.prune());
-    } catch (err) {
-      this.opts.logger.warn({ err }, 'send queue: fetching jobs failed');
-    }
+  /** Leases due lanes for up to `room` jobs (at most LEASE_BATCH per statement). */
+  private async lease(room: number): Promise<Claimed<LeasedJob>> {
+    const wanted = Math.min(room, LEASE_BATCH);
+    const takeExpired = Date.now() >= this.takeExpiredFrom;
+    const jobs = await this.db(() => this.opts.queue.lease(this.owner, wanted, this.leaseMs, takeExpired));
+    // A lane of this node's own whose lease expired while its job is still held here: that job goes on
+    // (and now holds the fresh lease); it must not run twice. (The lane's next job, leased as the
+    // previous one was just finished, runs.)
+    const fresh = jobs.filter((j) => this.held.get(j.lane)?.jobId !== j.id);
+    // Fewer than asked for: nothing else is due now.
+    return { items: fresh, more: jobs.length >= wanted };
   }
 
-  private run(jobs: LeasedJob[]): void {
+  private run(jobs: readonly LeasedJob[]): Promise<void>[] {
     const batch = jobs.map((job) => ({ job, lastAttempt: job.attempts >= this.retryLimit }));
     for (const { job } of batch) this.held.set(job.lane, { jobId: job.id, finishing: false });
     let outcomes: Promise<SendOutcome>[];
@@ -216,9 +203,9 @@ export class SendDispatcher {
     } catch (err) {
       outcomes = batch.map(() => Promise.reject(err));
     }
-    batch.forEach((b, i) => {
+    return batch.map((b, i) => {
       const outcome = outcomes[i] ?? Promise.resolve<SendOutcome>({ done: true });
-      const p = outcome
+      return outcome
         .catch((err: unknown): SendOutcome => {
           this.opts.logger.error({ err, jobId: b.job.id }, 'send queue: job failed');
           return { done: false, reason: 'handler error' };
@@ -230,10 +217,7 @@ export class SendDispatcher {
         })
         .finally(() => {
           if (this.held.get(b.job.lane)?.jobId === b.job.id) this.held.delete(b.job.lane);
-          this.inFlight.delete(p);
-          this.wake();
         });
-      this.inFlight.add(p);
     });
   }
 
@@ -265,26 +249,13 @@ export class SendDispatcher {
   }
 
   /** Renews the leases of the lanes held here; a lease lost to another worker is logged. */
-  private renew(): void {
-    if (this.held.size === 0 || this.renewing) return;
-    this.renewing = true;
+  private async renew(): Promise<void> {
+    if (this.held.size === 0) return;
     const lanes = [...this.held.keys()];
-    void this.db(() => this.opts.queue.renew(this.owner, lanes, this.leaseMs))
-      .then((kept) => {
-        if (this.renewFailing) this.opts.logger.info('send queue: lease renewal works again');
-        this.renewFailing = false;
-        // A lane whose job is being finished may have been freed meanwhile: not lost.
-        const lost = lanes.filter((l) => !kept.has(l) && this.held.get(l)?.finishing === false);
-        if (lost.length > 0)
-          this.opts.logger.warn({ lanes: lost }, 'send queue: leases lost to another worker');
-      })
-      .catch((err: unknown) => {
-        if (!this.renewFailing) this.opts.logger.warn({ err }, 'send queue: lease renewal failed');
-        this.renewFailing = true;
-      })
-      .finally(() => {
-        this.renewing = false;
-      });
+    const kept = await this.db(() => this.opts.queue.renew(this.owner, lanes, this.leaseMs));
+    // A lane whose job is being finished may have been freed meanwhile: not lost.
+    const lost = lanes.filter((l) => !kept.has(l) && this.held.get(l)?.finishing === false);
+    if (lost.length > 0) this.opts.logger.warn({ lanes: lost }, 'send queue: leases lost to another worker');
   }
 
   /** Exponential backoff with jitter (between half and all of the step), at most retryMaxMs. */

@@ -6,6 +6,7 @@
 export class OneAtATime {
   private running = false;
   private again = false;
+  private current: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly step: () => Promise<void>,
@@ -20,12 +21,20 @@ export class OneAtATime {
       return;
     }
     this.running = true;
-    void this.step().finally(() => {
+    this.current = this.step().finally(() => {
       this.running = false;
       if (this.again) {
         this.again = false;
         this.run();
       }
     });
+  }
+
+  /**
+   * Resolves once no run is in progress nor owed: a stopping worker's last look, whose outcome it
+   * must still take care of.
+   */
+  async idle(): Promise<void> {
+    while (this.running) await this.current.catch(() => undefined);
   }
 }

@@ -1,25 +1,15 @@
-/* eslint-disable max-lines -- the delivery attempt and the claim loop around it, left whole while that loop is replaced by the one claim engine. */
-import { createHmac } from 'node:crypto';
-import http from 'node:http';
-import https from 'node:https';
 import type { Logger } from 'pino';
 import type { Doorbell } from '../../db/doorbell.js';
-import { Listener } from '../../db/listener.js';
 import { WEBHOOKS_CHANNEL } from '../../events/events.repo.js';
 import type { EventsService } from '../../events/events.service.js';
-import { toEnvelope } from '../../events/events.service.js';
 import { Batcher } from '../../db/batcher.js';
 import { persist } from '../../lib/persist.js';
-import { settleWithin } from '../../lib/settle.js';
+import { ClaimLoop, doorbellRings, listenFor, type Claimed } from '../../jobs/claim-loop.js';
 import { webhookFailureReason, type Metrics } from '../../metrics/metrics.js';
 import type { NotificationsService } from '../notifications/index.js';
-import { RefusedDestinationError, type WebhookEgress } from './webhooks.egress.js';
+import type { WebhookEgress } from './webhooks.egress.js';
+import { retryable, retryDelayMs, WebhookPoster, type Outcome } from './webhooks.post.js';
 import type { AttemptResult, ClaimedDelivery, WebhooksRepo } from './webhooks.repo.js';
-
-export const USER_AGENT = 'Atende-Webhooks/1.0';
-
-/** Longest wait between two attempts, whatever the backoff or a Retry-After asks. */
-export const MAX_RETRY_DELAY_MS = 3600_000;
 
 /**
  * Attempts in flight per node at most; they are I/O (a POST each), so many run at once. A dead endpoint
@@ -44,80 +34,6 @@ const STOP_WAIT_MS = 10_000;
 
 /** How long an outcome is retried while the database is out of reach (then the lease sends it again). */
 const SETTLE_FOR_MS = 3_600_000;
-
-/**
- * How much of a receiver's answer is read past its headers: a short body is drained so the connection
- * is reused; a longer one closes the connection instead. The body itself is never kept.
- */
-const DRAINED_BODY_BYTES = 64 * 1024;
-
-/**
- * Connections to receivers are reused between attempts (one TLS handshake per endpoint, not per
- * event); idle ones do not keep the process alive (node unrefs them).
- */
-const AGENT_OPTIONS = { keepAlive: true, keepAliveMsecs: 1_000, timeout: 30_000 };
-
-/** `Atende-Signature` of a body sent at `t` (unix seconds): `t=<t>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`. */
-export function signature(secret: string, t: number, body: string): string {
-  return `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${body}`).digest('hex')}`;
-}
-
-/**
- * Delay before attempt `attempt + 1`: the base doubled per attempt made, up to an hour, with equal
- * jitter (half fixed, half random) so the retries of many deliveries spread out. A Retry-After is
- * honoured: never earlier than it asks, never beyond the cap.
- */
-export function retryDelayMs(baseMs: number, attempt: number, retryAfterMs: number | null): number {
-  const exp = Math.min(MAX_RETRY_DELAY_MS, baseMs * 2 ** Math.min(attempt - 1, 30));
-  const jittered = exp / 2 + Math.random() * (exp / 2);
-  return Math.min(MAX_RETRY_DELAY_MS, Math.max(jittered, retryAfterMs ?? 0));
-}
-
-/** Retry-After as seconds or an HTTP date; null when absent or unreadable. */
-export function parseRetryAfter(value: string | null, now: number): number | null {
-  if (value === null) return null;
-  const trimmed = value.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
-  const at = Date.parse(trimmed);
-  return Number.isNaN(at) ? null : Math.max(0, at - now);
-}
-
-type Outcome =
-  | { kind: 'answered'; status: number; retryAfterMs: number | null }
-  | { kind: 'unreachable'; error: string }
-  | { kind: 'refused'; error: string };
-
-/** 2xx delivered; 408, 429 and 5xx (and no answer) retried; any other status is final. */
-const retryable = (status: number) => status === 408 || status === 429 || status >= 500;
-
-/** Short reasons for the usual network errors (our words, never anything the receiver sent). */
-const NETWORK_ERRORS: Record<string, string> = {
-  ECONNREFUSED: 'Connection refused',
-  ECONNRESET: 'Connection reset',
-  EPIPE: 'Connection closed',
-  ETIMEDOUT: 'Connection timed out',
-  EHOSTUNREACH: 'Host unreachable',
-  ENETUNREACH: 'Network unreachable',
-  ENOTFOUND: 'Host not found',
-  EAI_AGAIN: 'Name resolution failed',
-  ECONNABORTED: 'Connection aborted',
-};
-
-/**
- * The delivery log's reason for an attempt without an answer: a fixed phrase and the error code. The
- * message of a parser or TLS error could quote bytes the receiver sent, so only codes are kept.
- */
-function describe(err: unknown, timeoutMs: number): string {
-  if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) {
-    return `Timed out after ${timeoutMs} ms`;
-  }
-  const code = (err as { code?: unknown } | null)?.code;
-  if (typeof code !== 'string' || !/^[A-Z0-9_]{1,40}$/.test(code)) return 'Network error';
-  if (NETWORK_ERRORS[code]) return `${NETWORK_ERRORS[code]} (${code})`;
-  if (code.startsWith('HPE_')) return `Invalid HTTP answer (${code})`;
-  if (/CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_/.test(code)) return `TLS error (${code})`;
-  return `Network error (${code})`;
-}
 
 export interface WebhookDeliveryOptions {
   timeoutMs: number;
@@ -149,24 +65,15 @@ interface Current {
  * kept-alive connections, and settles the outcomes — 2xx answers several per statement; a failure in a
  * transaction with the endpoint's health and the next attempt (backoff with jitter, Retry-After) as
  * the row's new due time. An endpoint failing for the whole retry window is disabled and the account's
- * webhook admins are notified. Woken by the NOTIFY of the commits that create deliveries, and by a
- * short poll; a killed node's claims are due again when their lease ends (at least once).
+ * webhook admins are notified. Claims run on a claim loop (`jobs/claim-loop.ts`), woken by the NOTIFY
+ * of the commits that create deliveries, the doorbell of this process's writers, and a short poll; a
+ * killed node's claims are due again when their lease ends (at least once).
  */
 export class WebhookDeliverer {
-  private readonly agents = {
-    http: new http.Agent(AGENT_OPTIONS),
-    https: new https.Agent(AGENT_OPTIONS),
-  };
-  private readonly inFlight = new Set<Promise<void>>();
+  private readonly poster: WebhookPoster;
   private readonly delivered: Batcher<DeliveredOutcome, void>;
   private leaseMs = 0;
-  private claiming = false;
-  private again = false;
-  private stopping = true;
-  private claimFailing = false;
-  private listener: Listener | null = null;
-  private pollTimer: NodeJS.Timeout | undefined;
-  private unsubscribe: () => void = () => undefined;
+  private loop: ClaimLoop<ClaimedAttempt> | null = null;
 
   constructor(
     private readonly repo: WebhooksRepo,
@@ -179,6 +86,7 @@ export class WebhookDeliverer {
     private readonly logger: Logger,
     private readonly metrics: Metrics,
   ) {
+    this.poster = new WebhookPoster(egress, options.timeoutMs);
     // 2xx outcomes finishing while a settle runs go together in the next one (one statement at a
     // time, so two never lock the same endpoints in turn).
     this.delivered = new Batcher<DeliveredOutcome, void>({
@@ -196,83 +104,55 @@ export class WebhookDeliverer {
   async start(opts: WebhookDispatchOptions): Promise<void> {
     this.leaseMs = opts.leaseMs ?? this.options.timeoutMs + LEASE_MARGIN_MS;
     const pollMs = opts.pollMs ?? POLL_MS;
-    this.stopping = false;
-    this.listener = new Listener({
-      databaseUrl: opts.databaseUrl,
-      channel: WEBHOOKS_CHANNEL,
-      retryDelayMs: pollMs,
-      onNotify: () => this.wake(),
-      logger: this.logger,
+    this.loop = new ClaimLoop<ClaimedAttempt>({
       name: 'webhook deliveries',
-      waitsFor: 'new deliveries',
+      concurrency: NODE_CONCURRENCY,
+      pollMs,
+      wakeUps: [
+        listenFor({
+          databaseUrl: opts.databaseUrl,
+          channel: WEBHOOKS_CHANNEL,
+          retryDelayMs: pollMs,
+          logger: this.logger,
+          name: 'webhook deliveries',
+          waitsFor: 'new deliveries',
+        }),
+        // Writers of this process wake it at once; other processes' through the listener.
+        doorbellRings(this.doorbell, WEBHOOKS_CHANNEL),
+      ],
+      claim: (room) => this.claim(room),
+      run: (claimed) => claimed.map((c) => this.attemptLogged(c)),
+      stopWaitMs: STOP_WAIT_MS,
+      stopped: async () => this.poster.close(),
+      claimFailed: 'claiming failed',
+      claimWorksAgain: 'claiming works again',
+      logger: this.logger,
     });
-    await this.listener.start();
-    // Writers of this process wake it at once; other processes' through the listener.
-    this.unsubscribe = this.doorbell.subscribe(WEBHOOKS_CHANNEL, () => this.wake());
-    this.pollTimer = setInterval(() => this.wake(), pollMs);
-    this.pollTimer.unref();
-    this.wake();
+    await this.loop.start();
   }
 
-  /** Stops claiming and waits (bounded) for the attempts in flight; the others come back after their lease. */
+  /**
+   * Stops claiming and waits (bounded) for the attempts in flight — those of a claim still running
+   * when the stop began too (`ClaimLoop.stop`). The others come back after their lease.
+   */
   async stop(): Promise<void> {
-    this.stopping = true;
-    clearInterval(this.pollTimer);
-    this.unsubscribe();
-    await this.listener?.stop();
-    this.listener = null;
-    await settleWithin(this.inFlight, STOP_WAIT_MS);
-    this.agents.http.destroy();
-    this.agents.https.destroy();
+    if (this.loop) await this.loop.stop();
+    else this.poster.close();
   }
 
-  /** Claims due deliveries while this node has room; one claim at a time, again if woken meanwhile. */
-  private wake(): void {
-    if (this.stopping) return;
-    if (this.claiming) {
-      this.again = true;
-      return;
-    }
-    this.claiming = true;
-    void this.claimLoop().finally(() => {
-      this.claiming = false;
+  /** Claims due deliveries for up to `room` attempts (at most CLAIM_BATCH per statement). */
+  private async claim(room: number): Promise<Claimed<ClaimedAttempt>> {
+    const max = Math.min(CLAIM_BATCH, room);
+    const claimedAt = new Date();
+    const claimed = await this.repo.claimDue(max, this.options.endpointConcurrency, this.leaseMs, claimedAt);
+    // A full batch: more may be due.
+    return { items: claimed.map((delivery) => ({ delivery, claimedAt })), more: claimed.length === max };
+  }
+
+  private attemptLogged({ delivery, claimedAt }: ClaimedAttempt): Promise<void> {
+    return this.attempt(delivery, claimedAt).catch((err: unknown) => {
+      this.logger.error({ err, deliveryId: delivery.id }, 'webhook delivery: attempt failed');
     });
-  }
-
-  private async claimLoop(): Promise<void> {
-    do {
-      this.again = false;
-      const room = Math.min(CLAIM_BATCH, NODE_CONCURRENCY - this.inFlight.size);
-      if (room <= 0 || this.stopping) return;
-      let claimed: ClaimedDelivery[];
-      let claimedAt: Date;
-      try {
-        claimedAt = new Date();
-        claimed = await this.repo.claimDue(room, this.options.endpointConcurrency, this.leaseMs, claimedAt);
-        if (this.claimFailing) this.logger.info('webhook deliveries: claiming works again');
-        this.claimFailing = false;
-      } catch (err) {
-        // The poll tries again.
-        if (!this.claimFailing) this.logger.warn({ err }, 'webhook deliveries: claiming failed');
-        this.claimFailing = true;
-        return;
-      }
-      for (const delivery of claimed) this.run(delivery, claimedAt);
-      // A full batch: more may be due.
-      if (claimed.length === room) this.again = true;
-    } while (this.again);
-  }
-
-  private run(delivery: ClaimedDelivery, startedAt: Date): void {
-    const p = this.attempt(delivery, startedAt)
-      .catch((err: unknown) => {
-        this.logger.error({ err, deliveryId: delivery.id }, 'webhook delivery: attempt failed');
-      })
-      .finally(() => {
-        this.inFlight.delete(p);
-        this.wake();
-      });
-    this.inFlight.add(p);
   }
 
   /**
@@ -281,7 +161,7 @@ export class WebhookDeliverer {
    * starts at it too, so both end together).
    */
   async attempt(delivery: ClaimedDelivery, startedAt: Date): Promise<void> {
-    const outcome = await this.post(delivery);
+    const outcome = await this.poster.post(delivery);
     const failure = webhookFailureReason(outcome);
     if (failure) this.metrics.webhookAttemptFailed(failure);
     let warned = false;
@@ -305,68 +185,6 @@ export class WebhookDeliverer {
         { err: result.err, deliveryId: delivery.id },
         'webhook delivery: outcome not recorded',
       );
-  }
-
-  private async post(delivery: ClaimedDelivery): Promise<Outcome> {
-    const envelope = toEnvelope(delivery.event);
-    const body = JSON.stringify(envelope);
-    const t = Math.floor(Date.now() / 1000);
-    try {
-      const url = new URL(delivery.url);
-      // Names are checked by the egress `lookup` as the connection is made; literals here.
-      this.egress.checkLiteral(url);
-      const res = await this.request(url, body, {
-        'content-type': 'application/json',
-        'user-agent': USER_AGENT,
-        'atende-signature': signature(delivery.secret, t, body),
-        'atende-delivery': delivery.id,
-        'atende-event': envelope.event,
-      });
-      return { kind: 'answered', ...res };
-    } catch (err) {
-      if (err instanceof RefusedDestinationError) return { kind: 'refused', error: err.message };
-      return { kind: 'unreachable', error: describe(err, this.options.timeoutMs) };
-    }
-  }
-
-  /**
-   * One POST; resolves with the answer's status once its headers arrive. Redirects are answers like
-   * any other (final unless 408/429/5xx): following one would send the signed event somewhere the
-   * subscription does not name. The body is drained (or the connection dropped), never read.
-   */
-  private request(
-    url: URL,
-    body: string,
-    headers: Record<string, string>,
-  ): Promise<{ status: number; retryAfterMs: number | null }> {
-    const secure = url.protocol === 'https:';
-    return new Promise((resolve, reject) => {
-      const req = (secure ? https : http).request(
-        url,
-        {
-          method: 'POST',
-          headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-          agent: secure ? this.agents.https : this.agents.http,
-          lookup: this.egress.lookup,
-          signal: AbortSignal.timeout(this.options.timeoutMs),
-        },
-        (res) => {
-          const retryAfter = res.headers['retry-after'];
-          resolve({
-            status: res.statusCode ?? 0,
-            retryAfterMs: parseRetryAfter(typeof retryAfter === 'string' ? retryAfter : null, Date.now()),
-          });
-          let drained = 0;
-          res.on('data', (chunk: Buffer) => {
-            drained += chunk.length;
-            if (drained > DRAINED_BODY_BYTES) res.destroy();
-          });
-          res.on('error', () => undefined);
-        },
-      );
-      req.on('error', reject);
-      req.end(body);
-    });
   }
 
   private async settle(delivery: ClaimedDelivery, startedAt: Date, outcome: Outcome): Promise<void> {
@@ -438,3 +256,9 @@ export class WebhookDeliverer {
 }
 
 type DeliveredOutcome = Current & { webhookId: string; at: Date; responseStatus: number };
+
+/** A claimed delivery and the claim's time, which started its retry window. */
+interface ClaimedAttempt {
+  delivery: ClaimedDelivery;
+  claimedAt: Date;
+}
