@@ -63,7 +63,13 @@ import { SettingsRepo } from './modules/settings/index.js';
 import { SandboxRepo, SandboxService } from './modules/sandbox/index.js';
 import { TeamsRepo, TeamsService } from './modules/teams/index.js';
 import { UsersRepo, UsersService } from './modules/users/index.js';
-import { WebhookEgress, WebhooksRepo, WebhooksService, WebhookDeliverer } from './modules/webhooks/index.js';
+import {
+  WebhookEgress,
+  WebhooksRepo,
+  WebhooksService,
+  WebhookDeliverer,
+  WebhookQueueRepo,
+} from './modules/webhooks/index.js';
 
 /** Every service of the platform, wired explicitly from the database, the config and Redis. */
 export function createServices(deps: {
@@ -218,6 +224,7 @@ export function createServices(deps: {
     doorbell,
     webhookDeliverer: new WebhookDeliverer(
       webhooksRepo,
+      new WebhookQueueRepo(db),
       webhookEgress,
       doorbell,
       events,

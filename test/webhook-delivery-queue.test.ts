@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { createDb, type Db } from '../src/db/index.js';
 import { migrateTo, migrateToLatest } from '../src/db/migrate.js';
+import { WebhookQueueRepo } from '../src/modules/webhooks/webhook-queue.repo.js';
 import { WebhooksRepo } from '../src/modules/webhooks/webhooks.repo.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { installPgBoss12 } from './helpers/pgboss-12.js';
@@ -47,12 +48,12 @@ const count = (rows: readonly { webhook_id: string }[], id: string) =>
 describe('webhook delivery queue: claim and settle', () => {
   let t: TestApp;
   let db: Db;
-  let repo: WebhooksRepo;
+  let repo: WebhookQueueRepo;
 
   before(async () => {
     t = await startTestApp({ env: API_ONLY });
     db = createDb(t.databaseUrl, 2).db;
-    repo = new WebhooksRepo(db);
+    repo = new WebhookQueueRepo(db);
   });
   after(async () => {
     await db?.destroy();
@@ -112,7 +113,7 @@ describe('webhook delivery queue: claim and settle', () => {
       delivered_at: at,
       next_attempt_at: null,
     });
-    const hook = await repo.find(f.accountId, a);
+    const hook = await new WebhooksRepo(db).find(f.accountId, a);
     assert.deepEqual(hook?.last_success_at, at);
 
     // One slot of `a` free again: exactly one more of `a`, none of `b`.
@@ -154,7 +155,8 @@ describe('webhook delivery queue: claim and settle', () => {
       rows,
       rows.map(() => ({ status: 'delivered', claimed_until: null })),
     );
-    for (const id of [a, b]) assert.deepEqual((await repo.find(f.accountId, id))?.last_success_at, at);
+    for (const id of [a, b])
+      assert.deepEqual((await new WebhooksRepo(db).find(f.accountId, id))?.last_success_at, at);
   });
 });
 
@@ -171,7 +173,7 @@ describe('webhook delivery queue: a claim whose node died', () => {
       const id = await subscribe(api, f, r.url);
       await f.inbound(0, phone());
       // A node claims every delivery (a short lease) and dies before attempting any.
-      const abandoned = await new WebhooksRepo(db).claimDue(100, 16, 500, new Date());
+      const abandoned = await new WebhookQueueRepo(db).claimDue(100, 16, 500, new Date());
       assert.ok(abandoned.length >= 1);
 
       worker = await startTestApp({ databaseUrl: database.url, env: LOCAL });

@@ -3,7 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { toEnvelope } from '../../events/events.service.js';
 import { RefusedDestinationError, type WebhookEgress } from './webhooks.egress.js';
-import type { ClaimedDelivery } from './webhooks.repo.js';
+import type { ClaimedDelivery } from './webhook-queue.repo.js';
 
 /**
  * A webhook delivery over HTTP: the signed POST of an event's envelope to its endpoint, what the

@@ -9,7 +9,8 @@ import { webhookFailureReason, type Metrics } from '../../metrics/metrics.js';
 import type { NotificationsService } from '../notifications/index.js';
 import type { WebhookEgress } from './webhooks.egress.js';
 import { retryable, retryDelayMs, WebhookPoster, type Outcome } from './webhooks.post.js';
-import type { AttemptResult, ClaimedDelivery, WebhooksRepo } from './webhooks.repo.js';
+import type { WebhooksRepo } from './webhooks.repo.js';
+import type { AttemptResult, ClaimedDelivery, WebhookQueueRepo } from './webhook-queue.repo.js';
 
 /**
  * Attempts in flight per node at most; they are I/O (a POST each), so many run at once. A dead endpoint
@@ -77,6 +78,8 @@ export class WebhookDeliverer {
 
   constructor(
     private readonly repo: WebhooksRepo,
+    /** The delivery queue: claims and outcomes. */
+    private readonly queue: WebhookQueueRepo,
     private readonly egress: WebhookEgress,
     /** Rung after commit by event writers of this process that created deliveries. */
     private readonly doorbell: Doorbell,
@@ -91,7 +94,7 @@ export class WebhookDeliverer {
     // time, so two never lock the same endpoints in turn).
     this.delivered = new Batcher<DeliveredOutcome, void>({
       run: async (items) => {
-        await this.repo.settleDelivered(items);
+        await this.queue.settleDelivered(items);
         return items.map(() => undefined);
       },
       concurrency: 1,
@@ -144,7 +147,7 @@ export class WebhookDeliverer {
   private async claim(room: number): Promise<Claimed<ClaimedAttempt>> {
     const max = Math.min(CLAIM_BATCH, room);
     const claimedAt = new Date();
-    const claimed = await this.repo.claimDue(max, this.options.endpointConcurrency, this.leaseMs, claimedAt);
+    const claimed = await this.queue.claimDue(max, this.options.endpointConcurrency, this.leaseMs, claimedAt);
     // A full batch: more may be due.
     return { items: claimed.map((delivery) => ({ delivery, claimedAt })), more: claimed.length === max };
   }
@@ -209,7 +212,7 @@ export class WebhookDeliverer {
     const log = { deliveryId: delivery.id, webhookId: delivery.webhook_id, attempt: delivery.attempts };
 
     await this.events.transaction(async (tx, events) => {
-      const disabled = await this.repo.recordFailure(
+      const disabled = await this.queue.recordFailure(
         tx,
         delivery.webhook_id,
         startedAt,
@@ -218,7 +221,7 @@ export class WebhookDeliverer {
       );
       if (disabled) {
         // This attempt's own answer first; then the endpoint's other pending deliveries.
-        await this.repo.settle(tx, current, at, result, { status: 'failed' });
+        await this.queue.settle(tx, current, at, result, { status: 'failed' });
         await this.repo.failPending(tx, disabled.id, at);
         await this.notifications.notifyPermission(
           tx,
@@ -241,7 +244,7 @@ export class WebhookDeliverer {
         at.getTime() < deadline &&
         (outcome.kind === 'unreachable' || (outcome.kind === 'answered' && retryable(outcome.status)));
       if (!again) {
-        await this.repo.settle(tx, current, at, result, { status: 'failed' });
+        await this.queue.settle(tx, current, at, result, { status: 'failed' });
         this.logger.info({ ...log, error: result.error }, 'webhook delivery failed');
         return;
       }
@@ -249,7 +252,7 @@ export class WebhookDeliverer {
       const delay = retryDelayMs(this.options.retryBaseMs, delivery.attempts, retryAfterMs);
       // The last attempt is made when the window closes, so a receiver back by then still gets it.
       const next = new Date(Math.min(at.getTime() + delay, deadline));
-      await this.repo.settle(tx, current, at, result, { status: 'pending', nextAttemptAt: next });
+      await this.queue.settle(tx, current, at, result, { status: 'pending', nextAttemptAt: next });
       this.logger.debug({ ...log, error: result.error, next }, 'webhook delivery will be retried');
     });
   }
