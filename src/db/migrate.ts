@@ -26,6 +26,7 @@ import * as m024 from './migrations/024_message_sender.js';
 import * as m025 from './migrations/025_delivery_details.js';
 import * as m026 from './migrations/026_media_blob_chunks.js';
 import * as m027 from './migrations/027_customers.js';
+import * as m028 from './migrations/028_labels.js';
 
 /** Versioned migrations, in order. Names are permanent: never rename or edit one that has shipped. */
 const migrations: Record<string, Migration> = {
@@ -56,6 +57,7 @@ const migrations: Record<string, Migration> = {
   '025_delivery_details': m025,
   '026_media_blob_chunks': m026,
   '027_customers': m027,
+  '028_labels': m028,
 };
 
 class StaticProvider implements MigrationProvider {
@@ -73,7 +75,12 @@ export async function migrateToLatest<T>(db: Kysely<T>): Promise<void> {
 
 /** Applies the migrations up to and including `name` (an earlier version's schema, for upgrade tests). */
 export async function migrateTo<T>(db: Kysely<T>, name: string): Promise<void> {
-  const migrator = new Migrator({ db: db as Kysely<unknown>, provider: new StaticProvider() });
+  const migrator = new Migrator({
+    db: db as Kysely<unknown>,
+    provider: new StaticProvider(),
+    // Features developed side by side land in any order; each migration stands on its own.
+    allowUnorderedMigrations: true,
+  });
   const { error, results } = await migrator.migrateTo(name);
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {

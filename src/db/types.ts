@@ -115,6 +115,36 @@ export interface ContactsTable {
   updated_at: Timestamp;
 }
 
+/** An account's label (migration 028). */
+export interface LabelsTable {
+  id: string;
+  account_id: string;
+  name: string;
+  /** `#rrggbb`. */
+  color: string;
+  description: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** A label on a chat (migration 028). */
+export interface ChatLabelsTable {
+  chat_id: string;
+  label_id: string;
+  account_id: string;
+  created_by: string | null;
+  created_at: Timestamp;
+}
+
+/** A label on a customer (migration 028). */
+export interface CustomerLabelsTable {
+  customer_id: string;
+  label_id: string;
+  account_id: string;
+  created_by: string | null;
+  created_at: Timestamp;
+}
+
 /** The person behind a channel's contacts (migration 027). */
 export interface CustomersTable {
   id: string;
@@ -409,6 +439,9 @@ export interface Database {
   account_api_keys: AccountApiKeysTable;
   contacts: ContactsTable;
   customers: CustomersTable;
+  labels: LabelsTable;
+  chat_labels: ChatLabelsTable;
+  customer_labels: CustomerLabelsTable;
   chats: ChatsTable;
   chat_counts: ChatCountsTable;
   chat_totals: ChatTotalsTable;
