@@ -9,6 +9,12 @@ import type { CannedPage, CannedResponse } from '../models';
 /** How many responses the picker lists at once. */
 const SHOWN = 8;
 
+const fold = (s: string) =>
+  s
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase();
+
 export interface CannedPicker {
   open: boolean;
   items: CannedResponse[];
@@ -25,7 +31,8 @@ export function useCannedPicker(text: string, onPick: (item: CannedResponse) => 
   // The draft at which Esc closed it: it opens again once the search changes.
   const [dismissed, setDismissed] = useState<string | null>(null);
   const open = query !== null && dismissed !== text;
-  const [items, setItems] = useState<CannedResponse[]>([]);
+  // The last answer, and the search it answered.
+  const [answer, setAnswer] = useState<{ q: string; items: CannedResponse[] }>({ q: '', items: [] });
   const [active, setActive] = useState(0);
   const generation = useRef(0);
 
@@ -35,13 +42,19 @@ export function useCannedPicker(text: string, onPick: (item: CannedResponse) => 
     get<CannedPage>(`/api/canned-responses${qs({ q: query, limit: SHOWN })}`)
       .then((page) => {
         if (mine !== generation.current) return;
-        setItems(page.cannedResponses);
+        setAnswer({ q: query, items: page.cannedResponses });
         setActive(0);
       })
-      .catch(() => mine === generation.current && setItems([]));
+      .catch(() => mine === generation.current && setAnswer({ q: query, items: [] }));
   }, [open, query]);
 
-  const shown = open ? items : [];
+  // Until the answer to this search arrives, the last one narrowed to it (as the server searches:
+  // accents and case ignored), so a quick Enter never inserts what no longer matches.
+  const shown = !open
+    ? []
+    : answer.q === query
+      ? answer.items
+      : answer.items.filter((i) => fold(`${i.shortcut} ${i.content}`).includes(fold(query ?? '')));
   const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>): boolean => {
     if (!open) return false;
     if (e.key === 'Escape') {
