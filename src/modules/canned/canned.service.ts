@@ -37,9 +37,9 @@ export const SHORTCUT_TAKEN = pt(
   'A canned response with this shortcut already exists',
 );
 export const TOO_MANY = (max: number) =>
-  en(
-    `At most ${max} canned responses of this scope; delete one first`,
+  pt(
     `No máximo ${max} respostas prontas neste escopo; exclua uma antes`,
+    `At most ${max} canned responses of this scope; delete one first`,
   );
 const MAY_NOT_MANAGE = pt(
   'Você não pode alterar as respostas prontas deste escopo',
