@@ -164,6 +164,9 @@ export interface CannedResponsesTable {
   created_by: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** Folded for search (`search_fold`), written by the database. */
+  search_shortcut: ColumnType<string, never, never>;
+  search_text: ColumnType<string, never, never>;
 }
 
 /** The person behind a channel's contacts (migration 027). */

@@ -92,9 +92,7 @@ export class CannedRepo {
     if (f.teamId) q = q.where('r.team_id', '=', f.teamId);
     if (f.search) {
       const term = likeEscape(f.search);
-      q = q.where(
-        sql<boolean>`search_fold(r.shortcut || ' ' || r.content) LIKE '%' || search_fold(${term}) || '%'`,
-      );
+      q = q.where(sql<boolean>`r.search_text LIKE '%' || search_fold(${term}) || '%'`);
     }
     return q;
   }
@@ -113,7 +111,7 @@ export class CannedRepo {
     if (f.search) {
       const prefix = `${likeEscape(f.search)}%`;
       rows = rows
-        .orderBy(sql`search_fold(r.shortcut) LIKE search_fold(${prefix})`, 'desc')
+        .orderBy(sql`r.search_shortcut LIKE search_fold(${prefix})`, 'desc')
         .orderBy('r.usage_count', 'desc');
     }
     const [page, count] = await Promise.all([
