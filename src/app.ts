@@ -28,6 +28,7 @@ import { apiKeysRoutes } from './modules/api-keys/index.js';
 import { authRoutes } from './modules/auth/index.js';
 import { benchRoutes } from './modules/bench/index.js';
 import { channelApiRoutes, keyConfirmation, sendRoutes } from './modules/channel-api/index.js';
+import { cannedRoutes } from './modules/canned/index.js';
 import { channelsRoutes } from './modules/channels/index.js';
 import { draftsRoutes } from './modules/drafts/index.js';
 import { notificationsRoutes } from './modules/notifications/index.js';
@@ -180,6 +181,7 @@ export async function buildApp({ config, services, logger, gateway }: AppOptions
   whatsappWebhookRoutes(app, services);
   eventsRoutes(app, { ...services, eventCatalogue: EVENT_CATALOGUE });
   draftsRoutes(app, services);
+  cannedRoutes(app, services);
   notificationsRoutes(app, services);
   webhooksRoutes(app, services);
   // Reference routes of `npm run bench` (bench/README.md); off unless the benchmark starts the server.

@@ -29,6 +29,7 @@ import {
   ChatsService,
   ChatTransfersRepo,
 } from './modules/chats/index.js';
+import { CannedRepo, CannedService, NO_CUSTOMER_ATTRIBUTES } from './modules/canned/index.js';
 import { ContactsRepo, ContactRepairRepo, ContactRepairService } from './modules/contacts/index.js';
 import { DraftsRepo, DraftsService } from './modules/drafts/index.js';
 import { NotificationsRepo, NotificationsService } from './modules/notifications/index.js';
@@ -232,6 +233,17 @@ export function createServices(deps: {
       config.webhooks,
       deps.logger,
       deps.metrics,
+    ),
+    // Canned responses; custom-attribute variables follow the account's attribute definitions through
+    // the CustomerAttributes given here (none defined yet).
+    canned: new CannedService(
+      db,
+      new CannedRepo(db),
+      repos.teams,
+      chats,
+      mediaBlobs,
+      NO_CUSTOMER_ATTRIBUTES,
+      providers.get('whatsapp-cloud').limits,
     ),
     drafts: new DraftsService(new DraftsRepo(db), repos.chats, chats, events),
     gatewayRepo,

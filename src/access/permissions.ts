@@ -7,6 +7,8 @@ export const PERMISSIONS = [
   'chats:attend',
   'chats:transfer',
   'chats:read_all',
+  'canned_responses:manage',
+  'canned_responses:manage_team',
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
@@ -15,7 +17,13 @@ export type RoleName = (typeof ROLE_NAMES)[number];
 
 export const BUILT_IN_ROLES: Record<RoleName, Permission[]> = {
   admin: [...PERMISSIONS],
-  supervisor: ['teams:manage', 'chats:attend', 'chats:transfer', 'chats:read_all'],
+  supervisor: [
+    'teams:manage',
+    'chats:attend',
+    'chats:transfer',
+    'chats:read_all',
+    'canned_responses:manage_team',
+  ],
   agent: ['chats:attend', 'chats:transfer'],
 };
 

@@ -145,6 +145,30 @@ export interface CustomerLabelsTable {
   created_at: Timestamp;
 }
 
+export type CannedScope = 'account' | 'team' | 'personal';
+/** A canned response (migration 041): account-wide, a team's or one user's. */
+export interface CannedResponsesTable {
+  id: string;
+  account_id: string;
+  scope: CannedScope;
+  team_id: string | null;
+  user_id: string | null;
+  /** `account`, the team's id or the user's id: a shortcut is unique per owner. */
+  owner_key: string;
+  shortcut: string;
+  content: string;
+  /** The optional file, in `media_blobs`. */
+  attachment_id: string | null;
+  usage_count: ColumnType<number, number | undefined, number>;
+  last_used_at: Date | null;
+  created_by: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  /** Folded for search (`search_fold`), written by the database. */
+  search_shortcut: ColumnType<string, never, never>;
+  search_text: ColumnType<string, never, never>;
+}
+
 /** The person behind a channel's contacts (migration 027). */
 export interface CustomersTable {
   id: string;
@@ -442,6 +466,7 @@ export interface Database {
   labels: LabelsTable;
   chat_labels: ChatLabelsTable;
   customer_labels: CustomerLabelsTable;
+  canned_responses: CannedResponsesTable;
   chats: ChatsTable;
   chat_counts: ChatCountsTable;
   chat_totals: ChatTotalsTable;

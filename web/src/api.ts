@@ -74,6 +74,21 @@ export const patch = <T>(path: string, body: unknown) => api<T>('PATCH', path, b
 export const put = <T>(path: string, body: unknown) => api<T>('PUT', path, body);
 export const del = <T>(path: string) => api<T>('DELETE', path);
 
+/** A file the API answers (not JSON), e.g. a canned response's attachment. */
+export async function getBlob(path: string): Promise<Blob> {
+  let res: Response;
+  try {
+    res = await fetch(path, { credentials: 'same-origin', headers: { 'accept-language': language } });
+  } catch {
+    throw new ApiError(0, ['network']);
+  }
+  if (!res.ok) {
+    if (res.status === 401) for (const fn of unauthorizedListeners) fn();
+    throw new ApiError(res.status, [`HTTP ${res.status}`]);
+  }
+  return res.blob();
+}
+
 /** A query string from the defined, non-empty values. */
 export function qs(params: Record<string, string | number | boolean | null | undefined>): string {
   const u = new URLSearchParams();

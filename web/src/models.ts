@@ -52,6 +52,11 @@ export interface MediaContent {
 /** A message's file, when it has one. */
 export const mediaOf = (m: Message): MediaContent | undefined => m.content.media as MediaContent | undefined;
 
+export type CannedResponse = Answer<'getCannedResponse'>;
+export type CannedPage = Answer<'listCannedResponses'>;
+export type CannedScope = CannedResponse['scope'];
+export type RenderedCanned = Answer<'renderCannedResponse'>;
+
 export type AppNotification = Answer<'markNotificationRead'>;
 export type NotificationPage = Answer<'listNotifications'>;
 export type Draft = Answer<'listDrafts'>[number];

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { adminNav, AdminArea } from './admin/index';
+import { adminNav, AdminArea, CannedResponsesPage } from './admin/index';
 import { LangSwitch } from './components';
 import { useI18n } from './i18n';
 import { Inbox } from './inbox/inbox';
@@ -24,6 +24,7 @@ export function Shell() {
   const nav = [
     { path: '/inbox', label: t('nav.inbox') },
     { path: '/simulator', label: t('nav.simulator') },
+    { path: '/canned-responses', label: t('nav.canned') },
     ...adminNav.filter((n) => can(n.permission)).map((n) => ({ path: n.path, label: tr(n.labelKey) })),
   ];
   const current = (p: string) => path === p || path.startsWith(`${p}/`);
@@ -31,6 +32,12 @@ export function Shell() {
   let page;
   if (path.startsWith('/admin')) page = <AdminArea path={path} />;
   else if (current('/simulator')) page = <Simulator path={path} />;
+  else if (current('/canned-responses'))
+    page = (
+      <section className="page adm-page">
+        <CannedResponsesPage mode="personal" />
+      </section>
+    );
   else page = <Inbox path={path} />;
 
   return (

@@ -4,4 +4,4 @@ export { mediaDownloadWorker } from './media-download.worker.js';
 export { type MediaStore, PostgresMediaStore } from './media-store.js';
 export { MediaRepo } from './media.repo.js';
 export { mediaRoutes } from './media.routes.js';
-export { MediaDownloader, MediaDownloads, MediaService } from './media.service.js';
+export { contentDisposition, MediaDownloader, MediaDownloads, MediaService } from './media.service.js';

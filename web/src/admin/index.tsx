@@ -3,6 +3,7 @@ import { useI18n } from '../i18n';
 import { navigate } from '../router';
 import { useMe } from '../session';
 import { ApiKeysPage } from './api-keys';
+import { CannedResponsesPage } from './canned';
 import { ChannelPage } from './channel-page';
 import { ChannelsPage } from './channels';
 import { TeamsPage } from './teams';
@@ -10,6 +11,8 @@ import { UsersPage } from './users';
 import { WebhookDeliveriesPage } from './webhook-deliveries';
 import { WebhooksPage } from './webhooks';
 import './styles/index.css';
+
+export { CannedResponsesPage };
 
 // The admin area: the console's router renders AdminArea for every path under /admin, and its
 // navigation lists adminNav (the entries the user `can`). Each screen checks nothing else: the API
@@ -21,6 +24,11 @@ export const adminNav: { path: string; labelKey: string; permission: string }[] 
   { path: '/admin/channels', labelKey: 'nav.channels', permission: 'channels:manage' },
   { path: '/admin/api-keys', labelKey: 'nav.apiKeys', permission: 'api_keys:manage' },
   { path: '/admin/webhooks', labelKey: 'nav.webhooks', permission: 'webhooks:manage' },
+  {
+    path: '/admin/canned-responses',
+    labelKey: 'nav.cannedAdmin',
+    permission: 'canned_responses:manage_team',
+  },
 ];
 
 export function AdminArea(props: { path: string }): JSX.Element {
@@ -48,6 +56,7 @@ export function AdminArea(props: { path: string }): JSX.Element {
       <ChannelsPage />
     );
   else if (section === 'api-keys') page = <ApiKeysPage />;
+  else if (section === 'canned-responses') page = <CannedResponsesPage mode="admin" />;
   else if (section === 'webhooks')
     page = parts[2] ? <WebhookDeliveriesPage id={parts[2]} /> : <WebhooksPage />;
   else page = <p className="muted">{t('admin.notFound')}</p>;

@@ -1,14 +1,17 @@
-import { useRef, useState, type FormEvent } from 'react';
-import { ApiError, fileToBase64, post } from '../api';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { ApiError, fileToBase64, get, getBlob, post } from '../api';
 import { useI18n } from '../i18n';
 import { useDrafts } from '../session';
-import type { Message } from '../models';
+import type { CannedResponse, Message, RenderedCanned } from '../models';
 import { ATTACH_ACCEPT, mediaType, refusedAs } from './attachments';
+import { CannedList, useCannedPicker } from './canned-picker';
 import { sendOnEnter } from './conversation-view';
 
 /**
  * The reply box of a conversation: text kept as the chat's draft (saved on the server, followed by
- * the agent's other tabs), an optional attachment sent as base64 media, Enter to send.
+ * the agent's other tabs), an optional attachment sent as base64 media, Enter to send. `/` opens the
+ * canned responses: the one picked replaces the text, its variables filled, and its file is attached;
+ * its use is counted once the message is sent.
  */
 export function Composer(props: { chatId: string; onSent: (m: Message) => void }) {
   const { t } = useI18n();
@@ -20,6 +23,27 @@ export function Composer(props: { chatId: string; onSent: (m: Message) => void }
   const [error, setError] = useState<string | null>(null);
   const fileInput = useRef<HTMLInputElement>(null);
   const textarea = useRef<HTMLTextAreaElement>(null);
+  // Canned responses inserted since the last send: counted when it goes.
+  const used = useRef(new Set<string>());
+  useEffect(() => used.current.clear(), [chatId]);
+
+  const insert = async (item: CannedResponse) => {
+    setError(null);
+    try {
+      const rendered = await get<RenderedCanned>(`/api/canned-responses/${item.id}/render?chatId=${chatId}`);
+      setDraft(chatId, rendered.text);
+      if (rendered.attachment) {
+        const { filename, mimetype } = rendered.attachment;
+        const blob = await getBlob(`/api/canned-responses/${item.id}/attachment`);
+        setFile(new File([blob], filename ?? 'file', { type: mimetype }));
+      }
+      used.current.add(item.id);
+      textarea.current?.focus();
+    } catch (err) {
+      setError(err instanceof ApiError && err.status !== 0 ? err.message : t('common.error'));
+    }
+  };
+  const picker = useCannedPicker(text, (item) => void insert(item));
 
   const send = async (e?: FormEvent) => {
     e?.preventDefault();
@@ -41,6 +65,8 @@ export function Composer(props: { chatId: string; onSent: (m: Message) => void }
         : { text: body };
       const message = await post<Message>(`/api/chats/${chatId}/messages`, payload);
       onSent(message);
+      for (const id of used.current) void post(`/api/canned-responses/${id}/use`).catch(() => undefined);
+      used.current.clear();
       setDraft(chatId, '', { now: true });
       setFile(null);
       if (fileInput.current) fileInput.current.value = '';
@@ -79,6 +105,7 @@ export function Composer(props: { chatId: string; onSent: (m: Message) => void }
       <p id="composer-hint" className="sr-only">
         {t('chat.composerHint')}
       </p>
+      <CannedList picker={picker} onPick={(item) => void insert(item)} />
       <div className="composer-row">
         <input
           ref={fileInput}
@@ -119,7 +146,8 @@ export function Composer(props: { chatId: string; onSent: (m: Message) => void }
           aria-describedby="composer-hint"
           placeholder={t('chat.composerPlaceholder')}
           onChange={(e) => setDraft(chatId, e.target.value)}
-          onKeyDown={sendOnEnter(() => void send())}
+          onKeyDown={(e) => picker.onKeyDown(e) || sendOnEnter(() => void send())(e)}
+          {...picker.inputProps}
           maxLength={4096}
         />
         <button type="submit" className="btn primary" disabled={busy || (!text.trim() && !file)}>

@@ -1,0 +1,15 @@
+/**
+ * The customers' custom attributes as canned responses see them: the keys an account defines (what
+ * `{{contact.attributes.<key>}}` may name) and one customer's values (what fills them). Given to the
+ * service by the wiring, so the check follows the account's attribute definitions once they exist.
+ */
+export interface CustomerAttributes {
+  keys(accountId: string): Promise<string[]>;
+  values(accountId: string, customerId: string): Promise<Record<string, string>>;
+}
+
+/** No attribute is defined: every `{{contact.attributes.…}}` is refused, and none is filled. */
+export const NO_CUSTOMER_ATTRIBUTES: CustomerAttributes = {
+  keys: async () => [],
+  values: async () => ({}),
+};
