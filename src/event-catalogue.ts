@@ -10,6 +10,7 @@ import {
 } from './modules/chats/index.js';
 import { DRAFT_UPDATE } from './modules/drafts/index.js';
 import { MESSAGE_UPDATE, MESSAGE_UPSERT } from './modules/messages/index.js';
+import { NOTE_DELETE, NOTE_NEW, NOTE_UPDATE } from './modules/notes/index.js';
 import { NOTIFICATION_NEW } from './modules/notifications/index.js';
 
 /**
@@ -27,6 +28,9 @@ export const EVENT_CATALOGUE: EventCatalogue = {
   'chat.transfer': CHAT_TRANSFER,
   'chat.close': CHAT_CLOSE,
   'chat.split': CHAT_SPLIT,
+  'note.new': NOTE_NEW,
+  'note.update': NOTE_UPDATE,
+  'note.delete': NOTE_DELETE,
   'notification.new': NOTIFICATION_NEW,
   'draft.update': DRAFT_UPDATE,
 };

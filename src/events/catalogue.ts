@@ -21,6 +21,9 @@ export const EVENT_NAMES = [
   'chat.transfer',
   'chat.close',
   'chat.split',
+  'note.new',
+  'note.update',
+  'note.delete',
   'notification.new',
   'draft.update',
 ] as const;
@@ -67,6 +70,9 @@ export const EVENT_ROOMS: Record<EventName, string> = {
   'chat.transfer': 'team: and user: rooms of the source and the target, chat:<chatId>',
   'chat.close': 'team:<teamId>, chat:<chatId>, user:<attendant>',
   'chat.split': 'chat:<chatId>, attendance:<chatId>',
+  'note.new': 'chat:<chatId>, attendance:<chatId>',
+  'note.update': 'chat:<chatId>, attendance:<chatId>',
+  'note.delete': 'chat:<chatId>, attendance:<chatId>',
   'notification.new': 'user:<userId>',
   'draft.update': 'user:<userId>',
 };

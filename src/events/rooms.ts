@@ -84,5 +84,7 @@ export const targets = {
       teams: [into.teamId],
       users: [into.userId],
     }),
+  /** A private note: whoever watches the chat's list item or has the conversation open. */
+  note: (chat: ChatPlace) => chatTarget(chat, [room.chat(chat.id), room.attendance(chat.id)]),
   personal: (userId: string): Target => ({ rooms: [room.user(userId)], audience: [room.user(userId)] }),
 };

@@ -169,7 +169,7 @@ export class ChatMovesService {
       events.add(
         actor.accountId,
         CHAT_TRANSFER,
-        { chat: c, from, to: { teamId: c.teamId, userId: c.userId }, reasonCode, reason },
+        { chat: c, from, to: { teamId: c.teamId, userId: c.userId }, reasonCode, reason, by: ref },
         targets.chatTransfer(c, from),
         ['chat', 'updatedAt'],
       );
@@ -248,7 +248,7 @@ export class ChatMovesService {
           events.add(
             actor.accountId,
             CHAT_QUEUE,
-            { chat: c, from: chat.queue, to: name },
+            { chat: c, from: chat.queue, to: name, by: actorRef(actor) },
             targets.chatQueue(c, chat.team_id),
           );
         }
@@ -271,7 +271,8 @@ export class ChatMovesService {
       if (chat.user_id !== null) throw conflict(CHAT_CAPTURED);
       if (chat.queue !== QUEUE_WAITING) throw conflict(CHAT_NOT_WAITING);
       await this.repo.update(tx, chat.id, { queue: QUEUE_ATTENDING, user_id: actor.userId });
-      return (events, c) => events.add(actor.accountId, CHAT_CAPTURE, { chat: c }, targets.chatCapture(c));
+      return (events, c) =>
+        events.add(actor.accountId, CHAT_CAPTURE, { chat: c, by: actorRef(actor) }, targets.chatCapture(c));
     });
   }
 
@@ -284,7 +285,8 @@ export class ChatMovesService {
         throw forbidden(CLOSE_FORBIDDEN);
       }
       await this.repo.update(tx, chat.id, { status: 'closed', closed_at: new Date() });
-      return (events, c) => events.add(actor.accountId, CHAT_CLOSE, { chat: c }, targets.chatClose(c));
+      return (events, c) =>
+        events.add(actor.accountId, CHAT_CLOSE, { chat: c, by: actorRef(actor) }, targets.chatClose(c));
     });
   }
 

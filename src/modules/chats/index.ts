@@ -3,6 +3,9 @@ export { chatWindow, toChat } from './chats.presenter.js';
 export { ChatsRepo, QUEUE_API } from './chats.repo.js';
 export { chatsRoutes } from './chats.routes.js';
 export {
+  ActorRefSchema,
+  type ActorRefT,
+  AgentChatSchema,
   CHAT_CAPTURE,
   CHAT_CLOSE,
   CHAT_NEW,

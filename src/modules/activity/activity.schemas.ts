@@ -1,0 +1,49 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Nullable } from '../../http/schemas.js';
+import { ActorRefSchema } from '../chats/index.js';
+
+/** Where a chat was or went: team, attendant, queue (each only when the change concerns it). */
+const Place = Type.Object({
+  teamId: Type.Optional(Nullable(Type.String())),
+  userId: Type.Optional(Nullable(Type.String())),
+  queue: Type.Optional(Type.String()),
+});
+
+export const ActivitySchema = Type.Object(
+  {
+    id: Type.String({ description: 'The id of the event the line is read from' }),
+    seq: Type.Integer({ description: "The event's seq in the account's log" }),
+    at: Type.String({ format: 'date-time' }),
+    kind: Type.String({
+      description:
+        '`capture` (an agent took the chat from the queue), `transfer.team`, `transfer.user`, `queue` (moved to ' +
+        'another queue), `close`, `split` (another customer’s messages moved out); more kinds may be added',
+    }),
+    by: Nullable(ActorRefSchema),
+    from: Nullable(Place),
+    to: Nullable(Place),
+    reasonCode: Nullable(Type.String()),
+    reason: Nullable(Type.String()),
+  },
+  {
+    description:
+      'A line of the conversation’s activity, read from its event in the log. `by` is null when nobody acted ' +
+      '(automatic routing) or the event predates the field.',
+  },
+);
+export type ActivityT = Static<typeof ActivitySchema>;
+
+export const ActivityQuery = Type.Object(
+  {
+    before: Type.Optional(
+      Type.Integer({ minimum: 1, description: 'A `seq` from an earlier page: lines before it' }),
+    ),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 100 })),
+  },
+  { additionalProperties: false },
+);
+
+export const ActivityPageSchema = Type.Object({
+  activity: Type.Array(ActivitySchema, { description: 'Newest first' }),
+  nextBefore: Nullable(Type.Integer({ description: 'Pass as `before` for older lines; null at the end' })),
+});
