@@ -21,7 +21,7 @@ interface Line {
 }
 interface Page {
   activity: Line[];
-  nextBefore: number | null;
+  nextBeforeSeq: number | null;
 }
 
 const NOT_FOUND = { statusCode: 404, message: 'Not Found', error: 'Not Found' };
@@ -68,7 +68,7 @@ describe('activity in the timeline', () => {
   it('shows capture, a team transfer with its reason (to the agent it reaches), a queue move and the close', async () => {
     const chatId = await f.inbound(0, phone(), 'Minha fatura veio errada');
     const [a0, a1] = [f.agents[0]!.token, f.agents[1]!.token];
-    assert.deepEqual(await activity(a0, chatId), { activity: [], nextBefore: null });
+    assert.deepEqual(await activity(a0, chatId), { activity: [], nextBeforeSeq: null });
 
     await ok(a0, 'POST', `/api/chats/${chatId}/capture`);
     // The receiving agent (team 1) is watching its team's queue when the transfer arrives.
@@ -127,9 +127,9 @@ describe('activity in the timeline', () => {
     // Pages.
     const first = await activity(f.adminToken, chatId, '?limit=4');
     assert.deepEqual(first.activity, all.activity.slice(0, 4));
-    assert.equal(first.nextBefore, all.activity[3]!.seq);
-    const rest = await activity(f.adminToken, chatId, `?limit=4&before=${first.nextBefore}`);
-    assert.deepEqual(rest, { activity: all.activity.slice(4), nextBefore: null });
+    assert.equal(first.nextBeforeSeq, all.activity[3]!.seq);
+    const rest = await activity(f.adminToken, chatId, `?limit=4&beforeSeq=${first.nextBeforeSeq}`);
+    assert.deepEqual(rest, { activity: all.activity.slice(4), nextBeforeSeq: null });
 
     // Another account's users see nothing of it; bad queries are 400.
     assert.deepEqual((await call(other.adminToken, 'GET', `/api/chats/${chatId}/activity`)).body, NOT_FOUND);
@@ -170,6 +170,6 @@ describe('activity in the timeline', () => {
     );
     // Past its own retention (365 days), it goes too.
     await events.purgeExpired(new Date(Date.now() + 366 * 24 * 3600 * 1000));
-    assert.deepEqual(await activity(f.adminToken, chatId), { activity: [], nextBefore: null });
+    assert.deepEqual(await activity(f.adminToken, chatId), { activity: [], nextBeforeSeq: null });
   });
 });

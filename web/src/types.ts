@@ -8485,8 +8485,8 @@ export interface operations {
   listChatActivity: {
     parameters: {
       query?: {
-        /** @description A `seq` from an earlier page: lines before it */
-        before?: number;
+        /** @description The `nextBeforeSeq` of an earlier page: lines before it */
+        beforeSeq?: number;
         limit?: number;
       };
       header?: never;
@@ -8533,8 +8533,8 @@ export interface operations {
               reasonCode: string | null;
               reason: string | null;
             }[];
-            /** @description Pass as `before` for older lines; null at the end */
-            nextBefore: number | null;
+            /** @description Pass as `beforeSeq` for older lines; null at the end */
+            nextBeforeSeq: number | null;
           };
         };
       };

@@ -35,8 +35,8 @@ export type ActivityT = Static<typeof ActivitySchema>;
 
 export const ActivityQuery = Type.Object(
   {
-    before: Type.Optional(
-      Type.Integer({ minimum: 1, description: 'A `seq` from an earlier page: lines before it' }),
+    beforeSeq: Type.Optional(
+      Type.Integer({ minimum: 1, description: 'The `nextBeforeSeq` of an earlier page: lines before it' }),
     ),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 100 })),
   },
@@ -45,5 +45,7 @@ export const ActivityQuery = Type.Object(
 
 export const ActivityPageSchema = Type.Object({
   activity: Type.Array(ActivitySchema, { description: 'Newest first' }),
-  nextBefore: Nullable(Type.Integer({ description: 'Pass as `before` for older lines; null at the end' })),
+  nextBeforeSeq: Nullable(
+    Type.Integer({ description: 'Pass as `beforeSeq` for older lines; null at the end' }),
+  ),
 });

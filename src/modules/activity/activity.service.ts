@@ -19,15 +19,15 @@ export class ActivityService {
   async page(
     actor: UserActor,
     chatId: string,
-    query: { before?: number; limit?: number },
-  ): Promise<{ activity: ActivityT[]; nextBefore: number | null }> {
+    query: { beforeSeq?: number; limit?: number },
+  ): Promise<{ activity: ActivityT[]; nextBeforeSeq: number | null }> {
     await this.chats.getForUser(actor, chatId);
     const limit = query.limit ?? 100;
     const rows = await this.repo.page(
       actor.accountId,
       chatId,
       ACTIVITY_EVENTS,
-      query.before ?? null,
+      query.beforeSeq ?? null,
       limit + 1,
     );
     const page = rows.slice(0, limit);
@@ -43,6 +43,6 @@ export class ActivityService {
       });
     }
     const last = page.at(-1);
-    return { activity, nextBefore: rows.length > limit && last ? Number(last.seq) : null };
+    return { activity, nextBeforeSeq: rows.length > limit && last ? Number(last.seq) : null };
   }
 }
