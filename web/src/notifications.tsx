@@ -96,10 +96,11 @@ export function NotificationToasts() {
     if (!gateway) return;
     return gateway.on('notification.new', (e) => {
       const n = e.data.notification;
+      if (n.kind === 'note.mention') desktopMention(t, n);
       setToasts((prev) => (prev.some((x) => x.id === n.id) ? prev : [...prev, n].slice(-3)));
       setTimeout(() => setToasts((prev) => prev.filter((x) => x.id !== n.id)), 8000);
     });
-  }, [gateway]);
+  }, [gateway, t]);
 
   const dismiss = (id: string) => setToasts((prev) => prev.filter((x) => x.id !== id));
   return (
@@ -137,9 +138,29 @@ export function NotificationToasts() {
   );
 }
 
+/**
+ * A mention on the desktop too (the browser's Notification API), when this site may: a click brings
+ * the console forward on the conversation.
+ */
+function desktopMention(t: ReturnType<typeof useI18n>['t'], n: AppNotification): void {
+  if (typeof Notification === 'undefined' || Notification.permission !== 'granted') return;
+  const shown = new Notification(t('notif.mentionTitle', { by: String(n.data.byName ?? '') }), {
+    body: String(n.data.excerpt ?? ''),
+    tag: n.id,
+  });
+  const chatId = typeof n.data.chatId === 'string' ? n.data.chatId : null;
+  shown.onclick = () => {
+    window.focus();
+    if (chatId) navigate(`/inbox/${chatId}`);
+    shown.close();
+  };
+}
+
 /** What a notification says, by its kind. */
 function notificationText(t: ReturnType<typeof useI18n>['t'], n: AppNotification): string {
   if (n.kind === 'chat.assigned') return assignedText(t, n.data);
+  if (n.kind === 'note.mention')
+    return t('notif.mention', { by: String(n.data.byName ?? ''), excerpt: String(n.data.excerpt ?? '') });
   if (n.kind === 'webhook.disabled') return t('notif.webhookDisabled', { url: String(n.data.url ?? '') });
   if (n.kind === 'channel.unhealthy') return t('notif.channelUnhealthy', { name: String(n.data.name ?? '') });
   return n.kind;

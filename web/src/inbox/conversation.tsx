@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { ApiError, post } from '../api';
 import { Avatar, Dialog } from '../components';
 import { queueLabel, useI18n } from '../i18n';
@@ -9,7 +9,10 @@ import { QUEUE_WAITING } from './chat-state';
 import { Composer } from './composer';
 import { ConversationView, useConversation } from './conversation-view';
 import type { MessageListHandle } from './messages';
+import { ActivityItem } from './activity';
+import { NoteComposer, NoteItem } from './notes';
 import { TemplateDialog, useNow, WindowBadge, windowOf } from './template-form';
+import { mergeTimeline, useTimelineExtras, type TimelineItem } from './timeline';
 import { TransferDialog } from './transfer';
 import type { InboxLists } from './use-inbox';
 
@@ -30,6 +33,14 @@ export function Conversation(props: { chatId: string; lists: InboxLists }) {
   const [dialog, setDialog] = useState<'transfer' | 'close' | 'template' | null>(null);
   const now = useNow();
   const list = useRef<MessageListHandle>(null);
+  // The timeline's notes and activity lines, and whether the box below writes a reply or a note.
+  const extras = useTimelineExtras(props.chatId);
+  const [mode, setMode] = useState<'reply' | 'note'>('reply');
+  useEffect(() => setMode('reply'), [props.chatId]);
+  const timeline = useMemo(
+    () => mergeTimeline(convo.messages, { notes: extras.notes, activity: extras.activity }, convo.hasOlder),
+    [convo.messages, extras.notes, extras.activity, convo.hasOlder],
+  );
 
   const attending = chat?.status === 'open' && chat.userId === me.user.id;
 
@@ -105,6 +116,13 @@ export function Conversation(props: { chatId: string; lists: InboxLists }) {
   const canTransfer = open && can('chats:transfer');
   const canClose = open && (attending || can('chats:read_all')) && can('chats:attend');
   const canReply = attending && can('chats:attend');
+  const canNote = can('chats:attend');
+  const renderExtra = (item: Exclude<TimelineItem, { type: 'message' }>) =>
+    item.type === 'note' ? (
+      <NoteItem note={item.note} onChanged={extras.putNote} onDeleted={extras.dropNote} />
+    ) : (
+      <ActivityItem line={item.line} />
+    );
   const onSent = (m: Message) => {
     convo.addMessage(m);
     list.current?.scrollToBottom();
@@ -180,8 +198,38 @@ export function Conversation(props: { chatId: string; lists: InboxLists }) {
         side="agent"
         authorOf={authorOf}
         label={t('chat.history', { name: chat.contact.name || chat.contact.value })}
+        timeline={timeline}
+        renderExtra={renderExtra}
       />
-      {!open ? (
+      {canNote && (
+        <div className="reply-modes" role="group" aria-label={t('notes.modes')}>
+          <button
+            type="button"
+            className="btn small ghost"
+            aria-pressed={mode === 'reply'}
+            onClick={() => setMode('reply')}
+          >
+            {t('notes.modeReply')}
+          </button>
+          <button
+            type="button"
+            className="btn small ghost note-mode"
+            aria-pressed={mode === 'note'}
+            onClick={() => setMode('note')}
+          >
+            {t('notes.modeNote')}
+          </button>
+        </div>
+      )}
+      {canNote && mode === 'note' ? (
+        <NoteComposer
+          chatId={chat.id}
+          onWritten={(note) => {
+            extras.putNote(note);
+            list.current?.scrollToBottom();
+          }}
+        />
+      ) : !open ? (
         <div className="composer-note" role="status">
           {t('chat.closed')}
           {chat.updatedAt && <span className="muted">{time(chat.updatedAt)}</span>}

@@ -1,4 +1,5 @@
 import {
+  Fragment,
   forwardRef,
   useCallback,
   useEffect,
@@ -16,6 +17,7 @@ import { useShortTime } from './format';
 import { MessageCategory } from './message-delivery';
 import { MessageMedia } from './media';
 import { TemplateContent } from './template-form';
+import type { TimelineItem } from './timeline';
 
 // A conversation's messages, for the agent's conversation view and the customer simulator: bubbles
 // with delivery ticks, older pages loaded when scrolled to the top (keeping the reading position),
@@ -154,6 +156,12 @@ export const MessageList = forwardRef<
     onLoadOlder: () => void;
     authorOf?: (m: Message) => string | undefined;
     label: string;
+    /**
+     * The agent's timeline: the messages merged with notes and activity lines (inbox/timeline.ts),
+     * each of those drawn by `renderExtra`. Without it, the messages alone.
+     */
+    timeline?: TimelineItem[];
+    renderExtra?: (item: Exclude<TimelineItem, { type: 'message' }>) => ReactNode;
   }
 >(function MessageList(props, ref) {
   const { t } = useI18n();
@@ -162,7 +170,12 @@ export const MessageList = forwardRef<
   const firstId = useRef<string | null>(null);
   const lastId = useRef<string | null>(null);
   const heightBefore = useRef(0);
-  const { messages, hasOlder, loadingOlder, onLoadOlder } = props;
+  const { messages, hasOlder, loadingOlder, onLoadOlder, timeline } = props;
+  const items = useMemo<TimelineItem[]>(
+    () =>
+      timeline ?? messages.map((m) => ({ type: 'message', at: m.createdAt, key: `m-${m.id}`, message: m })),
+    [timeline, messages],
+  );
   const byId = useMemo(() => new Map(messages.map((m) => [m.id, m])), [messages]);
   const lookup = useCallback((id: string) => byId.get(id), [byId]);
 
@@ -177,8 +190,8 @@ export const MessageList = forwardRef<
   useLayoutEffect(() => {
     const el = box.current;
     if (!el) return;
-    const first = messages[0]?.id ?? null;
-    const last = messages.at(-1)?.id ?? null;
+    const first = items[0]?.key ?? null;
+    const last = items.at(-1)?.key ?? null;
     if (firstId.current === null) {
       // First fill: start at the newest message.
       el.scrollTop = el.scrollHeight;
@@ -192,7 +205,7 @@ export const MessageList = forwardRef<
     firstId.current = first;
     lastId.current = last;
     heightBefore.current = el.scrollHeight;
-  }, [messages]);
+  }, [items]);
 
   const onScroll = () => {
     const el = box.current;
@@ -221,11 +234,21 @@ export const MessageList = forwardRef<
           )}
         </li>
       ) : (
-        messages.length > 0 && <li className="messages-edge">{t('chat.start')}</li>
+        items.length > 0 && <li className="messages-edge">{t('chat.start')}</li>
       )}
-      {messages.map((m) => (
-        <Bubble key={m.id} m={m} side={props.side} author={props.authorOf?.(m)} lookup={lookup} />
-      ))}
+      {items.map((item) =>
+        item.type === 'message' ? (
+          <Bubble
+            key={item.key}
+            m={item.message}
+            side={props.side}
+            author={props.authorOf?.(item.message)}
+            lookup={lookup}
+          />
+        ) : (
+          <Fragment key={item.key}>{props.renderExtra?.(item)}</Fragment>
+        ),
+      )}
     </ol>
   );
 });
