@@ -1,4 +1,4 @@
-import { useRef, useState, type FormEvent, type ReactNode } from 'react';
+import { useLayoutEffect, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { ApiError, del, patch, post } from '../api';
 import { useI18n } from '../i18n';
 import type { MentionableUser, Note } from '../models';
@@ -37,6 +37,15 @@ function NoteText(props: {
   const { t } = useI18n();
   const box = useRef<HTMLTextAreaElement>(null);
   const [caret, setCaret] = useState(props.text.length);
+  // Where the cursor goes once a picked name is in the text: set as the text is drawn, before any
+  // later key reaches the box (a frame later, quick typing would land before it).
+  const pendingCaret = useRef<number | null>(null);
+  useLayoutEffect(() => {
+    const at = pendingCaret.current;
+    if (at === null || !box.current) return;
+    pendingCaret.current = null;
+    box.current.setSelectionRange(at, at);
+  }, [props.text]);
   const pick = (user: MentionableUser, at = mentionAt(props.text, caret)) => {
     if (!at) return;
     const inserted = `@${user.name} `;
@@ -45,7 +54,7 @@ function NoteText(props: {
     props.setText(next);
     const to = at.start + inserted.length;
     setCaret(to);
-    requestAnimationFrame(() => box.current?.setSelectionRange(to, to));
+    pendingCaret.current = to;
   };
   const picker = useMentionPicker(props.chatId, props.text, caret, (u, at) => pick(u, at));
   return (

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { get, qs } from '../api';
-import type { ActivityLine, ActivityPage, Message, Note, NotePage } from '../models';
-import { useGateway } from '../session';
+import type { ActivityLine, ActivityPage, Chat, Message, Note, NotePage } from '../models';
+import { useDirectory, useGateway, useMe } from '../session';
 
 // What the agent's timeline shows besides messages: the chat's private notes and its activity lines
 // (captured, transferred, moved, closed — read from the event log), each through its own operation,
@@ -32,6 +32,13 @@ const byNewest = <T extends { id: string }>(items: T[], at: (x: T) => string) =>
 /** The chat's notes and activity, read when it opens and followed live. */
 export function useTimelineExtras(chatId: string | null): TimelineExtras {
   const { gateway } = useGateway();
+  const { me, can } = useMe();
+  const { myTeamIds } = useDirectory();
+  // Whether this user still sees the chat after a change (a transfer may take it away): only then
+  // is its activity read again.
+  const stillMine = useRef<(c: Chat) => boolean>(() => false);
+  stillMine.current = (c: Chat) =>
+    can('chats:read_all') || c.userId === me.user.id || myTeamIds.includes(c.teamId);
   const [notes, setNotes] = useState<Note[]>([]);
   const [activity, setActivity] = useState<ActivityLine[]>([]);
   const current = useRef(chatId);
@@ -85,7 +92,8 @@ export function useTimelineExtras(chatId: string | null): TimelineExtras {
       // The line is the event's, as the server reads it: the page is read again.
       ...ACTIVITY_EVENTS.map((name) =>
         gateway.on(name, (e) => {
-          if (e.data.chat.id === current.current) void loadActivity(e.data.chat.id);
+          const chat = e.data.chat;
+          if (chat.id === current.current && stillMine.current(chat)) void loadActivity(chat.id);
         }),
       ),
       gateway.onResync(() => {
