@@ -20,6 +20,10 @@ const KNOWN_EVENTS = [
   'chat.capture',
   'chat.transfer',
   'chat.close',
+  'chat.split',
+  'note.new',
+  'note.update',
+  'note.delete',
   'notification.new',
   'draft.update',
 ];

@@ -453,6 +453,9 @@ export const en: Messages = {
   'hooks.event.chat.capture': 'An agent took the chat from the queue',
   'hooks.event.chat.transfer': 'The chat was transferred to a team or a user',
   'hooks.event.chat.close': 'The conversation ended',
+  'hooks.event.note.new': 'A private note was written in the conversation (never sent to the customer)',
+  'hooks.event.note.update': 'Its author edited a private note',
+  'hooks.event.note.delete': 'Its author deleted a private note',
   'hooks.event.notification.new': "Something needs the user's attention",
   'hooks.event.draft.update': "One of the user's drafts changed (on another device)",
   // A sent message's conversation category, as the provider charges it (inbox/message-delivery.tsx).

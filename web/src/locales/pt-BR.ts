@@ -461,6 +461,9 @@ export const ptBR = {
   'hooks.event.chat.capture': 'Um atendente capturou a conversa da fila',
   'hooks.event.chat.transfer': 'A conversa foi transferida para uma equipe ou um atendente',
   'hooks.event.chat.close': 'A conversa foi encerrada',
+  'hooks.event.note.new': 'Uma nota interna foi escrita na conversa (nunca enviada ao cliente)',
+  'hooks.event.note.update': 'Uma nota interna foi editada pelo autor',
+  'hooks.event.note.delete': 'Uma nota interna foi apagada pelo autor',
   'hooks.event.notification.new': 'Algo precisa da atenção do usuário',
   'hooks.event.draft.update': 'Um rascunho do usuário mudou (em outro dispositivo)',
   // A sent message's conversation category, as the provider charges it (inbox/message-delivery.tsx).
