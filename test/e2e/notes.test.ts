@@ -159,6 +159,14 @@ describe('notes, mentions and activity in the console', () => {
       .locator('.activity-line[data-kind="capture"]', { hasText: 'Você capturou a conversa' })
       .waitFor();
     await e2e.screenshot(c.page, 'activity-transfer-reason');
+
+    // In English too, and the note box's words.
+    await c.page.getByRole('combobox', { name: 'Idioma' }).selectOption('en');
+    const english = c.page.locator('.activity-line[data-kind="transfer.team"]');
+    await english.getByText('Ana Souza transferred it to team Vendas').waitFor();
+    await english.getByText('Reason: vendas — Cliente quer negociar o plano anual').waitFor();
+    await c.page.getByRole('button', { name: 'Private note' }).click();
+    await c.page.getByRole('combobox', { name: 'Private note' }).waitFor();
     e2e.assertNoBrowserErrors();
   });
 });
