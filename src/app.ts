@@ -38,6 +38,7 @@ import { sandboxRoutes } from './modules/sandbox/index.js';
 import { messagesRoutes } from './modules/messages/index.js';
 import { mediaRoutes } from './modules/media/index.js';
 import { teamsRoutes } from './modules/teams/index.js';
+import { labelsRoutes } from './modules/labels/index.js';
 import { usersRoutes } from './modules/users/index.js';
 import { webhooksRoutes } from './modules/webhooks/index.js';
 import { installHttpMetrics, metricsRoute } from './metrics/endpoint.js';
@@ -173,6 +174,7 @@ export async function buildApp({ config, services, logger, gateway }: AppOptions
   channelsRoutes(app, services);
   apiKeysRoutes(app, services);
   chatsRoutes(app, services);
+  labelsRoutes(app, services);
   messagesRoutes(app, services);
   mediaRoutes(app, services);
   sandboxRoutes(app, services);

@@ -62,6 +62,7 @@ import { ProviderRegistry } from './providers/registry.js';
 import { SettingsRepo } from './modules/settings/index.js';
 import { SandboxRepo, SandboxService } from './modules/sandbox/index.js';
 import { TeamsRepo, TeamsService } from './modules/teams/index.js';
+import { LabelsRepo, LabelsService } from './modules/labels/index.js';
 import { UsersRepo, UsersService } from './modules/users/index.js';
 import {
   WebhookEgress,
@@ -217,6 +218,7 @@ export function createServices(deps: {
     apiKeys: new ApiKeysService(repos.apiKeys),
     chats,
     chatMoves,
+    labels: new LabelsService(new LabelsRepo(db), chats, repos.chats, events),
     events,
     eventsRepo,
     notifications,
