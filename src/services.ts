@@ -63,6 +63,7 @@ import { SettingsRepo } from './modules/settings/index.js';
 import { SandboxRepo, SandboxService } from './modules/sandbox/index.js';
 import { TeamsRepo, TeamsService } from './modules/teams/index.js';
 import { LabelsRepo, LabelsService } from './modules/labels/index.js';
+import { ChatViewsRepo, ChatViewsService } from './modules/chat-views/index.js';
 import { UsersRepo, UsersService } from './modules/users/index.js';
 import {
   WebhookEgress,
@@ -219,6 +220,7 @@ export function createServices(deps: {
     chats,
     chatMoves,
     labels: new LabelsService(new LabelsRepo(db), chats, repos.chats, events),
+    chatViews: new ChatViewsService(db, new ChatViewsRepo(db), chats),
     events,
     eventsRepo,
     notifications,

@@ -1,4 +1,4 @@
-import { forbidden, notFound } from '../../http/errors.js';
+import { AppError, forbidden, notFound } from '../../http/errors.js';
 import { pageJson, type JsonText } from '../../http/json-text.js';
 import { pageInfo } from '../../http/schemas.js';
 import { SharedReads } from '../../lib/shared-reads.js';
@@ -96,9 +96,29 @@ export class ChatsService {
     return this.page(await this.agentFilter(actor, query), query, query.sort ?? 'newest');
   }
 
-  /** The exact number of chats an agent list's filters match for the user (a saved view's count). */
-  async countForUser(actor: UserActor, query: AgentListQueryT): Promise<number> {
-    return this.lists.count(await this.agentFilter(actor, query));
+  /** Throws as the list would (403) when the user may not use these filters (a view being saved). */
+  async checkAgentFilters(actor: UserActor, query: AgentListQueryT): Promise<void> {
+    await this.agentFilter(actor, query, []);
+  }
+
+  /**
+   * The exact number of chats each of these agent-list queries matches for the user (saved views'
+   * counts), one statement each, run together; null for a query the user may no longer use (403).
+   */
+  async countsForUser(actor: UserActor, queries: readonly AgentListQueryT[]): Promise<(number | null)[]> {
+    const teamIds = actor.permissions.has('chats:read_all') ? [] : await this.teams.teamsOf(actor.userId);
+    return Promise.all(
+      queries.map(async (q) => {
+        let filter: ChatFilter;
+        try {
+          filter = await this.agentFilter(actor, q, teamIds);
+        } catch (err) {
+          if (err instanceof AppError && err.statusCode === 403) return null;
+          throw err;
+        }
+        return this.lists.count(filter);
+      }),
+    );
   }
 
   /**
@@ -106,7 +126,11 @@ export class ChatsService {
    * `assignee` is `mine`, `unassigned` or a user's id — someone else's only for users with
    * `chats:read_all` (403 otherwise: an agent sees their teams' queues, not a colleague's desk).
    */
-  private async agentFilter(actor: UserActor, query: AgentListQueryT): Promise<ChatFilter> {
+  private async agentFilter(
+    actor: UserActor,
+    query: AgentListQueryT,
+    teamIds?: readonly string[],
+  ): Promise<ChatFilter> {
     const status = query.status ?? 'open';
     const filter: ChatFilter = {
       accountId: actor.accountId,
@@ -125,7 +149,10 @@ export class ChatsService {
     const search = query.q === undefined ? undefined : chatSearch(query.q);
     if (search) filter.search = search;
     if (!readAll) {
-      filter.visibleTo = { teamIds: await this.teams.teamsOf(actor.userId), userId: actor.userId };
+      filter.visibleTo = {
+        teamIds: teamIds ?? (await this.teams.teamsOf(actor.userId)),
+        userId: actor.userId,
+      };
     }
     return filter;
   }
