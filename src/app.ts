@@ -39,6 +39,8 @@ import { sandboxRoutes } from './modules/sandbox/index.js';
 import { messagesRoutes } from './modules/messages/index.js';
 import { mediaRoutes } from './modules/media/index.js';
 import { teamsRoutes } from './modules/teams/index.js';
+import { labelsRoutes } from './modules/labels/index.js';
+import { chatViewsRoutes } from './modules/chat-views/index.js';
 import { usersRoutes } from './modules/users/index.js';
 import { webhooksRoutes } from './modules/webhooks/index.js';
 import { installHttpMetrics, metricsRoute } from './metrics/endpoint.js';
@@ -174,6 +176,8 @@ export async function buildApp({ config, services, logger, gateway }: AppOptions
   channelsRoutes(app, services);
   apiKeysRoutes(app, services);
   chatsRoutes(app, services);
+  labelsRoutes(app, services);
+  chatViewsRoutes(app, services);
   messagesRoutes(app, services);
   mediaRoutes(app, services);
   sandboxRoutes(app, services);

@@ -9,6 +9,13 @@ import {
   CHAT_UPDATE,
 } from './modules/chats/index.js';
 import { DRAFT_UPDATE } from './modules/drafts/index.js';
+import {
+  CHAT_LABELS,
+  CUSTOMER_LABELS,
+  LABEL_CREATE,
+  LABEL_DELETE,
+  LABEL_UPDATE,
+} from './modules/labels/index.js';
 import { MESSAGE_UPDATE, MESSAGE_UPSERT } from './modules/messages/index.js';
 import { NOTIFICATION_NEW } from './modules/notifications/index.js';
 
@@ -27,6 +34,11 @@ export const EVENT_CATALOGUE: EventCatalogue = {
   'chat.transfer': CHAT_TRANSFER,
   'chat.close': CHAT_CLOSE,
   'chat.split': CHAT_SPLIT,
+  'chat.labels': CHAT_LABELS,
+  'customer.labels': CUSTOMER_LABELS,
+  'label.create': LABEL_CREATE,
+  'label.update': LABEL_UPDATE,
+  'label.delete': LABEL_DELETE,
   'notification.new': NOTIFICATION_NEW,
   'draft.update': DRAFT_UPDATE,
 };

@@ -63,6 +63,8 @@ import { ProviderRegistry } from './providers/registry.js';
 import { SettingsRepo } from './modules/settings/index.js';
 import { SandboxRepo, SandboxService } from './modules/sandbox/index.js';
 import { TeamsRepo, TeamsService } from './modules/teams/index.js';
+import { LabelsRepo, LabelsService } from './modules/labels/index.js';
+import { ChatViewsRepo, ChatViewsService } from './modules/chat-views/index.js';
 import { UsersRepo, UsersService } from './modules/users/index.js';
 import {
   WebhookEgress,
@@ -218,6 +220,8 @@ export function createServices(deps: {
     apiKeys: new ApiKeysService(repos.apiKeys),
     chats,
     chatMoves,
+    labels: new LabelsService(new LabelsRepo(db), chats, repos.chats, events),
+    chatViews: new ChatViewsService(db, new ChatViewsRepo(db), chats),
     events,
     eventsRepo,
     notifications,

@@ -731,6 +731,7 @@ describe('admin API', () => {
         lastMessage: { id: messageId, origin: 'contact', type: 'text', content: 'Oi', createdAt: lastAt },
         createdAt: iso(opened.createdAt),
         updatedAt: iso(opened.updatedAt),
+        labels: [],
         // A sandbox customer opens the 24-hour window as a WhatsApp one does.
         window: { open: true, expiresAt: new Date(Date.parse(lastAt) + 24 * 3600 * 1000).toISOString() },
       });
@@ -1017,7 +1018,7 @@ describe('admin API', () => {
         ['?limit=0', ['limit must not be less than 1']],
         ['?page=0', ['page must not be less than 1']],
         ['?limit=abc', ['limit must be an integer number']],
-        ['?status=pending', ['status must be one of the following values: open, closed']],
+        ['?status=waiting', ['status must be one of the following values: open, pending, closed']],
         ['?channelId=123', ['channelId must be a 24-character hexadecimal id']],
       ];
       for (const [query, message] of cases) {

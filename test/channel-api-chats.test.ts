@@ -33,6 +33,7 @@ const CHAT_FIELDS = [
   'contact',
   'createdAt',
   'id',
+  'labels',
   'lastMessage',
   'queue',
   'status',
@@ -233,6 +234,8 @@ describe('GET /channel-api/chats', () => {
         },
         createdAt: first.createdAt,
         updatedAt: first.updatedAt,
+        // Additive to the contract's Chat: the chat's labels (none yet).
+        labels: [],
       });
       assert.ok(isIso(String(first.lastMessage!.createdAt)));
       // A contact without a name is shown by its number.

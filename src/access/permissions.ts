@@ -4,6 +4,7 @@ export const PERMISSIONS = [
   'teams:manage',
   'channels:manage',
   'webhooks:manage',
+  'labels:manage',
   'chats:attend',
   'chats:transfer',
   'chats:read_all',

@@ -28,6 +28,8 @@ import * as m026 from './migrations/026_media_blob_chunks.js';
 import * as m027 from './migrations/027_customers.js';
 import * as m028 from './migrations/028_labels.js';
 import * as m041 from './migrations/041_canned_responses.js';
+import * as m029 from './migrations/029_labels_manage.js';
+import * as m030 from './migrations/030_chat_list_views.js';
 
 /** Versioned migrations, in order. Names are permanent: never rename or edit one that has shipped. */
 const migrations: Record<string, Migration> = {
@@ -60,6 +62,8 @@ const migrations: Record<string, Migration> = {
   '027_customers': m027,
   '028_labels': m028,
   '041_canned_responses': m041,
+  '029_labels_manage': m029,
+  '030_chat_list_views': m030,
 };
 
 class StaticProvider implements MigrationProvider {

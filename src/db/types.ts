@@ -205,6 +205,22 @@ export interface ChatsTable {
   created_at: Timestamp;
   updated_at: Timestamp;
   closed_at: Date | null;
+  /** When the customer last wrote in this chat; kept by a trigger on `last_message` (migration 030). */
+  last_customer_at: ColumnType<Date | null, never, never>;
+  /** Since when the customer waits for an answer (null once answered); kept like `last_customer_at`. */
+  waiting_since: ColumnType<Date | null, never, never>;
+}
+
+/** A user's saved view of the chat list (migration 030). */
+export interface ChatViewsTable {
+  id: string;
+  account_id: string;
+  user_id: string;
+  name: string;
+  filters: Json<Record<string, unknown>>;
+  position: number;
+  created_at: Timestamp;
+  updated_at: Timestamp;
 }
 
 export interface ChatCountsTable {
@@ -468,6 +484,7 @@ export interface Database {
   customer_labels: CustomerLabelsTable;
   canned_responses: CannedResponsesTable;
   chats: ChatsTable;
+  chat_views: ChatViewsTable;
   chat_counts: ChatCountsTable;
   chat_totals: ChatTotalsTable;
   messages: MessagesTable;

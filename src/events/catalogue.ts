@@ -21,6 +21,11 @@ export const EVENT_NAMES = [
   'chat.transfer',
   'chat.close',
   'chat.split',
+  'chat.labels',
+  'customer.labels',
+  'label.create',
+  'label.update',
+  'label.delete',
   'notification.new',
   'draft.update',
 ] as const;
@@ -67,6 +72,11 @@ export const EVENT_ROOMS: Record<EventName, string> = {
   'chat.transfer': 'team: and user: rooms of the source and the target, chat:<chatId>',
   'chat.close': 'team:<teamId>, chat:<chatId>, user:<attendant>',
   'chat.split': 'chat:<chatId>, attendance:<chatId>',
+  'chat.labels': 'chat:<chatId>, attendance:<chatId>',
+  'customer.labels': "chat:<chatId>, attendance:<chatId> of each of the customer's open chats",
+  'label.create': 'account:<accountId> (every signed-in user of the account)',
+  'label.update': 'account:<accountId>',
+  'label.delete': 'account:<accountId>',
   'notification.new': 'user:<userId>',
   'draft.update': 'user:<userId>',
 };

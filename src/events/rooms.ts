@@ -9,6 +9,11 @@ export const room = {
    * gateway finds a user's connections on every node when their access changes.
    */
   owner: (userId: string) => `uid:${userId}`,
+  /**
+   * Every signed-in connection of an account joins it at handshake: changes to what the whole account
+   * shares (its labels) go there. Also the audience tag of those events.
+   */
+  account: (accountId: string) => `account:${accountId}`,
 };
 
 /**
@@ -84,5 +89,23 @@ export const targets = {
       teams: [into.teamId],
       users: [into.userId],
     }),
+  /** A chat's labels: whoever watches its list item or has it open. */
+  chatLabels: (chat: ChatPlace) => chatTarget(chat, [room.chat(chat.id), room.attendance(chat.id)]),
+  /**
+   * A customer's labels: whoever watches one of the customer's open chats (list item or open); the
+   * audience of every chat given (their teams and attendants).
+   */
+  customer: (chats: readonly ChatPlace[]): Target => ({
+    rooms: uniq(chats.flatMap((c) => [room.chat(c.id), room.attendance(c.id)])),
+    audience: uniq([
+      ...chats.flatMap((c) => [room.team(c.teamId), c.userId === null ? null : room.user(c.userId)]),
+      READ_ALL_TAG,
+    ]),
+  }),
+  /** Every signed-in user of the account. */
+  account: (accountId: string): Target => ({
+    rooms: [room.account(accountId)],
+    audience: [room.account(accountId)],
+  }),
   personal: (userId: string): Target => ({ rooms: [room.user(userId)], audience: [room.user(userId)] }),
 };

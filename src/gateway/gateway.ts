@@ -226,9 +226,10 @@ export function installGateway(io: GatewayServer, services: GatewayServices, log
     const identity = socket.data.user;
     if (identity) {
       // Found by the user's id when their access changes (src/gateway/revoke.ts); on every node.
-      void Promise.resolve(socket.join(room.owner(identity.userId))).catch((err: unknown) =>
-        logger.warn({ err }, 'gateway: joining the user room failed'),
-      );
+      // ...and its account's room, where what the whole account shares changes (labels).
+      void Promise.resolve(
+        socket.join([room.owner(identity.userId), room.account(identity.accountId)]),
+      ).catch((err: unknown) => logger.warn({ err }, 'gateway: joining the user room failed'));
       // The connection lives no longer than its token: a client with a new token connects again.
       let timer: NodeJS.Timeout | null = null;
       const arm = () => {

@@ -26,6 +26,11 @@ export type CreatedApiKey = Answer<'createApiKey'>;
 export type ApiKeyScope = Body<'createApiKey'>['scopes'][number];
 
 export type Chat = Answer<'getChat'>;
+export type ChatLabel = Chat['labels'][number];
+export type Label = Answer<'getLabel'>;
+export type ChatView = Answer<'createChatView'>;
+export type ChatViewFilters = ChatView['filters'];
+export type ChatViewCounts = Answer<'countChatViews'>;
 export type ChatPage = Answer<'listAgentChats'>;
 export type MessageHistory = Answer<'listChatMessages'>;
 export type Message = MessageHistory['messages'][number];

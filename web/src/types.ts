@@ -252,7 +252,7 @@ export interface paths {
     };
     /**
      * List chats the user may see
-     * @description Same filters as the Channel API, plus `status` (default `open`) and the search `q`. Users with `chats:read_all` (supervisors, admins) list every chat of the account; others the chats of their teams and those they attend. `Observação` is left out unless asked for by `queue`.
+     * @description Same filters as the Channel API (`label` included), plus `status` (default `open`; `pending`: open with no attendant), `assignee`, the search `q` and `sort`; `total` is exact. Users with `chats:read_all` (supervisors, admins) list every chat of the account; others the chats of their teams and those they attend. `Observação` is left out unless asked for by `queue`.
      */
     get: operations['listAgentChats'];
     put?: never;
@@ -375,6 +375,168 @@ export interface paths {
     options?: never;
     head?: never;
     patch?: never;
+    trace?: never;
+  };
+  '/api/labels': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the account’s labels
+     * @description Every label of the account, by name (at most 200); for any user.
+     */
+    get: operations['listLabels'];
+    put?: never;
+    /**
+     * Define a label
+     * @description Needs `labels:manage` (admins). A name another label of the account has, whatever its letter case → 409.
+     */
+    post: operations['createLabel'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/labels/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get a label */
+    get: operations['getLabel'];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a label
+     * @description Needs `labels:manage`. The label leaves every chat and customer it was on.
+     */
+    delete: operations['deleteLabel'];
+    options?: never;
+    head?: never;
+    /**
+     * Change a label (name, colour, description)
+     * @description Needs `labels:manage`. Another label’s name → 409.
+     */
+    patch: operations['updateLabel'];
+    trace?: never;
+  };
+  '/api/chats/{id}/labels/{labelId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Put a label on a chat
+     * @description For anyone who may see the chat (open or closed). Already there: the chat as it is, no event. A chat or label the user cannot see (another account’s included) → 404.
+     */
+    put: operations['addChatLabel'];
+    post?: never;
+    /**
+     * Take a label off a chat
+     * @description For anyone who may see the chat. Not there: the chat as it is, no event.
+     */
+    delete: operations['removeChatLabel'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/customers/{id}/labels/{labelId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Put a label on a customer
+     * @description For users who may see the customer: with `chats:read_all` any customer of the account, otherwise the customer of a conversation in one of their teams or attended by them. Already there: no event.
+     */
+    put: operations['addCustomerLabel'];
+    post?: never;
+    /**
+     * Take a label off a customer
+     * @description For users who may see the customer. Not there: no event.
+     */
+    delete: operations['removeCustomerLabel'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/chat-views': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List my saved views of the chat list
+     * @description The user’s own views, in their order (at most 20).
+     */
+    get: operations['listChatViews'];
+    put?: never;
+    /**
+     * Save a view of the chat list
+     * @description Saved last among the user’s views. Filters the user may not use in the list (another user’s `assignee` without `chats:read_all`) → 403.
+     */
+    post: operations['createChatView'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/chat-views/counts': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Count the chats of each of my saved views
+     * @description Exact counts, as `listAgentChats` would answer each view’s `total` now.
+     */
+    get: operations['countChatViews'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/chat-views/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Delete one of my views */
+    delete: operations['deleteChatView'];
+    options?: never;
+    head?: never;
+    /**
+     * Rename, refilter or move one of my views
+     * @description Another user’s view → 404.
+     */
+    patch: operations['updateChatView'];
     trace?: never;
   };
   '/api/chats/{id}/messages': {
@@ -1691,6 +1853,13 @@ export interface components {
           createdAt: string;
           /** Format: date-time */
           updatedAt: string;
+          /** @description The chat's labels, by name (additive to the contract's Chat) */
+          labels: {
+            id: string;
+            name: string;
+            /** @description CSS colour, `#rrggbb` */
+            color: string;
+          }[];
           /** @description The 24-hour customer-service window, opened by each of the customer's messages */
           window: {
             /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
@@ -1751,6 +1920,13 @@ export interface components {
           createdAt: string;
           /** Format: date-time */
           updatedAt: string;
+          /** @description The chat's labels, by name (additive to the contract's Chat) */
+          labels: {
+            id: string;
+            name: string;
+            /** @description CSS colour, `#rrggbb` */
+            color: string;
+          }[];
           /** @description The 24-hour customer-service window, opened by each of the customer's messages */
           window: {
             /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
@@ -1811,6 +1987,13 @@ export interface components {
           createdAt: string;
           /** Format: date-time */
           updatedAt: string;
+          /** @description The chat's labels, by name (additive to the contract's Chat) */
+          labels: {
+            id: string;
+            name: string;
+            /** @description CSS colour, `#rrggbb` */
+            color: string;
+          }[];
           /** @description The 24-hour customer-service window, opened by each of the customer's messages */
           window: {
             /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
@@ -1873,6 +2056,13 @@ export interface components {
           createdAt: string;
           /** Format: date-time */
           updatedAt: string;
+          /** @description The chat's labels, by name (additive to the contract's Chat) */
+          labels: {
+            id: string;
+            name: string;
+            /** @description CSS colour, `#rrggbb` */
+            color: string;
+          }[];
           /** @description The 24-hour customer-service window, opened by each of the customer's messages */
           window: {
             /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
@@ -1933,6 +2123,13 @@ export interface components {
           createdAt: string;
           /** Format: date-time */
           updatedAt: string;
+          /** @description The chat's labels, by name (additive to the contract's Chat) */
+          labels: {
+            id: string;
+            name: string;
+            /** @description CSS colour, `#rrggbb` */
+            color: string;
+          }[];
           /** @description The 24-hour customer-service window, opened by each of the customer's messages */
           window: {
             /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
@@ -2003,6 +2200,13 @@ export interface components {
           createdAt: string;
           /** Format: date-time */
           updatedAt: string;
+          /** @description The chat's labels, by name (additive to the contract's Chat) */
+          labels: {
+            id: string;
+            name: string;
+            /** @description CSS colour, `#rrggbb` */
+            color: string;
+          }[];
           /** @description The 24-hour customer-service window, opened by each of the customer's messages */
           window: {
             /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
@@ -2063,6 +2267,13 @@ export interface components {
           createdAt: string;
           /** Format: date-time */
           updatedAt: string;
+          /** @description The chat's labels, by name (additive to the contract's Chat) */
+          labels: {
+            id: string;
+            name: string;
+            /** @description CSS colour, `#rrggbb` */
+            color: string;
+          }[];
           /** @description The 24-hour customer-service window, opened by each of the customer's messages */
           window: {
             /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
@@ -2104,6 +2315,13 @@ export interface components {
           createdAt: string;
           /** Format: date-time */
           updatedAt: string;
+          /** @description The chat's labels, by name (additive to the contract's Chat) */
+          labels: {
+            id: string;
+            name: string;
+            /** @description CSS colour, `#rrggbb` */
+            color: string;
+          }[];
           /** @description The 24-hour customer-service window, opened by each of the customer's messages */
           window: {
             /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
@@ -2116,6 +2334,204 @@ export interface components {
           };
         };
         messageIds: string[];
+      };
+    };
+    'chat.labels': {
+      /**
+       * Format: uuid
+       * @description Unique id of the event
+       */
+      id: string;
+      /** @constant */
+      event: 'chat.labels';
+      /** @constant */
+      schemaVersion: 1;
+      /** @description Position in the account’s event log; increases in commit order within an account */
+      seq: number;
+      /** Format: date-time */
+      occurredAt: string;
+      accountId: string;
+      /** @description A label was added to or removed from the chat; `chat.labels` is the chat's new set */
+      data: {
+        chat: {
+          id: string;
+          /** @description `open` or `closed` */
+          status: string;
+          queue: string;
+          channelId: string;
+          teamId: string;
+          userId: string | null;
+          contact: {
+            id: string;
+            name: string;
+            value: string;
+          };
+          unreadMessages: number;
+          lastMessage: {
+            id: string;
+            /** @description contact, user, api or system */
+            origin: string;
+            type: string;
+            /** @description Text of the message, or a summary such as [image] for media */
+            content: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description The agent who wrote it, for `user` messages */
+            userId?: string;
+          } | null;
+          /** Format: date-time */
+          createdAt: string;
+          /** Format: date-time */
+          updatedAt: string;
+          /** @description The chat's labels, by name (additive to the contract's Chat) */
+          labels: {
+            id: string;
+            name: string;
+            /** @description CSS colour, `#rrggbb` */
+            color: string;
+          }[];
+          /** @description The 24-hour customer-service window, opened by each of the customer's messages */
+          window: {
+            /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
+            open: boolean;
+            /**
+             * Format: date-time
+             * @description 24 hours after the customer's last message; null when the customer never wrote
+             */
+            expiresAt: string | null;
+          };
+        };
+        label: {
+          id: string;
+          name: string;
+          /** @description CSS colour, `#rrggbb` */
+          color: string;
+        };
+        action: 'added' | 'removed';
+      };
+    };
+    'customer.labels': {
+      /**
+       * Format: uuid
+       * @description Unique id of the event
+       */
+      id: string;
+      /** @constant */
+      event: 'customer.labels';
+      /** @constant */
+      schemaVersion: 1;
+      /** @description Position in the account’s event log; increases in commit order within an account */
+      seq: number;
+      /** Format: date-time */
+      occurredAt: string;
+      accountId: string;
+      /** @description A label was added to or removed from a customer; `labels` is the customer's new set */
+      data: {
+        customerId: string;
+        /** @description The customer's labels, by name */
+        labels: {
+          id: string;
+          name: string;
+          /** @description CSS colour, `#rrggbb` */
+          color: string;
+        }[];
+        label: {
+          id: string;
+          name: string;
+          /** @description CSS colour, `#rrggbb` */
+          color: string;
+        };
+        action: 'added' | 'removed';
+      };
+    };
+    'label.create': {
+      /**
+       * Format: uuid
+       * @description Unique id of the event
+       */
+      id: string;
+      /** @constant */
+      event: 'label.create';
+      /** @constant */
+      schemaVersion: 1;
+      /** @description Position in the account’s event log; increases in commit order within an account */
+      seq: number;
+      /** Format: date-time */
+      occurredAt: string;
+      accountId: string;
+      /** @description An admin defined a label */
+      data: {
+        label: {
+          id: string;
+          name: string;
+          /** @description CSS colour, `#rrggbb` */
+          color: string;
+          description: string | null;
+          /** Format: date-time */
+          createdAt: string;
+          /** Format: date-time */
+          updatedAt: string;
+        };
+      };
+    };
+    'label.update': {
+      /**
+       * Format: uuid
+       * @description Unique id of the event
+       */
+      id: string;
+      /** @constant */
+      event: 'label.update';
+      /** @constant */
+      schemaVersion: 1;
+      /** @description Position in the account’s event log; increases in commit order within an account */
+      seq: number;
+      /** Format: date-time */
+      occurredAt: string;
+      accountId: string;
+      /** @description A label changed (name, colour or description); chips showing it change with it */
+      data: {
+        label: {
+          id: string;
+          name: string;
+          /** @description CSS colour, `#rrggbb` */
+          color: string;
+          description: string | null;
+          /** Format: date-time */
+          createdAt: string;
+          /** Format: date-time */
+          updatedAt: string;
+        };
+      };
+    };
+    'label.delete': {
+      /**
+       * Format: uuid
+       * @description Unique id of the event
+       */
+      id: string;
+      /** @constant */
+      event: 'label.delete';
+      /** @constant */
+      schemaVersion: 1;
+      /** @description Position in the account’s event log; increases in commit order within an account */
+      seq: number;
+      /** Format: date-time */
+      occurredAt: string;
+      accountId: string;
+      /** @description A label was deleted: it left every chat and customer it was on (no `chat.labels` for each) */
+      data: {
+        label: {
+          id: string;
+          name: string;
+          /** @description CSS colour, `#rrggbb` */
+          color: string;
+          description: string | null;
+          /** Format: date-time */
+          createdAt: string;
+          /** Format: date-time */
+          updatedAt: string;
+        };
       };
     };
     'notification.new': {
@@ -4103,11 +4519,18 @@ export interface operations {
         teamId?: string;
         /** @description Only chats attended by this user */
         userId?: string;
+        /** @description Only chats carrying this label (its id); another account’s matches none */
+        label?: string;
         /** @description Page number, from 1 */
         page?: number;
         /** @description Page size, 1 to 100 */
         limit?: number;
-        status?: 'open' | 'closed';
+        /** @description `open` (default), `pending` (open, waiting in a queue with no attendant) or `closed` */
+        status?: 'open' | 'pending' | 'closed';
+        /** @description `mine`, `unassigned`, or a user id: another user’s chats only for users with `chats:read_all` (else 403) */
+        assignee?: 'mine' | 'unassigned' | string;
+        /** @description `newest` (default: latest created first), `longest_waiting` (the customer waiting longest for an answer first; answered chats last) or `last_customer_message` (latest customer message first) */
+        sort?: 'newest' | 'longest_waiting' | 'last_customer_message';
         /** @description Search by the customer: digits (spaces, `+`, `-`, `()` allowed) find them anywhere in the contact's number; other text finds the name, accents and case ignored, or the address. */
         q?: string;
       };
@@ -4159,6 +4582,13 @@ export interface operations {
               createdAt: string;
               /** Format: date-time */
               updatedAt: string;
+              /** @description The chat's labels, by name (additive to the contract's Chat) */
+              labels: {
+                id: string;
+                name: string;
+                /** @description CSS colour, `#rrggbb` */
+                color: string;
+              }[];
               /** @description The 24-hour customer-service window, opened by each of the customer's messages */
               window: {
                 /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
@@ -4184,6 +4614,15 @@ export interface operations {
       };
       /** @description Missing or invalid credential */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
         headers: {
           [name: string]: unknown;
         };
@@ -4263,6 +4702,13 @@ export interface operations {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+            /** @description The chat's labels, by name (additive to the contract's Chat) */
+            labels: {
+              id: string;
+              name: string;
+              /** @description CSS colour, `#rrggbb` */
+              color: string;
+            }[];
             /** @description The 24-hour customer-service window, opened by each of the customer's messages */
             window: {
               /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
@@ -4382,6 +4828,13 @@ export interface operations {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+            /** @description The chat's labels, by name (additive to the contract's Chat) */
+            labels: {
+              id: string;
+              name: string;
+              /** @description CSS colour, `#rrggbb` */
+              color: string;
+            }[];
             /** @description The 24-hour customer-service window, opened by each of the customer's messages */
             window: {
               /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
@@ -4544,6 +4997,13 @@ export interface operations {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+            /** @description The chat's labels, by name (additive to the contract's Chat) */
+            labels: {
+              id: string;
+              name: string;
+              /** @description CSS colour, `#rrggbb` */
+              color: string;
+            }[];
             /** @description The 24-hour customer-service window, opened by each of the customer's messages */
             window: {
               /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
@@ -4696,6 +5156,13 @@ export interface operations {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+            /** @description The chat's labels, by name (additive to the contract's Chat) */
+            labels: {
+              id: string;
+              name: string;
+              /** @description CSS colour, `#rrggbb` */
+              color: string;
+            }[];
             /** @description The 24-hour customer-service window, opened by each of the customer's messages */
             window: {
               /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
@@ -4826,6 +5293,13 @@ export interface operations {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+            /** @description The chat's labels, by name (additive to the contract's Chat) */
+            labels: {
+              id: string;
+              name: string;
+              /** @description CSS colour, `#rrggbb` */
+              color: string;
+            }[];
             /** @description The 24-hour customer-service window, opened by each of the customer's messages */
             window: {
               /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
@@ -4956,6 +5430,13 @@ export interface operations {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+            /** @description The chat's labels, by name (additive to the contract's Chat) */
+            labels: {
+              id: string;
+              name: string;
+              /** @description CSS colour, `#rrggbb` */
+              color: string;
+            }[];
             /** @description The 24-hour customer-service window, opened by each of the customer's messages */
             window: {
               /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
@@ -5007,6 +5488,1501 @@ export interface operations {
       };
       /** @description Conflicts with the current state */
       409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  listLabels: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            name: string;
+            /** @description CSS colour, `#rrggbb` */
+            color: string;
+            description: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          }[];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  createLabel: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description Unique in the account whatever its letter case; leading and trailing spaces dropped */
+          name: string;
+          /** @description `#rrggbb` */
+          color: string;
+          description?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            name: string;
+            /** @description CSS colour, `#rrggbb` */
+            color: string;
+            description: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          };
+        };
+      };
+      /**
+       * @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate). Besides what the schema states, a valid request is refused when:
+       *     - `A conta já tem 200 etiquetas, o máximo`: the account already has 200 labels
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Conflicts with the current state */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Content-Type must be application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  getLabel: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Resource id (ObjectId) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            name: string;
+            /** @description CSS colour, `#rrggbb` */
+            color: string;
+            description: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          };
+        };
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  deleteLabel: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Resource id (ObjectId) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  updateLabel: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Resource id (ObjectId) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description Unique in the account whatever its letter case; leading and trailing spaces dropped */
+          name?: string;
+          /** @description `#rrggbb` */
+          color?: string;
+          description?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            name: string;
+            /** @description CSS colour, `#rrggbb` */
+            color: string;
+            description: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          };
+        };
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Conflicts with the current state */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Content-Type must be application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  addChatLabel: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Resource id (ObjectId) */
+        id: string;
+        /** @description Label id (ObjectId) */
+        labelId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            /** @description `open` or `closed` */
+            status: string;
+            queue: string;
+            channelId: string;
+            teamId: string;
+            userId: string | null;
+            contact: {
+              id: string;
+              name: string;
+              value: string;
+            };
+            unreadMessages: number;
+            lastMessage: {
+              id: string;
+              /** @description contact, user, api or system */
+              origin: string;
+              type: string;
+              /** @description Text of the message, or a summary such as [image] for media */
+              content: string;
+              /** Format: date-time */
+              createdAt: string;
+              /** @description The agent who wrote it, for `user` messages */
+              userId?: string;
+            } | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description The chat's labels, by name (additive to the contract's Chat) */
+            labels: {
+              id: string;
+              name: string;
+              /** @description CSS colour, `#rrggbb` */
+              color: string;
+            }[];
+            /** @description The 24-hour customer-service window, opened by each of the customer's messages */
+            window: {
+              /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
+              open: boolean;
+              /**
+               * Format: date-time
+               * @description 24 hours after the customer's last message; null when the customer never wrote
+               */
+              expiresAt: string | null;
+            };
+          };
+        };
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  removeChatLabel: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Resource id (ObjectId) */
+        id: string;
+        /** @description Label id (ObjectId) */
+        labelId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            /** @description `open` or `closed` */
+            status: string;
+            queue: string;
+            channelId: string;
+            teamId: string;
+            userId: string | null;
+            contact: {
+              id: string;
+              name: string;
+              value: string;
+            };
+            unreadMessages: number;
+            lastMessage: {
+              id: string;
+              /** @description contact, user, api or system */
+              origin: string;
+              type: string;
+              /** @description Text of the message, or a summary such as [image] for media */
+              content: string;
+              /** Format: date-time */
+              createdAt: string;
+              /** @description The agent who wrote it, for `user` messages */
+              userId?: string;
+            } | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description The chat's labels, by name (additive to the contract's Chat) */
+            labels: {
+              id: string;
+              name: string;
+              /** @description CSS colour, `#rrggbb` */
+              color: string;
+            }[];
+            /** @description The 24-hour customer-service window, opened by each of the customer's messages */
+            window: {
+              /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
+              open: boolean;
+              /**
+               * Format: date-time
+               * @description 24 hours after the customer's last message; null when the customer never wrote
+               */
+              expiresAt: string | null;
+            };
+          };
+        };
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  addCustomerLabel: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Resource id (ObjectId) */
+        id: string;
+        /** @description Label id (ObjectId) */
+        labelId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            customerId: string;
+            /** @description The customer's labels, by name */
+            labels: {
+              id: string;
+              name: string;
+              /** @description CSS colour, `#rrggbb` */
+              color: string;
+            }[];
+          };
+        };
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  removeCustomerLabel: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Resource id (ObjectId) */
+        id: string;
+        /** @description Label id (ObjectId) */
+        labelId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            customerId: string;
+            /** @description The customer's labels, by name */
+            labels: {
+              id: string;
+              name: string;
+              /** @description CSS colour, `#rrggbb` */
+              color: string;
+            }[];
+          };
+        };
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  listChatViews: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            name: string;
+            /** @description The `listAgentChats` query the view lists, less the page */
+            filters: {
+              /**
+               * Format: objectid
+               * @description Only chats of this channel
+               */
+              channelId?: string;
+              /** @description Queue name, e.g. Espera */
+              queue?: string;
+              /**
+               * Format: objectid
+               * @description Only chats of this team
+               */
+              teamId?: string;
+              /**
+               * Format: objectid
+               * @description Only chats attended by this user
+               */
+              userId?: string;
+              /**
+               * Format: objectid
+               * @description Only chats carrying this label (its id); another account’s matches none
+               */
+              label?: string;
+              /** @description `open` (default), `pending` (open, waiting in a queue with no attendant) or `closed` */
+              status?: 'open' | 'pending' | 'closed';
+              /** @description `mine`, `unassigned`, or a user id: another user’s chats only for users with `chats:read_all` (else 403) */
+              assignee?: 'mine' | 'unassigned' | string;
+              /** @description `newest` (default: latest created first), `longest_waiting` (the customer waiting longest for an answer first; answered chats last) or `last_customer_message` (latest customer message first) */
+              sort?: 'newest' | 'longest_waiting' | 'last_customer_message';
+              /** @description Search by the customer: digits (spaces, `+`, `-`, `()` allowed) find them anywhere in the contact's number; other text finds the name, accents and case ignored, or the address. */
+              q?: string;
+            };
+            /** @description Its place among the user’s views, from 0 */
+            position: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          }[];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  createChatView: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          name: string;
+          /** @description The `listAgentChats` query the view lists, less the page */
+          filters: {
+            /**
+             * Format: objectid
+             * @description Only chats of this channel
+             */
+            channelId?: string;
+            /** @description Queue name, e.g. Espera */
+            queue?: string;
+            /**
+             * Format: objectid
+             * @description Only chats of this team
+             */
+            teamId?: string;
+            /**
+             * Format: objectid
+             * @description Only chats attended by this user
+             */
+            userId?: string;
+            /**
+             * Format: objectid
+             * @description Only chats carrying this label (its id); another account’s matches none
+             */
+            label?: string;
+            /** @description `open` (default), `pending` (open, waiting in a queue with no attendant) or `closed` */
+            status?: 'open' | 'pending' | 'closed';
+            /** @description `mine`, `unassigned`, or a user id: another user’s chats only for users with `chats:read_all` (else 403) */
+            assignee?: 'mine' | 'unassigned' | string;
+            /** @description `newest` (default: latest created first), `longest_waiting` (the customer waiting longest for an answer first; answered chats last) or `last_customer_message` (latest customer message first) */
+            sort?: 'newest' | 'longest_waiting' | 'last_customer_message';
+            /** @description Search by the customer: digits (spaces, `+`, `-`, `()` allowed) find them anywhere in the contact's number; other text finds the name, accents and case ignored, or the address. */
+            q?: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            name: string;
+            /** @description The `listAgentChats` query the view lists, less the page */
+            filters: {
+              /**
+               * Format: objectid
+               * @description Only chats of this channel
+               */
+              channelId?: string;
+              /** @description Queue name, e.g. Espera */
+              queue?: string;
+              /**
+               * Format: objectid
+               * @description Only chats of this team
+               */
+              teamId?: string;
+              /**
+               * Format: objectid
+               * @description Only chats attended by this user
+               */
+              userId?: string;
+              /**
+               * Format: objectid
+               * @description Only chats carrying this label (its id); another account’s matches none
+               */
+              label?: string;
+              /** @description `open` (default), `pending` (open, waiting in a queue with no attendant) or `closed` */
+              status?: 'open' | 'pending' | 'closed';
+              /** @description `mine`, `unassigned`, or a user id: another user’s chats only for users with `chats:read_all` (else 403) */
+              assignee?: 'mine' | 'unassigned' | string;
+              /** @description `newest` (default: latest created first), `longest_waiting` (the customer waiting longest for an answer first; answered chats last) or `last_customer_message` (latest customer message first) */
+              sort?: 'newest' | 'longest_waiting' | 'last_customer_message';
+              /** @description Search by the customer: digits (spaces, `+`, `-`, `()` allowed) find them anywhere in the contact's number; other text finds the name, accents and case ignored, or the address. */
+              q?: string;
+            };
+            /** @description Its place among the user’s views, from 0 */
+            position: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          };
+        };
+      };
+      /**
+       * @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate). Besides what the schema states, a valid request is refused when:
+       *     - `Você já tem 20 visões salvas, o máximo`: the user already has 20 views
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Content-Type must be application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  countChatViews: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            counts: {
+              id: string;
+              /** @description Exact number of chats the view lists now; null when its filters are no longer allowed */
+              total: number | null;
+            }[];
+          };
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  deleteChatView: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Resource id (ObjectId) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  updateChatView: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Resource id (ObjectId) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          name?: string;
+          /** @description The `listAgentChats` query the view lists, less the page */
+          filters?: {
+            /**
+             * Format: objectid
+             * @description Only chats of this channel
+             */
+            channelId?: string;
+            /** @description Queue name, e.g. Espera */
+            queue?: string;
+            /**
+             * Format: objectid
+             * @description Only chats of this team
+             */
+            teamId?: string;
+            /**
+             * Format: objectid
+             * @description Only chats attended by this user
+             */
+            userId?: string;
+            /**
+             * Format: objectid
+             * @description Only chats carrying this label (its id); another account’s matches none
+             */
+            label?: string;
+            /** @description `open` (default), `pending` (open, waiting in a queue with no attendant) or `closed` */
+            status?: 'open' | 'pending' | 'closed';
+            /** @description `mine`, `unassigned`, or a user id: another user’s chats only for users with `chats:read_all` (else 403) */
+            assignee?: 'mine' | 'unassigned' | string;
+            /** @description `newest` (default: latest created first), `longest_waiting` (the customer waiting longest for an answer first; answered chats last) or `last_customer_message` (latest customer message first) */
+            sort?: 'newest' | 'longest_waiting' | 'last_customer_message';
+            /** @description Search by the customer: digits (spaces, `+`, `-`, `()` allowed) find them anywhere in the contact's number; other text finds the name, accents and case ignored, or the address. */
+            q?: string;
+          };
+          /** @description Move the view to this place */
+          position?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            name: string;
+            /** @description The `listAgentChats` query the view lists, less the page */
+            filters: {
+              /**
+               * Format: objectid
+               * @description Only chats of this channel
+               */
+              channelId?: string;
+              /** @description Queue name, e.g. Espera */
+              queue?: string;
+              /**
+               * Format: objectid
+               * @description Only chats of this team
+               */
+              teamId?: string;
+              /**
+               * Format: objectid
+               * @description Only chats attended by this user
+               */
+              userId?: string;
+              /**
+               * Format: objectid
+               * @description Only chats carrying this label (its id); another account’s matches none
+               */
+              label?: string;
+              /** @description `open` (default), `pending` (open, waiting in a queue with no attendant) or `closed` */
+              status?: 'open' | 'pending' | 'closed';
+              /** @description `mine`, `unassigned`, or a user id: another user’s chats only for users with `chats:read_all` (else 403) */
+              assignee?: 'mine' | 'unassigned' | string;
+              /** @description `newest` (default: latest created first), `longest_waiting` (the customer waiting longest for an answer first; answered chats last) or `last_customer_message` (latest customer message first) */
+              sort?: 'newest' | 'longest_waiting' | 'last_customer_message';
+              /** @description Search by the customer: digits (spaces, `+`, `-`, `()` allowed) find them anywhere in the contact's number; other text finds the name, accents and case ignored, or the address. */
+              q?: string;
+            };
+            /** @description Its place among the user’s views, from 0 */
+            position: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          };
+        };
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Content-Type must be application/json */
+      415: {
         headers: {
           [name: string]: unknown;
         };
@@ -6195,7 +8171,7 @@ export interface operations {
             events: {
               /** Format: uuid */
               id: string;
-              /** @description message.upsert, message.update, chat.new, chat.update, chat.queue, chat.capture, chat.transfer, chat.close, chat.split, notification.new, draft.update */
+              /** @description message.upsert, message.update, chat.new, chat.update, chat.queue, chat.capture, chat.transfer, chat.close, chat.split, chat.labels, customer.labels, label.create, label.update, label.delete, notification.new, draft.update */
               event: string;
               schemaVersion: number;
               seq: number;
@@ -7759,7 +9735,7 @@ export interface operations {
         'application/json': {
           /** @description Absolute http or https URL the events are POSTed to, without a user name or password, on a public address: loopback, private, link-local (cloud metadata), CGNAT, multicast and other non-public addresses, or names resolving to them, are refused unless the installation allows private networks */
           url: string & (unknown & unknown);
-          /** @description Events to receive: message.upsert, message.update, chat.new, chat.update, chat.queue, chat.capture, chat.transfer, chat.close, chat.split, notification.new, draft.update; or `*` for every event, including ones added later */
+          /** @description Events to receive: message.upsert, message.update, chat.new, chat.update, chat.queue, chat.capture, chat.transfer, chat.close, chat.split, chat.labels, customer.labels, label.create, label.update, label.delete, notification.new, draft.update; or `*` for every event, including ones added later */
           events: (
             | 'message.upsert'
             | 'message.update'
@@ -7770,6 +9746,11 @@ export interface operations {
             | 'chat.transfer'
             | 'chat.close'
             | 'chat.split'
+            | 'chat.labels'
+            | 'customer.labels'
+            | 'label.create'
+            | 'label.update'
+            | 'label.delete'
             | 'notification.new'
             | 'draft.update'
             | '*'
@@ -8091,7 +10072,7 @@ export interface operations {
         'application/json': {
           /** @description Absolute http or https URL the events are POSTed to, without a user name or password, on a public address: loopback, private, link-local (cloud metadata), CGNAT, multicast and other non-public addresses, or names resolving to them, are refused unless the installation allows private networks */
           url?: string & (unknown & unknown);
-          /** @description Events to receive: message.upsert, message.update, chat.new, chat.update, chat.queue, chat.capture, chat.transfer, chat.close, chat.split, notification.new, draft.update; or `*` for every event, including ones added later */
+          /** @description Events to receive: message.upsert, message.update, chat.new, chat.update, chat.queue, chat.capture, chat.transfer, chat.close, chat.split, chat.labels, customer.labels, label.create, label.update, label.delete, notification.new, draft.update; or `*` for every event, including ones added later */
           events?: (
             | 'message.upsert'
             | 'message.update'
@@ -8102,6 +10083,11 @@ export interface operations {
             | 'chat.transfer'
             | 'chat.close'
             | 'chat.split'
+            | 'chat.labels'
+            | 'customer.labels'
+            | 'label.create'
+            | 'label.update'
+            | 'label.delete'
             | 'notification.new'
             | 'draft.update'
             | '*'
@@ -8521,6 +10507,11 @@ export interface events {
   'chat.transfer': components['schemas']['chat.transfer'];
   'chat.close': components['schemas']['chat.close'];
   'chat.split': components['schemas']['chat.split'];
+  'chat.labels': components['schemas']['chat.labels'];
+  'customer.labels': components['schemas']['customer.labels'];
+  'label.create': components['schemas']['label.create'];
+  'label.update': components['schemas']['label.update'];
+  'label.delete': components['schemas']['label.delete'];
   'notification.new': components['schemas']['notification.new'];
   'draft.update': components['schemas']['draft.update'];
   'session.ready': components['schemas']['session.ready'];

@@ -26,6 +26,7 @@ export function toChat(row: ChatListRow): ChatT {
     lastMessage: row.last_message,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
+    labels: row.labels,
     window: chatWindow(row.contact_last_inbound_at),
   };
 }

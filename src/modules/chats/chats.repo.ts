@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Db, Tx } from '../../db/index.js';
 import { sqlInteger } from '../../db/sql-text.js';
 import type { ChatStatus, LastMessage } from '../../db/types.js';
+import type { LabelRefT } from './chats.schemas.js';
 
 /**
  * The `chats` table's plain reads and writes. Lists and their totals are ChatListsRepo's
@@ -25,7 +26,18 @@ export interface ChatListRow {
   contact_value: string;
   /** When the customer last wrote on the channel (the 24-hour window's start), if ever. */
   contact_last_inbound_at: Date | null;
+  /** The chat's labels (`chatLabelsSql`), by name. */
+  labels: LabelRefT[];
 }
+
+/**
+ * The labels of the chat `chatId` names, as a JSON array of `{id, name, color}` by name: a correlated
+ * subquery over `chat_labels`' primary key, so a page's labels come with the page in its one statement.
+ */
+export const chatLabelsSql = (chatId: string) =>
+  `coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
+    ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
+    WHERE cl.chat_id = ${chatId}), '[]'::json)`;
 
 export interface ChatRow extends ChatListRow {
   account_id: string;
@@ -65,6 +77,7 @@ export const chatColumns = [
   'ct.name as contact_name',
   'ct.value as contact_value',
   'ct.last_inbound_at as contact_last_inbound_at',
+  sql<LabelRefT[]>`${sql.raw(chatLabelsSql('c.id'))}`.as('labels'),
 ] as const;
 
 export class ChatsRepo {

@@ -10,9 +10,14 @@ export {
   CHAT_SPLIT,
   CHAT_TRANSFER,
   CHAT_UPDATE,
+  AgentChatSchema,
+  AgentListFilters,
+  type AgentListQueryT,
   ChatPageSchema,
   ChatSchema,
   type ChatT,
+  LabelRefSchema,
+  type LabelRefT,
   ListChatsQuery,
 } from './chats.schemas.js';
 export {

@@ -6,6 +6,7 @@ import { ApiKeysPage } from './api-keys';
 import { CannedResponsesPage } from './canned';
 import { ChannelPage } from './channel-page';
 import { ChannelsPage } from './channels';
+import { LabelsPage } from './labels';
 import { TeamsPage } from './teams';
 import { UsersPage } from './users';
 import { WebhookDeliveriesPage } from './webhook-deliveries';
@@ -21,6 +22,7 @@ export { CannedResponsesPage };
 export const adminNav: { path: string; labelKey: string; permission: string }[] = [
   { path: '/admin/users', labelKey: 'nav.users', permission: 'users:manage' },
   { path: '/admin/teams', labelKey: 'nav.teams', permission: 'teams:manage' },
+  { path: '/admin/labels', labelKey: 'nav.labels', permission: 'labels:manage' },
   { path: '/admin/channels', labelKey: 'nav.channels', permission: 'channels:manage' },
   { path: '/admin/api-keys', labelKey: 'nav.apiKeys', permission: 'api_keys:manage' },
   { path: '/admin/webhooks', labelKey: 'nav.webhooks', permission: 'webhooks:manage' },
@@ -49,6 +51,7 @@ export function AdminArea(props: { path: string }): JSX.Element {
   else if (!can(entry.permission)) page = <p className="muted">{t('admin.forbidden')}</p>;
   else if (section === 'users') page = <UsersPage />;
   else if (section === 'teams') page = <TeamsPage />;
+  else if (section === 'labels') page = <LabelsPage />;
   else if (section === 'channels')
     page = parts[2] ? (
       <ChannelPage id={parts[2]} tab={parts[3] === 'api' ? 'api' : 'general'} />

@@ -20,6 +20,11 @@ const KNOWN_EVENTS = [
   'chat.capture',
   'chat.transfer',
   'chat.close',
+  'chat.labels',
+  'customer.labels',
+  'label.create',
+  'label.update',
+  'label.delete',
   'notification.new',
   'draft.update',
 ];

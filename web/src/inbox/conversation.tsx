@@ -7,6 +7,7 @@ import { Link, navigate } from '../router';
 import { useDirectory, useMe } from '../session';
 import { QUEUE_WAITING } from './chat-state';
 import { Composer } from './composer';
+import { ChatLabelsEditor } from './labels';
 import { ConversationView, useConversation } from './conversation-view';
 import type { MessageListHandle } from './messages';
 import { TemplateDialog, useNow, WindowBadge, windowOf } from './template-form';
@@ -145,6 +146,7 @@ export function Conversation(props: { chatId: string; lists: InboxLists }) {
             {channel && <span className="meta-extra">{channel.name}</span>}
             <WindowBadge chat={chat} />
           </div>
+          <ChatLabelsEditor chat={chat} onChat={applyChat} />
         </div>
         <div className="convo-actions">
           {canReply && (

@@ -3,15 +3,20 @@ import { Avatar } from '../components';
 import { summaryLabel, useI18n } from '../i18n';
 import { Link } from '../router';
 import { useDirectory, useDrafts, useMe } from '../session';
-import type { Chat } from '../models';
+import type { Chat, ChatViewFilters } from '../models';
 import { AllOpenFilters, NO_FILTER } from './all-open';
 import { activityOf, type AllOpenFilter, type ListName } from './chat-state';
 import { Conversation } from './conversation';
 import { useShortTime } from './format';
+import { ChatItemLabels } from './labels';
 import { useInboxLists } from './use-inbox';
+import { FilterBar, useFilteredChats, useViews } from './views';
 
-/** The agent's two lists, and for supervisors and admins every open conversation. */
-type Tab = ListName | 'all';
+/**
+ * The agent's two lists, for supervisors and admins every open conversation, the filter bar's list
+ * and each saved view (`view:<id>`).
+ */
+type Tab = ListName | 'all' | 'filter' | `view:${string}`;
 
 /** `/inbox` and `/inbox/<chat id>`: the agent's lists beside the open conversation. */
 export function Inbox(props: { path: string }) {
@@ -21,7 +26,15 @@ export function Inbox(props: { path: string }) {
   const openId = /^\/inbox\/([0-9a-f]{24})\/?$/i.exec(props.path)?.[1] ?? null;
   const [tab, setTab] = useState<Tab>('waiting');
   const [allFilter, setAllFilter] = useState<AllOpenFilter>(NO_FILTER);
-  const lists = useInboxLists(openId, seesAll && tab === 'all' ? allFilter : null);
+  const [filters, setFilters] = useState<ChatViewFilters>({});
+  const views = useViews();
+  const viewShown = tab.startsWith('view:') ? views.views.find((v) => `view:${v.id}` === tab) : undefined;
+  const filtered = useFilteredChats(tab === 'filter' ? filters : (viewShown?.filters ?? null));
+  const lists = useInboxLists(
+    openId,
+    seesAll && tab === 'all' ? allFilter : null,
+    filtered.chats.map((c) => c.id),
+  );
 
   // A captured (or transferred-to-me) conversation moves to "my chats": the list follows it.
   const openListBefore = useRef<ListName | null>(null);
@@ -46,11 +59,28 @@ export function Inbox(props: { path: string }) {
     };
   }, [waitingCount, t]);
 
-  const tabs: { id: Tab; label: string; chats: Chat[]; empty: string }[] = [
+  const tabs: { id: Tab; label: string; chats: Chat[]; empty: string; count?: number | null }[] = [
     { id: 'waiting', label: t('inbox.waiting'), chats: lists.waiting, empty: t('inbox.empty.waiting') },
     { id: 'mine', label: t('inbox.mine'), chats: lists.mine, empty: t('inbox.empty.mine') },
   ];
   if (seesAll) tabs.push({ id: 'all', label: t('allOpen.tab'), chats: lists.all, empty: t('allOpen.empty') });
+  // The filter bar's list and the saved views: the server's first page, and its exact total.
+  const shownTotal = filtered.total;
+  tabs.push({
+    id: 'filter',
+    label: t('views.tab'),
+    chats: tab === 'filter' ? filtered.chats : [],
+    empty: t('views.empty'),
+    count: tab === 'filter' ? shownTotal : null,
+  });
+  for (const v of views.views)
+    tabs.push({
+      id: `view:${v.id}`,
+      label: v.name,
+      chats: tab === `view:${v.id}` ? filtered.chats : [],
+      empty: t('views.empty'),
+      count: tab === `view:${v.id}` && shownTotal !== null ? shownTotal : (views.counts.get(v.id) ?? null),
+    });
   const onTabKey = (e: KeyboardEvent<HTMLButtonElement>) => {
     if (e.key !== 'ArrowLeft' && e.key !== 'ArrowRight') return;
     e.preventDefault();
@@ -61,8 +91,14 @@ export function Inbox(props: { path: string }) {
   };
   const active = tabs.find((x) => x.id === tab) ?? tabs[0]!;
   const isAll = active.id === 'all';
-  const loading = isAll ? lists.allLoading && active.chats.length === 0 : lists.loading;
-  const failed = isAll ? lists.allError : lists.error;
+  const isFiltered = active.id === 'filter' || active.id.startsWith('view:');
+  const loading = isFiltered
+    ? filtered.loading && active.chats.length === 0
+    : isAll
+      ? lists.allLoading && active.chats.length === 0
+      : lists.loading;
+  const failed = isFiltered ? filtered.error : isAll ? lists.allError : lists.error;
+  const retry = () => void (isFiltered ? filtered.reload() : isAll ? lists.reloadAll() : lists.reload());
 
   return (
     <div className={openId ? 'inbox has-chat' : 'inbox'}>
@@ -82,9 +118,11 @@ export function Inbox(props: { path: string }) {
               onKeyDown={onTabKey}
             >
               {x.label}
-              <span className="count" data-testid={`count-${x.id}`}>
-                {x.chats.length}
-              </span>
+              {(x.count !== undefined ? x.count !== null : true) && (
+                <span className="count" data-testid={`count-${x.id}`}>
+                  {x.count ?? x.chats.length}
+                </span>
+              )}
             </button>
           ))}
         </div>
@@ -95,14 +133,42 @@ export function Inbox(props: { path: string }) {
           className="chat-list-panel"
         >
           {isAll && <AllOpenFilters filter={allFilter} onChange={setAllFilter} />}
-          {failed && (
-            <p className="error" role="alert">
-              {t('common.error')}{' '}
+          {active.id === 'filter' && (
+            <FilterBar
+              filters={filters}
+              onChange={setFilters}
+              onSave={async (name) => {
+                const view = await views.create(name, filters);
+                setTab(`view:${view.id}`);
+              }}
+            />
+          )}
+          {viewShown && (
+            <div className="view-actions">
               <button
                 type="button"
                 className="btn small"
-                onClick={() => void (isAll ? lists.reloadAll() : lists.reload())}
+                onClick={() => {
+                  setFilters(viewShown.filters);
+                  setTab('filter');
+                }}
               >
+                {t('views.edit')}
+              </button>
+              <button
+                type="button"
+                className="btn small danger"
+                aria-label={t('views.delete', { name: viewShown.name })}
+                onClick={() => void views.remove(viewShown.id).then(() => setTab('waiting'))}
+              >
+                {t('common.delete')}
+              </button>
+            </div>
+          )}
+          {failed && (
+            <p className="error" role="alert">
+              {t('common.error')}{' '}
+              <button type="button" className="btn small" onClick={retry}>
                 {t('common.retry')}
               </button>
             </p>
@@ -114,7 +180,7 @@ export function Inbox(props: { path: string }) {
           ) : active.chats.length === 0 ? (
             <p className="list-empty">{active.empty}</p>
           ) : (
-            <ul className="chat-list" data-list={active.id}>
+            <ul className="chat-list" data-list={isFiltered ? 'filtered' : active.id}>
               {active.chats.map((c) => (
                 <ChatItem key={c.id} chat={c} current={c.id === openId} list={active.id} />
               ))}
@@ -156,7 +222,7 @@ function ChatItem(props: { chat: Chat; current: boolean; list: Tab }) {
   // Every open conversation: where it is and who has it.
   const attendant = chat.userId ? users.find((u) => u.id === chat.userId) : undefined;
   const meta =
-    props.list === 'all'
+    props.list !== 'waiting' && props.list !== 'mine'
       ? [chat.queue, team?.name, attendant ? t('allOpen.attendant', { name: attendant.name }) : undefined]
           .filter(Boolean)
           .join(' · ')
@@ -196,6 +262,7 @@ function ChatItem(props: { chat: Chat; current: boolean; list: Tab }) {
             )}
           </div>
           {meta && <div className="chat-item-meta">{meta}</div>}
+          <ChatItemLabels chat={chat} />
         </div>
       </Link>
     </li>
