@@ -32,6 +32,7 @@ import { channelsRoutes } from './modules/channels/index.js';
 import { draftsRoutes } from './modules/drafts/index.js';
 import { notificationsRoutes } from './modules/notifications/index.js';
 import { chatsRoutes } from './modules/chats/index.js';
+import { customersRoutes } from './modules/contacts/index.js';
 import { consoleRoutes, testRoutes } from './modules/console/index.js';
 import { healthRoutes } from './modules/health/index.js';
 import { sandboxRoutes } from './modules/sandbox/index.js';
@@ -173,6 +174,7 @@ export async function buildApp({ config, services, logger, gateway }: AppOptions
   channelsRoutes(app, services);
   apiKeysRoutes(app, services);
   chatsRoutes(app, services);
+  customersRoutes(app, services);
   messagesRoutes(app, services);
   mediaRoutes(app, services);
   sandboxRoutes(app, services);

@@ -8,6 +8,7 @@ import {
   CHAT_TRANSFER,
   CHAT_UPDATE,
 } from './modules/chats/index.js';
+import { CUSTOMER_MERGE, CUSTOMER_NOTE, CUSTOMER_UPDATE } from './modules/contacts/index.js';
 import { DRAFT_UPDATE } from './modules/drafts/index.js';
 import { MESSAGE_UPDATE, MESSAGE_UPSERT } from './modules/messages/index.js';
 import { NOTIFICATION_NEW } from './modules/notifications/index.js';
@@ -29,4 +30,7 @@ export const EVENT_CATALOGUE: EventCatalogue = {
   'chat.split': CHAT_SPLIT,
   'notification.new': NOTIFICATION_NEW,
   'draft.update': DRAFT_UPDATE,
+  'customer.update': CUSTOMER_UPDATE,
+  'customer.merge': CUSTOMER_MERGE,
+  'customer.note': CUSTOMER_NOTE,
 };

@@ -29,7 +29,17 @@ import {
   ChatsService,
   ChatTransfersRepo,
 } from './modules/chats/index.js';
-import { ContactsRepo, ContactRepairRepo, ContactRepairService } from './modules/contacts/index.js';
+import {
+  ContactsRepo,
+  ContactRepairRepo,
+  ContactRepairService,
+  CustomerAttributesRepo,
+  CustomerAttributesService,
+  CustomerNotesRepo,
+  CustomerNotesService,
+  CustomersRepo,
+  CustomersService,
+} from './modules/contacts/index.js';
 import { DraftsRepo, DraftsService } from './modules/drafts/index.js';
 import { NotificationsRepo, NotificationsService } from './modules/notifications/index.js';
 import { MessagesService, MessageEvents, MessagesRepo } from './modules/messages/index.js';
@@ -176,6 +186,10 @@ export function createServices(deps: {
     mediaStore,
     mediaBlobs,
   );
+  // Customers (the person behind contacts): the contact panel, the contacts page, attributes, notes.
+  const customersRepo = new CustomersRepo(db);
+  const customerAttributes = new CustomerAttributesService(db, new CustomerAttributesRepo(db), customersRepo);
+  const customers = new CustomersService(db, customersRepo, customerAttributes, repos.teams, events);
   return {
     db,
     metrics: deps.metrics,
@@ -217,6 +231,9 @@ export function createServices(deps: {
     apiKeys: new ApiKeysService(repos.apiKeys),
     chats,
     chatMoves,
+    customers,
+    customerAttributes,
+    customerNotes: new CustomerNotesService(new CustomerNotesRepo(db), customers, customersRepo, events),
     events,
     eventsRepo,
     notifications,

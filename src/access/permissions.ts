@@ -7,6 +7,7 @@ export const PERMISSIONS = [
   'chats:attend',
   'chats:transfer',
   'chats:read_all',
+  'customers:manage',
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 

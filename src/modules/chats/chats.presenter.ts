@@ -27,5 +27,6 @@ export function toChat(row: ChatListRow): ChatT {
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
     window: chatWindow(row.contact_last_inbound_at),
+    customerId: row.contact_customer_id,
   };
 }

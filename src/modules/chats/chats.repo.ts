@@ -25,6 +25,8 @@ export interface ChatListRow {
   contact_value: string;
   /** When the customer last wrote on the channel (the 24-hour window's start), if ever. */
   contact_last_inbound_at: Date | null;
+  /** The customer the contact belongs to (migration 027). */
+  contact_customer_id: string;
 }
 
 export interface ChatRow extends ChatListRow {
@@ -65,6 +67,7 @@ export const chatColumns = [
   'ct.name as contact_name',
   'ct.value as contact_value',
   'ct.last_inbound_at as contact_last_inbound_at',
+  'ct.customer_id as contact_customer_id',
 ] as const;
 
 export class ChatsRepo {
