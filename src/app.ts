@@ -32,7 +32,7 @@ import { channelsRoutes } from './modules/channels/index.js';
 import { draftsRoutes } from './modules/drafts/index.js';
 import { notificationsRoutes } from './modules/notifications/index.js';
 import { chatsRoutes } from './modules/chats/index.js';
-import { customersRoutes } from './modules/contacts/index.js';
+import { customerCsvRoutes, customersRoutes } from './modules/contacts/index.js';
 import { consoleRoutes, testRoutes } from './modules/console/index.js';
 import { healthRoutes } from './modules/health/index.js';
 import { sandboxRoutes } from './modules/sandbox/index.js';
@@ -175,6 +175,7 @@ export async function buildApp({ config, services, logger, gateway }: AppOptions
   apiKeysRoutes(app, services);
   chatsRoutes(app, services);
   customersRoutes(app, services);
+  customerCsvRoutes(app, services);
   messagesRoutes(app, services);
   mediaRoutes(app, services);
   sandboxRoutes(app, services);

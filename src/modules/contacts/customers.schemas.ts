@@ -70,27 +70,41 @@ export const UpdateCustomerBody = Type.Object(
 export type UpdateCustomerInput = Static<typeof UpdateCustomerBody>;
 
 /** The filters of the contacts page (and its export). */
-export const ListCustomersQuery = Type.Object(
-  {
-    q: Type.Optional(
-      Type.String({
-        maxLength: 100,
-        description:
-          'Digits (spaces, `+`, `-`, `()` allowed) find them anywhere in a number; other text finds the ' +
-          'name (accents and case ignored) or an address such as an e-mail',
-      }),
-    ),
-    label: Type.Optional(ObjectIdString({ description: 'Only customers with this label' })),
-    ...PaginationQuery,
-  },
-  {
-    additionalProperties: false,
-    patternProperties: { '^attr\\.[a-z][a-z0-9_]{0,39}$': Type.String({ maxLength: MAX_TEXT_VALUE }) },
-    maxProperties: 4 + MAX_ATTRIBUTE_FILTERS,
-    description: '`attr.<key>=<value>`: only customers whose attribute has this value (at most 5)',
-  },
-);
+const listFilters = {
+  q: Type.Optional(
+    Type.String({
+      maxLength: 100,
+      description:
+        'Digits (spaces, `+`, `-`, `()` allowed) find them anywhere in a number; other text finds the ' +
+        'name (accents and case ignored) or an address such as an e-mail',
+    }),
+  ),
+  label: Type.Optional(ObjectIdString({ description: 'Only customers with this label' })),
+};
+const attributeFilters = (known: number) => ({
+  additionalProperties: false,
+  patternProperties: { '^attr\\.[a-z][a-z0-9_]{0,39}$': Type.String({ maxLength: MAX_TEXT_VALUE }) },
+  maxProperties: known + MAX_ATTRIBUTE_FILTERS,
+  description: '`attr.<key>=<value>`: only customers whose attribute has this value (at most 5)',
+});
+export const ListCustomersQuery = Type.Object({ ...listFilters, ...PaginationQuery }, attributeFilters(4));
+export const ExportCustomersQuery = Type.Object(listFilters, attributeFilters(2));
 export type ListCustomersQueryT = Static<typeof ListCustomersQuery> & Record<string, unknown>;
+
+export const ImportQuery = Type.Object(
+  { channelId: ObjectIdString({ description: 'The channel new numbers and e-mails are added on' }) },
+  { additionalProperties: false },
+);
+
+export const ImportReportSchema = Type.Object({
+  created: Type.Integer({ description: 'Customers created' }),
+  updated: Type.Integer({ description: 'Customers updated' }),
+  failed: Type.Integer({ description: 'Lines not imported' }),
+  errors: Type.Array(Type.Object({ line: Type.Integer(), message: Type.String() }), {
+    description: 'Why each line failed (the first 100), by line number (1 is the header)',
+  }),
+  errorsTruncated: Type.Boolean({ description: 'More lines failed than `errors` lists' }),
+});
 
 export const MergeBody = Type.Object(
   { customerId: ObjectIdString({ description: 'The customer merged into this one (it ceases to exist)' }) },

@@ -9,3 +9,6 @@ export { CustomersRepo } from './customers.repo.js';
 export { customersRoutes } from './customers.routes.js';
 export { CUSTOMER_MERGE, CUSTOMER_UPDATE, CustomerSchema } from './customers.schemas.js';
 export { CustomersService } from './customers.service.js';
+export { customerCsvRoutes } from './customer-csv.routes.js';
+export { CustomerCsvService } from './customer-csv.service.js';
+export { CustomerImportRepo } from './customer-import.repo.js';
