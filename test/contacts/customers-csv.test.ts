@@ -51,7 +51,7 @@ describe('customers CSV', () => {
   let t: TestApp;
   let f: Fixture;
   const admin = () => bearer(f.adminToken);
-  const importCsv = (csv: string, headers = admin(), channel = f.channels[0]!.id) =>
+  const importCsv = (csv: string, headers: Record<string, string> = admin(), channel = f.channels[0]!.id) =>
     t.request('POST', `/api/customers/import?channelId=${channel}`, {
       headers: { ...headers, 'content-type': 'text/csv' },
       raw: csv,
