@@ -3,6 +3,7 @@ import { useI18n } from '../i18n';
 import { navigate } from '../router';
 import { useMe } from '../session';
 import { ApiKeysPage } from './api-keys';
+import { AttributesPage } from './attributes';
 import { ChannelPage } from './channel-page';
 import { ChannelsPage } from './channels';
 import { TeamsPage } from './teams';
@@ -21,6 +22,7 @@ export const adminNav: { path: string; labelKey: string; permission: string }[] 
   { path: '/admin/channels', labelKey: 'nav.channels', permission: 'channels:manage' },
   { path: '/admin/api-keys', labelKey: 'nav.apiKeys', permission: 'api_keys:manage' },
   { path: '/admin/webhooks', labelKey: 'nav.webhooks', permission: 'webhooks:manage' },
+  { path: '/admin/attributes', labelKey: 'nav.attributes', permission: 'customers:manage' },
 ];
 
 export function AdminArea(props: { path: string }): JSX.Element {
@@ -48,6 +50,7 @@ export function AdminArea(props: { path: string }): JSX.Element {
       <ChannelsPage />
     );
   else if (section === 'api-keys') page = <ApiKeysPage />;
+  else if (section === 'attributes') page = <AttributesPage />;
   else if (section === 'webhooks')
     page = parts[2] ? <WebhookDeliveriesPage id={parts[2]} /> : <WebhooksPage />;
   else page = <p className="muted">{t('admin.notFound')}</p>;
