@@ -262,11 +262,11 @@ const PANEL_KEY = 'atende.contactPanel';
 
 /** Whether the contact panel is shown beside conversations: the agent's choice, kept in this browser. */
 function useContactPanelOpen(): [boolean, (open: boolean) => void] {
-  // Open by default on a wide screen; on a phone it covers the conversation, so only when asked.
-  const [open, setOpen] = useState(() => {
-    const saved = localStorage.getItem(PANEL_KEY);
-    return saved === null ? window.matchMedia('(min-width: 1100px)').matches : saved === '1';
-  });
+  // Closed until the agent opens it; a wide screen keeps the choice. On a phone it covers the
+  // conversation, so it opens only when asked each time.
+  const [open, setOpen] = useState(
+    () => window.matchMedia('(min-width: 1100px)').matches && localStorage.getItem(PANEL_KEY) === '1',
+  );
   const set = (value: boolean) => {
     if (window.matchMedia('(min-width: 1100px)').matches) localStorage.setItem(PANEL_KEY, value ? '1' : '0');
     setOpen(value);
