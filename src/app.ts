@@ -33,6 +33,7 @@ import { channelsRoutes } from './modules/channels/index.js';
 import { draftsRoutes } from './modules/drafts/index.js';
 import { notificationsRoutes } from './modules/notifications/index.js';
 import { chatsRoutes } from './modules/chats/index.js';
+import { customerCsvRoutes, customersRoutes } from './modules/contacts/index.js';
 import { consoleRoutes, testRoutes } from './modules/console/index.js';
 import { healthRoutes } from './modules/health/index.js';
 import { sandboxRoutes } from './modules/sandbox/index.js';
@@ -178,6 +179,8 @@ export async function buildApp({ config, services, logger, gateway }: AppOptions
   chatsRoutes(app, services);
   labelsRoutes(app, services);
   chatViewsRoutes(app, services);
+  customersRoutes(app, services);
+  customerCsvRoutes(app, services);
   messagesRoutes(app, services);
   mediaRoutes(app, services);
   sandboxRoutes(app, services);

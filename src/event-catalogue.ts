@@ -8,6 +8,7 @@ import {
   CHAT_TRANSFER,
   CHAT_UPDATE,
 } from './modules/chats/index.js';
+import { CUSTOMER_MERGE, CUSTOMER_NOTE, CUSTOMER_UPDATE } from './modules/contacts/index.js';
 import { DRAFT_UPDATE } from './modules/drafts/index.js';
 import {
   CHAT_LABELS,
@@ -41,4 +42,7 @@ export const EVENT_CATALOGUE: EventCatalogue = {
   'label.delete': LABEL_DELETE,
   'notification.new': NOTIFICATION_NEW,
   'draft.update': DRAFT_UPDATE,
+  'customer.update': CUSTOMER_UPDATE,
+  'customer.merge': CUSTOMER_MERGE,
+  'customer.note': CUSTOMER_NOTE,
 };

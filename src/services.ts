@@ -30,7 +30,19 @@ import {
   ChatTransfersRepo,
 } from './modules/chats/index.js';
 import { CannedRepo, CannedService, NO_CUSTOMER_ATTRIBUTES } from './modules/canned/index.js';
-import { ContactsRepo, ContactRepairRepo, ContactRepairService } from './modules/contacts/index.js';
+import {
+  ContactsRepo,
+  ContactRepairRepo,
+  ContactRepairService,
+  CustomerAttributesRepo,
+  CustomerCsvService,
+  CustomerImportRepo,
+  CustomerAttributesService,
+  CustomerNotesRepo,
+  CustomerNotesService,
+  CustomersRepo,
+  CustomersService,
+} from './modules/contacts/index.js';
 import { DraftsRepo, DraftsService } from './modules/drafts/index.js';
 import { NotificationsRepo, NotificationsService } from './modules/notifications/index.js';
 import { MessagesService, MessageEvents, MessagesRepo } from './modules/messages/index.js';
@@ -179,6 +191,10 @@ export function createServices(deps: {
     mediaStore,
     mediaBlobs,
   );
+  // Customers (the person behind contacts): the contact panel, the contacts page, attributes, notes.
+  const customersRepo = new CustomersRepo(db);
+  const customerAttributes = new CustomerAttributesService(db, new CustomerAttributesRepo(db), customersRepo);
+  const customers = new CustomersService(db, customersRepo, customerAttributes, repos.teams, events);
   return {
     db,
     metrics: deps.metrics,
@@ -222,6 +238,17 @@ export function createServices(deps: {
     chatMoves,
     labels: new LabelsService(new LabelsRepo(db), chats, repos.chats, events),
     chatViews: new ChatViewsService(db, new ChatViewsRepo(db), chats),
+    customers,
+    customerAttributes,
+    customerNotes: new CustomerNotesService(new CustomerNotesRepo(db), customers, customersRepo, events),
+    customerCsv: new CustomerCsvService(
+      customers,
+      customersRepo,
+      new CustomerImportRepo(db),
+      customerAttributes,
+      events,
+      config.phoneDefaultCountry,
+    ),
     events,
     eventsRepo,
     notifications,

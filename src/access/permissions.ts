@@ -10,6 +10,7 @@ export const PERMISSIONS = [
   'chats:read_all',
   'canned_responses:manage',
   'canned_responses:manage_team',
+  'customers:manage',
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 

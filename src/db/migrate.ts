@@ -30,6 +30,7 @@ import * as m028 from './migrations/028_labels.js';
 import * as m041 from './migrations/041_canned_responses.js';
 import * as m029 from './migrations/029_labels_manage.js';
 import * as m030 from './migrations/030_chat_list_views.js';
+import * as m033 from './migrations/033_customer_details.js';
 
 /** Versioned migrations, in order. Names are permanent: never rename or edit one that has shipped. */
 const migrations: Record<string, Migration> = {
@@ -64,6 +65,7 @@ const migrations: Record<string, Migration> = {
   '041_canned_responses': m041,
   '029_labels_manage': m029,
   '030_chat_list_views': m030,
+  '033_customer_details': m033,
 };
 
 class StaticProvider implements MigrationProvider {

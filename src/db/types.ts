@@ -174,8 +174,61 @@ export interface CustomersTable {
   id: string;
   account_id: string;
   name: string | null;
+  /** Custom attribute values by key (migration 033), checked against `customer_attributes`. */
+  attributes: Json<CustomerAttributeValues>;
   created_at: Timestamp;
   updated_at: Timestamp;
+}
+
+/** A customer's custom attribute values: text, list and date (`YYYY-MM-DD`) as strings, numbers as numbers. */
+export type CustomerAttributeValues = Record<string, string | number>;
+
+export type CustomerAttributeType = 'text' | 'number' | 'date' | 'list';
+/** An admin's definition of a custom attribute of customers (migration 033). */
+export interface CustomerAttributesTable {
+  id: string;
+  account_id: string;
+  key: string;
+  label: string;
+  type: CustomerAttributeType;
+  options: string[];
+  description: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** A note about a customer (migration 033); `edited_at` is set by the first edit. */
+export interface CustomerNotesTable {
+  id: string;
+  account_id: string;
+  customer_id: string;
+  author_id: string | null;
+  body: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  edited_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+}
+
+/** The text a note's edit replaced (migration 033). */
+export interface CustomerNoteEditsTable {
+  id: string;
+  note_id: string;
+  editor_id: string | null;
+  previous_body: string;
+  created_at: Timestamp;
+}
+
+/** A merge of two customers (migration 033): the one kept, and what the merged one was. */
+export interface CustomerMergesTable {
+  id: string;
+  account_id: string;
+  customer_id: string;
+  merged_customer_id: string;
+  merged_name: string | null;
+  merged_attributes: Json<CustomerAttributeValues>;
+  contact_ids: string[];
+  actor_id: string | null;
+  created_at: Timestamp;
 }
 
 export type MessageOrigin = 'contact' | 'user' | 'api' | 'system';
@@ -483,6 +536,10 @@ export interface Database {
   chat_labels: ChatLabelsTable;
   customer_labels: CustomerLabelsTable;
   canned_responses: CannedResponsesTable;
+  customer_attributes: CustomerAttributesTable;
+  customer_notes: CustomerNotesTable;
+  customer_note_edits: CustomerNoteEditsTable;
+  customer_merges: CustomerMergesTable;
   chats: ChatsTable;
   chat_views: ChatViewsTable;
   chat_counts: ChatCountsTable;

@@ -28,6 +28,9 @@ export const EVENT_NAMES = [
   'label.delete',
   'notification.new',
   'draft.update',
+  'customer.update',
+  'customer.merge',
+  'customer.note',
 ] as const;
 export type EventName = (typeof EVENT_NAMES)[number];
 
@@ -79,6 +82,9 @@ export const EVENT_ROOMS: Record<EventName, string> = {
   'label.delete': 'account:<accountId>',
   'notification.new': 'user:<userId>',
   'draft.update': 'user:<userId>',
+  'customer.update': "team:<teamId> of each team with one of the customer's chats, user:<attendant> of each",
+  'customer.merge': 'as customer.update, for the chats of both customers',
+  'customer.note': 'as customer.update',
 };
 
 export const envelopeSchema = <T extends TSchema>(event: string, data: T) =>

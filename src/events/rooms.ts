@@ -108,4 +108,18 @@ export const targets = {
     audience: [room.account(accountId)],
   }),
   personal: (userId: string): Target => ({ rooms: [room.user(userId)], audience: [room.user(userId)] }),
+  /**
+   * A customer's event: whoever may see the customer, i.e. one of its chats — the teams of its chats
+   * and their attendants (whose consoles are in those rooms), and read_all users on resync.
+   */
+  customer: (place: CustomerPlace): Target => ({
+    rooms: uniq([...place.teamIds.map(room.team), ...place.userIds.map(room.user)]),
+    audience: uniq([...place.teamIds.map(room.team), ...place.userIds.map(room.user), READ_ALL_TAG]),
+  }),
 };
+
+/** Where a customer's chats are: their teams and attendants (each once). */
+export interface CustomerPlace {
+  teamIds: readonly string[];
+  userIds: readonly string[];
+}

@@ -77,3 +77,32 @@ export type ConsoleConfig = Answer<'getConsoleConfig'>;
 export type EventName = Exclude<keyof events, 'session.ready'>;
 export type Envelope<E extends EventName = EventName> = events[E];
 export type SessionReady = events['session.ready'];
+
+/** A customer (the person behind a chat's contact), its notes and the admin's attribute definitions. */
+export type Customer = Answer<'getContact'>;
+export type CustomerPage = Answer<'listContacts'>;
+export type CustomerNote = Answer<'createContactNote'>;
+export type CustomerNotePage = Answer<'listContactNotes'>;
+export type AttributeDefinition = Answer<'createCustomerAttribute'>;
+export type ImportReport = Answer<'importContacts'>;
+
+/** A label as the labels API answers it (its own module; the console reads it when present). */
+export interface LabelItem {
+  id: string;
+  name: string;
+  color: string;
+}
+
+/**
+ * A conversation of a customer, as `GET /api/customers/{id}/chats` answers it (its own operation):
+ * the fields the contact panel shows.
+ */
+export interface CustomerChat {
+  id: string;
+  channelId: string;
+  status: string;
+  teamId: string;
+  userId: string | null;
+  createdAt: string;
+  closedAt: string | null;
+}

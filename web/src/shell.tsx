@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { adminNav, AdminArea, CannedResponsesPage } from './admin/index';
 import { LangSwitch } from './components';
+import { ContactsArea } from './contacts/contacts-page';
 import { useI18n } from './i18n';
 import { Inbox } from './inbox/inbox';
 import { Notifications, NotificationToasts } from './notifications';
@@ -23,6 +24,7 @@ export function Shell() {
 
   const nav = [
     { path: '/inbox', label: t('nav.inbox') },
+    { path: '/contacts', label: t('nav.contacts') },
     { path: '/simulator', label: t('nav.simulator') },
     { path: '/canned-responses', label: t('nav.canned') },
     ...adminNav.filter((n) => can(n.permission)).map((n) => ({ path: n.path, label: tr(n.labelKey) })),
@@ -38,6 +40,7 @@ export function Shell() {
         <CannedResponsesPage mode="personal" />
       </section>
     );
+  else if (current('/contacts')) page = <ContactsArea path={path} />;
   else page = <Inbox path={path} />;
 
   return (

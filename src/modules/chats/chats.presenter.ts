@@ -28,5 +28,6 @@ export function toChat(row: ChatListRow): ChatT {
     updatedAt: row.updated_at.toISOString(),
     labels: row.labels,
     window: chatWindow(row.contact_last_inbound_at),
+    customerId: row.contact_customer_id,
   };
 }

@@ -28,6 +28,8 @@ export interface ChatListRow {
   contact_last_inbound_at: Date | null;
   /** The chat's labels (`chatLabelsSql`), by name. */
   labels: LabelRefT[];
+  /** The customer the contact belongs to (migration 027). */
+  contact_customer_id: string;
 }
 
 /**
@@ -78,6 +80,7 @@ export const chatColumns = [
   'ct.value as contact_value',
   'ct.last_inbound_at as contact_last_inbound_at',
   sql<LabelRefT[]>`${sql.raw(chatLabelsSql('c.id'))}`.as('labels'),
+  'ct.customer_id as contact_customer_id',
 ] as const;
 
 export class ChatsRepo {

@@ -56,10 +56,16 @@ export const ChatWindowSchema = Type.Object(
 
 /**
  * The chat as agents (agent API, gateway events, webhooks) see it: the contract's Chat plus the
- * customer-service window. The Channel API answers with `ChatSchema`, whose serializer leaves
- * `window` out, so its Chat stays exactly the contract's.
+ * customer-service window and the customer the contact belongs to. The Channel API answers with `ChatSchema`, whose serializer leaves
+ * `window` and `customerId` out, so its Chat stays exactly the contract's.
  */
-export const AgentChatSchema = Type.Object({ ...ChatSchema.properties, window: ChatWindowSchema });
+export const AgentChatSchema = Type.Object({
+  ...ChatSchema.properties,
+  window: ChatWindowSchema,
+  customerId: Type.String({
+    description: 'The customer (`/api/customers/{id}`) whose contact this chat is with',
+  }),
+});
 export type ChatT = Static<typeof AgentChatSchema>;
 export type ChatWindowT = Static<typeof ChatWindowSchema>;
 

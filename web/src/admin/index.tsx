@@ -4,6 +4,7 @@ import { navigate } from '../router';
 import { useMe } from '../session';
 import { ApiKeysPage } from './api-keys';
 import { CannedResponsesPage } from './canned';
+import { AttributesPage } from './attributes';
 import { ChannelPage } from './channel-page';
 import { ChannelsPage } from './channels';
 import { LabelsPage } from './labels';
@@ -31,6 +32,7 @@ export const adminNav: { path: string; labelKey: string; permission: string }[] 
     labelKey: 'nav.cannedAdmin',
     permission: 'canned_responses:manage_team',
   },
+  { path: '/admin/attributes', labelKey: 'nav.attributes', permission: 'customers:manage' },
 ];
 
 export function AdminArea(props: { path: string }): JSX.Element {
@@ -60,6 +62,7 @@ export function AdminArea(props: { path: string }): JSX.Element {
     );
   else if (section === 'api-keys') page = <ApiKeysPage />;
   else if (section === 'canned-responses') page = <CannedResponsesPage mode="admin" />;
+  else if (section === 'attributes') page = <AttributesPage />;
   else if (section === 'webhooks')
     page = parts[2] ? <WebhookDeliveriesPage id={parts[2]} /> : <WebhooksPage />;
   else page = <p className="muted">{t('admin.notFound')}</p>;

@@ -6,6 +6,7 @@ import type { Chat, Message } from '../models';
 import { Link, navigate } from '../router';
 import { useDirectory, useMe } from '../session';
 import { QUEUE_WAITING } from './chat-state';
+import { ContactPanel } from '../contacts/contact-panel';
 import { Composer } from './composer';
 import { ChatLabelsEditor } from './labels';
 import { ConversationView, useConversation } from './conversation-view';
@@ -31,6 +32,7 @@ export function Conversation(props: { chatId: string; lists: InboxLists }) {
   const [dialog, setDialog] = useState<'transfer' | 'close' | 'template' | null>(null);
   const now = useNow();
   const list = useRef<MessageListHandle>(null);
+  const [panel, setPanel] = useContactPanelOpen();
 
   const attending = chat?.status === 'open' && chat.userId === me.user.id;
 
@@ -119,123 +121,157 @@ export function Conversation(props: { chatId: string; lists: InboxLists }) {
   };
 
   return (
-    <section className="convo" aria-labelledby="convo-title" data-chat-id={chat.id} data-queue={chat.queue}>
-      <header className="convo-head">
-        <Link href="/inbox" className="btn ghost icon convo-back" aria-label={t('chat.back')}>
-          ←
-        </Link>
-        <Avatar name={chat.contact.name || chat.contact.value} />
-        <div className="convo-title">
-          <h1 id="convo-title">{chat.contact.name || chat.contact.value}</h1>
-          <div className="convo-meta">
-            <span>{chat.contact.value}</span>
-            {/* A closed chat keeps its last queue and attendant: say it is closed, and who had it. */}
-            <span data-testid="chat-state">
-              {open ? t('chat.queue') : t('chat.status')}:{' '}
-              <strong>{open ? queueLabel(t, chat.queue) : t('chat.statusClosed')}</strong>
-            </span>
-            {team && (
-              <span className="meta-extra">
-                {t('chat.team')}: {team.name}
+    <div className={panel ? 'convo-wrap with-contact' : 'convo-wrap'}>
+      <section className="convo" aria-labelledby="convo-title" data-chat-id={chat.id} data-queue={chat.queue}>
+        <header className="convo-head">
+          <Link href="/inbox" className="btn ghost icon convo-back" aria-label={t('chat.back')}>
+            ←
+          </Link>
+          <Avatar name={chat.contact.name || chat.contact.value} />
+          <div className="convo-title">
+            <h1 id="convo-title">{chat.contact.name || chat.contact.value}</h1>
+            <div className="convo-meta">
+              <span>{chat.contact.value}</span>
+              {/* A closed chat keeps its last queue and attendant: say it is closed, and who had it. */}
+              <span data-testid="chat-state">
+                {open ? t('chat.queue') : t('chat.status')}:{' '}
+                <strong>{open ? queueLabel(t, chat.queue) : t('chat.statusClosed')}</strong>
               </span>
+              {team && (
+                <span className="meta-extra">
+                  {t('chat.team')}: {team.name}
+                </span>
+              )}
+              <span className="meta-extra">
+                {open ? t('chat.attendant') : t('chat.lastAttendant')}:{' '}
+                {open && chat.userId === me.user.id ? t('chat.you') : (attendant?.name ?? t('chat.nobody'))}
+              </span>
+              {channel && <span className="meta-extra">{channel.name}</span>}
+              <WindowBadge chat={chat} />
+            </div>
+            <ChatLabelsEditor chat={chat} onChat={applyChat} />
+          </div>
+          <div className="convo-actions">
+            <button
+              type="button"
+              className="btn"
+              aria-expanded={panel}
+              aria-controls="contact-panel"
+              data-testid="contact-toggle"
+              onClick={() => setPanel(!panel)}
+            >
+              {panel ? t('contact.hide') : t('contact.show')}
+            </button>
+            {canReply && (
+              <button type="button" className="btn" onClick={() => setDialog('template')}>
+                {t('template.use')}
+              </button>
             )}
-            <span className="meta-extra">
-              {open ? t('chat.attendant') : t('chat.lastAttendant')}:{' '}
-              {open && chat.userId === me.user.id ? t('chat.you') : (attendant?.name ?? t('chat.nobody'))}
-            </span>
-            {channel && <span className="meta-extra">{channel.name}</span>}
-            <WindowBadge chat={chat} />
+            {canCapture && (
+              <button
+                type="button"
+                className="btn primary"
+                disabled={busy}
+                onClick={() => void act('capture')}
+              >
+                {t('chat.capture')}
+              </button>
+            )}
+            {canTransfer && (
+              <button type="button" className="btn" disabled={busy} onClick={() => setDialog('transfer')}>
+                {t('chat.transfer')}
+              </button>
+            )}
+            {canClose && (
+              <button type="button" className="btn danger" disabled={busy} onClick={() => setDialog('close')}>
+                {t('chat.close')}
+              </button>
+            )}
           </div>
-          <ChatLabelsEditor chat={chat} onChat={applyChat} />
-        </div>
-        <div className="convo-actions">
-          {canReply && (
-            <button type="button" className="btn" onClick={() => setDialog('template')}>
-              {t('template.use')}
-            </button>
-          )}
-          {canCapture && (
-            <button type="button" className="btn primary" disabled={busy} onClick={() => void act('capture')}>
-              {t('chat.capture')}
-            </button>
-          )}
-          {canTransfer && (
-            <button type="button" className="btn" disabled={busy} onClick={() => setDialog('transfer')}>
-              {t('chat.transfer')}
-            </button>
-          )}
-          {canClose && (
-            <button type="button" className="btn danger" disabled={busy} onClick={() => setDialog('close')}>
-              {t('chat.close')}
-            </button>
-          )}
-        </div>
-      </header>
-      {actionError && (
-        <p className="error convo-error" role="alert">
-          {actionError}
-        </p>
-      )}
-      <ConversationView
-        ref={list}
-        conversation={convo}
-        side="agent"
-        authorOf={authorOf}
-        label={t('chat.history', { name: chat.contact.name || chat.contact.value })}
-      />
-      {!open ? (
-        <div className="composer-note" role="status">
-          {t('chat.closed')}
-          {chat.updatedAt && <span className="muted">{time(chat.updatedAt)}</span>}
-        </div>
-      ) : canReply && !windowOf(chat, now).open ? (
-        // Past 24 hours only a template reaches the customer: the box would only be refused.
-        <div className="composer-note window-closed" role="status">
-          <span>{t('window.closedHint')}</span>
-          <button type="button" className="btn primary" onClick={() => setDialog('template')}>
-            {t('template.open')}
-          </button>
-        </div>
-      ) : canReply ? (
-        <Composer chatId={chat.id} onSent={onSent} />
-      ) : (
-        <div className="composer-note">{canCapture ? t('chat.captureToReply') : t('chat.notYours')}</div>
-      )}
-      {dialog === 'transfer' && (
-        <TransferDialog
-          chat={chat}
-          onClose={() => setDialog(null)}
-          onDone={(c) => {
-            applyChat(c);
-            setDialog(null);
-            // The conversation left the agent's hands: back to the lists, unless it came to them.
-            if (c.userId !== me.user.id) navigate('/inbox');
-          }}
+        </header>
+        {actionError && (
+          <p className="error convo-error" role="alert">
+            {actionError}
+          </p>
+        )}
+        <ConversationView
+          ref={list}
+          conversation={convo}
+          side="agent"
+          authorOf={authorOf}
+          label={t('chat.history', { name: chat.contact.name || chat.contact.value })}
         />
-      )}
-      {dialog === 'template' && (
-        <TemplateDialog
-          chat={chat}
-          onClose={() => setDialog(null)}
-          onSent={(m) => {
-            onSent(m);
-            setDialog(null);
-          }}
-        />
-      )}
-      {dialog === 'close' && (
-        <Dialog title={t('chat.closeConfirm')} onClose={() => setDialog(null)} labelId="close-title">
-          <p className="muted">{chat.contact.name || chat.contact.value}</p>
-          <div className="dialog-actions">
-            <button type="button" className="btn" onClick={() => setDialog(null)}>
-              {t('common.cancel')}
-            </button>
-            <button type="button" className="btn danger" disabled={busy} onClick={() => void act('close')}>
-              {t('chat.close')}
+        {!open ? (
+          <div className="composer-note" role="status">
+            {t('chat.closed')}
+            {chat.updatedAt && <span className="muted">{time(chat.updatedAt)}</span>}
+          </div>
+        ) : canReply && !windowOf(chat, now).open ? (
+          // Past 24 hours only a template reaches the customer: the box would only be refused.
+          <div className="composer-note window-closed" role="status">
+            <span>{t('window.closedHint')}</span>
+            <button type="button" className="btn primary" onClick={() => setDialog('template')}>
+              {t('template.open')}
             </button>
           </div>
-        </Dialog>
-      )}
-    </section>
+        ) : canReply ? (
+          <Composer chatId={chat.id} onSent={onSent} />
+        ) : (
+          <div className="composer-note">{canCapture ? t('chat.captureToReply') : t('chat.notYours')}</div>
+        )}
+        {dialog === 'transfer' && (
+          <TransferDialog
+            chat={chat}
+            onClose={() => setDialog(null)}
+            onDone={(c) => {
+              applyChat(c);
+              setDialog(null);
+              // The conversation left the agent's hands: back to the lists, unless it came to them.
+              if (c.userId !== me.user.id) navigate('/inbox');
+            }}
+          />
+        )}
+        {dialog === 'template' && (
+          <TemplateDialog
+            chat={chat}
+            onClose={() => setDialog(null)}
+            onSent={(m) => {
+              onSent(m);
+              setDialog(null);
+            }}
+          />
+        )}
+        {dialog === 'close' && (
+          <Dialog title={t('chat.closeConfirm')} onClose={() => setDialog(null)} labelId="close-title">
+            <p className="muted">{chat.contact.name || chat.contact.value}</p>
+            <div className="dialog-actions">
+              <button type="button" className="btn" onClick={() => setDialog(null)}>
+                {t('common.cancel')}
+              </button>
+              <button type="button" className="btn danger" disabled={busy} onClick={() => void act('close')}>
+                {t('chat.close')}
+              </button>
+            </div>
+          </Dialog>
+        )}
+      </section>
+      {panel && <ContactPanel customerId={chat.customerId} onClose={() => setPanel(false)} />}
+    </div>
   );
+}
+
+const PANEL_KEY = 'atende.contactPanel';
+
+/** Whether the contact panel is shown beside conversations: the agent's choice, kept in this browser. */
+function useContactPanelOpen(): [boolean, (open: boolean) => void] {
+  // Closed until the agent opens it; a wide screen keeps the choice. On a phone it covers the
+  // conversation, so it opens only when asked each time.
+  const [open, setOpen] = useState(
+    () => window.matchMedia('(min-width: 1100px)').matches && localStorage.getItem(PANEL_KEY) === '1',
+  );
+  const set = (value: boolean) => {
+    if (window.matchMedia('(min-width: 1100px)').matches) localStorage.setItem(PANEL_KEY, value ? '1' : '0');
+    setOpen(value);
+  };
+  return [open, set];
 }
