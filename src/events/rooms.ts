@@ -95,7 +95,7 @@ export const targets = {
    * A customer's labels: whoever watches one of the customer's open chats (list item or open); the
    * audience of every chat given (their teams and attendants).
    */
-  customer: (chats: readonly ChatPlace[]): Target => ({
+  customerChats: (chats: readonly ChatPlace[]): Target => ({
     rooms: uniq(chats.flatMap((c) => [room.chat(c.id), room.attendance(c.id)])),
     audience: uniq([
       ...chats.flatMap((c) => [room.team(c.teamId), c.userId === null ? null : room.user(c.userId)]),

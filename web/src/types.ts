@@ -539,6 +539,191 @@ export interface paths {
     patch: operations['updateChatView'];
     trace?: never;
   };
+  '/api/customers': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List and search customers (the contacts page)
+     * @description Newest first. Users with `chats:read_all` (supervisors, admins) see every customer of the account; others the customers with a conversation they may see (of one of their teams, or one they attend); any other → 404. Filters: `q`, `label`, and `attr.<key>=<value>` (up to 5).
+     */
+    get: operations['listContacts'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/customers/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a customer: identities per channel, attributes, labels
+     * @description Users with `chats:read_all` (supervisors, admins) see every customer of the account; others the customers with a conversation they may see (of one of their teams, or one they attend); any other → 404.
+     */
+    get: operations['getContact'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Change a customer's name or attribute values
+     * @description Anyone who may see the customer. `attributes` sets the values given (null removes one) and keeps the others. Sends `customer.update`.
+     */
+    patch: operations['updateContact'];
+    trace?: never;
+  };
+  '/api/customers/{id}/merge': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Merge another customer into this one (admin)
+     * @description Needs `customers:manage`. Every contact, conversation, label and note of `customerId` becomes this customer's; its attribute values fill those this one lacks; the merge is recorded and `customerId` ceases to exist. Sends `customer.merge`.
+     */
+    post: operations['mergeContacts'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/customer-attributes': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The account's custom attributes of customers */
+    get: operations['listCustomerAttributes'];
+    put?: never;
+    /**
+     * Define a custom attribute (admin)
+     * @description Needs `customers:manage`. At most 50 per account; a key already used → 409.
+     */
+    post: operations['createCustomerAttribute'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/customer-attributes/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Remove an attribute and its values from every customer (admin) */
+    delete: operations['deleteCustomerAttribute'];
+    options?: never;
+    head?: never;
+    /**
+     * Change an attribute's label, description or options (admin)
+     * @description Its key and type stay; values already stored are kept.
+     */
+    patch: operations['updateCustomerAttribute'];
+    trace?: never;
+  };
+  '/api/customers/{id}/notes': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Notes about a customer, newest first */
+    get: operations['listContactNotes'];
+    put?: never;
+    /**
+     * Write a note about a customer
+     * @description Anyone who may see the customer. Sends `customer.note`.
+     */
+    post: operations['createContactNote'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/customers/{id}/notes/{noteId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Delete a note (its author, or an admin) */
+    delete: operations['deleteContactNote'];
+    options?: never;
+    head?: never;
+    /**
+     * Edit a note (its author only)
+     * @description The text replaced is kept (`GET …/edits`) and `editedAt` set. Another user → 403 (`Only its author may edit a note`).
+     */
+    patch: operations['updateContactNote'];
+    trace?: never;
+  };
+  '/api/customers/{id}/notes/{noteId}/edits': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A note's edits, newest first, each with the text it replaced */
+    get: operations['listContactNoteEdits'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/customers/export': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The customers of the list, as CSV
+     * @description The customers the user may see that match the same filters as `GET /api/customers`, newest first, streamed as they are read. Columns: `id`, `name`, `phones` and `emails` (several separated by `;`), `createdAt`, `lastSeenAt`, `labels` (names separated by `;`), then `attr.<key>` for each attribute. A value a spreadsheet would run as a formula (starting with `=`, `+`, `-` or `@`) is written after a `'`, which the import removes.
+     */
+    get: operations['exportContacts'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/chats/{id}/messages': {
     parameters: {
       query?: never;
@@ -925,6 +1110,26 @@ export interface paths {
      * @description A new attempt of the same delivery: the same envelope and `Atende-Delivery`, a fresh retry window; a pending delivery is attempted now. 409 when the endpoint is disabled.
      */
     post: operations['replayWebhookDelivery'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/customers/import': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Create and update customers from CSV (admin)
+     * @description Needs `customers:manage`. Body: `text/csv`, at most 5 MiB and 10000 lines after the header, which names the columns: those of the export (`createdAt`, `lastSeenAt` and `labels` are ignored); `phone` and `email` are read as `phones` and `emails`. A line with `id` updates that customer; otherwise the customer its numbers or e-mails belong to, or a new one. Numbers and e-mails not yet on the channel are added on it; cells left empty change nothing. Lines are written as they are read; a line with a problem is reported by its number and the others are imported. Each customer written sends `customer.update`.
+     */
+    post: operations['importContacts'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1870,6 +2075,8 @@ export interface components {
              */
             expiresAt: string | null;
           };
+          /** @description The customer (`/api/customers/{id}`) whose contact this chat is with */
+          customerId: string;
         };
       };
     };
@@ -1937,6 +2144,8 @@ export interface components {
              */
             expiresAt: string | null;
           };
+          /** @description The customer (`/api/customers/{id}`) whose contact this chat is with */
+          customerId: string;
         };
       };
     };
@@ -2004,6 +2213,8 @@ export interface components {
              */
             expiresAt: string | null;
           };
+          /** @description The customer (`/api/customers/{id}`) whose contact this chat is with */
+          customerId: string;
         };
         from: string;
         to: string;
@@ -2073,6 +2284,8 @@ export interface components {
              */
             expiresAt: string | null;
           };
+          /** @description The customer (`/api/customers/{id}`) whose contact this chat is with */
+          customerId: string;
         };
       };
     };
@@ -2140,6 +2353,8 @@ export interface components {
              */
             expiresAt: string | null;
           };
+          /** @description The customer (`/api/customers/{id}`) whose contact this chat is with */
+          customerId: string;
         };
         from: {
           teamId: string;
@@ -2217,6 +2432,8 @@ export interface components {
              */
             expiresAt: string | null;
           };
+          /** @description The customer (`/api/customers/{id}`) whose contact this chat is with */
+          customerId: string;
         };
       };
     };
@@ -2284,6 +2501,8 @@ export interface components {
              */
             expiresAt: string | null;
           };
+          /** @description The customer (`/api/customers/{id}`) whose contact this chat is with */
+          customerId: string;
         };
         into: {
           id: string;
@@ -2332,6 +2551,8 @@ export interface components {
              */
             expiresAt: string | null;
           };
+          /** @description The customer (`/api/customers/{id}`) whose contact this chat is with */
+          customerId: string;
         };
         messageIds: string[];
       };
@@ -2400,6 +2621,8 @@ export interface components {
              */
             expiresAt: string | null;
           };
+          /** @description The customer (`/api/customers/{id}`) whose contact this chat is with */
+          customerId: string;
         };
         label: {
           id: string;
@@ -2590,6 +2813,154 @@ export interface components {
           /** Format: date-time */
           updatedAt: string;
         };
+      };
+    };
+    'customer.update': {
+      /**
+       * Format: uuid
+       * @description Unique id of the event
+       */
+      id: string;
+      /** @constant */
+      event: 'customer.update';
+      /** @constant */
+      schemaVersion: 1;
+      /** @description Position in the account’s event log; increases in commit order within an account */
+      seq: number;
+      /** Format: date-time */
+      occurredAt: string;
+      accountId: string;
+      /** @description A customer changed: name, attributes (an agent, an admin or an import) */
+      data: {
+        customer: {
+          id: string;
+          /** @description The name given, or the first contact’s value when none is known */
+          name: string;
+          /** Format: date-time */
+          createdAt: string;
+          /**
+           * Format: date-time
+           * @description When the customer last wrote, on any channel
+           */
+          lastSeenAt: string | null;
+          /** @description The customer’s contacts, one per channel address */
+          identities: {
+            contactId: string;
+            channelId: string;
+            channelName: string;
+            /** @description `whatsapp-cloud` or `sandbox` */
+            provider: string;
+            /** @description `phone`, `email` or `user_id` */
+            type: string;
+            /** @description The number (E.164 digits), e-mail or provider user id */
+            value: string;
+          }[];
+          /** @description Custom attribute values by key (`/api/customer-attributes`) */
+          attributes: {
+            [key: string]: string | number;
+          };
+          labels: {
+            id: string;
+            name: string;
+            color: string;
+          }[];
+        };
+      };
+    };
+    'customer.merge': {
+      /**
+       * Format: uuid
+       * @description Unique id of the event
+       */
+      id: string;
+      /** @constant */
+      event: 'customer.merge';
+      /** @constant */
+      schemaVersion: 1;
+      /** @description Position in the account’s event log; increases in commit order within an account */
+      seq: number;
+      /** Format: date-time */
+      occurredAt: string;
+      accountId: string;
+      /** @description An admin merged two customers: every contact and conversation of one is the other’s */
+      data: {
+        customer: {
+          id: string;
+          /** @description The name given, or the first contact’s value when none is known */
+          name: string;
+          /** Format: date-time */
+          createdAt: string;
+          /**
+           * Format: date-time
+           * @description When the customer last wrote, on any channel
+           */
+          lastSeenAt: string | null;
+          /** @description The customer’s contacts, one per channel address */
+          identities: {
+            contactId: string;
+            channelId: string;
+            channelName: string;
+            /** @description `whatsapp-cloud` or `sandbox` */
+            provider: string;
+            /** @description `phone`, `email` or `user_id` */
+            type: string;
+            /** @description The number (E.164 digits), e-mail or provider user id */
+            value: string;
+          }[];
+          /** @description Custom attribute values by key (`/api/customer-attributes`) */
+          attributes: {
+            [key: string]: string | number;
+          };
+          labels: {
+            id: string;
+            name: string;
+            color: string;
+          }[];
+        };
+        /** @description The customer merged into `customer`, now gone */
+        mergedCustomerId: string;
+      };
+    };
+    'customer.note': {
+      /**
+       * Format: uuid
+       * @description Unique id of the event
+       */
+      id: string;
+      /** @constant */
+      event: 'customer.note';
+      /** @constant */
+      schemaVersion: 1;
+      /** @description Position in the account’s event log; increases in commit order within an account */
+      seq: number;
+      /** Format: date-time */
+      occurredAt: string;
+      accountId: string;
+      /** @description A note about a customer was written, edited or deleted */
+      data: {
+        note: {
+          id: string;
+          customerId: string;
+          body: string;
+          /** @description null once the user is deleted */
+          author: {
+            id: string;
+            name: string;
+          } | null;
+          /** Format: date-time */
+          createdAt: string;
+          /** Format: date-time */
+          updatedAt: string;
+          /**
+           * Format: date-time
+           * @description The last edit; null if never edited
+           */
+          editedAt: string | null;
+          /** @description How many times it was edited (`GET .../edits` lists them) */
+          edits: number;
+        };
+        /** @description `created`, `updated` or `deleted` */
+        action: string;
       };
     };
     'session.ready': {
@@ -4599,6 +4970,8 @@ export interface operations {
                  */
                 expiresAt: string | null;
               };
+              /** @description The customer (`/api/customers/{id}`) whose contact this chat is with */
+              customerId: string;
             }[];
           };
         };
@@ -4719,6 +5092,8 @@ export interface operations {
                */
               expiresAt: string | null;
             };
+            /** @description The customer (`/api/customers/{id}`) whose contact this chat is with */
+            customerId: string;
           };
         };
       };
@@ -4845,6 +5220,8 @@ export interface operations {
                */
               expiresAt: string | null;
             };
+            /** @description The customer (`/api/customers/{id}`) whose contact this chat is with */
+            customerId: string;
           };
         };
       };
@@ -5014,6 +5391,8 @@ export interface operations {
                */
               expiresAt: string | null;
             };
+            /** @description The customer (`/api/customers/{id}`) whose contact this chat is with */
+            customerId: string;
           };
         };
       };
@@ -5173,6 +5552,8 @@ export interface operations {
                */
               expiresAt: string | null;
             };
+            /** @description The customer (`/api/customers/{id}`) whose contact this chat is with */
+            customerId: string;
           };
         };
       };
@@ -5310,6 +5691,8 @@ export interface operations {
                */
               expiresAt: string | null;
             };
+            /** @description The customer (`/api/customers/{id}`) whose contact this chat is with */
+            customerId: string;
           };
         };
       };
@@ -5447,6 +5830,8 @@ export interface operations {
                */
               expiresAt: string | null;
             };
+            /** @description The customer (`/api/customers/{id}`) whose contact this chat is with */
+            customerId: string;
           };
         };
       };
@@ -6055,6 +6440,8 @@ export interface operations {
                */
               expiresAt: string | null;
             };
+            /** @description The customer (`/api/customers/{id}`) whose contact this chat is with */
+            customerId: string;
           };
         };
       };
@@ -6185,6 +6572,8 @@ export interface operations {
                */
               expiresAt: string | null;
             };
+            /** @description The customer (`/api/customers/{id}`) whose contact this chat is with */
+            customerId: string;
           };
         };
       };
@@ -6983,6 +7372,1493 @@ export interface operations {
       };
       /** @description Content-Type must be application/json */
       415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  listContacts: {
+    parameters: {
+      query?: {
+        /** @description Digits (spaces, `+`, `-`, `()` allowed) find them anywhere in a number; other text finds the name (accents and case ignored) or an address such as an e-mail */
+        q?: string;
+        /** @description Only customers with this label */
+        label?: string;
+        /** @description Page number, from 1 */
+        page?: number;
+        /** @description Page size, 1 to 100 */
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            total: number;
+            page: number;
+            limit: number;
+            hasNextPage: boolean;
+            nextPage: number | null;
+            customers: {
+              id: string;
+              /** @description The name given, or the first contact’s value when none is known */
+              name: string;
+              /** Format: date-time */
+              createdAt: string;
+              /**
+               * Format: date-time
+               * @description When the customer last wrote, on any channel
+               */
+              lastSeenAt: string | null;
+              /** @description The customer’s contacts, one per channel address */
+              identities: {
+                contactId: string;
+                channelId: string;
+                channelName: string;
+                /** @description `whatsapp-cloud` or `sandbox` */
+                provider: string;
+                /** @description `phone`, `email` or `user_id` */
+                type: string;
+                /** @description The number (E.164 digits), e-mail or provider user id */
+                value: string;
+              }[];
+              /** @description Custom attribute values by key (`/api/customer-attributes`) */
+              attributes: {
+                [key: string]: string | number;
+              };
+              labels: {
+                id: string;
+                name: string;
+                color: string;
+              }[];
+            }[];
+          };
+        };
+      };
+      /**
+       * @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate). Besides what the schema states, a valid request is refused when:
+       *     - `attributes.<key> is not a defined attribute`: no attribute of the account has this key
+       *     - `attributes.<key> must be a number`: the value does not fit its type (number, date, list, text)
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  getContact: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Resource id (ObjectId) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            /** @description The name given, or the first contact’s value when none is known */
+            name: string;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the customer last wrote, on any channel
+             */
+            lastSeenAt: string | null;
+            /** @description The customer’s contacts, one per channel address */
+            identities: {
+              contactId: string;
+              channelId: string;
+              channelName: string;
+              /** @description `whatsapp-cloud` or `sandbox` */
+              provider: string;
+              /** @description `phone`, `email` or `user_id` */
+              type: string;
+              /** @description The number (E.164 digits), e-mail or provider user id */
+              value: string;
+            }[];
+            /** @description Custom attribute values by key (`/api/customer-attributes`) */
+            attributes: {
+              [key: string]: string | number;
+            };
+            labels: {
+              id: string;
+              name: string;
+              color: string;
+            }[];
+          };
+        };
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  updateContact: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Resource id (ObjectId) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          name?: string | null;
+          attributes?: {
+            [key: string]: string | number | (never | null);
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            /** @description The name given, or the first contact’s value when none is known */
+            name: string;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the customer last wrote, on any channel
+             */
+            lastSeenAt: string | null;
+            /** @description The customer’s contacts, one per channel address */
+            identities: {
+              contactId: string;
+              channelId: string;
+              channelName: string;
+              /** @description `whatsapp-cloud` or `sandbox` */
+              provider: string;
+              /** @description `phone`, `email` or `user_id` */
+              type: string;
+              /** @description The number (E.164 digits), e-mail or provider user id */
+              value: string;
+            }[];
+            /** @description Custom attribute values by key (`/api/customer-attributes`) */
+            attributes: {
+              [key: string]: string | number;
+            };
+            labels: {
+              id: string;
+              name: string;
+              color: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate). Besides what the schema states, a valid request is refused when:
+       *     - `attributes.<key> is not a defined attribute`: no attribute of the account has this key
+       *     - `attributes.<key> must be a number`: the value does not fit its type (number, date, list, text)
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Content-Type must be application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  mergeContacts: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Resource id (ObjectId) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * Format: objectid
+           * @description The customer merged into this one (it ceases to exist)
+           */
+          customerId: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            /** @description The name given, or the first contact’s value when none is known */
+            name: string;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the customer last wrote, on any channel
+             */
+            lastSeenAt: string | null;
+            /** @description The customer’s contacts, one per channel address */
+            identities: {
+              contactId: string;
+              channelId: string;
+              channelName: string;
+              /** @description `whatsapp-cloud` or `sandbox` */
+              provider: string;
+              /** @description `phone`, `email` or `user_id` */
+              type: string;
+              /** @description The number (E.164 digits), e-mail or provider user id */
+              value: string;
+            }[];
+            /** @description Custom attribute values by key (`/api/customer-attributes`) */
+            attributes: {
+              [key: string]: string | number;
+            };
+            labels: {
+              id: string;
+              name: string;
+              color: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate). Besides what the schema states, a valid request is refused when:
+       *     - `A customer cannot be merged into itself`: `customerId` is this customer
+       *     - `customerId is not a customer of the account`: `customerId` is not a customer of the account
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Content-Type must be application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  listCustomerAttributes: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            /** @description Name of the value in `attributes` (fixed once created) */
+            key: string;
+            label: string;
+            /** @description `text`, `number`, `date` or `list` */
+            type: string;
+            options: string[];
+            description: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          }[];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  createCustomerAttribute: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description a-z, 0-9 and _, from a letter; 40 at most */
+          key: string;
+          /** @description What the console shows */
+          label: string;
+          /** @description `text`, `number`, `date` (`YYYY-MM-DD`) or `list` (one of `options`) */
+          type: 'text' | 'number' | 'date' | 'list';
+          /** @description The values a `list` attribute may take (1 to 100); empty for other types */
+          options?: string[];
+          description?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            /** @description Name of the value in `attributes` (fixed once created) */
+            key: string;
+            label: string;
+            /** @description `text`, `number`, `date` or `list` */
+            type: string;
+            options: string[];
+            description: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          };
+        };
+      };
+      /**
+       * @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate). Besides what the schema states, a valid request is refused when:
+       *     - `options must list the values of a list attribute (1 to 100)`: a `list` attribute without options (or with blank or repeated ones)
+       *     - `options are only for list attributes`: options given for another type
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Conflicts with the current state */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Content-Type must be application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  deleteCustomerAttribute: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Resource id (ObjectId) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  updateCustomerAttribute: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Resource id (ObjectId) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description What the console shows */
+          label?: string;
+          /** @description The values a `list` attribute may take (1 to 100); empty for other types */
+          options?: string[];
+          description?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            /** @description Name of the value in `attributes` (fixed once created) */
+            key: string;
+            label: string;
+            /** @description `text`, `number`, `date` or `list` */
+            type: string;
+            options: string[];
+            description: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          };
+        };
+      };
+      /**
+       * @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate). Besides what the schema states, a valid request is refused when:
+       *     - `options must list the values of a list attribute (1 to 100)`: empty, blank or repeated options of a list
+       *     - `options are only for list attributes`: options given for another type
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Content-Type must be application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  listContactNotes: {
+    parameters: {
+      query?: {
+        /** @description Page number, from 1 */
+        page?: number;
+        /** @description Page size, 1 to 100 */
+        limit?: number;
+      };
+      header?: never;
+      path: {
+        /** @description Resource id (ObjectId) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            total: number;
+            page: number;
+            limit: number;
+            hasNextPage: boolean;
+            nextPage: number | null;
+            notes: {
+              id: string;
+              customerId: string;
+              body: string;
+              /** @description null once the user is deleted */
+              author: {
+                id: string;
+                name: string;
+              } | null;
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              updatedAt: string;
+              /**
+               * Format: date-time
+               * @description The last edit; null if never edited
+               */
+              editedAt: string | null;
+              /** @description How many times it was edited (`GET .../edits` lists them) */
+              edits: number;
+            }[];
+          };
+        };
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  createContactNote: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Resource id (ObjectId) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          body: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            customerId: string;
+            body: string;
+            /** @description null once the user is deleted */
+            author: {
+              id: string;
+              name: string;
+            } | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /**
+             * Format: date-time
+             * @description The last edit; null if never edited
+             */
+            editedAt: string | null;
+            /** @description How many times it was edited (`GET .../edits` lists them) */
+            edits: number;
+          };
+        };
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Content-Type must be application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  deleteContactNote: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Customer id */
+        id: string;
+        /** @description Note id */
+        noteId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  updateContactNote: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Customer id */
+        id: string;
+        /** @description Note id */
+        noteId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          body: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            customerId: string;
+            body: string;
+            /** @description null once the user is deleted */
+            author: {
+              id: string;
+              name: string;
+            } | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /**
+             * Format: date-time
+             * @description The last edit; null if never edited
+             */
+            editedAt: string | null;
+            /** @description How many times it was edited (`GET .../edits` lists them) */
+            edits: number;
+          };
+        };
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Content-Type must be application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  listContactNoteEdits: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Customer id */
+        id: string;
+        /** @description Note id */
+        noteId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            /** @description The text this edit replaced */
+            previousBody: string;
+            editor: {
+              id: string;
+              name: string;
+            } | null;
+            /** Format: date-time */
+            createdAt: string;
+          }[];
+        };
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  exportContacts: {
+    parameters: {
+      query?: {
+        /** @description Digits (spaces, `+`, `-`, `()` allowed) find them anywhere in a number; other text finds the name (accents and case ignored) or an address such as an e-mail */
+        q?: string;
+        /** @description Only customers with this label */
+        label?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description CSV (UTF-8) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/csv': string;
+        };
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
         headers: {
           [name: string]: unknown;
         };
@@ -8171,7 +10047,7 @@ export interface operations {
             events: {
               /** Format: uuid */
               id: string;
-              /** @description message.upsert, message.update, chat.new, chat.update, chat.queue, chat.capture, chat.transfer, chat.close, chat.split, chat.labels, customer.labels, label.create, label.update, label.delete, notification.new, draft.update */
+              /** @description message.upsert, message.update, chat.new, chat.update, chat.queue, chat.capture, chat.transfer, chat.close, chat.split, chat.labels, customer.labels, label.create, label.update, label.delete, notification.new, draft.update, customer.update, customer.merge, customer.note */
               event: string;
               schemaVersion: number;
               seq: number;
@@ -9735,7 +11611,7 @@ export interface operations {
         'application/json': {
           /** @description Absolute http or https URL the events are POSTed to, without a user name or password, on a public address: loopback, private, link-local (cloud metadata), CGNAT, multicast and other non-public addresses, or names resolving to them, are refused unless the installation allows private networks */
           url: string & (unknown & unknown);
-          /** @description Events to receive: message.upsert, message.update, chat.new, chat.update, chat.queue, chat.capture, chat.transfer, chat.close, chat.split, chat.labels, customer.labels, label.create, label.update, label.delete, notification.new, draft.update; or `*` for every event, including ones added later */
+          /** @description Events to receive: message.upsert, message.update, chat.new, chat.update, chat.queue, chat.capture, chat.transfer, chat.close, chat.split, chat.labels, customer.labels, label.create, label.update, label.delete, notification.new, draft.update, customer.update, customer.merge, customer.note; or `*` for every event, including ones added later */
           events: (
             | 'message.upsert'
             | 'message.update'
@@ -9753,6 +11629,9 @@ export interface operations {
             | 'label.delete'
             | 'notification.new'
             | 'draft.update'
+            | 'customer.update'
+            | 'customer.merge'
+            | 'customer.note'
             | '*'
           )[];
           /** @description Key of the HMAC-SHA256 signature (`Atende-Signature`); generated when absent */
@@ -10072,7 +11951,7 @@ export interface operations {
         'application/json': {
           /** @description Absolute http or https URL the events are POSTed to, without a user name or password, on a public address: loopback, private, link-local (cloud metadata), CGNAT, multicast and other non-public addresses, or names resolving to them, are refused unless the installation allows private networks */
           url?: string & (unknown & unknown);
-          /** @description Events to receive: message.upsert, message.update, chat.new, chat.update, chat.queue, chat.capture, chat.transfer, chat.close, chat.split, chat.labels, customer.labels, label.create, label.update, label.delete, notification.new, draft.update; or `*` for every event, including ones added later */
+          /** @description Events to receive: message.upsert, message.update, chat.new, chat.update, chat.queue, chat.capture, chat.transfer, chat.close, chat.split, chat.labels, customer.labels, label.create, label.update, label.delete, notification.new, draft.update, customer.update, customer.merge, customer.note; or `*` for every event, including ones added later */
           events?: (
             | 'message.upsert'
             | 'message.update'
@@ -10090,6 +11969,9 @@ export interface operations {
             | 'label.delete'
             | 'notification.new'
             | 'draft.update'
+            | 'customer.update'
+            | 'customer.merge'
+            | 'customer.note'
             | '*'
           )[];
           /** @description `false` pauses the endpoint; `true` turns a disabled one back on */
@@ -10466,6 +12348,118 @@ export interface operations {
       };
     };
   };
+  importContacts: {
+    parameters: {
+      query: {
+        /** @description The channel new numbers and e-mails are added on */
+        channelId: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'text/csv': unknown;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description Customers created */
+            created: number;
+            /** @description Customers updated */
+            updated: number;
+            /** @description Lines not imported */
+            failed: number;
+            /** @description Why each line failed (the first 100), by line number (1 is the header) */
+            errors: {
+              line: number;
+              message: string;
+            }[];
+            /** @description More lines failed than `errors` lists */
+            errorsTruncated: boolean;
+          };
+        };
+      };
+      /**
+       * @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate). Besides what the schema states, a valid request is refused when:
+       *     - `channelId is not a channel of the account`: `channelId` is not a channel of the account
+       *     - `column <name> is not known`: the header names a column the import does not take
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Content-Type must be application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
   getConsoleConfig: {
     parameters: {
       query?: never;
@@ -10514,5 +12508,8 @@ export interface events {
   'label.delete': components['schemas']['label.delete'];
   'notification.new': components['schemas']['notification.new'];
   'draft.update': components['schemas']['draft.update'];
+  'customer.update': components['schemas']['customer.update'];
+  'customer.merge': components['schemas']['customer.merge'];
+  'customer.note': components['schemas']['customer.note'];
   'session.ready': components['schemas']['session.ready'];
 }

@@ -187,7 +187,7 @@ export class LabelsService {
             actor.accountId,
             CUSTOMER_LABELS,
             { ...out, label: ref(label), action },
-            targets.customer(chats),
+            targets.customerChats(chats),
           );
         }
         return out;
