@@ -29,11 +29,12 @@ import {
   ChatsService,
   ChatTransfersRepo,
 } from './modules/chats/index.js';
-import { CannedRepo, CannedService, NO_CUSTOMER_ATTRIBUTES } from './modules/canned/index.js';
+import { CannedRepo, CannedService } from './modules/canned/index.js';
 import {
   ContactsRepo,
   ContactRepairRepo,
   ContactRepairService,
+  CustomerAttributeLookup,
   CustomerAttributesRepo,
   CustomerCsvService,
   CustomerImportRepo,
@@ -193,7 +194,8 @@ export function createServices(deps: {
   );
   // Customers (the person behind contacts): the contact panel, the contacts page, attributes, notes.
   const customersRepo = new CustomersRepo(db);
-  const customerAttributes = new CustomerAttributesService(db, new CustomerAttributesRepo(db), customersRepo);
+  const attributeDefinitions = new CustomerAttributesRepo(db);
+  const customerAttributes = new CustomerAttributesService(db, attributeDefinitions, customersRepo);
   const customers = new CustomersService(db, customersRepo, customerAttributes, repos.teams, events);
   return {
     db,
@@ -265,15 +267,14 @@ export function createServices(deps: {
       deps.logger,
       deps.metrics,
     ),
-    // Canned responses; custom-attribute variables follow the account's attribute definitions through
-    // the CustomerAttributes given here (none defined yet).
+    // Canned responses; custom-attribute variables follow the account's attribute definitions.
     canned: new CannedService(
       db,
       new CannedRepo(db),
       repos.teams,
       chats,
       mediaBlobs,
-      NO_CUSTOMER_ATTRIBUTES,
+      new CustomerAttributeLookup(attributeDefinitions, customersRepo),
       providers.get('whatsapp-cloud').limits,
     ),
     drafts: new DraftsService(new DraftsRepo(db), repos.chats, chats, events),

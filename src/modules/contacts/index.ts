@@ -3,6 +3,7 @@ export { ContactRepairRepo } from './contact-repair.repo.js';
 export { ContactRepairService, type RepairReport } from './contact-repair.service.js';
 export { contactKey, ContactsRepo } from './contacts.repo.js';
 export { normalizeContact, type PhoneDefaultCountry, providerPhoneValue } from './normalize.js';
+export { CustomerAttributeLookup } from './customer-attribute-lookup.js';
 export { CustomerAttributesRepo, CustomerAttributesService } from './customer-attributes.js';
 export { CUSTOMER_NOTE, CustomerNotesRepo, CustomerNotesService } from './customer-notes.js';
 export { CustomersRepo } from './customers.repo.js';
