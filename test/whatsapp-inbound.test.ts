@@ -374,6 +374,7 @@ describe('WhatsApp Cloud channels and inbound webhooks', () => {
         },
         createdAt: iso(view.createdAt),
         updatedAt: iso(view.updatedAt),
+        labels: [],
         // The customer's message opened the 24-hour window.
         window: {
           open: true,
