@@ -56,9 +56,13 @@ describe('Channel API transfers', () => {
       headers: { authorization: `ApiKey ${key}` },
       body,
     });
-  /** The stored chat as the Channel API shows it (the agent view's `window` left out). */
+  /** The stored chat as the Channel API shows it (the agent view's `window` and `customerId` left out). */
   const stored = async (chatId: string, fx = f): Promise<Chat> => {
-    const { window: _window, ...chat } = await fx.services.chats.getForUser(fx.admin, chatId);
+    const {
+      window: _window,
+      customerId: _customer,
+      ...chat
+    } = await fx.services.chats.getForUser(fx.admin, chatId);
     return chat;
   };
   const history = async (chatId: string) =>

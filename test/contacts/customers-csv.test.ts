@@ -157,6 +157,10 @@ describe('customers CSV', () => {
       body: { name: 'A' },
     });
     assert.equal(json.status, 415);
+    const none = await t.request('POST', `/api/customers/import?channelId=${f.channels[0]!.id}`, {
+      headers: admin(),
+    });
+    assert.deepEqual(none.json.message, 'The body must be the CSV file, sent as text/csv');
     const quote = await importCsv('name,phones\n"A,5511955550009\n');
     assert.equal(quote.status, 400);
   });

@@ -12389,6 +12389,7 @@ export interface operations {
       };
       /**
        * @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate). Besides what the schema states, a valid request is refused when:
+       *     - `The body must be the CSV file, sent as text/csv`: the request has no `text/csv` body
        *     - `channelId is not a channel of the account`: `channelId` is not a channel of the account
        *     - `column <name> is not known`: the header names a column the import does not take
        */

@@ -1,10 +1,22 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { App } from '../../http/app-type.js';
 import { userGuard, userOf, type UserGuardDeps } from '../../access/request-actor.js';
-import { render, requestLanguage } from '../../http/language.js';
+import { Readable } from 'node:stream';
+import { badRequest } from '../../http/errors.js';
+import { en, render, requestLanguage } from '../../http/language.js';
 import { badRequestsWhen, errorResponses } from '../../http/schemas.js';
 import { IMPORT_CHANNEL_UNKNOWN, IMPORT_MAX_LINES, type CustomerCsvService } from './customer-csv.service.js';
 import { ExportCustomersQuery, ImportQuery, ImportReportSchema } from './customers.schemas.js';
+
+const NO_FILE = en(
+  'The body must be the CSV file, sent as text/csv',
+  'O corpo deve ser o arquivo CSV, enviado como text/csv',
+);
+
+/** The request's body as this route's parser hands it over: the stream of the file. */
+function isStream(body: unknown): body is Readable {
+  return body instanceof Readable;
+}
 
 /** What these routes use of the services. */
 export type CustomerCsvRoutesDeps = UserGuardDeps & { customerCsv: CustomerCsvService };
@@ -73,6 +85,7 @@ export function customerCsvRoutes(app: App, services: CustomerCsvRoutesDeps): vo
             },
           },
           ...badRequestsWhen(
+            [NO_FILE, 'the request has no `text/csv` body'],
             [IMPORT_CHANNEL_UNKNOWN, '`channelId` is not a channel of the account'],
             ['column <name> is not known', 'the header names a column the import does not take'],
           ),
@@ -80,11 +93,14 @@ export function customerCsvRoutes(app: App, services: CustomerCsvRoutesDeps): vo
         },
       },
       async (request) => {
+        // Only this route's parser gives a body, and only for `text/csv`: without one there is no file.
+        const body = request.body;
+        if (!isStream(body)) throw badRequest(NO_FILE);
         const declared = Number(request.headers['content-length']);
         const report = await services.customerCsv.import(
           userOf(request),
           request.query.channelId,
-          request.body as AsyncIterable<Uint8Array>,
+          body,
           Number.isFinite(declared) ? declared : undefined,
         );
         const language = requestLanguage(request);
