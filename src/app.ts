@@ -36,6 +36,7 @@ import { consoleRoutes, testRoutes } from './modules/console/index.js';
 import { healthRoutes } from './modules/health/index.js';
 import { sandboxRoutes } from './modules/sandbox/index.js';
 import { messagesRoutes } from './modules/messages/index.js';
+import { historyRoutes } from './modules/history/index.js';
 import { mediaRoutes } from './modules/media/index.js';
 import { teamsRoutes } from './modules/teams/index.js';
 import { usersRoutes } from './modules/users/index.js';
@@ -174,6 +175,7 @@ export async function buildApp({ config, services, logger, gateway }: AppOptions
   apiKeysRoutes(app, services);
   chatsRoutes(app, services);
   messagesRoutes(app, services);
+  historyRoutes(app, services);
   mediaRoutes(app, services);
   sandboxRoutes(app, services);
   sendRoutes(app, services);

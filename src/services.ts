@@ -62,6 +62,7 @@ import { ProviderRegistry } from './providers/registry.js';
 import { SettingsRepo } from './modules/settings/index.js';
 import { SandboxRepo, SandboxService } from './modules/sandbox/index.js';
 import { TeamsRepo, TeamsService } from './modules/teams/index.js';
+import { HistoryRepo, HistoryService } from './modules/history/index.js';
 import { UsersRepo, UsersService } from './modules/users/index.js';
 import {
   WebhookEgress,
@@ -217,6 +218,7 @@ export function createServices(deps: {
     apiKeys: new ApiKeysService(repos.apiKeys),
     chats,
     chatMoves,
+    history: new HistoryService(new HistoryRepo(db), repos.teams),
     events,
     eventsRepo,
     notifications,

@@ -27,6 +27,7 @@ import * as m025 from './migrations/025_delivery_details.js';
 import * as m026 from './migrations/026_media_blob_chunks.js';
 import * as m027 from './migrations/027_customers.js';
 import * as m028 from './migrations/028_labels.js';
+import * as m037 from './migrations/037_chat_closed_by.js';
 
 /** Versioned migrations, in order. Names are permanent: never rename or edit one that has shipped. */
 const migrations: Record<string, Migration> = {
@@ -58,6 +59,7 @@ const migrations: Record<string, Migration> = {
   '026_media_blob_chunks': m026,
   '027_customers': m027,
   '028_labels': m028,
+  '037_chat_closed_by': m037,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -181,6 +181,8 @@ export interface ChatsTable {
   created_at: Timestamp;
   updated_at: Timestamp;
   closed_at: Date | null;
+  /** The user who closed it; null when the Channel API or a repair did, or before this was kept. */
+  closed_by: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface ChatCountsTable {

@@ -23,6 +23,8 @@ export interface ChatListRow {
   contact_id: string;
   contact_name: string | null;
   contact_value: string;
+  /** The customer behind the contact (the person, across channels). */
+  customer_id: string;
   /** When the customer last wrote on the channel (the 24-hour window's start), if ever. */
   contact_last_inbound_at: Date | null;
 }
@@ -64,6 +66,7 @@ export const chatColumns = [
   'c.contact_id',
   'ct.name as contact_name',
   'ct.value as contact_value',
+  'ct.customer_id',
   'ct.last_inbound_at as contact_last_inbound_at',
 ] as const;
 
@@ -165,7 +168,8 @@ export class ChatsRepo {
       status: ChatStatus;
       unread_messages: number;
       last_message: LastMessage;
-      closed_at: Date;
+      closed_at: Date | null;
+      closed_by: string | null;
     }>,
   ): Promise<void> {
     const { last_message, ...rest } = patch;

@@ -48,7 +48,13 @@ export const ChatWindowSchema = Type.Object(
  * customer-service window. The Channel API answers with `ChatSchema`, whose serializer leaves
  * `window` out, so its Chat stays exactly the contract's.
  */
-export const AgentChatSchema = Type.Object({ ...ChatSchema.properties, window: ChatWindowSchema });
+export const AgentChatSchema = Type.Object({
+  ...ChatSchema.properties,
+  customerId: Type.String({
+    description: "The customer behind the chat's contact: their conversations on every channel",
+  }),
+  window: ChatWindowSchema,
+});
 export type ChatT = Static<typeof AgentChatSchema>;
 export type ChatWindowT = Static<typeof ChatWindowSchema>;
 
@@ -114,6 +120,13 @@ export const CHAT_TRANSFER = eventType(
 export const CHAT_CLOSE = eventType(
   'chat.close',
   Type.Object(chat, { description: 'The conversation ended' }),
+);
+export const CHAT_REOPEN = eventType(
+  'chat.reopen',
+  Type.Object(
+    { ...chat, by: Type.String({ description: 'The user who reopened it (now its attendant)' }) },
+    { description: 'A closed conversation was opened again by an agent, who now attends it' },
+  ),
 );
 export const CHAT_SPLIT = eventType(
   'chat.split',
