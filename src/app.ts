@@ -37,6 +37,7 @@ import { healthRoutes } from './modules/health/index.js';
 import { sandboxRoutes } from './modules/sandbox/index.js';
 import { messagesRoutes } from './modules/messages/index.js';
 import { historyRoutes } from './modules/history/index.js';
+import { searchRoutes } from './modules/search/index.js';
 import { mediaRoutes } from './modules/media/index.js';
 import { teamsRoutes } from './modules/teams/index.js';
 import { usersRoutes } from './modules/users/index.js';
@@ -176,6 +177,7 @@ export async function buildApp({ config, services, logger, gateway }: AppOptions
   chatsRoutes(app, services);
   messagesRoutes(app, services);
   historyRoutes(app, services);
+  searchRoutes(app, services);
   mediaRoutes(app, services);
   sandboxRoutes(app, services);
   sendRoutes(app, services);

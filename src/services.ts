@@ -63,6 +63,7 @@ import { SettingsRepo } from './modules/settings/index.js';
 import { SandboxRepo, SandboxService } from './modules/sandbox/index.js';
 import { TeamsRepo, TeamsService } from './modules/teams/index.js';
 import { HistoryRepo, HistoryService } from './modules/history/index.js';
+import { SearchRepo, SearchService } from './modules/search/index.js';
 import { UsersRepo, UsersService } from './modules/users/index.js';
 import {
   WebhookEgress,
@@ -164,6 +165,8 @@ export function createServices(deps: {
     notifications,
     readReceipts,
   );
+  // A customer's conversations, and who may open which (also the search's rule).
+  const history = new HistoryService(new HistoryRepo(db), repos.teams);
   // Outbound messages (Channel API requests, agents' replies): FIFO per contact, run by SendWorker.
   const sendQueue = new SendQueue(db);
   const replySender = new ReplySender(
@@ -218,7 +221,8 @@ export function createServices(deps: {
     apiKeys: new ApiKeysService(repos.apiKeys),
     chats,
     chatMoves,
-    history: new HistoryService(new HistoryRepo(db), repos.teams),
+    history,
+    search: new SearchService(new SearchRepo(db), history),
     events,
     eventsRepo,
     notifications,

@@ -28,6 +28,7 @@ import * as m026 from './migrations/026_media_blob_chunks.js';
 import * as m027 from './migrations/027_customers.js';
 import * as m028 from './migrations/028_labels.js';
 import * as m037 from './migrations/037_chat_closed_by.js';
+import * as m038 from './migrations/038_message_search.js';
 
 /** Versioned migrations, in order. Names are permanent: never rename or edit one that has shipped. */
 const migrations: Record<string, Migration> = {
@@ -60,6 +61,7 @@ const migrations: Record<string, Migration> = {
   '027_customers': m027,
   '028_labels': m028,
   '037_chat_closed_by': m037,
+  '038_message_search': m038,
 };
 
 class StaticProvider implements MigrationProvider {

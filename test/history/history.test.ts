@@ -122,7 +122,9 @@ describe('customer history', () => {
     assert.equal((agent0.body as Page).total, 1);
 
     const onlyTeam1 = await f.inbound(1, '5511911110003', 'Só canal um');
-    const hidden = await as(f.agents[0]!.token).get(`/api/customers/${await customerOfChat(onlyTeam1)}/chats`);
+    const hidden = await as(f.agents[0]!.token).get(
+      `/api/customers/${await customerOfChat(onlyTeam1)}/chats`,
+    );
     assert.equal(hidden.status, 404);
     const foreign = await as(other.adminToken).get(`/api/customers/${customer}/chats`);
     assert.equal(foreign.status, 404);
@@ -137,8 +139,14 @@ describe('customer history', () => {
   it('a transferred conversation names everyone who attended it', async () => {
     const chatId = await f.inbound(0, '5511911110004', 'Transferir');
     const admin = as(f.adminToken);
-    assert.equal((await admin.post(`/api/chats/${chatId}/transfer`, { userId: f.agents[0]!.id })).status, 200);
-    assert.equal((await admin.post(`/api/chats/${chatId}/transfer`, { userId: f.agents[1]!.id })).status, 200);
+    assert.equal(
+      (await admin.post(`/api/chats/${chatId}/transfer`, { userId: f.agents[0]!.id })).status,
+      200,
+    );
+    assert.equal(
+      (await admin.post(`/api/chats/${chatId}/transfer`, { userId: f.agents[1]!.id })).status,
+      200,
+    );
     assert.equal((await admin.post(`/api/chats/${chatId}/close`)).status, 200);
     const page = (await admin.get(`/api/customers/${await customerOfChat(chatId)}/chats`)).body as Page;
     const c = page.chats[0]!;
@@ -152,7 +160,10 @@ describe('customer history', () => {
     const agent = as(f.agents[0]!.token);
     const history = await agent.get(`/api/chats/${chatId}/messages`);
     assert.equal(history.status, 200);
-    assert.equal((history.json.messages as { content: { text: string } }[])[0]!.content.text, 'Mensagem antiga');
+    assert.equal(
+      (history.json.messages as { content: { text: string } }[])[0]!.content.text,
+      'Mensagem antiga',
+    );
     const reply = await agent.post(`/api/chats/${chatId}/messages`, { text: 'Oi' });
     assert.equal(reply.status, 409);
     assert.equal(reply.json.message, 'O chat está encerrado');
@@ -184,7 +195,10 @@ describe('customer history', () => {
     const again = await as(f.agents[0]!.token).post(`/api/chats/${chatId}/reopen`);
     assert.equal(again.status, 409);
     assert.equal(again.json.message, 'O chat já está aberto');
-    assert.equal((await as(f.agents[0]!.token).post(`/api/chats/${chatId}/messages`, { text: 'Oi' })).status, 201);
+    assert.equal(
+      (await as(f.agents[0]!.token).post(`/api/chats/${chatId}/messages`, { text: 'Oi' })).status,
+      201,
+    );
   });
 
   it('outside the 24-hour window a reopened conversation takes templates only, as before', async () => {

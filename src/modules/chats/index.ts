@@ -26,6 +26,6 @@ export {
   isLockUnavailable,
   TEAM_TRANSFER_WAIT_MS,
 } from './chat-moves.service.js';
-export { ChatsService } from './chats.service.js';
-export { ChatListsRepo } from './chat-lists.repo.js';
+export { chatSearch, ChatsService } from './chats.service.js';
+export { ChatListsRepo, type ChatSearch } from './chat-lists.repo.js';
 export { ChatTransfersRepo } from './chat-transfers.repo.js';

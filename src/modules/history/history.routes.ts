@@ -1,11 +1,7 @@
 import type { App } from '../../http/app-type.js';
 import { userGuard, userOf, type UserGuardDeps } from '../../access/request-actor.js';
 import { errorResponses } from '../../http/schemas.js';
-import {
-  ConversationSummaryPageSchema,
-  CustomerChatsQuery,
-  CustomerParams,
-} from './history.schemas.js';
+import { ConversationSummaryPageSchema, CustomerChatsQuery, CustomerParams } from './history.schemas.js';
 import type { HistoryService } from './history.service.js';
 
 /** What these routes use of the services. */
