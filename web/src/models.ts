@@ -26,6 +26,16 @@ export type CreatedApiKey = Answer<'createApiKey'>;
 export type ApiKeyScope = Body<'createApiKey'>['scopes'][number];
 
 export type Chat = Answer<'getChat'>;
+/** A customer's conversations (the history above a conversation). */
+export type ConversationSummaryPage = Answer<'listContactChats'>;
+export type ConversationSummary = ConversationSummaryPage['chats'][number];
+/** The search box's three kinds of results. */
+export type MessageSearchPage = Answer<'searchMessages'>;
+export type MessageHit = MessageSearchPage['results'][number];
+export type ContactSearchPage = Answer<'searchContacts'>;
+export type ContactHit = ContactSearchPage['results'][number];
+export type ChatSearchPage = Answer<'searchChats'>;
+export type ChatHit = ChatSearchPage['results'][number];
 export type ChatPage = Answer<'listAgentChats'>;
 export type MessageHistory = Answer<'listChatMessages'>;
 export type Message = MessageHistory['messages'][number];

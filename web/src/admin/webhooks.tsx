@@ -20,6 +20,7 @@ const KNOWN_EVENTS = [
   'chat.capture',
   'chat.transfer',
   'chat.close',
+  'chat.reopen',
   'notification.new',
   'draft.update',
 ];

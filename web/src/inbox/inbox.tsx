@@ -8,6 +8,7 @@ import { AllOpenFilters, NO_FILTER } from './all-open';
 import { activityOf, type AllOpenFilter, type ListName } from './chat-state';
 import { Conversation } from './conversation';
 import { useShortTime } from './format';
+import { NO_SEARCH, SearchBox, SearchResults, type SearchState } from './search';
 import { useInboxLists } from './use-inbox';
 
 /** The agent's two lists, and for supervisors and admins every open conversation. */
@@ -18,7 +19,12 @@ export function Inbox(props: { path: string }) {
   const { t } = useI18n();
   const { can } = useMe();
   const seesAll = can('chats:read_all');
-  const openId = /^\/inbox\/([0-9a-f]{24})\/?$/i.exec(props.path)?.[1] ?? null;
+  // `/inbox/<chat>`, or `/inbox/<chat>/m/<message>`: opened at a message (a search result).
+  const opened = /^\/inbox\/([0-9a-f]{24})(?:\/m\/([0-9a-f]{24}))?\/?$/i.exec(props.path);
+  const openId = opened?.[1] ?? null;
+  const atMessage = opened?.[2] ?? null;
+  const [search, setSearch] = useState<SearchState>(NO_SEARCH);
+  const searching = search.q.trim() !== '';
   const [tab, setTab] = useState<Tab>('waiting');
   const [allFilter, setAllFilter] = useState<AllOpenFilter>(NO_FILTER);
   const lists = useInboxLists(openId, seesAll && tab === 'all' ? allFilter : null);
@@ -67,64 +73,76 @@ export function Inbox(props: { path: string }) {
   return (
     <div className={openId ? 'inbox has-chat' : 'inbox'}>
       <aside className="inbox-side" aria-label={t('inbox.lists')}>
-        <div className="tabs" role="tablist" aria-label={t('inbox.lists')}>
-          {tabs.map((x) => (
-            <button
-              key={x.id}
-              id={`tab-${x.id}`}
-              type="button"
-              role="tab"
-              className="tab"
-              aria-selected={tab === x.id}
-              aria-controls={`list-${x.id}`}
-              tabIndex={tab === x.id ? 0 : -1}
-              onClick={() => setTab(x.id)}
-              onKeyDown={onTabKey}
-            >
-              {x.label}
-              <span className="count" data-testid={`count-${x.id}`}>
-                {x.chats.length}
-              </span>
-            </button>
-          ))}
-        </div>
-        <div
-          id={`list-${active.id}`}
-          role="tabpanel"
-          aria-labelledby={`tab-${active.id}`}
-          className="chat-list-panel"
-        >
-          {isAll && <AllOpenFilters filter={allFilter} onChange={setAllFilter} />}
-          {failed && (
-            <p className="error" role="alert">
-              {t('common.error')}{' '}
-              <button
-                type="button"
-                className="btn small"
-                onClick={() => void (isAll ? lists.reloadAll() : lists.reload())}
-              >
-                {t('common.retry')}
-              </button>
-            </p>
-          )}
-          {loading ? (
-            <p className="list-empty" role="status">
-              {t('common.loading')}
-            </p>
-          ) : active.chats.length === 0 ? (
-            <p className="list-empty">{active.empty}</p>
-          ) : (
-            <ul className="chat-list" data-list={active.id}>
-              {active.chats.map((c) => (
-                <ChatItem key={c.id} chat={c} current={c.id === openId} list={active.id} />
+        <SearchBox search={search} onChange={setSearch} />
+        {searching ? (
+          <SearchResults search={search} onChange={setSearch} openId={openId} />
+        ) : (
+          <>
+            <div className="tabs" role="tablist" aria-label={t('inbox.lists')}>
+              {tabs.map((x) => (
+                <button
+                  key={x.id}
+                  id={`tab-${x.id}`}
+                  type="button"
+                  role="tab"
+                  className="tab"
+                  aria-selected={tab === x.id}
+                  aria-controls={`list-${x.id}`}
+                  tabIndex={tab === x.id ? 0 : -1}
+                  onClick={() => setTab(x.id)}
+                  onKeyDown={onTabKey}
+                >
+                  {x.label}
+                  <span className="count" data-testid={`count-${x.id}`}>
+                    {x.chats.length}
+                  </span>
+                </button>
               ))}
-            </ul>
-          )}
-        </div>
+            </div>
+            <div
+              id={`list-${active.id}`}
+              role="tabpanel"
+              aria-labelledby={`tab-${active.id}`}
+              className="chat-list-panel"
+            >
+              {isAll && <AllOpenFilters filter={allFilter} onChange={setAllFilter} />}
+              {failed && (
+                <p className="error" role="alert">
+                  {t('common.error')}{' '}
+                  <button
+                    type="button"
+                    className="btn small"
+                    onClick={() => void (isAll ? lists.reloadAll() : lists.reload())}
+                  >
+                    {t('common.retry')}
+                  </button>
+                </p>
+              )}
+              {loading ? (
+                <p className="list-empty" role="status">
+                  {t('common.loading')}
+                </p>
+              ) : active.chats.length === 0 ? (
+                <p className="list-empty">{active.empty}</p>
+              ) : (
+                <ul className="chat-list" data-list={active.id}>
+                  {active.chats.map((c) => (
+                    <ChatItem key={c.id} chat={c} current={c.id === openId} list={active.id} />
+                  ))}
+                </ul>
+              )}
+            </div>
+          </>
+        )}
       </aside>
       <div className="inbox-pane">
         {openId ? (
-          <Conversation key={openId} chatId={openId} lists={lists} />
+          <Conversation
+            key={`${openId}/${atMessage ?? ''}`}
+            chatId={openId}
+            lists={lists}
+            atMessage={atMessage}
+          />
         ) : (
           <div className="inbox-placeholder">
             <p>{t('inbox.pick')}</p>
