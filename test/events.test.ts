@@ -91,11 +91,7 @@ describe('event log', () => {
     assert.deepEqual(events, live);
     // The event carries the agents' view of the chat: the Channel API's Chat plus its 24-hour window
     // and its customer.
-    const {
-      window: eventWindow,
-      customerId,
-      ...eventChat
-    } = events[0]!.data.chat as Record<string, unknown>;
+    const { window: eventWindow, customerId, ...eventChat } = events[0]!.data.chat as Record<string, unknown>;
     assert.deepEqual(eventChat, res.json);
     const agentView = await t.request('GET', `/api/chats/${chatId}`, { headers: bearer(f.agents[1]!.token) });
     assert.deepEqual(eventWindow, agentView.json.window);

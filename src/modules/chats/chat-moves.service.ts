@@ -289,7 +289,11 @@ export class ChatMovesService {
       if (chat.user_id !== actor.userId && !actor.permissions.has('chats:read_all')) {
         throw forbidden(CLOSE_FORBIDDEN);
       }
-      await this.repo.update(tx, chat.id, { status: 'closed', closed_at: new Date(), closed_by: actor.userId });
+      await this.repo.update(tx, chat.id, {
+        status: 'closed',
+        closed_at: new Date(),
+        closed_by: actor.userId,
+      });
       return (events, c) => events.add(actor.accountId, CHAT_CLOSE, { chat: c }, targets.chatClose(c));
     });
   }
