@@ -38,6 +38,8 @@ import { consoleRoutes, testRoutes } from './modules/console/index.js';
 import { healthRoutes } from './modules/health/index.js';
 import { sandboxRoutes } from './modules/sandbox/index.js';
 import { messagesRoutes } from './modules/messages/index.js';
+import { historyRoutes } from './modules/history/index.js';
+import { searchRoutes } from './modules/search/index.js';
 import { mediaRoutes } from './modules/media/index.js';
 import { teamsRoutes } from './modules/teams/index.js';
 import { labelsRoutes } from './modules/labels/index.js';
@@ -182,6 +184,8 @@ export async function buildApp({ config, services, logger, gateway }: AppOptions
   customersRoutes(app, services);
   customerCsvRoutes(app, services);
   messagesRoutes(app, services);
+  historyRoutes(app, services);
+  searchRoutes(app, services);
   mediaRoutes(app, services);
   sandboxRoutes(app, services);
   sendRoutes(app, services);

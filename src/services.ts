@@ -78,6 +78,8 @@ import { SandboxRepo, SandboxService } from './modules/sandbox/index.js';
 import { TeamsRepo, TeamsService } from './modules/teams/index.js';
 import { LabelsRepo, LabelsService } from './modules/labels/index.js';
 import { ChatViewsRepo, ChatViewsService } from './modules/chat-views/index.js';
+import { HistoryRepo, HistoryService } from './modules/history/index.js';
+import { SearchRepo, SearchService } from './modules/search/index.js';
 import { UsersRepo, UsersService } from './modules/users/index.js';
 import {
   WebhookEgress,
@@ -179,6 +181,8 @@ export function createServices(deps: {
     notifications,
     readReceipts,
   );
+  // A customer's conversations, and who may open which (also the search's rule).
+  const history = new HistoryService(new HistoryRepo(db), repos.teams);
   // Outbound messages (Channel API requests, agents' replies): FIFO per contact, run by SendWorker.
   const sendQueue = new SendQueue(db);
   const replySender = new ReplySender(
@@ -251,6 +255,8 @@ export function createServices(deps: {
       events,
       config.phoneDefaultCountry,
     ),
+    history,
+    search: new SearchService(new SearchRepo(db), history),
     events,
     eventsRepo,
     notifications,

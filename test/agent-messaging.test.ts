@@ -164,19 +164,19 @@ describe('Agent messaging', () => {
 
       const page1 = await get(`/api/chats/${chatId}/messages?limit=2`, agent(0));
       assert.equal(page1.status, 200);
-      assert.deepEqual(page1.body, { messages: [m5, m4], nextBefore: m4!.id });
+      assert.deepEqual(page1.body, { messages: [m5, m4], nextBefore: m4!.id, nextAfter: null });
       const page2 = await get(`/api/chats/${chatId}/messages?limit=2&before=${m4!.id}`, agent(0));
-      assert.deepEqual(page2.body, { messages: [m3, m2], nextBefore: m2!.id });
+      assert.deepEqual(page2.body, { messages: [m3, m2], nextBefore: m2!.id, nextAfter: m3!.id });
       const page3 = await get(`/api/chats/${chatId}/messages?limit=2&before=${m2!.id}`, agent(0));
-      assert.deepEqual(page3.body, { messages: [m1], nextBefore: null });
+      assert.deepEqual(page3.body, { messages: [m1], nextBefore: null, nextAfter: m1!.id });
 
       // Default limit (50) takes them all; a page that ends exactly at the last message has no next.
       const all = await get(`/api/chats/${chatId}/messages`, admin());
-      assert.deepEqual(all.body, { messages: [m5, m4, m3, m2, m1], nextBefore: null });
+      assert.deepEqual(all.body, { messages: [m5, m4, m3, m2, m1], nextBefore: null, nextAfter: null });
       const exact = await get(`/api/chats/${chatId}/messages?limit=5`, admin());
-      assert.deepEqual(exact.body, { messages: [m5, m4, m3, m2, m1], nextBefore: null });
+      assert.deepEqual(exact.body, { messages: [m5, m4, m3, m2, m1], nextBefore: null, nextAfter: null });
       const oldest = await get(`/api/chats/${chatId}/messages?before=${m1!.id}`, admin());
-      assert.deepEqual(oldest.body, { messages: [], nextBefore: null });
+      assert.deepEqual(oldest.body, { messages: [], nextBefore: null, nextAfter: null });
     });
 
     it('refuses a cursor that is not a message of the chat, and bad limits', async () => {
@@ -399,7 +399,7 @@ describe('Agent messaging', () => {
         updatedAt: done.updatedAt,
       });
       const history = await get(`/api/chats/${chatId}/messages?limit=1`, agent(0));
-      assert.deepEqual(history.body, { messages: [done], nextBefore: done.id });
+      assert.deepEqual(history.body, { messages: [done], nextBefore: done.id, nextAfter: null });
     });
 
     it('sends a media reply after uploading it, and keeps the file viewable', async () => {

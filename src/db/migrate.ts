@@ -30,6 +30,8 @@ import * as m028 from './migrations/028_labels.js';
 import * as m029 from './migrations/029_labels_manage.js';
 import * as m030 from './migrations/030_chat_list_views.js';
 import * as m033 from './migrations/033_customer_details.js';
+import * as m037 from './migrations/037_chat_closed_by.js';
+import * as m038 from './migrations/038_message_search.js';
 import * as m041 from './migrations/041_canned_responses.js';
 
 /** Versioned migrations, in order. Names are permanent: never rename or edit one that has shipped. */
@@ -65,6 +67,8 @@ const migrations: Record<string, Migration> = {
   '029_labels_manage': m029,
   '030_chat_list_views': m030,
   '033_customer_details': m033,
+  '037_chat_closed_by': m037,
+  '038_message_search': m038,
   '041_canned_responses': m041,
 };
 

@@ -258,6 +258,8 @@ export interface ChatsTable {
   created_at: Timestamp;
   updated_at: Timestamp;
   closed_at: Date | null;
+  /** The user who closed it; null when the Channel API or a repair did, or before this was kept. */
+  closed_by: ColumnType<string | null, string | null | undefined, string | null>;
   /** When the customer last wrote in this chat; kept by a trigger on `last_message` (migration 030). */
   last_customer_at: ColumnType<Date | null, never, never>;
   /** Since when the customer waits for an answer (null once answered); kept like `last_customer_at`. */

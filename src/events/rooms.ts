@@ -81,6 +81,8 @@ export const targets = {
       ],
       { teams: [from.teamId], users: [from.userId] },
     ),
+  chatReopen: (chat: ChatPlace) =>
+    chatTarget(chat, [room.team(chat.teamId), room.chat(chat.id), maybeUser(chat.userId)]),
   chatClose: (chat: ChatPlace) =>
     chatTarget(chat, [room.team(chat.teamId), room.chat(chat.id), maybeUser(chat.userId)]),
   /** Whoever watches the chat's list item or its messages; the audience of both chats. */

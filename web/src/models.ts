@@ -31,6 +31,16 @@ export type Label = Answer<'getLabel'>;
 export type ChatView = Answer<'createChatView'>;
 export type ChatViewFilters = ChatView['filters'];
 export type ChatViewCounts = Answer<'countChatViews'>;
+/** A customer's conversations (the history above a conversation). */
+export type ConversationSummaryPage = Answer<'listContactChats'>;
+export type ConversationSummary = ConversationSummaryPage['chats'][number];
+/** The search box's three kinds of results. */
+export type MessageSearchPage = Answer<'searchMessages'>;
+export type MessageHit = MessageSearchPage['results'][number];
+export type ContactSearchPage = Answer<'searchContacts'>;
+export type ContactHit = ContactSearchPage['results'][number];
+export type ChatSearchPage = Answer<'searchChats'>;
+export type ChatHit = ChatSearchPage['results'][number];
 export type ChatPage = Answer<'listAgentChats'>;
 export type MessageHistory = Answer<'listChatMessages'>;
 export type Message = MessageHistory['messages'][number];

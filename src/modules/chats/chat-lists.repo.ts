@@ -202,7 +202,7 @@ export class ChatListsRepo {
     const total = totalSql(f, values);
     const text = `SELECT c.id, c.channel_id, c.team_id, c.user_id, c.status, c.queue, c.unread_messages,
  c.last_message, c.created_at, c.updated_at, c.contact_id, ct.name AS contact_name, ct.value AS contact_value,
- ct.last_inbound_at AS contact_last_inbound_at, ct.customer_id AS contact_customer_id, ${chatLabelsSql('c.id')} AS labels,
+ ct.last_inbound_at AS contact_last_inbound_at, ct.customer_id, ${chatLabelsSql('c.id')} AS labels,
  (${total}) AS total
 FROM (${pageSql(f, values, limit, offset, sort)}) AS c
 JOIN contacts ct ON ct.id = c.contact_id

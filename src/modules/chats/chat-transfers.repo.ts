@@ -23,8 +23,7 @@ const transferView =
  c.status, c.queue, c.unread_messages, c.last_message, c.version, c.created_at, c.updated_at, c.contact_id,
  ct.name AS contact_name, ct.value AS contact_value, ct.last_inbound_at AS contact_last_inbound_at,
  ${chatLabelsSql('c.id')} AS labels,
- ct.customer_id AS contact_customer_id,
- ($8::text IS NULL OR ${keyActiveSql('$8::text')}) AS key_active,
+ ct.customer_id, ($8::text IS NULL OR ${keyActiveSql('$8::text')}) AS key_active,
  ($3::text IS NULL OR $4::boolean OR c.user_id = $3::text
    OR EXISTS (SELECT 1 FROM team_members tm WHERE tm.team_id = c.team_id AND tm.user_id = $3::text)) AS visible,
  CASE WHEN $5::text = 'team'

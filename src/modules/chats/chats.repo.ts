@@ -24,12 +24,12 @@ export interface ChatListRow {
   contact_id: string;
   contact_name: string | null;
   contact_value: string;
+  /** The customer behind the contact (the person, across channels). */
+  customer_id: string;
   /** When the customer last wrote on the channel (the 24-hour window's start), if ever. */
   contact_last_inbound_at: Date | null;
   /** The chat's labels (`chatLabelsSql`), by name. */
   labels: LabelRefT[];
-  /** The customer the contact belongs to (migration 027). */
-  contact_customer_id: string;
 }
 
 /**
@@ -78,9 +78,9 @@ export const chatColumns = [
   'c.contact_id',
   'ct.name as contact_name',
   'ct.value as contact_value',
+  'ct.customer_id',
   'ct.last_inbound_at as contact_last_inbound_at',
   sql<LabelRefT[]>`${sql.raw(chatLabelsSql('c.id'))}`.as('labels'),
-  'ct.customer_id as contact_customer_id',
 ] as const;
 
 export class ChatsRepo {
@@ -181,7 +181,8 @@ export class ChatsRepo {
       status: ChatStatus;
       unread_messages: number;
       last_message: LastMessage;
-      closed_at: Date;
+      closed_at: Date | null;
+      closed_by: string | null;
     }>,
   ): Promise<void> {
     const { last_message, ...rest } = patch;

@@ -123,7 +123,7 @@ export function chatsRoutes(app: App, services: ChatsRoutesDeps): void {
     },
   );
   const change = (
-    path: 'capture' | 'close' | 'read',
+    path: 'capture' | 'close' | 'read' | 'reopen',
     operationId: string,
     summary: string,
     description: string,
@@ -158,6 +158,15 @@ export function chatsRoutes(app: App, services: ChatsRoutesDeps): void {
     'Close a chat',
     'By its attendant, or by a user with `chats:read_all`. An already closed chat → 409.',
     (actor, id) => services.chatMoves.close(actor, id),
+  );
+  change(
+    'reopen',
+    'reopenChat',
+    'Reopen a closed chat',
+    'For a user with `chats:attend` who may see the chat: it opens again in `Em Atendimento` of its team with ' +
+      'the caller as attendant (event `chat.reopen`). The 24-hour window is unchanged: outside it only a template ' +
+      'reaches the customer. An open chat → 409; a customer with another open chat on the channel → 409.',
+    (actor, id) => services.chatMoves.reopen(actor, id),
   );
   change(
     'read',

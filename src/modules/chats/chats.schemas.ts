@@ -61,10 +61,10 @@ export const ChatWindowSchema = Type.Object(
  */
 export const AgentChatSchema = Type.Object({
   ...ChatSchema.properties,
-  window: ChatWindowSchema,
   customerId: Type.String({
-    description: 'The customer (`/api/customers/{id}`) whose contact this chat is with',
+    description: "The customer behind the chat's contact: their conversations on every channel",
   }),
+  window: ChatWindowSchema,
 });
 export type ChatT = Static<typeof AgentChatSchema>;
 export type ChatWindowT = Static<typeof ChatWindowSchema>;
@@ -173,6 +173,13 @@ export const CHAT_TRANSFER = eventType(
 export const CHAT_CLOSE = eventType(
   'chat.close',
   Type.Object(chat, { description: 'The conversation ended' }),
+);
+export const CHAT_REOPEN = eventType(
+  'chat.reopen',
+  Type.Object(
+    { ...chat, by: Type.String({ description: 'The user who reopened it (now its attendant)' }) },
+    { description: 'A closed conversation was opened again by an agent, who now attends it' },
+  ),
 );
 export const CHAT_SPLIT = eventType(
   'chat.split',

@@ -7,6 +7,7 @@ export {
   CHAT_CLOSE,
   CHAT_NEW,
   CHAT_QUEUE,
+  CHAT_REOPEN,
   CHAT_SPLIT,
   CHAT_TRANSFER,
   CHAT_UPDATE,
@@ -18,15 +19,18 @@ export {
   type ChatT,
   LabelRefSchema,
   type LabelRefT,
+  LastMessageSchema,
   ListChatsQuery,
 } from './chats.schemas.js';
 export {
   CHAT_BUSY,
   CHAT_CLOSED,
+  CHAT_NOT_CLOSED,
+  OPEN_ELSEWHERE,
   ChatMovesService,
   isLockUnavailable,
   TEAM_TRANSFER_WAIT_MS,
 } from './chat-moves.service.js';
-export { ChatsService } from './chats.service.js';
-export { ChatListsRepo } from './chat-lists.repo.js';
+export { chatSearch, ChatsService } from './chats.service.js';
+export { ChatListsRepo, type ChatSearch } from './chat-lists.repo.js';
 export { ChatTransfersRepo } from './chat-transfers.repo.js';

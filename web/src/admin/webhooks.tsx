@@ -25,6 +25,7 @@ const KNOWN_EVENTS = [
   'label.create',
   'label.update',
   'label.delete',
+  'chat.reopen',
   'notification.new',
   'draft.update',
 ];

@@ -18,6 +18,7 @@ export const CHAT_EVENTS = [
   'chat.transfer',
   'chat.close',
   'chat.labels',
+  'chat.reopen',
 ] as const satisfies readonly EventName[];
 export type ChatEvent = (typeof CHAT_EVENTS)[number];
 

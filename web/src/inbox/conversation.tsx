@@ -8,6 +8,7 @@ import { useDirectory, useMe } from '../session';
 import { QUEUE_WAITING } from './chat-state';
 import { ContactPanel } from '../contacts/contact-panel';
 import { Composer } from './composer';
+import { CustomerHistory } from './history';
 import { ChatLabelsEditor } from './labels';
 import { ConversationView, useConversation } from './conversation-view';
 import type { MessageListHandle } from './messages';
@@ -20,12 +21,16 @@ import type { InboxLists } from './use-inbox';
  * their ticks) under the chat's header, and the agent's actions — capture, reply, transfer, close.
  * Messages the agent reads while attending are marked read.
  */
-export function Conversation(props: { chatId: string; lists: InboxLists }) {
+export function Conversation(props: { chatId: string; lists: InboxLists; atMessage?: string | null }) {
   const { t, time } = useI18n();
   const { me, can } = useMe();
   const { teams, users, channels } = useDirectory();
   const { known, apply: applyToLists } = props.lists;
-  const convo = useConversation(props.chatId, { initial: known, onChat: applyToLists });
+  const convo = useConversation(props.chatId, {
+    initial: known,
+    onChat: applyToLists,
+    around: props.atMessage ?? null,
+  });
   const { chat, applyChat } = convo;
   const [busy, setBusy] = useState(false);
   const [actionError, setActionError] = useState<string | null>(null);
@@ -53,7 +58,7 @@ export function Conversation(props: { chatId: string; lists: InboxLists }) {
     return () => document.removeEventListener('visibilitychange', markRead);
   }, [attending, chat, applyChat]);
 
-  const act = async (path: 'capture' | 'close') => {
+  const act = async (path: 'capture' | 'close' | 'reopen') => {
     if (!chat) return;
     setBusy(true);
     setActionError(null);
@@ -108,6 +113,8 @@ export function Conversation(props: { chatId: string; lists: InboxLists }) {
   const canTransfer = open && can('chats:transfer');
   const canClose = open && (attending || can('chats:read_all')) && can('chats:attend');
   const canReply = attending && can('chats:attend');
+  // A closed conversation is read only; an agent may open it again (and then attends it).
+  const canReopen = !open && can('chats:attend');
   const onSent = (m: Message) => {
     convo.addMessage(m);
     list.current?.scrollToBottom();
@@ -182,6 +189,16 @@ export function Conversation(props: { chatId: string; lists: InboxLists }) {
                 {t('chat.transfer')}
               </button>
             )}
+            {canReopen && (
+              <button
+                type="button"
+                className="btn primary"
+                disabled={busy}
+                onClick={() => void act('reopen')}
+              >
+                {t('chat.reopen')}
+              </button>
+            )}
             {canClose && (
               <button type="button" className="btn danger" disabled={busy} onClick={() => setDialog('close')}>
                 {t('chat.close')}
@@ -194,6 +211,7 @@ export function Conversation(props: { chatId: string; lists: InboxLists }) {
             {actionError}
           </p>
         )}
+        <CustomerHistory chat={chat} />
         <ConversationView
           ref={list}
           conversation={convo}
@@ -205,6 +223,7 @@ export function Conversation(props: { chatId: string; lists: InboxLists }) {
           <div className="composer-note" role="status">
             {t('chat.closed')}
             {chat.updatedAt && <span className="muted">{time(chat.updatedAt)}</span>}
+            {canReopen && <span className="muted">{t('chat.reopenHint')}</span>}
           </div>
         ) : canReply && !windowOf(chat, now).open ? (
           // Past 24 hours only a template reaches the customer: the box would only be refused.

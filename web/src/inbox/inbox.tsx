@@ -9,6 +9,7 @@ import { activityOf, type AllOpenFilter, type ListName } from './chat-state';
 import { Conversation } from './conversation';
 import { useShortTime } from './format';
 import { ChatItemLabels } from './labels';
+import { NO_SEARCH, SearchBox, SearchResults, type SearchState } from './search';
 import { useInboxLists } from './use-inbox';
 import { FilterBar, useFilteredChats, useViews } from './views';
 
@@ -23,7 +24,12 @@ export function Inbox(props: { path: string }) {
   const { t } = useI18n();
   const { can } = useMe();
   const seesAll = can('chats:read_all');
-  const openId = /^\/inbox\/([0-9a-f]{24})\/?$/i.exec(props.path)?.[1] ?? null;
+  // `/inbox/<chat>`, or `/inbox/<chat>/m/<message>`: opened at a message (a search result).
+  const opened = /^\/inbox\/([0-9a-f]{24})(?:\/m\/([0-9a-f]{24}))?\/?$/i.exec(props.path);
+  const openId = opened?.[1] ?? null;
+  const atMessage = opened?.[2] ?? null;
+  const [search, setSearch] = useState<SearchState>(NO_SEARCH);
+  const searching = search.q.trim() !== '';
   const [tab, setTab] = useState<Tab>('waiting');
   const [allFilter, setAllFilter] = useState<AllOpenFilter>(NO_FILTER);
   const [filters, setFilters] = useState<ChatViewFilters>({});
@@ -103,94 +109,106 @@ export function Inbox(props: { path: string }) {
   return (
     <div className={openId ? 'inbox has-chat' : 'inbox'}>
       <aside className="inbox-side" aria-label={t('inbox.lists')}>
-        <div className="tabs" role="tablist" aria-label={t('inbox.lists')}>
-          {tabs.map((x) => (
-            <button
-              key={x.id}
-              id={`tab-${x.id}`}
-              type="button"
-              role="tab"
-              className="tab"
-              aria-selected={tab === x.id}
-              aria-controls={`list-${x.id}`}
-              tabIndex={tab === x.id ? 0 : -1}
-              onClick={() => setTab(x.id)}
-              onKeyDown={onTabKey}
-            >
-              {x.label}
-              {(x.count !== undefined ? x.count !== null : true) && (
-                <span className="count" data-testid={`count-${x.id}`}>
-                  {x.count ?? x.chats.length}
-                </span>
-              )}
-            </button>
-          ))}
-        </div>
-        <div
-          id={`list-${active.id}`}
-          role="tabpanel"
-          aria-labelledby={`tab-${active.id}`}
-          className="chat-list-panel"
-        >
-          {isAll && <AllOpenFilters filter={allFilter} onChange={setAllFilter} />}
-          {active.id === 'filter' && (
-            <FilterBar
-              filters={filters}
-              onChange={setFilters}
-              onSave={async (name) => {
-                const view = await views.create(name, filters);
-                setTab(`view:${view.id}`);
-              }}
-            />
-          )}
-          {viewShown && (
-            <div className="view-actions">
-              <button
-                type="button"
-                className="btn small"
-                onClick={() => {
-                  setFilters(viewShown.filters);
-                  setTab('filter');
-                }}
-              >
-                {t('views.edit')}
-              </button>
-              <button
-                type="button"
-                className="btn small danger"
-                aria-label={t('views.delete', { name: viewShown.name })}
-                onClick={() => void views.remove(viewShown.id).then(() => setTab('waiting'))}
-              >
-                {t('common.delete')}
-              </button>
-            </div>
-          )}
-          {failed && (
-            <p className="error" role="alert">
-              {t('common.error')}{' '}
-              <button type="button" className="btn small" onClick={retry}>
-                {t('common.retry')}
-              </button>
-            </p>
-          )}
-          {loading ? (
-            <p className="list-empty" role="status">
-              {t('common.loading')}
-            </p>
-          ) : active.chats.length === 0 ? (
-            <p className="list-empty">{active.empty}</p>
-          ) : (
-            <ul className="chat-list" data-list={isFiltered ? 'filtered' : active.id}>
-              {active.chats.map((c) => (
-                <ChatItem key={c.id} chat={c} current={c.id === openId} list={active.id} />
+        <SearchBox search={search} onChange={setSearch} />
+        {searching ? (
+          <SearchResults search={search} onChange={setSearch} openId={openId} />
+        ) : (
+          <>
+            <div className="tabs" role="tablist" aria-label={t('inbox.lists')}>
+              {tabs.map((x) => (
+                <button
+                  key={x.id}
+                  id={`tab-${x.id}`}
+                  type="button"
+                  role="tab"
+                  className="tab"
+                  aria-selected={tab === x.id}
+                  aria-controls={`list-${x.id}`}
+                  tabIndex={tab === x.id ? 0 : -1}
+                  onClick={() => setTab(x.id)}
+                  onKeyDown={onTabKey}
+                >
+                  {x.label}
+                  {(x.count !== undefined ? x.count !== null : true) && (
+                    <span className="count" data-testid={`count-${x.id}`}>
+                      {x.count ?? x.chats.length}
+                    </span>
+                  )}
+                </button>
               ))}
-            </ul>
-          )}
-        </div>
+            </div>
+            <div
+              id={`list-${active.id}`}
+              role="tabpanel"
+              aria-labelledby={`tab-${active.id}`}
+              className="chat-list-panel"
+            >
+              {isAll && <AllOpenFilters filter={allFilter} onChange={setAllFilter} />}
+              {active.id === 'filter' && (
+                <FilterBar
+                  filters={filters}
+                  onChange={setFilters}
+                  onSave={async (name) => {
+                    const view = await views.create(name, filters);
+                    setTab(`view:${view.id}`);
+                  }}
+                />
+              )}
+              {viewShown && (
+                <div className="view-actions">
+                  <button
+                    type="button"
+                    className="btn small"
+                    onClick={() => {
+                      setFilters(viewShown.filters);
+                      setTab('filter');
+                    }}
+                  >
+                    {t('views.edit')}
+                  </button>
+                  <button
+                    type="button"
+                    className="btn small danger"
+                    aria-label={t('views.delete', { name: viewShown.name })}
+                    onClick={() => void views.remove(viewShown.id).then(() => setTab('waiting'))}
+                  >
+                    {t('common.delete')}
+                  </button>
+                </div>
+              )}
+              {failed && (
+                <p className="error" role="alert">
+                  {t('common.error')}{' '}
+                  <button type="button" className="btn small" onClick={retry}>
+                    {t('common.retry')}
+                  </button>
+                </p>
+              )}
+              {loading ? (
+                <p className="list-empty" role="status">
+                  {t('common.loading')}
+                </p>
+              ) : active.chats.length === 0 ? (
+                <p className="list-empty">{active.empty}</p>
+              ) : (
+                <ul className="chat-list" data-list={isFiltered ? 'filtered' : active.id}>
+                  {active.chats.map((c) => (
+                    <ChatItem key={c.id} chat={c} current={c.id === openId} list={active.id} />
+                  ))}
+                </ul>
+              )}
+            </div>
+          </>
+        )}
       </aside>
       <div className="inbox-pane">
         {openId ? (
-          <Conversation key={openId} chatId={openId} lists={lists} />
+          <Conversation
+            key={`${openId}/${atMessage ?? ''}`}
+            chatId={openId}
+            lists={lists}
+            atMessage={atMessage}
+          />
         ) : (
           <div className="inbox-placeholder">
             <p>{t('inbox.pick')}</p>

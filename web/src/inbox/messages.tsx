@@ -96,6 +96,8 @@ export function Bubble(props: {
   side: 'agent' | 'customer';
   author?: string;
   lookup?: MessageLookup;
+  /** The message a search result opened the conversation at. */
+  found?: boolean;
 }) {
   const { t, time } = useI18n();
   const short = useShortTime();
@@ -103,7 +105,7 @@ export function Bubble(props: {
   const outgoing = isOutgoing(m);
   const mine = props.side === 'agent' ? outgoing : !outgoing;
   const text = messageText(m);
-  const cls = m.origin === 'system' ? 'msg system' : mine ? 'msg out' : 'msg in';
+  const cls = `${m.origin === 'system' ? 'msg system' : mine ? 'msg out' : 'msg in'}${props.found ? ' found' : ''}`;
   return (
     <li className={cls} data-message-id={m.id} data-origin={m.origin} data-status={m.status}>
       {props.author && <span className="msg-author">{props.author}</span>}
@@ -154,6 +156,10 @@ export const MessageList = forwardRef<
     onLoadOlder: () => void;
     authorOf?: (m: Message) => string | undefined;
     label: string;
+    /** Opened at a message: newer pages on demand, and that message in view and marked. */
+    hasNewer?: boolean;
+    onLoadNewer?: () => void;
+    focusId?: string | null;
   }
 >(function MessageList(props, ref) {
   const { t } = useI18n();
@@ -179,7 +185,14 @@ export const MessageList = forwardRef<
     if (!el) return;
     const first = messages[0]?.id ?? null;
     const last = messages.at(-1)?.id ?? null;
-    if (firstId.current === null) {
+    const found = props.focusId
+      ? el.querySelector<HTMLElement>(`[data-message-id="${props.focusId}"]`)
+      : null;
+    if (firstId.current === null && found) {
+      // Opened at a message: it, in the middle of the view.
+      el.scrollTop = found.offsetTop - el.offsetTop - el.clientHeight / 2 + found.offsetHeight / 2;
+      atBottom.current = false;
+    } else if (firstId.current === null) {
       // First fill: start at the newest message.
       el.scrollTop = el.scrollHeight;
     } else if (first !== firstId.current && last === lastId.current) {
@@ -192,7 +205,7 @@ export const MessageList = forwardRef<
     firstId.current = first;
     lastId.current = last;
     heightBefore.current = el.scrollHeight;
-  }, [messages]);
+  }, [messages, props.focusId]);
 
   const onScroll = () => {
     const el = box.current;
@@ -224,8 +237,22 @@ export const MessageList = forwardRef<
         messages.length > 0 && <li className="messages-edge">{t('chat.start')}</li>
       )}
       {messages.map((m) => (
-        <Bubble key={m.id} m={m} side={props.side} author={props.authorOf?.(m)} lookup={lookup} />
+        <Bubble
+          key={m.id}
+          m={m}
+          side={props.side}
+          author={props.authorOf?.(m)}
+          lookup={lookup}
+          found={m.id === props.focusId}
+        />
       ))}
+      {props.hasNewer && (
+        <li className="messages-edge">
+          <button type="button" className="btn small ghost" onClick={props.onLoadNewer}>
+            {t('chat.loadNewer')}
+          </button>
+        </li>
+      )}
     </ol>
   );
 });
