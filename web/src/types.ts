@@ -357,6 +357,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/chats/{id}/reopen': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Reopen a closed chat
+     * @description For a user with `chats:attend` who may see the chat: it opens again in `Em Atendimento` of its team with the caller as attendant (event `chat.reopen`). The 24-hour window is unchanged: outside it only a template reaches the customer. An open chat → 409; a customer with another open chat on the channel → 409.
+     */
+    post: operations['reopenChat'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/chats/{id}/read': {
     parameters: {
       query?: never;
@@ -733,7 +753,7 @@ export interface paths {
     };
     /**
      * A chat's messages, newest first
-     * @description For anyone who may see the chat. `before` (a message id of this chat; another id → 400) lists older messages; `nextBefore` is the cursor of the next page, null at the end.
+     * @description For anyone who may see the chat, open or closed. `before` (a message id of this chat; another id → 400) lists older messages, `after` newer ones, `around` the page that holds that message (half older, the rest newer: a search result opened there). `nextBefore` is the cursor of the next older page, null at the end; `nextAfter` of the next newer one, null when the page reaches the newest message.
      */
     get: operations['listChatMessages'];
     put?: never;
@@ -742,6 +762,86 @@ export interface paths {
      * @description Exactly one of `text` or `media`, checked with the Channel API send rules. Only the attendant of an open chat replies (`chats:attend`): others → 403, a closed chat → 409. Answers 201 with the message `queued`; it is sent through the channel's provider in the background and its `status` follows.
      */
     post: operations['replyToChat'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/customers/{id}/chats': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A customer's conversations on every channel
+     * @description Newest first, open and closed, those the user may open (as `GET /api/chats/{id}`): with `chats:read_all` every one, otherwise those of their teams and those they attend. A customer of another account, or none of whose conversations the user may open → 404. Who attended each and how it ended (`closedAt`, `closedBy`, `transfers`) come with it; its messages are `GET /api/chats/{id}/messages`, also when closed.
+     */
+    get: operations['listContactChats'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/search': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Search messages
+     * @description Messages containing every word of `q` — Portuguese stemming, accents and case ignored (`pagamentos` finds `Pagamento`, `acoes` finds `ação`) — in their text or a media caption, newest first, each with its match in `highlight` and the conversation it opens. Only what the user may open, as `GET /api/chats/{id}`: with `chats:read_all` the whole account, otherwise the conversations of their teams and those they attend. Filters narrow the conversations (channel, team, attendant, label) and the time. `hasNextPage` says whether another page follows; pages stop at 20.
+     */
+    get: operations['searchMessages'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/search/contacts': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Search contacts
+     * @description Contacts by a part of the name (accents and case ignored), of the number (digits typed any way: `+55 (11) 9…`) or of the e-mail, each with the newest conversation the user may open. Only what the user may open, as `GET /api/chats/{id}`: with `chats:read_all` the whole account, otherwise the conversations of their teams and those they attend. Filters narrow the conversations (channel, team, attendant, label) and the time. `hasNextPage` says whether another page follows; pages stop at 20.
+     */
+    get: operations['searchContacts'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/search/chats': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Search conversations
+     * @description Conversations, open and closed, whose customer matches `q` as in `searchContacts`. Only what the user may open, as `GET /api/chats/{id}`: with `chats:read_all` the whole account, otherwise the conversations of their teams and those they attend. Filters narrow the conversations (channel, team, attendant, label) and the time. `hasNextPage` says whether another page follows; pages stop at 20.
+     */
+    get: operations['searchChats'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -2065,6 +2165,8 @@ export interface components {
             /** @description CSS colour, `#rrggbb` */
             color: string;
           }[];
+          /** @description The customer behind the chat's contact: their conversations on every channel */
+          customerId: string;
           /** @description The 24-hour customer-service window, opened by each of the customer's messages */
           window: {
             /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
@@ -2075,8 +2177,6 @@ export interface components {
              */
             expiresAt: string | null;
           };
-          /** @description The customer (`/api/customers/{id}`) whose contact this chat is with */
-          customerId: string;
         };
       };
     };
@@ -2134,6 +2234,8 @@ export interface components {
             /** @description CSS colour, `#rrggbb` */
             color: string;
           }[];
+          /** @description The customer behind the chat's contact: their conversations on every channel */
+          customerId: string;
           /** @description The 24-hour customer-service window, opened by each of the customer's messages */
           window: {
             /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
@@ -2144,8 +2246,6 @@ export interface components {
              */
             expiresAt: string | null;
           };
-          /** @description The customer (`/api/customers/{id}`) whose contact this chat is with */
-          customerId: string;
         };
       };
     };
@@ -2203,6 +2303,8 @@ export interface components {
             /** @description CSS colour, `#rrggbb` */
             color: string;
           }[];
+          /** @description The customer behind the chat's contact: their conversations on every channel */
+          customerId: string;
           /** @description The 24-hour customer-service window, opened by each of the customer's messages */
           window: {
             /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
@@ -2213,8 +2315,6 @@ export interface components {
              */
             expiresAt: string | null;
           };
-          /** @description The customer (`/api/customers/{id}`) whose contact this chat is with */
-          customerId: string;
         };
         from: string;
         to: string;
@@ -2274,6 +2374,8 @@ export interface components {
             /** @description CSS colour, `#rrggbb` */
             color: string;
           }[];
+          /** @description The customer behind the chat's contact: their conversations on every channel */
+          customerId: string;
           /** @description The 24-hour customer-service window, opened by each of the customer's messages */
           window: {
             /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
@@ -2284,8 +2386,6 @@ export interface components {
              */
             expiresAt: string | null;
           };
-          /** @description The customer (`/api/customers/{id}`) whose contact this chat is with */
-          customerId: string;
         };
       };
     };
@@ -2343,6 +2443,8 @@ export interface components {
             /** @description CSS colour, `#rrggbb` */
             color: string;
           }[];
+          /** @description The customer behind the chat's contact: their conversations on every channel */
+          customerId: string;
           /** @description The 24-hour customer-service window, opened by each of the customer's messages */
           window: {
             /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
@@ -2353,8 +2455,6 @@ export interface components {
              */
             expiresAt: string | null;
           };
-          /** @description The customer (`/api/customers/{id}`) whose contact this chat is with */
-          customerId: string;
         };
         from: {
           teamId: string;
@@ -2422,6 +2522,8 @@ export interface components {
             /** @description CSS colour, `#rrggbb` */
             color: string;
           }[];
+          /** @description The customer behind the chat's contact: their conversations on every channel */
+          customerId: string;
           /** @description The 24-hour customer-service window, opened by each of the customer's messages */
           window: {
             /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
@@ -2432,9 +2534,78 @@ export interface components {
              */
             expiresAt: string | null;
           };
-          /** @description The customer (`/api/customers/{id}`) whose contact this chat is with */
-          customerId: string;
         };
+      };
+    };
+    'chat.reopen': {
+      /**
+       * Format: uuid
+       * @description Unique id of the event
+       */
+      id: string;
+      /** @constant */
+      event: 'chat.reopen';
+      /** @constant */
+      schemaVersion: 1;
+      /** @description Position in the account’s event log; increases in commit order within an account */
+      seq: number;
+      /** Format: date-time */
+      occurredAt: string;
+      accountId: string;
+      /** @description A closed conversation was opened again by an agent, who now attends it */
+      data: {
+        chat: {
+          id: string;
+          /** @description `open` or `closed` */
+          status: string;
+          queue: string;
+          channelId: string;
+          teamId: string;
+          userId: string | null;
+          contact: {
+            id: string;
+            name: string;
+            value: string;
+          };
+          unreadMessages: number;
+          lastMessage: {
+            id: string;
+            /** @description contact, user, api or system */
+            origin: string;
+            type: string;
+            /** @description Text of the message, or a summary such as [image] for media */
+            content: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description The agent who wrote it, for `user` messages */
+            userId?: string;
+          } | null;
+          /** Format: date-time */
+          createdAt: string;
+          /** Format: date-time */
+          updatedAt: string;
+          /** @description The chat's labels, by name (additive to the contract's Chat) */
+          labels: {
+            id: string;
+            name: string;
+            /** @description CSS colour, `#rrggbb` */
+            color: string;
+          }[];
+          /** @description The customer behind the chat's contact: their conversations on every channel */
+          customerId: string;
+          /** @description The 24-hour customer-service window, opened by each of the customer's messages */
+          window: {
+            /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
+            open: boolean;
+            /**
+             * Format: date-time
+             * @description 24 hours after the customer's last message; null when the customer never wrote
+             */
+            expiresAt: string | null;
+          };
+        };
+        /** @description The user who reopened it (now its attendant) */
+        by: string;
       };
     };
     'chat.split': {
@@ -2491,6 +2662,8 @@ export interface components {
             /** @description CSS colour, `#rrggbb` */
             color: string;
           }[];
+          /** @description The customer behind the chat's contact: their conversations on every channel */
+          customerId: string;
           /** @description The 24-hour customer-service window, opened by each of the customer's messages */
           window: {
             /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
@@ -2501,8 +2674,6 @@ export interface components {
              */
             expiresAt: string | null;
           };
-          /** @description The customer (`/api/customers/{id}`) whose contact this chat is with */
-          customerId: string;
         };
         into: {
           id: string;
@@ -2541,6 +2712,8 @@ export interface components {
             /** @description CSS colour, `#rrggbb` */
             color: string;
           }[];
+          /** @description The customer behind the chat's contact: their conversations on every channel */
+          customerId: string;
           /** @description The 24-hour customer-service window, opened by each of the customer's messages */
           window: {
             /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
@@ -2551,8 +2724,6 @@ export interface components {
              */
             expiresAt: string | null;
           };
-          /** @description The customer (`/api/customers/{id}`) whose contact this chat is with */
-          customerId: string;
         };
         messageIds: string[];
       };
@@ -2611,6 +2782,8 @@ export interface components {
             /** @description CSS colour, `#rrggbb` */
             color: string;
           }[];
+          /** @description The customer behind the chat's contact: their conversations on every channel */
+          customerId: string;
           /** @description The 24-hour customer-service window, opened by each of the customer's messages */
           window: {
             /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
@@ -2621,8 +2794,6 @@ export interface components {
              */
             expiresAt: string | null;
           };
-          /** @description The customer (`/api/customers/{id}`) whose contact this chat is with */
-          customerId: string;
         };
         label: {
           id: string;
@@ -4960,6 +5131,8 @@ export interface operations {
                 /** @description CSS colour, `#rrggbb` */
                 color: string;
               }[];
+              /** @description The customer behind the chat's contact: their conversations on every channel */
+              customerId: string;
               /** @description The 24-hour customer-service window, opened by each of the customer's messages */
               window: {
                 /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
@@ -4970,8 +5143,6 @@ export interface operations {
                  */
                 expiresAt: string | null;
               };
-              /** @description The customer (`/api/customers/{id}`) whose contact this chat is with */
-              customerId: string;
             }[];
           };
         };
@@ -5082,6 +5253,8 @@ export interface operations {
               /** @description CSS colour, `#rrggbb` */
               color: string;
             }[];
+            /** @description The customer behind the chat's contact: their conversations on every channel */
+            customerId: string;
             /** @description The 24-hour customer-service window, opened by each of the customer's messages */
             window: {
               /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
@@ -5092,8 +5265,6 @@ export interface operations {
                */
               expiresAt: string | null;
             };
-            /** @description The customer (`/api/customers/{id}`) whose contact this chat is with */
-            customerId: string;
           };
         };
       };
@@ -5210,6 +5381,8 @@ export interface operations {
               /** @description CSS colour, `#rrggbb` */
               color: string;
             }[];
+            /** @description The customer behind the chat's contact: their conversations on every channel */
+            customerId: string;
             /** @description The 24-hour customer-service window, opened by each of the customer's messages */
             window: {
               /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
@@ -5220,8 +5393,6 @@ export interface operations {
                */
               expiresAt: string | null;
             };
-            /** @description The customer (`/api/customers/{id}`) whose contact this chat is with */
-            customerId: string;
           };
         };
       };
@@ -5381,6 +5552,8 @@ export interface operations {
               /** @description CSS colour, `#rrggbb` */
               color: string;
             }[];
+            /** @description The customer behind the chat's contact: their conversations on every channel */
+            customerId: string;
             /** @description The 24-hour customer-service window, opened by each of the customer's messages */
             window: {
               /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
@@ -5391,8 +5564,6 @@ export interface operations {
                */
               expiresAt: string | null;
             };
-            /** @description The customer (`/api/customers/{id}`) whose contact this chat is with */
-            customerId: string;
           };
         };
       };
@@ -5542,6 +5713,8 @@ export interface operations {
               /** @description CSS colour, `#rrggbb` */
               color: string;
             }[];
+            /** @description The customer behind the chat's contact: their conversations on every channel */
+            customerId: string;
             /** @description The 24-hour customer-service window, opened by each of the customer's messages */
             window: {
               /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
@@ -5552,8 +5725,6 @@ export interface operations {
                */
               expiresAt: string | null;
             };
-            /** @description The customer (`/api/customers/{id}`) whose contact this chat is with */
-            customerId: string;
           };
         };
       };
@@ -5681,6 +5852,8 @@ export interface operations {
               /** @description CSS colour, `#rrggbb` */
               color: string;
             }[];
+            /** @description The customer behind the chat's contact: their conversations on every channel */
+            customerId: string;
             /** @description The 24-hour customer-service window, opened by each of the customer's messages */
             window: {
               /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
@@ -5691,8 +5864,145 @@ export interface operations {
                */
               expiresAt: string | null;
             };
-            /** @description The customer (`/api/customers/{id}`) whose contact this chat is with */
+          };
+        };
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Conflicts with the current state */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  reopenChat: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Resource id (ObjectId) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            /** @description `open` or `closed` */
+            status: string;
+            queue: string;
+            channelId: string;
+            teamId: string;
+            userId: string | null;
+            contact: {
+              id: string;
+              name: string;
+              value: string;
+            };
+            unreadMessages: number;
+            lastMessage: {
+              id: string;
+              /** @description contact, user, api or system */
+              origin: string;
+              type: string;
+              /** @description Text of the message, or a summary such as [image] for media */
+              content: string;
+              /** Format: date-time */
+              createdAt: string;
+              /** @description The agent who wrote it, for `user` messages */
+              userId?: string;
+            } | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description The chat's labels, by name (additive to the contract's Chat) */
+            labels: {
+              id: string;
+              name: string;
+              /** @description CSS colour, `#rrggbb` */
+              color: string;
+            }[];
+            /** @description The customer behind the chat's contact: their conversations on every channel */
             customerId: string;
+            /** @description The 24-hour customer-service window, opened by each of the customer's messages */
+            window: {
+              /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
+              open: boolean;
+              /**
+               * Format: date-time
+               * @description 24 hours after the customer's last message; null when the customer never wrote
+               */
+              expiresAt: string | null;
+            };
           };
         };
       };
@@ -5820,6 +6130,8 @@ export interface operations {
               /** @description CSS colour, `#rrggbb` */
               color: string;
             }[];
+            /** @description The customer behind the chat's contact: their conversations on every channel */
+            customerId: string;
             /** @description The 24-hour customer-service window, opened by each of the customer's messages */
             window: {
               /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
@@ -5830,8 +6142,6 @@ export interface operations {
                */
               expiresAt: string | null;
             };
-            /** @description The customer (`/api/customers/{id}`) whose contact this chat is with */
-            customerId: string;
           };
         };
       };
@@ -6430,6 +6740,8 @@ export interface operations {
               /** @description CSS colour, `#rrggbb` */
               color: string;
             }[];
+            /** @description The customer behind the chat's contact: their conversations on every channel */
+            customerId: string;
             /** @description The 24-hour customer-service window, opened by each of the customer's messages */
             window: {
               /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
@@ -6440,8 +6752,6 @@ export interface operations {
                */
               expiresAt: string | null;
             };
-            /** @description The customer (`/api/customers/{id}`) whose contact this chat is with */
-            customerId: string;
           };
         };
       };
@@ -6562,6 +6872,8 @@ export interface operations {
               /** @description CSS colour, `#rrggbb` */
               color: string;
             }[];
+            /** @description The customer behind the chat's contact: their conversations on every channel */
+            customerId: string;
             /** @description The 24-hour customer-service window, opened by each of the customer's messages */
             window: {
               /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
@@ -6572,8 +6884,6 @@ export interface operations {
                */
               expiresAt: string | null;
             };
-            /** @description The customer (`/api/customers/{id}`) whose contact this chat is with */
-            customerId: string;
           };
         };
       };
@@ -8895,6 +9205,10 @@ export interface operations {
       query?: {
         /** @description A message id of this chat: only older messages are listed */
         before?: string;
+        /** @description A message id of this chat: only newer messages are listed */
+        after?: string;
+        /** @description A message id of this chat: the page holds it, with older messages and newer ones around it (a search result opened there) */
+        around?: string;
         /** @description Page size, 1 to 100 */
         limit?: number;
       };
@@ -9070,12 +9384,17 @@ export interface operations {
             }[];
             /** @description Pass as `before` for the next (older) page; null at the end */
             nextBefore: string | null;
+            /** @description Pass as `after` for the next newer page; null when the page reaches the newest message */
+            nextAfter: string | null;
           };
         };
       };
       /**
        * @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate). Besides what the schema states, a valid request is refused when:
        *     - `before must be the id of a message of this chat`: `before` is not the id of a message of this chat
+       *     - `after must be the id of a message of this chat`: `after` is not the id of a message of this chat
+       *     - `around must be the id of a message of this chat`: `around` is not the id of a message of this chat
+       *     - `at most one of before, after or around may be given`: more than one of `before`, `after` and `around`
        */
       400: {
         headers: {
@@ -9510,6 +9829,499 @@ export interface operations {
       };
       /** @description Content-Type must be application/json */
       415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  listContactChats: {
+    parameters: {
+      query?: {
+        /** @description Page number, from 1 */
+        page?: number;
+        /** @description Page size, 1 to 100 */
+        limit?: number;
+      };
+      header?: never;
+      path: {
+        /** @description Customer id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            total: number;
+            page: number;
+            limit: number;
+            hasNextPage: boolean;
+            nextPage: number | null;
+            chats: {
+              id: string;
+              channelId: string;
+              /** @description `open` or `closed` */
+              status: string;
+              queue: string;
+              teamId: string;
+              /** @description Its attendant now, or when it ended */
+              userId: string | null;
+              /** @description The customer's address on the conversation's channel */
+              contact: {
+                id: string;
+                name: string;
+                value: string;
+              };
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              closedAt: string | null;
+              /** @description The user who closed it; null while open, or when the Channel API (or an earlier version) closed it */
+              closedBy: string | null;
+              /** @description Users who attended it: given it by a transfer, and its attendant now or at the end */
+              attendants: string[];
+              /** @description How many times it was transferred */
+              transfers: number;
+              lastMessage: {
+                id: string;
+                /** @description contact, user, api or system */
+                origin: string;
+                type: string;
+                /** @description Text of the message, or a summary such as [image] for media */
+                content: string;
+                /** Format: date-time */
+                createdAt: string;
+                /** @description The agent who wrote it, for `user` messages */
+                userId?: string;
+              } | null;
+            }[];
+          };
+        };
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  searchMessages: {
+    parameters: {
+      query: {
+        /** @description Words to find. Messages: every word, Portuguese stemming, accents and case ignored (`"…"` a phrase, `-word` without it). Contacts and conversations: a part of the name, of the number (any form) or of the e-mail. */
+        q: string;
+        /** @description Only conversations of this channel */
+        channelId?: string;
+        /** @description Only conversations of this team */
+        teamId?: string;
+        /** @description Only conversations this agent attends (or attended) */
+        userId?: string;
+        /** @description Only conversations with this label */
+        labelId?: string;
+        /** @description Written (messages) or started (conversations) at or after */
+        since?: string;
+        /** @description Written or started before */
+        until?: string;
+        /** @description Page number, from 1 */
+        page?: number;
+        /** @description Page size, 1 to 50 */
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            page: number;
+            limit: number;
+            hasNextPage: boolean;
+            nextPage: number | null;
+            /** @description Messages the user may open, newest first */
+            results: {
+              /** @description The message: open its conversation there (`around` of the messages list) */
+              id: string;
+              chatId: string;
+              origin: string;
+              type: string;
+              /** @description The agent who wrote it */
+              userId: string | null;
+              /** Format: date-time */
+              createdAt: string;
+              /** @description The matched part of the message, in pieces: `match` marks the words found. Plain text, never markup: show each piece as text (a `<b>` in a message is a customer’s `<b>`). */
+              highlight: {
+                text: string;
+                match: boolean;
+              }[];
+              chat: {
+                id: string;
+                /** @description `open` or `closed` */
+                status: string;
+                queue: string;
+                channelId: string;
+                teamId: string;
+                userId: string | null;
+                customerId: string;
+                contact: {
+                  id: string;
+                  name: string;
+                  value: string;
+                };
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                closedAt: string | null;
+                lastMessage: {
+                  id: string;
+                  /** @description contact, user, api or system */
+                  origin: string;
+                  type: string;
+                  /** @description Text of the message, or a summary such as [image] for media */
+                  content: string;
+                  /** Format: date-time */
+                  createdAt: string;
+                  /** @description The agent who wrote it, for `user` messages */
+                  userId?: string;
+                } | null;
+              };
+            }[];
+          };
+        };
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  searchContacts: {
+    parameters: {
+      query: {
+        /** @description Words to find. Messages: every word, Portuguese stemming, accents and case ignored (`"…"` a phrase, `-word` without it). Contacts and conversations: a part of the name, of the number (any form) or of the e-mail. */
+        q: string;
+        /** @description Only conversations of this channel */
+        channelId?: string;
+        /** @description Only conversations of this team */
+        teamId?: string;
+        /** @description Only conversations this agent attends (or attended) */
+        userId?: string;
+        /** @description Only conversations with this label */
+        labelId?: string;
+        /** @description Written (messages) or started (conversations) at or after */
+        since?: string;
+        /** @description Written or started before */
+        until?: string;
+        /** @description Page number, from 1 */
+        page?: number;
+        /** @description Page size, 1 to 50 */
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            page: number;
+            limit: number;
+            hasNextPage: boolean;
+            nextPage: number | null;
+            /** @description Contacts with a conversation the user may open, each with the newest such conversation; newest first */
+            results: {
+              /** @description The contact: the customer’s address on one channel */
+              id: string;
+              customerId: string;
+              channelId: string;
+              name: string;
+              value: string;
+              chat: {
+                id: string;
+                /** @description `open` or `closed` */
+                status: string;
+                queue: string;
+                channelId: string;
+                teamId: string;
+                userId: string | null;
+                customerId: string;
+                contact: {
+                  id: string;
+                  name: string;
+                  value: string;
+                };
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                closedAt: string | null;
+                lastMessage: {
+                  id: string;
+                  /** @description contact, user, api or system */
+                  origin: string;
+                  type: string;
+                  /** @description Text of the message, or a summary such as [image] for media */
+                  content: string;
+                  /** Format: date-time */
+                  createdAt: string;
+                  /** @description The agent who wrote it, for `user` messages */
+                  userId?: string;
+                } | null;
+              };
+            }[];
+          };
+        };
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  searchChats: {
+    parameters: {
+      query: {
+        /** @description Words to find. Messages: every word, Portuguese stemming, accents and case ignored (`"…"` a phrase, `-word` without it). Contacts and conversations: a part of the name, of the number (any form) or of the e-mail. */
+        q: string;
+        /** @description Only conversations of this channel */
+        channelId?: string;
+        /** @description Only conversations of this team */
+        teamId?: string;
+        /** @description Only conversations this agent attends (or attended) */
+        userId?: string;
+        /** @description Only conversations with this label */
+        labelId?: string;
+        /** @description Written (messages) or started (conversations) at or after */
+        since?: string;
+        /** @description Written or started before */
+        until?: string;
+        /** @description Page number, from 1 */
+        page?: number;
+        /** @description Page size, 1 to 50 */
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            page: number;
+            limit: number;
+            hasNextPage: boolean;
+            nextPage: number | null;
+            /** @description Conversations (open and closed) the user may open, newest first */
+            results: {
+              id: string;
+              /** @description `open` or `closed` */
+              status: string;
+              queue: string;
+              channelId: string;
+              teamId: string;
+              userId: string | null;
+              customerId: string;
+              contact: {
+                id: string;
+                name: string;
+                value: string;
+              };
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              closedAt: string | null;
+              lastMessage: {
+                id: string;
+                /** @description contact, user, api or system */
+                origin: string;
+                type: string;
+                /** @description Text of the message, or a summary such as [image] for media */
+                content: string;
+                /** Format: date-time */
+                createdAt: string;
+                /** @description The agent who wrote it, for `user` messages */
+                userId?: string;
+              } | null;
+            }[];
+          };
+        };
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
         headers: {
           [name: string]: unknown;
         };
@@ -10047,7 +10859,7 @@ export interface operations {
             events: {
               /** Format: uuid */
               id: string;
-              /** @description message.upsert, message.update, chat.new, chat.update, chat.queue, chat.capture, chat.transfer, chat.close, chat.split, chat.labels, customer.labels, label.create, label.update, label.delete, notification.new, draft.update, customer.update, customer.merge, customer.note */
+              /** @description message.upsert, message.update, chat.new, chat.update, chat.queue, chat.capture, chat.transfer, chat.close, chat.reopen, chat.split, chat.labels, customer.labels, label.create, label.update, label.delete, notification.new, draft.update, customer.update, customer.merge, customer.note */
               event: string;
               schemaVersion: number;
               seq: number;
@@ -11611,7 +12423,7 @@ export interface operations {
         'application/json': {
           /** @description Absolute http or https URL the events are POSTed to, without a user name or password, on a public address: loopback, private, link-local (cloud metadata), CGNAT, multicast and other non-public addresses, or names resolving to them, are refused unless the installation allows private networks */
           url: string & (unknown & unknown);
-          /** @description Events to receive: message.upsert, message.update, chat.new, chat.update, chat.queue, chat.capture, chat.transfer, chat.close, chat.split, chat.labels, customer.labels, label.create, label.update, label.delete, notification.new, draft.update, customer.update, customer.merge, customer.note; or `*` for every event, including ones added later */
+          /** @description Events to receive: message.upsert, message.update, chat.new, chat.update, chat.queue, chat.capture, chat.transfer, chat.close, chat.reopen, chat.split, chat.labels, customer.labels, label.create, label.update, label.delete, notification.new, draft.update, customer.update, customer.merge, customer.note; or `*` for every event, including ones added later */
           events: (
             | 'message.upsert'
             | 'message.update'
@@ -11621,6 +12433,7 @@ export interface operations {
             | 'chat.capture'
             | 'chat.transfer'
             | 'chat.close'
+            | 'chat.reopen'
             | 'chat.split'
             | 'chat.labels'
             | 'customer.labels'
@@ -11951,7 +12764,7 @@ export interface operations {
         'application/json': {
           /** @description Absolute http or https URL the events are POSTed to, without a user name or password, on a public address: loopback, private, link-local (cloud metadata), CGNAT, multicast and other non-public addresses, or names resolving to them, are refused unless the installation allows private networks */
           url?: string & (unknown & unknown);
-          /** @description Events to receive: message.upsert, message.update, chat.new, chat.update, chat.queue, chat.capture, chat.transfer, chat.close, chat.split, chat.labels, customer.labels, label.create, label.update, label.delete, notification.new, draft.update, customer.update, customer.merge, customer.note; or `*` for every event, including ones added later */
+          /** @description Events to receive: message.upsert, message.update, chat.new, chat.update, chat.queue, chat.capture, chat.transfer, chat.close, chat.reopen, chat.split, chat.labels, customer.labels, label.create, label.update, label.delete, notification.new, draft.update, customer.update, customer.merge, customer.note; or `*` for every event, including ones added later */
           events?: (
             | 'message.upsert'
             | 'message.update'
@@ -11961,6 +12774,7 @@ export interface operations {
             | 'chat.capture'
             | 'chat.transfer'
             | 'chat.close'
+            | 'chat.reopen'
             | 'chat.split'
             | 'chat.labels'
             | 'customer.labels'
@@ -12501,6 +13315,7 @@ export interface events {
   'chat.capture': components['schemas']['chat.capture'];
   'chat.transfer': components['schemas']['chat.transfer'];
   'chat.close': components['schemas']['chat.close'];
+  'chat.reopen': components['schemas']['chat.reopen'];
   'chat.split': components['schemas']['chat.split'];
   'chat.labels': components['schemas']['chat.labels'];
   'customer.labels': components['schemas']['customer.labels'];
