@@ -58,7 +58,11 @@ describe('Channel API transfers', () => {
     });
   /** The stored chat as the Channel API shows it (the agent view's `window` left out). */
   const stored = async (chatId: string, fx = f): Promise<Chat> => {
-    const { window: _window, ...chat } = await fx.services.chats.getForUser(fx.admin, chatId);
+    const {
+      window: _window,
+      customerId: _customer,
+      ...chat
+    } = await fx.services.chats.getForUser(fx.admin, chatId);
     return chat;
   };
   const history = async (chatId: string) =>

@@ -320,8 +320,9 @@ describe('gateway', () => {
       });
       assert.equal(res.status, 200);
       const transfer = await reaches('chat.transfer', [a0, a1, admin], (data) => {
-        // Agents get the Channel API's Chat plus its 24-hour window (the customer wrote: open).
-        const { window: open, ...chat } = data.chat as Record<string, unknown>;
+        // Agents get the Channel API's Chat plus its 24-hour window (the customer wrote: open) and
+        // customer.
+        const { window: open, customerId: _customer, ...chat } = data.chat as Record<string, unknown>;
         assert.equal((open as { open: boolean }).open, true);
         assert.deepEqual(
           { ...data, chat },
