@@ -727,6 +727,8 @@ describe('admin API', () => {
         teamId: f.teams[0]!.id,
         userId: null,
         contact: { id: contact.id, name: 'Maria', value: '5511987654321' },
+        // A first contact is a customer of its own, with the same id.
+        customerId: contact.id,
         unreadMessages: 1,
         lastMessage: { id: messageId, origin: 'contact', type: 'text', content: 'Oi', createdAt: lastAt },
         createdAt: iso(opened.createdAt),

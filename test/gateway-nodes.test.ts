@@ -91,12 +91,13 @@ describe('gateway on several nodes', { skip: REDIS_URL ? false : 'needs REDIS_UR
     assert.equal(transfer.status, 200);
     const [tA, tB] = await Promise.all([onA.next('chat.transfer'), onB.next('chat.transfer')]);
     assert.deepEqual(tB, tA);
-    // Agents' events carry the Channel API's Chat plus the customer's 24-hour window and the customer.
+    // Agents' events carry the Channel API's Chat plus the customer's 24-hour window and customer.
     const {
       window: customerWindow,
-      customerId: _customer,
+      customerId,
       ...chat
     } = (tB.data as { chat: Record<string, unknown> }).chat;
+    assert.equal(typeof customerId, 'string');
     assert.equal((customerWindow as { open: boolean }).open, true);
     assert.deepEqual(chat, transfer.json);
     assert.equal(tB.seq, (seenOnA.seq as number) + 2);

@@ -364,6 +364,7 @@ describe('WhatsApp Cloud channels and inbound webhooks', () => {
         teamId: f.teams[0]!.id,
         userId: null,
         contact: { id: opened.contact_id, name: 'Maria', value: '5511987654321' },
+        customerId: opened.contact_id,
         unreadMessages: 1,
         lastMessage: {
           id: m1!.id,
