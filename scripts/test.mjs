@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Runs the test suite against real PostgreSQL: the server in DATABASE_URL, or, on a machine without
 // one, an embedded PostgreSQL started here for the run. Each test file creates its own database.
+// The files are test/<module>/*.test.ts; test/e2e and test/faults are separate suites.
 // Most files run the sources through tsx; the few that start the built server or serve the built
 // console get it (re)built first when it is missing or older than its sources (build-if-stale.mjs).
 import { spawn } from 'node:child_process';
@@ -12,13 +13,23 @@ import { buildIfStale, buildsNeededBy } from './build-if-stale.mjs';
 
 const root = path.dirname(path.dirname(new URL(import.meta.url).pathname));
 const args = process.argv.slice(2);
-const files =
-  args.length > 0
-    ? args
-    : readdirSync(path.join(root, 'test'))
-        .filter((f) => f.endsWith('.test.ts'))
-        .sort()
-        .map((f) => path.join('test', f));
+
+// The suites run apart (npm run test:e2e, npm run test:faults) and what the tests share.
+const NOT_SUITE = new Set(['e2e', 'faults', 'helpers', 'fixtures']);
+
+/** The test files under test/<module>/ (and test/ itself), relative to the root, in path order. */
+function suiteFiles(dir = 'test') {
+  const out = [];
+  for (const entry of readdirSync(path.join(root, dir), { withFileTypes: true })) {
+    const rel = path.join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (!(dir === 'test' && NOT_SUITE.has(entry.name))) out.push(...suiteFiles(rel));
+    } else if (entry.name.endsWith('.test.ts')) out.push(rel);
+  }
+  return out.sort();
+}
+
+const files = args.length > 0 ? args : suiteFiles();
 
 buildIfStale(buildsNeededBy(files, (f) => readFileSync(path.resolve(root, f), 'utf8')));
 
