@@ -30,6 +30,7 @@ function suiteFiles(dir = 'test') {
 }
 
 const files = args.length > 0 ? args : suiteFiles();
+const concurrency = 2;
 
 buildIfStale(buildsNeededBy(files, (f) => readFileSync(path.resolve(root, f), 'utf8')));
 
@@ -71,12 +72,24 @@ if (!process.env.DATABASE_URL) {
   console.log(`# no DATABASE_URL: using an embedded PostgreSQL on port ${port}`);
 }
 
+const started = Date.now();
 const child = spawn(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files],
+  [
+    '--import',
+    'tsx',
+    '--test',
+    `--test-concurrency=${concurrency}`,
+    '--test-reporter=spec',
+    '--test-reporter-destination=stdout',
+    `--test-reporter=${path.join(root, 'scripts', 'test-times.mjs')}`,
+    '--test-reporter-destination=stdout',
+    ...files,
+  ],
   { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } },
 );
 const code = await new Promise((resolve) => child.on('exit', (c, sig) => resolve(c ?? (sig ? 1 : 0))));
+console.log(`# ${files.length} files in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 if (embedded) {
   await embedded.stop().catch(() => {});
   if (tmp) rmSync(tmp, { recursive: true, force: true });

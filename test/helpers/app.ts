@@ -42,7 +42,7 @@ export async function startTestApp(
     logger?: Logger;
   } = {},
 ): Promise<TestApp> {
-  const fresh = opts.databaseUrl ? null : await createTestDatabase();
+  const fresh = opts.databaseUrl ? null : await createTestDatabase({ migrated: true });
   const databaseUrl = opts.databaseUrl ?? fresh!.url;
   const config = loadConfig({
     DATABASE_URL: databaseUrl,
