@@ -4,16 +4,16 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { inTransaction } from '../../src/db/index.js';
 import { migrateTo, migrateToLatest } from '../../src/db/migrate.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createTestDatabase } from '../helpers/db.js';
 import { seedAccount, type Fixture } from '../helpers/fixtures.js';
+import { startTestServices, type TestServices } from '../helpers/services.js';
 
 // Customers: the person behind a channel's contacts (migration 027). Every way of writing a contact
 // gets its customer from the database: the account's earlier contact with the same value on another
 // channel, else a customer of its own with the contact's id.
 
 describe('customers', () => {
-  let t: TestApp;
+  let t: TestServices;
   let f: Fixture;
   let other: Fixture;
   let db: pg.Pool;
@@ -25,9 +25,9 @@ describe('customers', () => {
       .contact_id;
 
   before(async () => {
-    t = await startTestApp({ env: { ATENDE_ROLES: 'api' } });
-    f = await seedAccount(t.server.services);
-    other = await seedAccount(t.server.services);
+    t = await startTestServices();
+    f = await seedAccount(t.services);
+    other = await seedAccount(t.services);
     db = new pg.Pool({ connectionString: t.databaseUrl, max: 2 });
   });
   after(async () => {
@@ -63,7 +63,7 @@ describe('customers', () => {
   });
 
   it('contacts of one value written together on two channels share the earliest one’s customer', async () => {
-    const { contacts } = t.server.services.repos;
+    const { contacts } = t.services.repos;
     const rows = [f.channels[1]!.id, f.channels[0]!.id].map((channelId, i) => ({
       id: `c${i}${Date.now().toString(16)}`.padEnd(24, '0').slice(0, 24),
       account_id: f.accountId,
@@ -72,12 +72,12 @@ describe('customers', () => {
       value: '5511900000005',
       name: null,
     }));
-    const written = await inTransaction(t.server.services.db, (tx) => contacts.findOrCreateMany(tx, rows));
+    const written = await inTransaction(t.services.db, (tx) => contacts.findOrCreateMany(tx, rows));
     const ids = written.map((w) => w.id).sort();
     const customers = await Promise.all(ids.map(customerOf));
     assert.deepEqual(customers, [ids[0], ids[0]]);
     // Found again (a conflict writes nothing): no customer is made for nothing.
-    await inTransaction(t.server.services.db, (tx) => contacts.findOrCreateMany(tx, rows));
+    await inTransaction(t.services.db, (tx) => contacts.findOrCreateMany(tx, rows));
     const made = await db.query(
       `SELECT count(*)::int AS n FROM customers WHERE account_id = $1 AND id NOT IN (SELECT customer_id FROM contacts)`,
       [f.accountId],

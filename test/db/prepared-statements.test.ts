@@ -4,8 +4,8 @@ import { sql } from 'kysely';
 import { createDb, type Db } from '../../src/db/index.js';
 import { ApiKeysRepo } from '../../src/modules/api-keys/api-keys.repo.js';
 import { ChatListsRepo } from '../../src/modules/chats/chat-lists.repo.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
 import { seedAccount, type Fixture } from '../helpers/fixtures.js';
+import { startTestServices, type TestServices } from '../helpers/services.js';
 
 // The hot statements (API-key lookup, chat list page) run as named prepared statements, and
 // PostgreSQL settles on a generic plan for them: what saves parsing and planning on every request.
@@ -17,7 +17,7 @@ interface PreparedRow {
 }
 
 describe('prepared hot statements', () => {
-  let t: TestApp;
+  let t: TestServices;
   let f: Fixture;
   // One connection, so pg_prepared_statements (per session) shows what the repositories prepared.
   let db: Db;
@@ -31,8 +31,8 @@ describe('prepared hot statements', () => {
     ).rows;
 
   before(async () => {
-    t = await startTestApp();
-    f = await seedAccount(t.server.services);
+    t = await startTestServices();
+    f = await seedAccount(t.services);
     for (let i = 0; i < 3; i++) await f.inbound(0, `55119870000${i}0`, `oi ${i}`);
     db = createDb(t.databaseUrl, 1).db;
     chats = new ChatListsRepo(db);

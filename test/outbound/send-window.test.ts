@@ -5,9 +5,9 @@ import pg from 'pg';
 import { pino } from 'pino';
 import { SendDispatcher } from '../../src/jobs/send-dispatcher.js';
 import { MAX_UNRECORDED } from '../../src/modules/outbound/send.worker.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
 import { FakeGraph, type RecordedRequest } from '../helpers/fake-graph.js';
 import { seedAccount, type Fixture } from '../helpers/fixtures.js';
+import { startTestServices, type TestServices } from '../helpers/services.js';
 import { createWhatsAppChannel } from '../helpers/whatsapp.js';
 
 // What a killed worker node would send again is what it had at the provider or answered and not yet
@@ -16,24 +16,22 @@ import { createWhatsAppChannel } from '../helpers/whatsapp.js';
 
 describe('send pipeline: what a crash would send again', () => {
   let graph: FakeGraph;
-  let t: TestApp;
+  let t: TestServices;
   let f: Fixture;
   let direct: pg.Pool;
   const dispatchers: SendDispatcher[] = [];
 
   before(async () => {
     graph = await FakeGraph.start();
-    // The API role only: each test starts the send queue's worker once its requests are queued.
-    t = await startTestApp({
+    // No workers: each test starts the send queue's worker once its requests are queued.
+    t = await startTestServices({
       env: {
-        ATENDE_ROLES: 'api',
         WHATSAPP_GRAPH_BASE_URL: graph.url,
-        ATENDE_RATE_LIMIT_POINTS: '100000',
         // Held answers stay held: no provider timeout ends them during a test.
         WHATSAPP_TIMEOUT_MS: '120000',
       },
     });
-    f = await seedAccount(t.server.services);
+    f = await seedAccount(t.services);
     direct = new pg.Pool({ connectionString: t.databaseUrl, max: 3 });
   });
   after(async () => {
@@ -45,8 +43,8 @@ describe('send pipeline: what a crash would send again', () => {
 
   const worker = async () => {
     const d = new SendDispatcher({
-      queue: t.server.services.sendQueue,
-      handle: (jobs) => t.server.services.sendWorker.handleBatch(jobs),
+      queue: t.services.sendQueue,
+      handle: (jobs) => t.services.sendWorker.handleBatch(jobs),
       databaseUrl: t.databaseUrl,
       logger: pino({ level: 'silent' }),
     });
@@ -55,16 +53,21 @@ describe('send pipeline: what a crash would send again', () => {
     return d;
   };
 
-  /** A WhatsApp channel on the fake Graph API, and a sender of text messages through its key. */
+  /**
+   * A WhatsApp channel on the fake Graph API, and a sender of text messages through its key, as the
+   * send route accepts them (the route itself: test/outbound/send-message.test.ts).
+   */
   const channel = async () => {
     const { apiKey: key } = await createWhatsAppChannel(f, { withApiKey: true });
+    const apiChannel = await t.services.channelKeys.authenticate(key);
     return async (phone: string, text: string) => {
-      const r = await t.request('POST', '/channel-api/messages/send', {
-        headers: { 'x-channel-api-key': key },
-        body: { contact: { value: phone }, message: { type: 'text', text: { value: text } } },
-      });
-      assert.equal(r.status, 201, JSON.stringify(r.body));
-      return r.json.requestId as string;
+      const { requestId } = await t.services.send.accept(
+        apiChannel,
+        { contact: { value: phone }, message: { type: 'text', text: { value: text } } },
+        undefined,
+      );
+      assert.match(requestId, /^[0-9a-f-]{36}$/);
+      return requestId;
     };
   };
 
