@@ -5,7 +5,7 @@ import addFormatsModule from 'ajv-formats';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { seedAccount, type Fixture } from '../helpers/fixtures.js';
 import { connect, type GatewayClient } from '../helpers/gateway.js';
-import { createWhatsAppChannel, graphWebhook, hubSignature } from '../helpers/whatsapp.js';
+import { createWhatsAppChannel, customerText, signedDelivery } from '../helpers/whatsapp.js';
 
 // The event log: which changes write which events, their envelopes and seq order, the resync feed
 // GET /api/events, retention, and the catalogue at /docs/events.json that describes them.
@@ -124,20 +124,13 @@ describe('event log', () => {
     const created = await createWhatsAppChannel(f, { name: 'WhatsApp' });
     const from = '5511987650001';
     const wamid = `wamid.events.${Date.now().toString(36)}`;
-    const raw = JSON.stringify(
-      graphWebhook(created.phoneNumberId, {
-        contacts: [{ profile: { name: 'Maria' }, wa_id: from }],
-        messages: [{ from, id: wamid, timestamp: '1744344496', type: 'text', text: { body: 'Oi' } }],
-      }),
+    const delivery = signedDelivery(
+      created.phoneNumberId,
+      created.appSecret,
+      customerText({ from, id: wamid, body: 'Oi' }),
     );
     const before = await lastSeq();
-    const res = await t.request('POST', `/webhooks/whatsapp/${created.id}`, {
-      headers: {
-        'content-type': 'application/json',
-        'x-hub-signature-256': hubSignature(created.appSecret, raw),
-      },
-      raw,
-    });
+    const res = await t.request('POST', `/webhooks/whatsapp/${created.id}`, delivery);
     assert.equal(res.status, 200);
     // Processed by a job: the team's connection hears of the new conversation.
     const chatNew = await admin.next(

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { FakeGraph, type RecordedRequest } from '../helpers/fake-graph.js';
 import { seedAccount, type Fixture } from '../helpers/fixtures.js';
-import { createWhatsAppChannel, graphWebhook, hubSignature } from '../helpers/whatsapp.js';
+import { createWhatsAppChannel, customerText, signedDelivery } from '../helpers/whatsapp.js';
 
 // Read receipts: on a channel that sends them, an agent reading a chat tells WhatsApp the customer's
 // latest message was read (blue ticks), through a job — reading never waits on Meta —, at most once
@@ -40,16 +40,11 @@ describe('read receipts', () => {
   /** A customer message through a signed webhook; resolves once it is stored, with its wamid. */
   const customerWrites = async (body: string): Promise<string> => {
     const wamid = `wamid.receipt.${++inSeq}`;
-    const raw = JSON.stringify(
-      graphWebhook(PHONE_NUMBER_ID, {
-        contacts: [{ profile: { name: 'Maria' }, wa_id: CUSTOMER }],
-        messages: [{ from: CUSTOMER, id: wamid, timestamp: '1744344496', type: 'text', text: { body } }],
-      }),
+    const res = await t.request(
+      'POST',
+      `/webhooks/whatsapp/${channelId}`,
+      signedDelivery(PHONE_NUMBER_ID, APP_SECRET, customerText({ from: CUSTOMER, id: wamid, body })),
     );
-    const res = await t.request('POST', `/webhooks/whatsapp/${channelId}`, {
-      headers: { 'content-type': 'application/json', 'x-hub-signature-256': hubSignature(APP_SECRET, raw) },
-      raw,
-    });
     assert.equal(res.status, 200);
     for (let i = 0; i < 400; i++) {
       const row = await t.server.services.db

@@ -5,7 +5,7 @@ import { sendOrderingKey } from '../../src/jobs/payloads.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { FakeGraph, type RecordedRequest } from '../helpers/fake-graph.js';
 import { seedAccount, type Fixture } from '../helpers/fixtures.js';
-import { createWhatsAppChannel, graphWebhook, hubSignature } from '../helpers/whatsapp.js';
+import { createWhatsAppChannel, signedDelivery, statusUpdate } from '../helpers/whatsapp.js';
 
 // The send-message pipeline end to end: accepted request → job → contact, chat, provider call (the
 // fake Graph API checks the exact JSON) → stored message and request log; retries, permanent errors,
@@ -725,18 +725,15 @@ describe('send-message pipeline', () => {
     it('applies a status the webhook reported before the send was stored', async () => {
       const to = phone();
       const wamid = 'wamid.early-status';
-      const raw = JSON.stringify(
-        graphWebhook(PHONE_NUMBER_ID, {
-          statuses: [{ id: wamid, status: 'delivered', timestamp: '1744344500', recipient_id: to }],
-        }),
+      const hook = await t.request(
+        'POST',
+        `/webhooks/whatsapp/${waChannel}`,
+        signedDelivery(
+          PHONE_NUMBER_ID,
+          APP_SECRET,
+          statusUpdate({ id: wamid, status: 'delivered', recipientId: to }),
+        ),
       );
-      const hook = await t.request('POST', `/webhooks/whatsapp/${waChannel}`, {
-        headers: {
-          'content-type': 'application/json',
-          'x-hub-signature-256': hubSignature(APP_SECRET, raw),
-        },
-        raw,
-      });
       assert.equal(hook.status, 200, JSON.stringify(hook.body));
       // The webhook's job records the status for a message not known yet.
       let recorded = 0;

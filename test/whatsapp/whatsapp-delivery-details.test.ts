@@ -5,7 +5,12 @@ import { FakeGraph } from '../helpers/fake-graph.js';
 import { seedAccount, type Fixture } from '../helpers/fixtures.js';
 import { connect, type GatewayClient } from '../helpers/gateway.js';
 import { startReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { createWhatsAppChannel, graphWebhook, hubSignature } from '../helpers/whatsapp.js';
+import {
+  createWhatsAppChannel,
+  deliveriesProcessed,
+  signedDelivery,
+  statusUpdate,
+} from '../helpers/whatsapp.js';
 
 // What Meta says with a delivery status besides the status — pricing, conversation, the sender's
 // callback data, every error — posted as signed status webhooks for messages sent through the
@@ -138,27 +143,18 @@ describe('what Meta says about cost and failure', () => {
 
   /** Posts one signed status webhook and waits until its job has processed it. */
   const status = async (wamid: string, s: string, at: number, extra: Obj = {}) => {
-    const raw = JSON.stringify(
-      graphWebhook(PHONE_NUMBER_ID, {
-        statuses: [{ id: wamid, status: s, timestamp: String(at), recipient_id: '5511987654321', ...extra }],
-      }),
+    const res = await t.request(
+      'POST',
+      `/webhooks/whatsapp/${channelId}`,
+      signedDelivery(
+        PHONE_NUMBER_ID,
+        APP_SECRET,
+        statusUpdate({ id: wamid, status: s, timestamp: String(at), extra }),
+      ),
     );
-    const res = await t.request('POST', `/webhooks/whatsapp/${channelId}`, {
-      headers: { 'content-type': 'application/json', 'x-hub-signature-256': hubSignature(APP_SECRET, raw) },
-      raw,
-    });
     assert.equal(res.status, 200, JSON.stringify(res.body));
-    for (let i = 0; i < 800; i++) {
-      const pending = await t.server.services.db
-        .selectFrom('inbound_webhook_events')
-        .select('id')
-        .where('channel_id', '=', channelId)
-        .where('processed_at', 'is', null)
-        .execute();
-      if (pending.length === 0) return;
-      await new Promise((r) => setTimeout(r, 25));
-    }
-    assert.fail('status webhook not processed in time');
+    const processed = await deliveriesProcessed(t.server.services.db, channelId, { tries: 800, everyMs: 25 });
+    assert.ok(processed, 'status webhook not processed in time');
   };
 
   /** The message as the agent API's history shows it. */

@@ -5,8 +5,11 @@ import { startTestApp, type TestApp, type TestResponse } from '../helpers/app.js
 import { seedAccount, type Fixture } from '../helpers/fixtures.js';
 import {
   createWhatsAppChannel,
+  customerText,
+  GRAPH_MESSAGE_TIMESTAMP,
   graphWebhook,
   hubSignature,
+  statusUpdate,
   type WhatsAppChannel,
 } from '../helpers/whatsapp.js';
 
@@ -35,17 +38,14 @@ const wamid = (p = 'in') => `wamid.${p}.${Date.now().toString(36)}.${(seq++).toS
 
 const webhook = graphWebhook;
 
-const textMessage = (from: string, id: string, body: string, name = 'Maria') => ({
-  contacts: [{ profile: { name }, wa_id: from }],
-  messages: [{ from, id, timestamp: '1744344496', type: 'text', text: { body } }],
-});
+const textMessage = (from: string, id: string, body: string, name = 'Maria') =>
+  customerText({ from, id, body, name });
 
 /** The customer's timestamp of `textMessage`, kept as `content.sentAt`. */
-const SENT_AT = new Date(1744344496 * 1000).toISOString();
+const SENT_AT = new Date(Number(GRAPH_MESSAGE_TIMESTAMP) * 1000).toISOString();
 
-const status = (id: string, s: string, extra: Record<string, unknown> = {}) => ({
-  statuses: [{ id, status: s, timestamp: '1744344500', recipient_id: '5511987654321', ...extra }],
-});
+const status = (id: string, s: string, extra: Record<string, unknown> = {}) =>
+  statusUpdate({ id, status: s, extra });
 
 describe('WhatsApp Cloud channels and inbound webhooks', () => {
   let t: TestApp;

@@ -6,8 +6,9 @@ import { FakeGraph } from '../helpers/fake-graph.js';
 import { seedAccount, type Fixture } from '../helpers/fixtures.js';
 import {
   createWhatsAppChannel,
-  graphWebhook,
-  hubSignature,
+  customerText,
+  deliveriesProcessed,
+  signedDelivery,
   type WhatsAppChannel,
 } from '../helpers/whatsapp.js';
 
@@ -18,10 +19,8 @@ import {
 let seq = 0;
 const wamid = () => `wamid.phones.${Date.now().toString(36)}.${(seq++).toString(36)}`;
 
-const textMessage = (from: string, body: string, name: string) => ({
-  contacts: [{ profile: { name }, wa_id: from }],
-  messages: [{ from, id: wamid(), timestamp: '1744344496', type: 'text', text: { body } }],
-});
+const textMessage = (from: string, body: string, name: string) =>
+  customerText({ from, id: wamid(), body, name });
 
 interface ChatView {
   id: string;
@@ -47,24 +46,14 @@ describe('WhatsApp customers of different countries', () => {
 
   /** Posts a signed delivery, expects 200 and waits (bounded) until the job has processed it. */
   async function deliver(ch: WhatsAppChannel, value: Record<string, unknown>): Promise<void> {
-    const raw = JSON.stringify(graphWebhook(ch.phoneNumberId, value));
-    const res = await t.request('POST', `/webhooks/whatsapp/${ch.id}`, {
-      headers: { 'content-type': 'application/json', 'x-hub-signature-256': hubSignature(ch.appSecret, raw) },
-      raw,
-    });
+    const res = await t.request(
+      'POST',
+      `/webhooks/whatsapp/${ch.id}`,
+      signedDelivery(ch.phoneNumberId, ch.appSecret, value),
+    );
     assert.equal(res.status, 200, JSON.stringify(res.body));
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      const pending = await t.server.services.db
-        .selectFrom('inbound_webhook_events')
-        .select('id')
-        .where('channel_id', '=', ch.id)
-        .where('processed_at', 'is', null)
-        .execute();
-      if (pending.length === 0) return;
-      if (Date.now() > deadline) assert.fail('the delivery was not processed');
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    const processed = await deliveriesProcessed(t.server.services.db, ch.id, { tries: 1_000, everyMs: 20 });
+    assert.ok(processed, 'the delivery was not processed');
   }
 
   const chatsOf = (channelId: string) =>

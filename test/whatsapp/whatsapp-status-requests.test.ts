@@ -3,7 +3,12 @@ import { after, before, describe, it } from 'node:test';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { FakeGraph } from '../helpers/fake-graph.js';
 import { seedAccount, type Fixture } from '../helpers/fixtures.js';
-import { createWhatsAppChannel, graphWebhook, hubSignature } from '../helpers/whatsapp.js';
+import {
+  createWhatsAppChannel,
+  deliveriesProcessed,
+  signedDelivery,
+  statusUpdate,
+} from '../helpers/whatsapp.js';
 
 // A Channel API request follows its message after the provider accepted it: a failure reported later
 // by a status webhook (131047, the 24-hour window) fails the request and its log entry with the
@@ -102,35 +107,18 @@ describe('request log follows late delivery statuses', () => {
 
   /** Posts a signed status webhook and waits until its job has processed it. */
   const status = async (wamid: string, s: string, errors?: unknown[]) => {
-    const raw = JSON.stringify(
-      graphWebhook(PHONE_NUMBER_ID, {
-        statuses: [
-          {
-            id: wamid,
-            status: s,
-            timestamp: '1744344500',
-            recipient_id: '5511987654321',
-            ...(errors ? { errors } : {}),
-          },
-        ],
-      }),
+    const res = await t.request(
+      'POST',
+      `/webhooks/whatsapp/${channelId}`,
+      signedDelivery(
+        PHONE_NUMBER_ID,
+        APP_SECRET,
+        statusUpdate({ id: wamid, status: s, extra: errors ? { errors } : {} }),
+      ),
     );
-    const res = await t.request('POST', `/webhooks/whatsapp/${channelId}`, {
-      headers: { 'content-type': 'application/json', 'x-hub-signature-256': hubSignature(APP_SECRET, raw) },
-      raw,
-    });
     assert.equal(res.status, 200, JSON.stringify(res.body));
-    for (let i = 0; i < 800; i++) {
-      const pending = await t.server.services.db
-        .selectFrom('inbound_webhook_events')
-        .select('id')
-        .where('channel_id', '=', channelId)
-        .where('processed_at', 'is', null)
-        .execute();
-      if (pending.length === 0) return;
-      await new Promise((r) => setTimeout(r, 25));
-    }
-    assert.fail('status webhook not processed in time');
+    const processed = await deliveriesProcessed(t.server.services.db, channelId, { tries: 800, everyMs: 25 });
+    assert.ok(processed, 'status webhook not processed in time');
   };
 
   const events = async (after: number) => {
