@@ -6,7 +6,7 @@
 // console get it (re)built first when it is missing or older than its sources (build-if-stale.mjs).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, chmodSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import net from 'node:net';
 import { buildIfStale, buildsNeededBy } from './build-if-stale.mjs';
@@ -30,9 +30,18 @@ function suiteFiles(dir = 'test') {
 }
 
 const files = args.length > 0 ? args : suiteFiles();
-const concurrency = 2;
+const read = (f) => readFileSync(path.resolve(root, f), 'utf8');
+// The files that start the built server as processes are the longest: first, so that none of them
+// starts last and holds up the end of the run alone.
+if (args.length === 0) {
+  const spawning = (f) => buildsNeededBy([f], read).server;
+  files.sort((a, b) => Number(spawning(b)) - Number(spawning(a)) || (a < b ? -1 : 1));
+}
+// Files mostly wait (on PostgreSQL, on their child processes, on timers): two per core keep the cores
+// busy. TEST_CONCURRENCY overrides it.
+const concurrency = Number(process.env.TEST_CONCURRENCY) || Math.max(2, availableParallelism()) * 2;
 
-buildIfStale(buildsNeededBy(files, (f) => readFileSync(path.resolve(root, f), 'utf8')));
+buildIfStale(buildsNeededBy(files, read));
 
 let embedded = null;
 let tmp = null;
