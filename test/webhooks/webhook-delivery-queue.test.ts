@@ -9,6 +9,7 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import { installPgBoss12 } from '../helpers/pgboss-12.js';
 import { createTestDatabase } from '../helpers/db.js';
 import { seedAccount, type Fixture } from '../helpers/fixtures.js';
+import { startTestServices, type TestServices } from '../helpers/services.js';
 import { startReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 // The delivery queue is the webhook_deliveries table itself (migration 017): claims take several due
@@ -32,6 +33,13 @@ async function subscribe(t: TestApp, f: Fixture, url: string): Promise<string> {
   return String(res.json.id);
 }
 
+/** The same subscription made by the webhooks service itself, for the tests without HTTP. */
+async function subscribeThrough(t: TestServices, f: Fixture, url: string): Promise<string> {
+  const created = await t.services.webhooks.create(f.admin, { url, events: ['*'] });
+  assert.ok(created.secret.length > 0);
+  return created.id;
+}
+
 async function waitFor<T>(what: string, fn: () => Promise<T | undefined | null | false>): Promise<T> {
   const end = Date.now() + 30_000;
   for (;;) {
@@ -45,13 +53,14 @@ async function waitFor<T>(what: string, fn: () => Promise<T | undefined | null |
 const count = (rows: readonly { webhook_id: string }[], id: string) =>
   rows.filter((r) => r.webhook_id === id).length;
 
+// The repository's claims and outcomes, on the services alone: no worker claims anything but the test.
 describe('webhook delivery queue: claim and settle', () => {
-  let t: TestApp;
+  let t: TestServices;
   let db: Db;
   let repo: WebhookQueueRepo;
 
   before(async () => {
-    t = await startTestApp({ env: API_ONLY });
+    t = await startTestServices({ env: LOCAL });
     db = createDb(t.databaseUrl, 2).db;
     repo = new WebhookQueueRepo(db);
   });
@@ -61,9 +70,9 @@ describe('webhook delivery queue: claim and settle', () => {
   });
 
   it('claims several deliveries per statement, never more than the cap per endpoint', async () => {
-    const f = await seedAccount(t.server.services);
-    const a = await subscribe(t, f, 'http://127.0.0.1:9/a');
-    const b = await subscribe(t, f, 'http://127.0.0.1:9/b');
+    const f = await seedAccount(t.services);
+    const a = await subscribeThrough(t, f, 'http://127.0.0.1:9/a');
+    const b = await subscribeThrough(t, f, 'http://127.0.0.1:9/b');
     for (let i = 0; i < 3; i++) await f.inbound(0, phone());
     const owed = await db
       .selectFrom('webhook_deliveries')
@@ -127,9 +136,9 @@ describe('webhook delivery queue: claim and settle', () => {
   });
 
   it('settles several 2xx answers in one statement', async () => {
-    const f = await seedAccount(t.server.services);
-    const a = await subscribe(t, f, 'http://127.0.0.1:9/a');
-    const b = await subscribe(t, f, 'http://127.0.0.1:9/b');
+    const f = await seedAccount(t.services);
+    const a = await subscribeThrough(t, f, 'http://127.0.0.1:9/a');
+    const b = await subscribeThrough(t, f, 'http://127.0.0.1:9/b');
     await f.inbound(0, phone());
     const claimed = (await repo.claimDue(100, 16, 60_000, new Date())).filter(
       (d) => d.account_id === f.accountId,
