@@ -19,7 +19,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '.
 
 /**
  * What the schema of a migrated database is made of: the migrations (src/db), the job queues and the
- * installed pg-boss (src/jobs). The template's name carries their hash, so a change to any of them
+ * installed pg-boss (src/jobs) — their TypeScript sources, not the SQL snapshot beside them. The template's name carries their hash, so a change to any of them
  * builds a new template instead of cloning a stale one, and branches sharing a server never mix.
  */
 function schemaHash(): string {
@@ -30,7 +30,7 @@ function schemaHash(): string {
     )) {
       const p = path.join(dir, entry.name);
       if (entry.isDirectory()) visit(p);
-      else hash.update(`${path.relative(ROOT, p)}\0`).update(readFileSync(p));
+      else if (entry.name.endsWith('.ts')) hash.update(`${path.relative(ROOT, p)}\0`).update(readFileSync(p));
     }
   };
   visit(path.join(ROOT, 'src', 'db'));
