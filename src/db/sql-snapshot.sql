@@ -55,7 +55,10 @@ SELECT id, account_id, api_enabled, api_key_hash, provider FROM channels WHERE i
 SELECT c.id, c.account_id, c.channel_id, c.team_id, c.user_id,
  c.status, c.queue, c.unread_messages, c.last_message, c.version, c.created_at, c.updated_at, c.contact_id,
  ct.name AS contact_name, ct.value AS contact_value, ct.last_inbound_at AS contact_last_inbound_at,
- ($8::text IS NULL OR EXISTS (SELECT 1 FROM account_api_keys WHERE id = $8::text AND revoked_at IS NULL)) AS key_active,
+ coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
+    ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
+    WHERE cl.chat_id = c.id), '[]'::json) AS labels,
+ ct.customer_id, ($8::text IS NULL OR EXISTS (SELECT 1 FROM account_api_keys WHERE id = $8::text AND revoked_at IS NULL)) AS key_active,
  ($3::text IS NULL OR $4::boolean OR c.user_id = $3::text
    OR EXISTS (SELECT 1 FROM team_members tm WHERE tm.team_id = c.team_id AND tm.user_id = $3::text)) AS visible,
  CASE WHEN $5::text = 'team'
@@ -288,10 +291,12 @@ RETURNING d.id, d.account_id, d.webhook_id, d.generation, d.attempts, d.window_s
 -- listPage, first page of 20: open, every queue but the hidden one
 SELECT c.id, c.channel_id, c.team_id, c.user_id, c.status, c.queue, c.unread_messages,
  c.last_message, c.created_at, c.updated_at, c.contact_id, ct.name AS contact_name, ct.value AS contact_value,
- ct.last_inbound_at AS contact_last_inbound_at,
+ ct.last_inbound_at AS contact_last_inbound_at, ct.customer_id, coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
+    ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
+    WHERE cl.chat_id = c.id), '[]'::json) AS labels,
  (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'channel' AND queue <> 'Observação') AS total
 FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message, created_at,
-   updated_at, contact_id
+   updated_at, contact_id, waiting_since, last_customer_at
  FROM chats WHERE account_id = $2 AND status = 'open' AND queue <> 'Observação' ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0) AS c
 JOIN contacts ct ON ct.id = c.contact_id
 ORDER BY c.created_at DESC, c.id DESC;
@@ -300,13 +305,16 @@ ORDER BY c.created_at DESC, c.id DESC;
 SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'channel' AND queue <> 'Observação') AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $3 AND revoked_at IS NULL) AS key_active,
  coalesce('[' || string_agg(row_to_json(j)::text, ',' ORDER BY c.created_at DESC, c.id DESC) || ']', '[]') AS chats
 FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message, created_at,
-   updated_at, contact_id
+   updated_at, contact_id, waiting_since, last_customer_at
  FROM chats WHERE account_id = $2 AND status = 'open' AND queue <> 'Observação' ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0) AS c
 JOIN contacts ct ON ct.id = c.contact_id,
 LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id AS "teamId", c.user_id AS "userId",
    json_build_object('id', ct.id, 'name', coalesce(ct.name, ct.value), 'value', ct.value) AS contact,
    c.unread_messages AS "unreadMessages", CASE WHEN jsonb_typeof(c.last_message) = 'object' THEN c.last_message END AS "lastMessage",
-   to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(c.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt") AS j;
+   to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(c.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
+   coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
+    ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
+    WHERE cl.chat_id = c.id), '[]'::json) AS labels) AS j;
 
 -- count: open, every queue but the hidden one
 SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'channel' AND queue <> 'Observação') AS total;
@@ -314,10 +322,12 @@ SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 
 -- listPage, first page of 20: closed
 SELECT c.id, c.channel_id, c.team_id, c.user_id, c.status, c.queue, c.unread_messages,
  c.last_message, c.created_at, c.updated_at, c.contact_id, ct.name AS contact_name, ct.value AS contact_value,
- ct.last_inbound_at AS contact_last_inbound_at,
+ ct.last_inbound_at AS contact_last_inbound_at, ct.customer_id, coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
+    ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
+    WHERE cl.chat_id = c.id), '[]'::json) AS labels,
  (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'closed' AND dim = 'channel' AND queue <> 'Observação') AS total
 FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message, created_at,
-   updated_at, contact_id
+   updated_at, contact_id, waiting_since, last_customer_at
  FROM chats WHERE account_id = $2 AND status = 'closed' AND queue <> 'Observação' ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0) AS c
 JOIN contacts ct ON ct.id = c.contact_id
 ORDER BY c.created_at DESC, c.id DESC;
@@ -326,13 +336,16 @@ ORDER BY c.created_at DESC, c.id DESC;
 SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'closed' AND dim = 'channel' AND queue <> 'Observação') AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $3 AND revoked_at IS NULL) AS key_active,
  coalesce('[' || string_agg(row_to_json(j)::text, ',' ORDER BY c.created_at DESC, c.id DESC) || ']', '[]') AS chats
 FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message, created_at,
-   updated_at, contact_id
+   updated_at, contact_id, waiting_since, last_customer_at
  FROM chats WHERE account_id = $2 AND status = 'closed' AND queue <> 'Observação' ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0) AS c
 JOIN contacts ct ON ct.id = c.contact_id,
 LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id AS "teamId", c.user_id AS "userId",
    json_build_object('id', ct.id, 'name', coalesce(ct.name, ct.value), 'value', ct.value) AS contact,
    c.unread_messages AS "unreadMessages", CASE WHEN jsonb_typeof(c.last_message) = 'object' THEN c.last_message END AS "lastMessage",
-   to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(c.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt") AS j;
+   to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(c.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
+   coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
+    ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
+    WHERE cl.chat_id = c.id), '[]'::json) AS labels) AS j;
 
 -- count: closed
 SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'closed' AND dim = 'channel' AND queue <> 'Observação') AS total;
@@ -340,10 +353,12 @@ SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 
 -- listPage, first page of 20: a queue
 SELECT c.id, c.channel_id, c.team_id, c.user_id, c.status, c.queue, c.unread_messages,
  c.last_message, c.created_at, c.updated_at, c.contact_id, ct.name AS contact_name, ct.value AS contact_value,
- ct.last_inbound_at AS contact_last_inbound_at,
+ ct.last_inbound_at AS contact_last_inbound_at, ct.customer_id, coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
+    ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
+    WHERE cl.chat_id = c.id), '[]'::json) AS labels,
  (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'channel' AND queue = $2) AS total
 FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message, created_at,
-   updated_at, contact_id
+   updated_at, contact_id, waiting_since, last_customer_at
  FROM chats WHERE account_id = $3 AND status = 'open' AND queue = $4 ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0) AS c
 JOIN contacts ct ON ct.id = c.contact_id
 ORDER BY c.created_at DESC, c.id DESC;
@@ -352,13 +367,16 @@ ORDER BY c.created_at DESC, c.id DESC;
 SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'channel' AND queue = $2) AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $5 AND revoked_at IS NULL) AS key_active,
  coalesce('[' || string_agg(row_to_json(j)::text, ',' ORDER BY c.created_at DESC, c.id DESC) || ']', '[]') AS chats
 FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message, created_at,
-   updated_at, contact_id
+   updated_at, contact_id, waiting_since, last_customer_at
  FROM chats WHERE account_id = $3 AND status = 'open' AND queue = $4 ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0) AS c
 JOIN contacts ct ON ct.id = c.contact_id,
 LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id AS "teamId", c.user_id AS "userId",
    json_build_object('id', ct.id, 'name', coalesce(ct.name, ct.value), 'value', ct.value) AS contact,
    c.unread_messages AS "unreadMessages", CASE WHEN jsonb_typeof(c.last_message) = 'object' THEN c.last_message END AS "lastMessage",
-   to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(c.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt") AS j;
+   to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(c.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
+   coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
+    ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
+    WHERE cl.chat_id = c.id), '[]'::json) AS labels) AS j;
 
 -- count: a queue
 SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'channel' AND queue = $2) AS total;
@@ -366,10 +384,12 @@ SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 
 -- listPage, first page of 20: a channel
 SELECT c.id, c.channel_id, c.team_id, c.user_id, c.status, c.queue, c.unread_messages,
  c.last_message, c.created_at, c.updated_at, c.contact_id, ct.name AS contact_name, ct.value AS contact_value,
- ct.last_inbound_at AS contact_last_inbound_at,
+ ct.last_inbound_at AS contact_last_inbound_at, ct.customer_id, coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
+    ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
+    WHERE cl.chat_id = c.id), '[]'::json) AS labels,
  (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'channel' AND value = $2 AND queue <> 'Observação') AS total
 FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message, created_at,
-   updated_at, contact_id
+   updated_at, contact_id, waiting_since, last_customer_at
  FROM chats WHERE account_id = $3 AND status = 'open' AND queue <> 'Observação' AND channel_id = $4 ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0) AS c
 JOIN contacts ct ON ct.id = c.contact_id
 ORDER BY c.created_at DESC, c.id DESC;
@@ -378,13 +398,16 @@ ORDER BY c.created_at DESC, c.id DESC;
 SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'channel' AND value = $2 AND queue <> 'Observação') AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $5 AND revoked_at IS NULL) AS key_active,
  coalesce('[' || string_agg(row_to_json(j)::text, ',' ORDER BY c.created_at DESC, c.id DESC) || ']', '[]') AS chats
 FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message, created_at,
-   updated_at, contact_id
+   updated_at, contact_id, waiting_since, last_customer_at
  FROM chats WHERE account_id = $3 AND status = 'open' AND queue <> 'Observação' AND channel_id = $4 ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0) AS c
 JOIN contacts ct ON ct.id = c.contact_id,
 LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id AS "teamId", c.user_id AS "userId",
    json_build_object('id', ct.id, 'name', coalesce(ct.name, ct.value), 'value', ct.value) AS contact,
    c.unread_messages AS "unreadMessages", CASE WHEN jsonb_typeof(c.last_message) = 'object' THEN c.last_message END AS "lastMessage",
-   to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(c.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt") AS j;
+   to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(c.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
+   coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
+    ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
+    WHERE cl.chat_id = c.id), '[]'::json) AS labels) AS j;
 
 -- count: a channel
 SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'channel' AND value = $2 AND queue <> 'Observação') AS total;
@@ -392,10 +415,12 @@ SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 
 -- listPage, first page of 20: an API key's channels
 SELECT c.id, c.channel_id, c.team_id, c.user_id, c.status, c.queue, c.unread_messages,
  c.last_message, c.created_at, c.updated_at, c.contact_id, ct.name AS contact_name, ct.value AS contact_value,
- ct.last_inbound_at AS contact_last_inbound_at,
+ ct.last_inbound_at AS contact_last_inbound_at, ct.customer_id, coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
+    ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
+    WHERE cl.chat_id = c.id), '[]'::json) AS labels,
  (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'channel' AND value = ANY($2::text[]) AND queue <> 'Observação') AS total
 FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message, created_at,
-   updated_at, contact_id
+   updated_at, contact_id, waiting_since, last_customer_at
  FROM chats WHERE account_id = $3 AND status = 'open' AND queue <> 'Observação' AND channel_id = ANY($4::text[]) ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0) AS c
 JOIN contacts ct ON ct.id = c.contact_id
 ORDER BY c.created_at DESC, c.id DESC;
@@ -404,13 +429,16 @@ ORDER BY c.created_at DESC, c.id DESC;
 SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'channel' AND value = ANY($2::text[]) AND queue <> 'Observação') AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $5 AND revoked_at IS NULL) AS key_active,
  coalesce('[' || string_agg(row_to_json(j)::text, ',' ORDER BY c.created_at DESC, c.id DESC) || ']', '[]') AS chats
 FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message, created_at,
-   updated_at, contact_id
+   updated_at, contact_id, waiting_since, last_customer_at
  FROM chats WHERE account_id = $3 AND status = 'open' AND queue <> 'Observação' AND channel_id = ANY($4::text[]) ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0) AS c
 JOIN contacts ct ON ct.id = c.contact_id,
 LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id AS "teamId", c.user_id AS "userId",
    json_build_object('id', ct.id, 'name', coalesce(ct.name, ct.value), 'value', ct.value) AS contact,
    c.unread_messages AS "unreadMessages", CASE WHEN jsonb_typeof(c.last_message) = 'object' THEN c.last_message END AS "lastMessage",
-   to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(c.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt") AS j;
+   to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(c.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
+   coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
+    ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
+    WHERE cl.chat_id = c.id), '[]'::json) AS labels) AS j;
 
 -- count: an API key's channels
 SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'channel' AND value = ANY($2::text[]) AND queue <> 'Observação') AS total;
@@ -418,10 +446,12 @@ SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 
 -- listPage, first page of 20: a channel among an API key's
 SELECT c.id, c.channel_id, c.team_id, c.user_id, c.status, c.queue, c.unread_messages,
  c.last_message, c.created_at, c.updated_at, c.contact_id, ct.name AS contact_name, ct.value AS contact_value,
- ct.last_inbound_at AS contact_last_inbound_at,
+ ct.last_inbound_at AS contact_last_inbound_at, ct.customer_id, coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
+    ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
+    WHERE cl.chat_id = c.id), '[]'::json) AS labels,
  (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'channel' AND value = $2 AND queue <> 'Observação') AS total
 FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message, created_at,
-   updated_at, contact_id
+   updated_at, contact_id, waiting_since, last_customer_at
  FROM chats WHERE account_id = $3 AND status = 'open' AND queue <> 'Observação' AND channel_id = $4 AND channel_id = ANY($5::text[]) ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0) AS c
 JOIN contacts ct ON ct.id = c.contact_id
 ORDER BY c.created_at DESC, c.id DESC;
@@ -430,13 +460,16 @@ ORDER BY c.created_at DESC, c.id DESC;
 SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'channel' AND value = $2 AND queue <> 'Observação') AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $6 AND revoked_at IS NULL) AS key_active,
  coalesce('[' || string_agg(row_to_json(j)::text, ',' ORDER BY c.created_at DESC, c.id DESC) || ']', '[]') AS chats
 FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message, created_at,
-   updated_at, contact_id
+   updated_at, contact_id, waiting_since, last_customer_at
  FROM chats WHERE account_id = $3 AND status = 'open' AND queue <> 'Observação' AND channel_id = $4 AND channel_id = ANY($5::text[]) ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0) AS c
 JOIN contacts ct ON ct.id = c.contact_id,
 LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id AS "teamId", c.user_id AS "userId",
    json_build_object('id', ct.id, 'name', coalesce(ct.name, ct.value), 'value', ct.value) AS contact,
    c.unread_messages AS "unreadMessages", CASE WHEN jsonb_typeof(c.last_message) = 'object' THEN c.last_message END AS "lastMessage",
-   to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(c.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt") AS j;
+   to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(c.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
+   coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
+    ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
+    WHERE cl.chat_id = c.id), '[]'::json) AS labels) AS j;
 
 -- count: a channel among an API key's
 SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'channel' AND value = $2 AND queue <> 'Observação') AS total;
@@ -444,10 +477,12 @@ SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 
 -- listPage, first page of 20: a team
 SELECT c.id, c.channel_id, c.team_id, c.user_id, c.status, c.queue, c.unread_messages,
  c.last_message, c.created_at, c.updated_at, c.contact_id, ct.name AS contact_name, ct.value AS contact_value,
- ct.last_inbound_at AS contact_last_inbound_at,
+ ct.last_inbound_at AS contact_last_inbound_at, ct.customer_id, coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
+    ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
+    WHERE cl.chat_id = c.id), '[]'::json) AS labels,
  (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'team' AND value = $2 AND queue <> 'Observação') AS total
 FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message, created_at,
-   updated_at, contact_id
+   updated_at, contact_id, waiting_since, last_customer_at
  FROM chats WHERE account_id = $3 AND status = 'open' AND queue <> 'Observação' AND team_id = $4 ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0) AS c
 JOIN contacts ct ON ct.id = c.contact_id
 ORDER BY c.created_at DESC, c.id DESC;
@@ -456,13 +491,16 @@ ORDER BY c.created_at DESC, c.id DESC;
 SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'team' AND value = $2 AND queue <> 'Observação') AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $5 AND revoked_at IS NULL) AS key_active,
  coalesce('[' || string_agg(row_to_json(j)::text, ',' ORDER BY c.created_at DESC, c.id DESC) || ']', '[]') AS chats
 FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message, created_at,
-   updated_at, contact_id
+   updated_at, contact_id, waiting_since, last_customer_at
  FROM chats WHERE account_id = $3 AND status = 'open' AND queue <> 'Observação' AND team_id = $4 ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0) AS c
 JOIN contacts ct ON ct.id = c.contact_id,
 LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id AS "teamId", c.user_id AS "userId",
    json_build_object('id', ct.id, 'name', coalesce(ct.name, ct.value), 'value', ct.value) AS contact,
    c.unread_messages AS "unreadMessages", CASE WHEN jsonb_typeof(c.last_message) = 'object' THEN c.last_message END AS "lastMessage",
-   to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(c.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt") AS j;
+   to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(c.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
+   coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
+    ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
+    WHERE cl.chat_id = c.id), '[]'::json) AS labels) AS j;
 
 -- count: a team
 SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'team' AND value = $2 AND queue <> 'Observação') AS total;
@@ -470,10 +508,12 @@ SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 
 -- listPage, first page of 20: an attendant
 SELECT c.id, c.channel_id, c.team_id, c.user_id, c.status, c.queue, c.unread_messages,
  c.last_message, c.created_at, c.updated_at, c.contact_id, ct.name AS contact_name, ct.value AS contact_value,
- ct.last_inbound_at AS contact_last_inbound_at,
+ ct.last_inbound_at AS contact_last_inbound_at, ct.customer_id, coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
+    ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
+    WHERE cl.chat_id = c.id), '[]'::json) AS labels,
  (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'user' AND value = $2 AND queue <> 'Observação') AS total
 FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message, created_at,
-   updated_at, contact_id
+   updated_at, contact_id, waiting_since, last_customer_at
  FROM chats WHERE account_id = $3 AND status = 'open' AND queue <> 'Observação' AND user_id = $4 ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0) AS c
 JOIN contacts ct ON ct.id = c.contact_id
 ORDER BY c.created_at DESC, c.id DESC;
@@ -482,13 +522,16 @@ ORDER BY c.created_at DESC, c.id DESC;
 SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'user' AND value = $2 AND queue <> 'Observação') AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $5 AND revoked_at IS NULL) AS key_active,
  coalesce('[' || string_agg(row_to_json(j)::text, ',' ORDER BY c.created_at DESC, c.id DESC) || ']', '[]') AS chats
 FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message, created_at,
-   updated_at, contact_id
+   updated_at, contact_id, waiting_since, last_customer_at
  FROM chats WHERE account_id = $3 AND status = 'open' AND queue <> 'Observação' AND user_id = $4 ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0) AS c
 JOIN contacts ct ON ct.id = c.contact_id,
 LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id AS "teamId", c.user_id AS "userId",
    json_build_object('id', ct.id, 'name', coalesce(ct.name, ct.value), 'value', ct.value) AS contact,
    c.unread_messages AS "unreadMessages", CASE WHEN jsonb_typeof(c.last_message) = 'object' THEN c.last_message END AS "lastMessage",
-   to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(c.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt") AS j;
+   to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(c.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
+   coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
+    ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
+    WHERE cl.chat_id = c.id), '[]'::json) AS labels) AS j;
 
 -- count: an attendant
 SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'user' AND value = $2 AND queue <> 'Observação') AS total;
@@ -496,10 +539,12 @@ SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 
 -- listPage, first page of 20: a team and an attendant
 SELECT c.id, c.channel_id, c.team_id, c.user_id, c.status, c.queue, c.unread_messages,
  c.last_message, c.created_at, c.updated_at, c.contact_id, ct.name AS contact_name, ct.value AS contact_value,
- ct.last_inbound_at AS contact_last_inbound_at,
+ ct.last_inbound_at AS contact_last_inbound_at, ct.customer_id, coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
+    ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
+    WHERE cl.chat_id = c.id), '[]'::json) AS labels,
  (SELECT coalesce(sum(n), 0)::int8 FROM chat_counts WHERE account_id = $1 AND status = 'open' AND queue <> 'Observação' AND team_id = $2 AND user_id = $3) AS total
 FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message, created_at,
-   updated_at, contact_id
+   updated_at, contact_id, waiting_since, last_customer_at
  FROM chats WHERE account_id = $4 AND status = 'open' AND queue <> 'Observação' AND team_id = $5 AND user_id = $6 ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0) AS c
 JOIN contacts ct ON ct.id = c.contact_id
 ORDER BY c.created_at DESC, c.id DESC;
@@ -508,13 +553,16 @@ ORDER BY c.created_at DESC, c.id DESC;
 SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_counts WHERE account_id = $1 AND status = 'open' AND queue <> 'Observação' AND team_id = $2 AND user_id = $3) AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $7 AND revoked_at IS NULL) AS key_active,
  coalesce('[' || string_agg(row_to_json(j)::text, ',' ORDER BY c.created_at DESC, c.id DESC) || ']', '[]') AS chats
 FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message, created_at,
-   updated_at, contact_id
+   updated_at, contact_id, waiting_since, last_customer_at
  FROM chats WHERE account_id = $4 AND status = 'open' AND queue <> 'Observação' AND team_id = $5 AND user_id = $6 ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0) AS c
 JOIN contacts ct ON ct.id = c.contact_id,
 LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id AS "teamId", c.user_id AS "userId",
    json_build_object('id', ct.id, 'name', coalesce(ct.name, ct.value), 'value', ct.value) AS contact,
    c.unread_messages AS "unreadMessages", CASE WHEN jsonb_typeof(c.last_message) = 'object' THEN c.last_message END AS "lastMessage",
-   to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(c.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt") AS j;
+   to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(c.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
+   coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
+    ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
+    WHERE cl.chat_id = c.id), '[]'::json) AS labels) AS j;
 
 -- count: a team and an attendant
 SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_counts WHERE account_id = $1 AND status = 'open' AND queue <> 'Observação' AND team_id = $2 AND user_id = $3) AS total;
@@ -522,10 +570,12 @@ SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_counts WHERE account_id = $1 
 -- listPage, first page of 20: an agent's visibility
 SELECT c.id, c.channel_id, c.team_id, c.user_id, c.status, c.queue, c.unread_messages,
  c.last_message, c.created_at, c.updated_at, c.contact_id, ct.name AS contact_name, ct.value AS contact_value,
- ct.last_inbound_at AS contact_last_inbound_at,
+ ct.last_inbound_at AS contact_last_inbound_at, ct.customer_id, coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
+    ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
+    WHERE cl.chat_id = c.id), '[]'::json) AS labels,
  (SELECT coalesce(sum(n), 0)::int8 FROM chat_counts WHERE account_id = $1 AND status = 'open' AND queue <> 'Observação' AND (team_id = ANY($2::text[]) OR user_id = $3)) AS total
 FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message, created_at,
-   updated_at, contact_id
+   updated_at, contact_id, waiting_since, last_customer_at
  FROM chats WHERE account_id = $4 AND status = 'open' AND queue <> 'Observação' AND (team_id = ANY($5::text[]) OR user_id = $6) ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0) AS c
 JOIN contacts ct ON ct.id = c.contact_id
 ORDER BY c.created_at DESC, c.id DESC;
@@ -534,13 +584,16 @@ ORDER BY c.created_at DESC, c.id DESC;
 SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_counts WHERE account_id = $1 AND status = 'open' AND queue <> 'Observação' AND (team_id = ANY($2::text[]) OR user_id = $3)) AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $7 AND revoked_at IS NULL) AS key_active,
  coalesce('[' || string_agg(row_to_json(j)::text, ',' ORDER BY c.created_at DESC, c.id DESC) || ']', '[]') AS chats
 FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message, created_at,
-   updated_at, contact_id
+   updated_at, contact_id, waiting_since, last_customer_at
  FROM chats WHERE account_id = $4 AND status = 'open' AND queue <> 'Observação' AND (team_id = ANY($5::text[]) OR user_id = $6) ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0) AS c
 JOIN contacts ct ON ct.id = c.contact_id,
 LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id AS "teamId", c.user_id AS "userId",
    json_build_object('id', ct.id, 'name', coalesce(ct.name, ct.value), 'value', ct.value) AS contact,
    c.unread_messages AS "unreadMessages", CASE WHEN jsonb_typeof(c.last_message) = 'object' THEN c.last_message END AS "lastMessage",
-   to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(c.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt") AS j;
+   to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(c.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
+   coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
+    ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
+    WHERE cl.chat_id = c.id), '[]'::json) AS labels) AS j;
 
 -- count: an agent's visibility
 SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_counts WHERE account_id = $1 AND status = 'open' AND queue <> 'Observação' AND (team_id = ANY($2::text[]) OR user_id = $3)) AS total;
@@ -548,10 +601,12 @@ SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_counts WHERE account_id = $1 
 -- listPage, first page of 20: a search by number
 SELECT c.id, c.channel_id, c.team_id, c.user_id, c.status, c.queue, c.unread_messages,
  c.last_message, c.created_at, c.updated_at, c.contact_id, ct.name AS contact_name, ct.value AS contact_value,
- ct.last_inbound_at AS contact_last_inbound_at,
+ ct.last_inbound_at AS contact_last_inbound_at, ct.customer_id, coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
+    ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
+    WHERE cl.chat_id = c.id), '[]'::json) AS labels,
  (SELECT count(*)::int8 FROM chats WHERE account_id = $1 AND status = 'open' AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $3 AND value LIKE '%' || $2 || '%')) AS total
 FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message, created_at,
-   updated_at, contact_id
+   updated_at, contact_id, waiting_since, last_customer_at
  FROM chats WHERE account_id = $4 AND status = 'open' AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $6 AND value LIKE '%' || $5 || '%') ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0) AS c
 JOIN contacts ct ON ct.id = c.contact_id
 ORDER BY c.created_at DESC, c.id DESC;
@@ -560,13 +615,16 @@ ORDER BY c.created_at DESC, c.id DESC;
 SELECT (SELECT count(*)::int8 FROM chats WHERE account_id = $1 AND status = 'open' AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $3 AND value LIKE '%' || $2 || '%')) AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $7 AND revoked_at IS NULL) AS key_active,
  coalesce('[' || string_agg(row_to_json(j)::text, ',' ORDER BY c.created_at DESC, c.id DESC) || ']', '[]') AS chats
 FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message, created_at,
-   updated_at, contact_id
+   updated_at, contact_id, waiting_since, last_customer_at
  FROM chats WHERE account_id = $4 AND status = 'open' AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $6 AND value LIKE '%' || $5 || '%') ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0) AS c
 JOIN contacts ct ON ct.id = c.contact_id,
 LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id AS "teamId", c.user_id AS "userId",
    json_build_object('id', ct.id, 'name', coalesce(ct.name, ct.value), 'value', ct.value) AS contact,
    c.unread_messages AS "unreadMessages", CASE WHEN jsonb_typeof(c.last_message) = 'object' THEN c.last_message END AS "lastMessage",
-   to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(c.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt") AS j;
+   to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(c.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
+   coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
+    ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
+    WHERE cl.chat_id = c.id), '[]'::json) AS labels) AS j;
 
 -- count: a search by number
 SELECT (SELECT count(*)::int8 FROM chats WHERE account_id = $1 AND status = 'open' AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $3 AND value LIKE '%' || $2 || '%')) AS total;
@@ -574,10 +632,12 @@ SELECT (SELECT count(*)::int8 FROM chats WHERE account_id = $1 AND status = 'ope
 -- listPage, first page of 20: a search by name
 SELECT c.id, c.channel_id, c.team_id, c.user_id, c.status, c.queue, c.unread_messages,
  c.last_message, c.created_at, c.updated_at, c.contact_id, ct.name AS contact_name, ct.value AS contact_value,
- ct.last_inbound_at AS contact_last_inbound_at,
+ ct.last_inbound_at AS contact_last_inbound_at, ct.customer_id, coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
+    ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
+    WHERE cl.chat_id = c.id), '[]'::json) AS labels,
  (SELECT count(*)::int8 FROM chats WHERE account_id = $1 AND status = 'open' AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $3 AND (search_fold(name) LIKE '%' || search_fold($2) || '%' OR value LIKE '%' || search_fold($2) || '%'))) AS total
 FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message, created_at,
-   updated_at, contact_id
+   updated_at, contact_id, waiting_since, last_customer_at
  FROM chats WHERE account_id = $4 AND status = 'open' AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $6 AND (search_fold(name) LIKE '%' || search_fold($5) || '%' OR value LIKE '%' || search_fold($5) || '%')) ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0) AS c
 JOIN contacts ct ON ct.id = c.contact_id
 ORDER BY c.created_at DESC, c.id DESC;
@@ -586,13 +646,16 @@ ORDER BY c.created_at DESC, c.id DESC;
 SELECT (SELECT count(*)::int8 FROM chats WHERE account_id = $1 AND status = 'open' AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $3 AND (search_fold(name) LIKE '%' || search_fold($2) || '%' OR value LIKE '%' || search_fold($2) || '%'))) AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $7 AND revoked_at IS NULL) AS key_active,
  coalesce('[' || string_agg(row_to_json(j)::text, ',' ORDER BY c.created_at DESC, c.id DESC) || ']', '[]') AS chats
 FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message, created_at,
-   updated_at, contact_id
+   updated_at, contact_id, waiting_since, last_customer_at
  FROM chats WHERE account_id = $4 AND status = 'open' AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $6 AND (search_fold(name) LIKE '%' || search_fold($5) || '%' OR value LIKE '%' || search_fold($5) || '%')) ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0) AS c
 JOIN contacts ct ON ct.id = c.contact_id,
 LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id AS "teamId", c.user_id AS "userId",
    json_build_object('id', ct.id, 'name', coalesce(ct.name, ct.value), 'value', ct.value) AS contact,
    c.unread_messages AS "unreadMessages", CASE WHEN jsonb_typeof(c.last_message) = 'object' THEN c.last_message END AS "lastMessage",
-   to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(c.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt") AS j;
+   to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(c.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
+   coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
+    ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
+    WHERE cl.chat_id = c.id), '[]'::json) AS labels) AS j;
 
 -- count: a search by name
 SELECT (SELECT count(*)::int8 FROM chats WHERE account_id = $1 AND status = 'open' AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $3 AND (search_fold(name) LIKE '%' || search_fold($2) || '%' OR value LIKE '%' || search_fold($2) || '%'))) AS total;

@@ -736,8 +736,6 @@ describe('admin API', () => {
         labels: [],
         // A sandbox customer opens the 24-hour window as a WhatsApp one does.
         window: { open: true, expiresAt: new Date(Date.parse(lastAt) + 24 * 3600 * 1000).toISOString() },
-        // A new number is a customer of its own, with the contact's id.
-        customerId: contact.id,
       });
 
       const second = await inbound(channel, { from: '5511987654321', text: 'Tudo bem?' });

@@ -383,7 +383,6 @@ describe('WhatsApp Cloud channels and inbound webhooks', () => {
             Date.parse(String((view.lastMessage as { createdAt: unknown }).createdAt)) + 24 * 3600 * 1000,
           ).toISOString(),
         },
-        customerId: opened.contact_id,
       });
       assert.deepEqual(await contact(opened.contact_id), {
         value: '5511987654321',
