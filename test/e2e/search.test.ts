@@ -44,6 +44,11 @@ describe('search and history', () => {
     await e2e.inbound(other.id, '5511987652002', 'Minha fatura não chegou', 'Otávio');
     // Helena comes back on the site's chat: a new conversation, with the first one as history.
     newChat = await e2e.inbound(site.id, phone, 'Voltei, ainda sobre a fatura', 'Helena Prado');
+    const urgent = await e2e.admin.api.ok<{ id: string }>('POST', '/api/labels', {
+      name: 'Urgente',
+      color: '#e11d48',
+    });
+    await e2e.admin.api.ok('PUT', `/api/chats/${newChat}/labels/${urgent.id}`);
   });
   after(async () => {
     await e2e?.close();
@@ -87,6 +92,20 @@ describe('search and history', () => {
     await page.getByRole('button', { name: 'Carregar mensagens mais novas' }).click();
     await page.locator('.messages .msg', { hasText: 'Vou corrigir, Helena' }).waitFor();
     await e2e.screenshot(page, 'search-opened-at-message');
+
+    // The label filter: only the conversations that carry it.
+    await box.fill('fatura');
+    const list = '.search-list[data-kind="messages"] .search-item';
+    await page.locator(`${list}[data-chat-id="${newChat}"]`).waitFor();
+    await page.locator(`${list}[data-chat-id="${closedChat}"]`).waitFor();
+    const labelFilter = page.getByLabel('Etiqueta', { exact: true });
+    await labelFilter.selectOption({ label: 'Urgente' });
+    // Written as a string: it runs in the page.
+    await page.waitForFunction(`(() => {
+      const items = [...document.querySelectorAll('${list}')];
+      return items.length === 1 && items[0].getAttribute('data-chat-id') === '${newChat}';
+    })()`);
+    await labelFilter.selectOption('');
 
     // Contacts tab, by keyboard: ← → between the kinds.
     await page.locator('#search-tab-messages').focus();

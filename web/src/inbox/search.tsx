@@ -11,7 +11,7 @@ import type {
   MessageSearchPage,
 } from '../models';
 import { Link } from '../router';
-import { useDirectory } from '../session';
+import { useDirectory, useLabels } from '../session';
 import { useShortTime } from './format';
 
 // The inbox's search box: messages by their words, contacts and conversations by the customer, with
@@ -27,6 +27,7 @@ export interface SearchState {
   channelId: string;
   teamId: string;
   userId: string;
+  labelId: string;
   since: string;
   until: string;
 }
@@ -37,6 +38,7 @@ export const NO_SEARCH: SearchState = {
   channelId: '',
   teamId: '',
   userId: '',
+  labelId: '',
   since: '',
   until: '',
 };
@@ -126,6 +128,7 @@ export function SearchResults(props: {
             channelId: search.channelId,
             teamId: search.teamId,
             userId: search.userId,
+            labelId: search.labelId,
             since: search.since ? new Date(`${search.since}T00:00:00`).toISOString() : '',
             until: search.until ? new Date(`${search.until}T23:59:59.999`).toISOString() : '',
             page,
@@ -230,13 +233,14 @@ export function SearchResults(props: {
   );
 }
 
-/** Channel, team, attendant and a date range. */
+/** Channel, team, attendant, label and a date range. */
 function SearchFilters(props: { search: SearchState; onChange: (s: SearchState) => void }) {
   const { t } = useI18n();
   const { teams, channels, users } = useDirectory();
+  const { labels } = useLabels();
   const { search, onChange } = props;
   const select = (
-    field: 'channelId' | 'teamId' | 'userId',
+    field: 'channelId' | 'teamId' | 'userId' | 'labelId',
     label: MessageKey,
     any: MessageKey,
     options: { id: string; name: string }[],
@@ -264,6 +268,7 @@ function SearchFilters(props: { search: SearchState; onChange: (s: SearchState) 
         {select('channelId', 'allOpen.channel', 'allOpen.anyChannel', channels)}
         {select('teamId', 'allOpen.team', 'allOpen.anyTeam', teams)}
         {select('userId', 'search.agent', 'search.anyAgent', users)}
+        {select('labelId', 'views.label', 'views.anyLabel', labels)}
       </div>
       <div className="all-open-selects">
         <label>
