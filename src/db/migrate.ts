@@ -28,6 +28,8 @@ import * as m026 from './migrations/026_media_blob_chunks.js';
 import * as m027 from './migrations/027_customers.js';
 import * as m028 from './migrations/028_labels.js';
 import * as m041 from './migrations/041_canned_responses.js';
+import * as m045 from './migrations/045_notification_preferences.js';
+import * as m046 from './migrations/046_typing_indicators.js';
 
 /** Versioned migrations, in order. Names are permanent: never rename or edit one that has shipped. */
 const migrations: Record<string, Migration> = {
@@ -60,6 +62,8 @@ const migrations: Record<string, Migration> = {
   '027_customers': m027,
   '028_labels': m028,
   '041_canned_responses': m041,
+  '045_notification_preferences': m045,
+  '046_typing_indicators': m046,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -21,10 +21,11 @@ import type { GatewayRepo } from './gateway.repo.js';
 import { guardRecovery, recoveryOptions, redisAdapter, type RedisAdapter } from './adapter.js';
 import { evictStaleWatchers } from './eviction.js';
 import { originAllowed, type OriginPolicy } from './origins.js';
-import { mayRecover, revokeLostAccess, type Identity } from './revoke.js';
+import { installPresence, type PresenceData, type PresenceServices } from './presence.js';
+import { mayRecover, revokeLostAccess } from './revoke.js';
 
 /** What the gateway uses of the services (built in src/services.ts). */
-export interface GatewayServices {
+export interface GatewayServices extends PresenceServices {
   auth: Pick<AuthService, 'session'>;
   gatewayAccess: GatewayAccess;
   gatewayRepo: GatewayRepo;
@@ -33,9 +34,7 @@ export interface GatewayServices {
 }
 
 /** What a connection carries (restored with the session on recovery, so plain data only). */
-export interface SocketData {
-  user: Identity | null;
-}
+export type SocketData = PresenceData;
 
 /** Longest delay setTimeout takes; a later expiry is waited for in steps. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -297,15 +296,34 @@ export function installGateway(io: GatewayServer, services: GatewayServices, log
       return { watching, refused: ids.filter((id) => !visible.has(id)) };
     });
 
+    const presence = installPresence(io, socket, on, services, logger);
+
     on('user_start_attendance', async (actor, chatId) => {
       if (typeof chatId !== 'string') return 'invalid_argument';
       if (!isObjectId(chatId) || !(await access.chatsFor(actor, [chatId])).has(chatId)) return 'not_found';
       // One conversation open at a time.
       const target = room.attendance(chatId);
+      const changed = [chatId];
       for (const r of [...socket.rooms])
-        if (r.startsWith('attendance:') && r !== target) await socket.leave(r);
+        if ((r.startsWith('attendance:') || r.startsWith('presence:')) && !r.endsWith(`:${chatId}`)) {
+          await socket.leave(r);
+          if (r.startsWith('attendance:')) changed.push(r.slice('attendance:'.length));
+        }
+      const already = socket.rooms.has(target);
       await socket.join(target);
+      presence.changed(already ? changed.slice(1) : changed);
       return { chatId };
+    });
+
+    on('user_stop_attendance', async () => {
+      const left: string[] = [];
+      for (const r of [...socket.rooms])
+        if (r.startsWith('attendance:') || r.startsWith('presence:')) {
+          await socket.leave(r);
+          if (r.startsWith('attendance:')) left.push(r.slice('attendance:'.length));
+        }
+      presence.changed(left);
+      return { left };
     });
 
     void sendReady(io, socket, services).catch((err: unknown) =>
