@@ -142,9 +142,10 @@ export function installPresence(
     typingTimer.unref();
     // A renewal changes nothing others see.
     if (before !== chatId) publish(before ? [before, chatId] : [chatId]);
-    // A private note is not a reply: the customer is not told.
+    // A private note is not a reply: the customer is not told. Answered once decided, so a client
+    // (and a test) knows the indicator's claim is settled.
     if (a.note !== true) {
-      services.typingIndicator
+      await services.typingIndicator
         .agentTyping(actor, chatId)
         .catch((err: unknown) => logger.warn({ err, chatId }, 'typing indicator not queued'));
     }
