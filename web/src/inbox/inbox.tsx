@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
+import { useAlerts } from '../alerts/alerts';
 import { Avatar } from '../components';
 import { summaryLabel, useI18n } from '../i18n';
 import { Link } from '../router';
@@ -8,6 +9,7 @@ import { AllOpenFilters, NO_FILTER } from './all-open';
 import { activityOf, type AllOpenFilter, type ListName } from './chat-state';
 import { Conversation } from './conversation';
 import { useShortTime } from './format';
+import { useInboxKeys } from './inbox-keys';
 import { useInboxLists } from './use-inbox';
 
 /** The agent's two lists, and for supervisors and admins every open conversation. */
@@ -37,14 +39,19 @@ export function Inbox(props: { path: string }) {
     openListBefore.current = openList;
   }, [openList, openId]);
 
-  // The tab's title counts the waiting conversations, for an agent working in another tab.
+  // The tab's title counts the waiting conversations and the agent's own with unread messages, for
+  // an agent working in another tab (with the unread notifications: alerts.tsx).
+  const { setInboxCounts, showing } = useAlerts();
   const waitingCount = lists.waiting.length;
+  const unreadCount = lists.mine.filter((c) => c.unreadMessages > 0).length;
   useEffect(() => {
-    document.title = waitingCount > 0 ? `(${waitingCount}) ${t('app.name')}` : t('app.name');
-    return () => {
-      document.title = t('app.name');
-    };
-  }, [waitingCount, t]);
+    setInboxCounts({ waiting: waitingCount, unread: unreadCount });
+  }, [waitingCount, unreadCount, setInboxCounts]);
+  useEffect(() => () => setInboxCounts(null), [setInboxCounts]);
+  useEffect(() => {
+    showing(openId);
+    return () => showing(null);
+  }, [openId, showing]);
 
   const tabs: { id: Tab; label: string; chats: Chat[]; empty: string }[] = [
     { id: 'waiting', label: t('inbox.waiting'), chats: lists.waiting, empty: t('inbox.empty.waiting') },
@@ -60,6 +67,7 @@ export function Inbox(props: { path: string }) {
     document.getElementById(`tab-${next}`)?.focus();
   };
   const active = tabs.find((x) => x.id === tab) ?? tabs[0]!;
+  useInboxKeys(active.chats, openId, lists);
   const isAll = active.id === 'all';
   const loading = isAll ? lists.allLoading && active.chats.length === 0 : lists.loading;
   const failed = isAll ? lists.allError : lists.error;
