@@ -301,27 +301,14 @@ export function installGateway(io: GatewayServer, services: GatewayServices, log
     on('user_start_attendance', async (actor, chatId) => {
       if (typeof chatId !== 'string') return 'invalid_argument';
       if (!isObjectId(chatId) || !(await access.chatsFor(actor, [chatId])).has(chatId)) return 'not_found';
-      // One conversation open at a time.
-      const target = room.attendance(chatId);
-      const changed = [chatId];
-      for (const r of [...socket.rooms])
-        if ((r.startsWith('attendance:') || r.startsWith('presence:')) && !r.endsWith(`:${chatId}`)) {
-          await socket.leave(r);
-          if (r.startsWith('attendance:')) changed.push(r.slice('attendance:'.length));
-        }
-      const already = socket.rooms.has(target);
-      await socket.join(target);
-      presence.changed(already ? changed.slice(1) : changed);
+      // One conversation open at a time; leaving one leaves its presence too.
+      presence.changed(await leaveConversations(socket, chatId));
+      await socket.join(room.attendance(chatId));
       return { chatId };
     });
 
     on('user_stop_attendance', async () => {
-      const left: string[] = [];
-      for (const r of [...socket.rooms])
-        if (r.startsWith('attendance:') || r.startsWith('presence:')) {
-          await socket.leave(r);
-          if (r.startsWith('attendance:')) left.push(r.slice('attendance:'.length));
-        }
+      const left = await leaveConversations(socket, null);
       presence.changed(left);
       return { left };
     });
@@ -345,6 +332,21 @@ async function sendReady(io: GatewayServer, socket: GatewaySocket, services: Gat
     recovered: socket.recovered,
   };
   io.to(socket.id).emit(SESSION_READY, ready);
+}
+
+/**
+ * Leaves the `attendance:` and `presence:` rooms of every conversation but `keep`; the chats whose
+ * presence it left, whose watchers must hear of it.
+ */
+async function leaveConversations(socket: GatewaySocket, keep: string | null): Promise<string[]> {
+  const presenceLeft: string[] = [];
+  for (const r of [...socket.rooms]) {
+    const [kind, id] = r.split(':', 2);
+    if ((kind !== 'attendance' && kind !== 'presence') || id === keep) continue;
+    await socket.leave(r);
+    if (kind === 'presence' && id) presenceLeft.push(id);
+  }
+  return presenceLeft;
 }
 
 function idList(arg: unknown): string[] | null {

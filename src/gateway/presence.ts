@@ -6,10 +6,11 @@ import type { UserActor } from '../access/actors.js';
 import type { Identity } from './revoke.js';
 
 /**
- * Who else is in a conversation. A connection attending a chat (`user_start_attendance`) views it;
- * while its agent types (`user_typing`) it is typing, until it says it stopped or for TYPING_TTL_MS
- * after its last signal (a closed laptop stops typing by itself). Whoever subscribes with
- * `user_watch_presence` gets the chat's viewers as `presence.update` on every change. The state lives
+ * Who else is in a conversation. A connection that watches the presence of the chat it attends
+ * (`user_start_attendance`, then `user_watch_presence`: an agent's screen of the conversation, not a
+ * client that only follows its messages) views it, and gets the chat's viewers as `presence.update` on
+ * every change; while its agent types (`user_typing`) it is typing, until it says it stopped or for
+ * TYPING_TTL_MS after its last signal (a closed laptop stops typing by itself). The state lives
  * in the connections themselves (their rooms and `data`), read through the adapter with fetchSockets,
  * so it is the same on every node and a node that dies takes its viewers with it. These packets are
  * the gateway's own: not in the event log, not sent to webhooks.
@@ -44,12 +45,12 @@ export interface PresenceServices {
   typingIndicator: { agentTyping(actor: UserActor, chatId: string): Promise<boolean> };
 }
 
-const attendedChats = (rooms: Iterable<string>) =>
-  [...rooms].filter((r) => r.startsWith('attendance:')).map((r) => r.slice('attendance:'.length));
+const watchedChats = (rooms: Iterable<string>) =>
+  [...rooms].filter((r) => r.startsWith('presence:')).map((r) => r.slice('presence:'.length));
 
 /** The chat's viewers now, one per user (typing when any of their connections is), on every node. */
 export async function viewersOf(io: PresenceServer, chatId: string): Promise<Viewer[]> {
-  const sockets = await io.in(room.attendance(chatId)).fetchSockets();
+  const sockets = await io.in(room.presence(chatId)).fetchSockets();
   const now = Date.now();
   const byUser = new Map<string, Viewer>();
   for (const s of sockets) {
@@ -79,7 +80,7 @@ export function installPresence(
   services: PresenceServices,
   logger: Logger,
 ): {
-  /** After the connection joined or left attendance rooms: tells those chats' watchers. */
+  /** After the connection left presence rooms (or its conversation): tells those chats' watchers. */
   changed(chatIds: Iterable<string>): void;
 } {
   // A recovered session comes back with its data, not its timer.
@@ -107,17 +108,29 @@ export function installPresence(
     return was;
   };
 
+  const leavePresence = async (keep: string | null) => {
+    const left: string[] = [];
+    for (const r of [...socket.rooms])
+      if (r.startsWith('presence:') && r !== keep) {
+        await socket.leave(r);
+        left.push(r.slice('presence:'.length));
+      }
+    return left;
+  };
+
   on('user_watch_presence', async (_actor, chatId) => {
     if (chatId === null) {
-      for (const r of [...socket.rooms]) if (r.startsWith('presence:')) await socket.leave(r);
+      changed(await leavePresence(null));
       return { chatId: null };
     }
     if (typeof chatId !== 'string') return 'invalid_argument';
     // Only the conversation it attends, whose access was checked when it joined.
     if (!socket.rooms.has(room.attendance(chatId))) return 'not_found';
     const target = room.presence(chatId);
-    for (const r of [...socket.rooms]) if (r.startsWith('presence:') && r !== target) await socket.leave(r);
+    const left = await leavePresence(target);
+    const joined = !socket.rooms.has(target);
     await socket.join(target);
+    changed(joined ? [...left, chatId] : left);
     return { chatId, viewers: await viewersOf(io, chatId) };
   });
 
@@ -152,19 +165,19 @@ export function installPresence(
     return { chatId, typing: true };
   });
 
-  let attended: string[] = [];
+  let watched: string[] = [];
   socket.on('disconnecting', () => {
-    attended = attendedChats(socket.rooms);
+    watched = watchedChats(socket.rooms);
     stopTyping();
   });
   // Rooms are left by now (on this node, where the adapter keeps them): the others see it.
-  socket.on('disconnect', () => publish(attended));
+  socket.on('disconnect', () => publish(watched));
 
-  return {
-    changed: (chatIds) => {
-      const typing = socket.data.typing?.chatId;
-      if (typing && !socket.rooms.has(room.attendance(typing))) stopTyping();
-      publish(chatIds);
-    },
-  };
+  /** After the connection left or joined presence rooms (or its conversation): tells their watchers. */
+  function changed(chatIds: Iterable<string>) {
+    const typing = socket.data.typing?.chatId;
+    if (typing && !socket.rooms.has(room.attendance(typing))) stopTyping();
+    publish(chatIds);
+  }
+  return { changed };
 }

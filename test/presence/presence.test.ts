@@ -67,17 +67,25 @@ describe('presence across two nodes', { skip: REDIS_URL ? false : 'needs REDIS_U
       viewers: [{ userId: admin, typing: false }],
     });
 
-    // The agent opens it on node B: the admin sees them arrive.
+    // A connection that only follows the chat's messages (an integration, the customer simulator) is
+    // no viewer.
     const onB = await open(b, f.agents[0]!.token);
     await onB.ack('user_start_attendance', chatId);
+    assert.deepEqual(await onA.ack('user_watch_presence', chatId), {
+      ok: true,
+      chatId,
+      viewers: [{ userId: admin, typing: false }],
+    });
+
+    // The agent's screen of it, on node B: the admin sees them arrive.
     const both = [
       { userId: admin, typing: false },
       { userId: agent, typing: false },
     ];
-    await presence(onA, chatId, both);
-    // And the agent, watching too, sees the admin (read on node A) in the answer.
+    // The agent sees the admin (read on node A) in the answer, and the admin sees them arrive.
     const watched = await onB.ack('user_watch_presence', chatId);
     assert.deepEqual(watched, { ok: true, chatId, viewers: sorted(both) });
+    await presence(onA, chatId, both);
 
     // The agent types; a renewal changes nothing; then stops.
     assert.deepEqual(await onB.ack('user_typing', { chatId, typing: true }), {
@@ -105,6 +113,7 @@ describe('presence across two nodes', { skip: REDIS_URL ? false : 'needs REDIS_U
     // Leaving the conversation, and a second connection of the same user counting once.
     const onA2 = await open(a, f.agents[0]!.token);
     await onA2.ack('user_start_attendance', chatId);
+    await onA2.ack('user_watch_presence', chatId);
     await onA2.ack('user_typing', { chatId, typing: true });
     await presence(onA, chatId, [
       { userId: admin, typing: false },
@@ -123,6 +132,7 @@ describe('presence across two nodes', { skip: REDIS_URL ? false : 'needs REDIS_U
     await watcher.ack('user_watch_presence', chatId);
     const typist = await open(b, f.agents[0]!.token);
     await typist.ack('user_start_attendance', chatId);
+    await typist.ack('user_watch_presence', chatId);
     await typist.ack('user_typing', { chatId, typing: true });
     await presence(watcher, chatId, [
       { userId: f.admin.userId, typing: false },
