@@ -182,6 +182,18 @@ describe('notifications, keyboard and presence', () => {
     await page.waitForURL(`**/inbox/${order[1]!}`);
     await page.keyboard.press('Alt+ArrowUp');
     await page.waitForURL(`**/inbox/${order[0]!}`);
+
+    // In English too: the palette switches the language, and `?` lists the shortcuts in it.
+    await page.keyboard.press('Control+k');
+    await page.getByRole('dialog', { name: 'Paleta de comandos' }).getByRole('combobox').fill('english');
+    await page.getByRole('option', { name: /Switch to English/ }).waitFor();
+    await page.keyboard.press('Enter');
+    await page.locator('html[lang="en"]').waitFor();
+    await page.keyboard.press('?');
+    const english = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
+    await english.getByText('End the conversation').waitFor();
+    await english.getByText('Next conversation in the list').waitFor();
+    await page.keyboard.press('Escape');
   });
 
   it('who else views and types shows in the conversation header, from another browser', async () => {
