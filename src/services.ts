@@ -45,7 +45,12 @@ import {
   CustomersService,
 } from './modules/contacts/index.js';
 import { DraftsRepo, DraftsService } from './modules/drafts/index.js';
-import { NotificationsRepo, NotificationsService } from './modules/notifications/index.js';
+import {
+  NotificationPreferencesService,
+  NotificationsRepo,
+  NotificationsService,
+  PreferencesRepo,
+} from './modules/notifications/index.js';
 import { MessagesService, MessageEvents, MessagesRepo } from './modules/messages/index.js';
 import {
   ReplySender,
@@ -59,6 +64,8 @@ import {
   InboundService,
   ReadReceiptsRepo,
   ReadReceiptsService,
+  TypingIndicatorService,
+  TypingIndicatorsRepo,
   MessageStatusRepo,
   MessageStatusService,
   InboundEventsRepo,
@@ -260,6 +267,7 @@ export function createServices(deps: {
     events,
     eventsRepo,
     notifications,
+    notificationPreferences: new NotificationPreferencesService(new PreferencesRepo(db)),
     webhooks: new WebhooksService(db, webhooksRepo, webhookEgress),
     doorbell,
     webhookDeliverer: new WebhookDeliverer(
@@ -305,6 +313,13 @@ export function createServices(deps: {
     providers,
     channelHealth,
     readReceipts,
+    typingIndicator: new TypingIndicatorService(
+      db,
+      new TypingIndicatorsRepo(db),
+      deps.jobs,
+      providers,
+      deps.logger,
+    ),
     channelKeys: new ChannelKeys(repos.channels),
     /** `atende doctor`: contacts whose messages came from more than one customer, found and split. */
     contactRepair: new ContactRepairService(

@@ -486,6 +486,24 @@ export interface DraftsTable {
   updated_at: Timestamp;
 }
 
+/** A user's notification preferences (migration 045); absent: the defaults. */
+export interface NotificationPreferencesTable {
+  user_id: string;
+  account_id: string;
+  preferences: Json<Record<string, unknown>>;
+  updated_at: Timestamp;
+}
+
+/** The last typing indicator claimed per chat (migration 046). */
+export interface TypingIndicatorsTable {
+  chat_id: string;
+  account_id: string;
+  message_id: string;
+  claimed_at: Timestamp;
+  sent_at: Date | null;
+  error: Json<ProviderErrorInfo> | null;
+}
+
 export interface WebhookSubscriptionsTable {
   id: string;
   account_id: string;
@@ -560,6 +578,8 @@ export interface Database {
   event_tail: EventTailTable;
   notifications: NotificationsTable;
   drafts: DraftsTable;
+  notification_preferences: NotificationPreferencesTable;
+  typing_indicators: TypingIndicatorsTable;
   webhook_subscriptions: WebhookSubscriptionsTable;
   webhook_deliveries: WebhookDeliveriesTable;
 }

@@ -4,6 +4,8 @@ export const room = {
   team: (id: string) => `team:${id}`,
   chat: (id: string) => `chat:${id}`,
   attendance: (chatId: string) => `attendance:${chatId}`,
+  /** Who views or types in a conversation (`presence.update`, the gateway's own, not in the log). */
+  presence: (chatId: string) => `presence:${chatId}`,
   /**
    * Every connection of a user joins this room at handshake (no event is ever sent to it), so the
    * gateway finds a user's connections on every node when their access changes.
@@ -62,7 +64,8 @@ const maybeUser = (id: string | null) => (id === null ? null : room.user(id));
 export const targets = {
   message: (chat: ChatPlace) => chatTarget(chat, [room.attendance(chat.id)]),
   chatNew: (chat: ChatPlace) => chatTarget(chat, [room.team(chat.teamId), maybeUser(chat.userId)]),
-  chatUpdate: (chat: ChatPlace) => chatTarget(chat, [room.chat(chat.id)]),
+  /** Its watchers, and its attendant wherever they are (a customer's new message is for them). */
+  chatUpdate: (chat: ChatPlace) => chatTarget(chat, [room.chat(chat.id), maybeUser(chat.userId)]),
   chatQueue: (chat: ChatPlace, fromTeamId: string) =>
     chatTarget(chat, [room.team(fromTeamId), room.team(chat.teamId), room.chat(chat.id)], {
       teams: [fromTeamId],

@@ -75,6 +75,7 @@ export type RenderedCanned = Answer<'renderCannedResponse'>;
 export type AppNotification = Answer<'markNotificationRead'>;
 export type NotificationPage = Answer<'listNotifications'>;
 export type Draft = Answer<'listDrafts'>[number];
+export type NotificationPreferences = Answer<'getNotificationPreferences'>;
 
 /** An outgoing webhook; `secret` only in the answer that set it. */
 export type Webhook = Answer<'updateWebhook'>;

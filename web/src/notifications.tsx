@@ -5,7 +5,7 @@ import { useGateway, useNotifications } from './session';
 import type { AppNotification } from './models';
 
 /** The bell: unread count, and a panel listing notifications (open one to go to its chat). */
-export function Notifications() {
+export function Notifications(props: { onPreferences: () => void }) {
   const { t, time } = useI18n();
   const { notifications, unreadNotifications, markNotificationRead } = useNotifications();
   const [open, setOpen] = useState(false);
@@ -64,7 +64,19 @@ export function Notifications() {
       </button>
       {open && (
         <div className="notif-panel card" ref={panel} role="region" aria-label={t('notif.title')}>
-          <h2>{t('notif.title')}</h2>
+          <div className="notif-head">
+            <h2>{t('notif.title')}</h2>
+            <button
+              type="button"
+              className="btn small ghost"
+              onClick={() => {
+                setOpen(false);
+                props.onPreferences();
+              }}
+            >
+              {t('alerts.pref.open')}
+            </button>
+          </div>
           {notifications.length === 0 ? (
             <p className="muted">{t('notif.empty')}</p>
           ) : (

@@ -1133,6 +1133,30 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/me/notification-preferences': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Your notification preferences
+     * @description Which moments the console announces with a sound and with a desktop notification. Every event is sent live whatever they say; the console applies them.
+     */
+    get: operations['getNotificationPreferences'];
+    /**
+     * Change your notification preferences
+     * @description Replaces them: every moment, both ways.
+     */
+    put: operations['updateNotificationPreferences'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/webhooks': {
     parameters: {
       query?: never;
@@ -12298,6 +12322,234 @@ export interface operations {
       };
       /** @description Not found, or not reachable with this credential */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  getNotificationPreferences: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Which moments the console announces, and how; by default every one, both ways. `newChat`: a conversation arrives in the waiting queue of one of your teams. `newMessage`: a customer writes in a conversation you attend. `transfer`: a conversation is transferred or assigned to you. `mention`: someone mentions you in a note. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            newChat: {
+              /** @description A short sound, played by one tab of the console */
+              sound: boolean;
+              /** @description A desktop notification (the browser's Notification API, once the browser allows it) */
+              desktop: boolean;
+            };
+            newMessage: {
+              /** @description A short sound, played by one tab of the console */
+              sound: boolean;
+              /** @description A desktop notification (the browser's Notification API, once the browser allows it) */
+              desktop: boolean;
+            };
+            transfer: {
+              /** @description A short sound, played by one tab of the console */
+              sound: boolean;
+              /** @description A desktop notification (the browser's Notification API, once the browser allows it) */
+              desktop: boolean;
+            };
+            mention: {
+              /** @description A short sound, played by one tab of the console */
+              sound: boolean;
+              /** @description A desktop notification (the browser's Notification API, once the browser allows it) */
+              desktop: boolean;
+            };
+            /**
+             * Format: date-time
+             * @description When you last changed them; null for the defaults
+             */
+            updatedAt: string | null;
+          };
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  updateNotificationPreferences: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** @description `newChat`: a conversation arrives in the waiting queue of one of your teams. `newMessage`: a customer writes in a conversation you attend. `transfer`: a conversation is transferred or assigned to you. `mention`: someone mentions you in a note. */
+    requestBody: {
+      content: {
+        'application/json': {
+          newChat: {
+            /** @description A short sound, played by one tab of the console */
+            sound: boolean;
+            /** @description A desktop notification (the browser's Notification API, once the browser allows it) */
+            desktop: boolean;
+          };
+          newMessage: {
+            /** @description A short sound, played by one tab of the console */
+            sound: boolean;
+            /** @description A desktop notification (the browser's Notification API, once the browser allows it) */
+            desktop: boolean;
+          };
+          transfer: {
+            /** @description A short sound, played by one tab of the console */
+            sound: boolean;
+            /** @description A desktop notification (the browser's Notification API, once the browser allows it) */
+            desktop: boolean;
+          };
+          mention: {
+            /** @description A short sound, played by one tab of the console */
+            sound: boolean;
+            /** @description A desktop notification (the browser's Notification API, once the browser allows it) */
+            desktop: boolean;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Which moments the console announces, and how; by default every one, both ways. `newChat`: a conversation arrives in the waiting queue of one of your teams. `newMessage`: a customer writes in a conversation you attend. `transfer`: a conversation is transferred or assigned to you. `mention`: someone mentions you in a note. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            newChat: {
+              /** @description A short sound, played by one tab of the console */
+              sound: boolean;
+              /** @description A desktop notification (the browser's Notification API, once the browser allows it) */
+              desktop: boolean;
+            };
+            newMessage: {
+              /** @description A short sound, played by one tab of the console */
+              sound: boolean;
+              /** @description A desktop notification (the browser's Notification API, once the browser allows it) */
+              desktop: boolean;
+            };
+            transfer: {
+              /** @description A short sound, played by one tab of the console */
+              sound: boolean;
+              /** @description A desktop notification (the browser's Notification API, once the browser allows it) */
+              desktop: boolean;
+            };
+            mention: {
+              /** @description A short sound, played by one tab of the console */
+              sound: boolean;
+              /** @description A desktop notification (the browser's Notification API, once the browser allows it) */
+              desktop: boolean;
+            };
+            /**
+             * Format: date-time
+             * @description When you last changed them; null for the defaults
+             */
+            updatedAt: string | null;
+          };
+        };
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Content-Type must be application/json */
+      415: {
         headers: {
           [name: string]: unknown;
         };

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { ApiError, post } from '../api';
 import { Avatar, Dialog } from '../components';
 import { queueLabel, useI18n } from '../i18n';
@@ -11,7 +11,9 @@ import { Composer } from './composer';
 import { CustomerHistory } from './history';
 import { ChatLabelsEditor } from './labels';
 import { ConversationView, useConversation } from './conversation-view';
+import { useCommands, type Command } from '../keys/registry';
 import type { MessageListHandle } from './messages';
+import { PresenceBar } from './presence';
 import { TemplateDialog, useNow, WindowBadge, windowOf } from './template-form';
 import { TransferDialog } from './transfer';
 import type { InboxLists } from './use-inbox';
@@ -73,6 +75,53 @@ export function Conversation(props: { chatId: string; lists: InboxLists; atMessa
     }
   };
 
+  const isOpen = chat?.status === 'open';
+  const may = {
+    capture: isOpen && chat.queue === QUEUE_WAITING && chat.userId === null && can('chats:attend'),
+    transfer: isOpen && can('chats:transfer'),
+    close: isOpen && (attending || can('chats:read_all')) && can('chats:attend'),
+    reply: attending && can('chats:attend'),
+  };
+  const actRef = useRef(act);
+  actRef.current = act;
+  const keyCommands = useMemo<Command[]>(() => {
+    const list: Command[] = [];
+    if (may.reply)
+      list.push({
+        id: 'chat.reply',
+        group: 'chat',
+        title: t('keys.reply'),
+        keys: 'r',
+        run: () => document.querySelector<HTMLTextAreaElement>('.composer textarea')?.focus(),
+      });
+    if (may.capture)
+      list.push({
+        id: 'chat.capture',
+        group: 'chat',
+        title: t('chat.capture'),
+        keys: 'c',
+        run: () => void actRef.current('capture'),
+      });
+    if (may.transfer)
+      list.push({
+        id: 'chat.transfer',
+        group: 'chat',
+        title: t('chat.transfer'),
+        keys: 't',
+        run: () => setDialog('transfer'),
+      });
+    if (may.close)
+      list.push({
+        id: 'chat.close',
+        group: 'chat',
+        title: t('chat.close'),
+        keys: 'e',
+        run: () => setDialog('close'),
+      });
+    return list;
+  }, [may.reply, may.capture, may.transfer, may.close, t]);
+  useCommands(keyCommands);
+
   if (convo.load === 'gone') {
     return (
       <div className="inbox-placeholder" role="status">
@@ -109,10 +158,7 @@ export function Conversation(props: { chatId: string; lists: InboxLists; atMessa
   const team = teams.find((x) => x.id === chat.teamId);
   const attendant = chat.userId ? users.find((u) => u.id === chat.userId) : null;
   const channel = channels.find((c) => c.id === chat.channelId);
-  const canCapture = open && chat.queue === QUEUE_WAITING && chat.userId === null && can('chats:attend');
-  const canTransfer = open && can('chats:transfer');
-  const canClose = open && (attending || can('chats:read_all')) && can('chats:attend');
-  const canReply = attending && can('chats:attend');
+  const { capture: canCapture, transfer: canTransfer, close: canClose, reply: canReply } = may;
   // A closed conversation is read only; an agent may open it again (and then attends it).
   const canReopen = !open && can('chats:attend');
   const onSent = (m: Message) => {
@@ -157,6 +203,7 @@ export function Conversation(props: { chatId: string; lists: InboxLists; atMessa
               <WindowBadge chat={chat} />
             </div>
             <ChatLabelsEditor chat={chat} onChat={applyChat} />
+            <PresenceBar chatId={chat.id} />
           </div>
           <div className="convo-actions">
             <button

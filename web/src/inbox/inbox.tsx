@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
+import { useAlerts } from '../alerts/alerts';
 import { Avatar } from '../components';
 import { summaryLabel, useI18n } from '../i18n';
 import { Link } from '../router';
@@ -10,6 +11,7 @@ import { Conversation } from './conversation';
 import { useShortTime } from './format';
 import { ChatItemLabels } from './labels';
 import { NO_SEARCH, SearchBox, SearchResults, type SearchState } from './search';
+import { useInboxKeys } from './inbox-keys';
 import { useInboxLists } from './use-inbox';
 import { FilterBar, useFilteredChats, useViews } from './views';
 
@@ -56,14 +58,19 @@ export function Inbox(props: { path: string }) {
     openListBefore.current = openList;
   }, [openList, openId]);
 
-  // The tab's title counts the waiting conversations, for an agent working in another tab.
+  // The tab's title counts the waiting conversations and the agent's own with unread messages, for
+  // an agent working in another tab (with the unread notifications: alerts.tsx).
+  const { setInboxCounts, showing } = useAlerts();
   const waitingCount = lists.waiting.length;
+  const unreadCount = lists.mine.filter((c) => c.unreadMessages > 0).length;
   useEffect(() => {
-    document.title = waitingCount > 0 ? `(${waitingCount}) ${t('app.name')}` : t('app.name');
-    return () => {
-      document.title = t('app.name');
-    };
-  }, [waitingCount, t]);
+    setInboxCounts({ waiting: waitingCount, unread: unreadCount });
+  }, [waitingCount, unreadCount, setInboxCounts]);
+  useEffect(() => () => setInboxCounts(null), [setInboxCounts]);
+  useEffect(() => {
+    showing(openId);
+    return () => showing(null);
+  }, [openId, showing]);
 
   const tabs: { id: Tab; label: string; chats: Chat[]; empty: string; count?: number | null }[] = [
     { id: 'waiting', label: t('inbox.waiting'), chats: lists.waiting, empty: t('inbox.empty.waiting') },
@@ -96,6 +103,7 @@ export function Inbox(props: { path: string }) {
     document.getElementById(`tab-${next}`)?.focus();
   };
   const active = tabs.find((x) => x.id === tab) ?? tabs[0]!;
+  useInboxKeys(active.chats, openId, lists);
   const isAll = active.id === 'all';
   const isFiltered = active.id === 'filter' || active.id.startsWith('view:');
   const loading = isFiltered
