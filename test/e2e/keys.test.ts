@@ -52,6 +52,7 @@ describe('notifications, keyboard and presence', () => {
     bruno = await e2e.createUser({ name: 'Bruno Lima' });
     support = await e2e.createTeam('Suporte', [ana.id, bruno.id]);
     channel = await e2e.createChannel({ name: 'Sandbox', defaultTeamId: support.id });
+    await e2e.admin.api.ok('POST', '/api/labels', { name: 'Troca', color: '#0ea5e9' });
   });
   after(async () => {
     await e2e?.close();
@@ -155,6 +156,12 @@ describe('notifications, keyboard and presence', () => {
     await transfer.waitFor();
     await page.keyboard.press('Escape');
     await transfer.waitFor({ state: 'detached' });
+    // L goes to the label picker.
+    await page.keyboard.press('l');
+    const picker = page.locator('.convo-labels select.label-add:focus');
+    await picker.waitFor();
+    await picker.selectOption({ label: 'Troca' });
+    await page.locator('.convo-labels .label-chip', { hasText: 'Troca' }).waitFor();
     // R writes the reply; a letter typed there is text, not a shortcut.
     await page.keyboard.press('r');
     await page.keyboard.type('e');
@@ -182,6 +189,10 @@ describe('notifications, keyboard and presence', () => {
     await page.waitForURL(`**/inbox/${order[1]!}`);
     await page.keyboard.press('Alt+ArrowUp');
     await page.waitForURL(`**/inbox/${order[0]!}`);
+    // `/` goes to the search box.
+    await page.keyboard.press('/');
+    await page.locator('#inbox-search:focus').waitFor();
+    await page.locator('#inbox-search').blur();
 
     // In English too: the palette switches the language, and `?` lists the shortcuts in it.
     await page.keyboard.press('Control+k');

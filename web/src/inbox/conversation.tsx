@@ -118,6 +118,14 @@ export function Conversation(props: { chatId: string; lists: InboxLists; atMessa
         keys: 'e',
         run: () => setDialog('close'),
       });
+    // The label picker of the header, when the account has a label the chat does not carry.
+    list.push({
+      id: 'chat.label',
+      group: 'chat',
+      title: t('keys.label'),
+      keys: 'l',
+      run: () => document.querySelector<HTMLSelectElement>('.convo-labels select.label-add')?.focus(),
+    });
     return list;
   }, [may.reply, may.capture, may.transfer, may.close, t]);
   useCommands(keyCommands);

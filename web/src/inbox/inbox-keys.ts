@@ -27,6 +27,13 @@ export function useInboxKeys(shown: Chat[], openId: string | null, lists: InboxL
     return [
       { id: 'chat.previous', group: 'go', title: t('keys.previous'), keys: 'Alt+ArrowUp', run: step(-1) },
       { id: 'chat.next', group: 'go', title: t('keys.next'), keys: 'Alt+ArrowDown', run: step(1) },
+      {
+        id: 'inbox.search',
+        group: 'general',
+        title: t('keys.search'),
+        keys: '/',
+        run: () => document.getElementById('inbox-search')?.focus(),
+      },
     ];
   }, [shown, openId, t]);
   useCommands(commands);

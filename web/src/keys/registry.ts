@@ -33,12 +33,14 @@ export const SHORTCUTS: ShortcutHelp[] = [
   { keys: 'Mod+k', label: 'keys.palette', group: 'general' },
   { keys: '?', label: 'keys.help', group: 'general' },
   { keys: 'Escape', label: 'keys.leaveField', group: 'general' },
+  { keys: '/', label: 'keys.search', group: 'general' },
   { keys: 'Alt+ArrowUp', label: 'keys.previous', group: 'go' },
   { keys: 'Alt+ArrowDown', label: 'keys.next', group: 'go' },
   { keys: 'r', label: 'keys.reply', group: 'chat' },
   { keys: 'c', label: 'keys.capture', group: 'chat' },
   { keys: 't', label: 'keys.transfer', group: 'chat' },
   { keys: 'e', label: 'keys.close', group: 'chat' },
+  { keys: 'l', label: 'keys.label', group: 'chat' },
 ];
 
 /** Something the palette offers besides commands: a conversation, a search result. */

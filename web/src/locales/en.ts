@@ -664,6 +664,8 @@ export const en: Messages = {
   'keys.capture': 'Capture the conversation',
   'keys.transfer': 'Transfer the conversation',
   'keys.close': 'End the conversation',
+  'keys.label': 'Put a label on the conversation',
+  'keys.search': 'Search messages, contacts and conversations',
   'keys.group.chat': 'Conversation',
   'keys.group.go': 'Navigation',
   'keys.group.general': 'General',

@@ -672,6 +672,8 @@ export const ptBR = {
   'keys.capture': 'Capturar a conversa',
   'keys.transfer': 'Transferir a conversa',
   'keys.close': 'Encerrar a conversa',
+  'keys.label': 'Pôr uma etiqueta na conversa',
+  'keys.search': 'Buscar mensagens, contatos e conversas',
   'keys.group.chat': 'Conversa',
   'keys.group.go': 'Navegação',
   'keys.group.general': 'Geral',
