@@ -1,26 +1,49 @@
 #!/usr/bin/env node
 // Runs the test suite against real PostgreSQL: the server in DATABASE_URL, or, on a machine without
 // one, an embedded PostgreSQL started here for the run. Each test file creates its own database.
+// The files are test/<module>/*.test.ts; test/e2e and test/faults are separate suites.
 // Most files run the sources through tsx; the few that start the built server or serve the built
 // console get it (re)built first when it is missing or older than its sources (build-if-stale.mjs).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, chmodSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import net from 'node:net';
 import { buildIfStale, buildsNeededBy } from './build-if-stale.mjs';
 
 const root = path.dirname(path.dirname(new URL(import.meta.url).pathname));
 const args = process.argv.slice(2);
-const files =
-  args.length > 0
-    ? args
-    : readdirSync(path.join(root, 'test'))
-        .filter((f) => f.endsWith('.test.ts'))
-        .sort()
-        .map((f) => path.join('test', f));
 
-buildIfStale(buildsNeededBy(files, (f) => readFileSync(path.resolve(root, f), 'utf8')));
+// The suites run apart (npm run test:e2e, npm run test:faults) and what the tests share.
+const NOT_SUITE = new Set(['e2e', 'faults', 'helpers', 'fixtures']);
+
+/** The test files under test/<module>/ (and test/ itself), relative to the root, in path order. */
+function suiteFiles(dir = 'test') {
+  const out = [];
+  for (const entry of readdirSync(path.join(root, dir), { withFileTypes: true })) {
+    const rel = path.join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (!(dir === 'test' && NOT_SUITE.has(entry.name))) out.push(...suiteFiles(rel));
+    } else if (entry.name.endsWith('.test.ts')) out.push(rel);
+  }
+  return out.sort();
+}
+
+const files = args.length > 0 ? args : suiteFiles();
+const read = (f) => readFileSync(path.resolve(root, f), 'utf8');
+// The files that start the built server as processes are the longest: first, so that none of them
+// starts last and holds up the end of the run alone.
+if (args.length === 0) {
+  const spawning = (f) => buildsNeededBy([f], read).server;
+  files.sort((a, b) => Number(spawning(b)) - Number(spawning(a)) || (a < b ? -1 : 1));
+}
+// Files wait a good part of their time (on PostgreSQL, on their child processes, on timers): one more
+// file than cores keeps the cores busy. Not more: the stop and fault-like tests bound how late a
+// node may be, and a machine loaded well past its cores made one of them miss its bound.
+// TEST_CONCURRENCY overrides it.
+const concurrency = Number(process.env.TEST_CONCURRENCY) || Math.max(2, availableParallelism()) + 1;
+
+buildIfStale(buildsNeededBy(files, read));
 
 let embedded = null;
 let tmp = null;
@@ -60,12 +83,24 @@ if (!process.env.DATABASE_URL) {
   console.log(`# no DATABASE_URL: using an embedded PostgreSQL on port ${port}`);
 }
 
+const started = Date.now();
 const child = spawn(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files],
+  [
+    '--import',
+    'tsx',
+    '--test',
+    `--test-concurrency=${concurrency}`,
+    '--test-reporter=spec',
+    '--test-reporter-destination=stdout',
+    `--test-reporter=${path.join(root, 'scripts', 'test-times.mjs')}`,
+    '--test-reporter-destination=stdout',
+    ...files,
+  ],
   { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } },
 );
 const code = await new Promise((resolve) => child.on('exit', (c, sig) => resolve(c ?? (sig ? 1 : 0))));
+console.log(`# ${files.length} files in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 if (embedded) {
   await embedded.stop().catch(() => {});
   if (tmp) rmSync(tmp, { recursive: true, force: true });

@@ -4,11 +4,20 @@ import {
   CHAT_CLOSE,
   CHAT_NEW,
   CHAT_QUEUE,
+  CHAT_REOPEN,
   CHAT_SPLIT,
   CHAT_TRANSFER,
   CHAT_UPDATE,
 } from './modules/chats/index.js';
+import { CUSTOMER_MERGE, CUSTOMER_NOTE, CUSTOMER_UPDATE } from './modules/contacts/index.js';
 import { DRAFT_UPDATE } from './modules/drafts/index.js';
+import {
+  CHAT_LABELS,
+  CUSTOMER_LABELS,
+  LABEL_CREATE,
+  LABEL_DELETE,
+  LABEL_UPDATE,
+} from './modules/labels/index.js';
 import { MESSAGE_UPDATE, MESSAGE_UPSERT } from './modules/messages/index.js';
 import { NOTE_DELETE, NOTE_NEW, NOTE_UPDATE } from './modules/notes/index.js';
 import { NOTIFICATION_NEW } from './modules/notifications/index.js';
@@ -27,10 +36,19 @@ export const EVENT_CATALOGUE: EventCatalogue = {
   'chat.capture': CHAT_CAPTURE,
   'chat.transfer': CHAT_TRANSFER,
   'chat.close': CHAT_CLOSE,
+  'chat.reopen': CHAT_REOPEN,
   'chat.split': CHAT_SPLIT,
+  'chat.labels': CHAT_LABELS,
+  'customer.labels': CUSTOMER_LABELS,
+  'label.create': LABEL_CREATE,
+  'label.update': LABEL_UPDATE,
+  'label.delete': LABEL_DELETE,
   'note.new': NOTE_NEW,
   'note.update': NOTE_UPDATE,
   'note.delete': NOTE_DELETE,
   'notification.new': NOTIFICATION_NEW,
   'draft.update': DRAFT_UPDATE,
+  'customer.update': CUSTOMER_UPDATE,
+  'customer.merge': CUSTOMER_MERGE,
+  'customer.note': CUSTOMER_NOTE,
 };

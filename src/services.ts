@@ -29,10 +29,28 @@ import {
   ChatsService,
   ChatTransfersRepo,
 } from './modules/chats/index.js';
-import { CannedRepo, CannedService, NO_CUSTOMER_ATTRIBUTES } from './modules/canned/index.js';
-import { ContactsRepo, ContactRepairRepo, ContactRepairService } from './modules/contacts/index.js';
+import { CannedRepo, CannedService } from './modules/canned/index.js';
+import {
+  ContactsRepo,
+  ContactRepairRepo,
+  ContactRepairService,
+  CustomerAttributeLookup,
+  CustomerAttributesRepo,
+  CustomerCsvService,
+  CustomerImportRepo,
+  CustomerAttributesService,
+  CustomerNotesRepo,
+  CustomerNotesService,
+  CustomersRepo,
+  CustomersService,
+} from './modules/contacts/index.js';
 import { DraftsRepo, DraftsService } from './modules/drafts/index.js';
-import { NotificationsRepo, NotificationsService } from './modules/notifications/index.js';
+import {
+  NotificationPreferencesService,
+  NotificationsRepo,
+  NotificationsService,
+  PreferencesRepo,
+} from './modules/notifications/index.js';
 import { NotesRepo, NotesService } from './modules/notes/index.js';
 import { ActivityRepo, ActivityService } from './modules/activity/index.js';
 import { MessagesService, MessageEvents, MessagesRepo } from './modules/messages/index.js';
@@ -48,6 +66,8 @@ import {
   InboundService,
   ReadReceiptsRepo,
   ReadReceiptsService,
+  TypingIndicatorService,
+  TypingIndicatorsRepo,
   MessageStatusRepo,
   MessageStatusService,
   InboundEventsRepo,
@@ -65,6 +85,10 @@ import { ProviderRegistry } from './providers/registry.js';
 import { SettingsRepo } from './modules/settings/index.js';
 import { SandboxRepo, SandboxService } from './modules/sandbox/index.js';
 import { TeamsRepo, TeamsService } from './modules/teams/index.js';
+import { LabelsRepo, LabelsService } from './modules/labels/index.js';
+import { ChatViewsRepo, ChatViewsService } from './modules/chat-views/index.js';
+import { HistoryRepo, HistoryService } from './modules/history/index.js';
+import { SearchRepo, SearchService } from './modules/search/index.js';
 import { UsersRepo, UsersService } from './modules/users/index.js';
 import {
   WebhookEgress,
@@ -172,6 +196,8 @@ export function createServices(deps: {
     notifications,
     readReceipts,
   );
+  // A customer's conversations, and who may open which (also the search's rule).
+  const history = new HistoryService(new HistoryRepo(db), repos.teams);
   // Outbound messages (Channel API requests, agents' replies): FIFO per contact, run by SendWorker.
   const sendQueue = new SendQueue(db);
   const replySender = new ReplySender(
@@ -185,6 +211,11 @@ export function createServices(deps: {
     mediaStore,
     mediaBlobs,
   );
+  // Customers (the person behind contacts): the contact panel, the contacts page, attributes, notes.
+  const customersRepo = new CustomersRepo(db);
+  const attributeDefinitions = new CustomerAttributesRepo(db);
+  const customerAttributes = new CustomerAttributesService(db, attributeDefinitions, customersRepo);
+  const customers = new CustomersService(db, customersRepo, customerAttributes, repos.teams, events);
   return {
     db,
     metrics: deps.metrics,
@@ -226,9 +257,25 @@ export function createServices(deps: {
     apiKeys: new ApiKeysService(repos.apiKeys),
     chats,
     chatMoves,
+    labels: new LabelsService(new LabelsRepo(db), chats, repos.chats, events),
+    chatViews: new ChatViewsService(db, new ChatViewsRepo(db), chats),
+    customers,
+    customerAttributes,
+    customerNotes: new CustomerNotesService(new CustomerNotesRepo(db), customers, customersRepo, events),
+    customerCsv: new CustomerCsvService(
+      customers,
+      customersRepo,
+      new CustomerImportRepo(db),
+      customerAttributes,
+      events,
+      config.phoneDefaultCountry,
+    ),
+    history,
+    search: new SearchService(new SearchRepo(db), history),
     events,
     eventsRepo,
     notifications,
+    notificationPreferences: new NotificationPreferencesService(new PreferencesRepo(db)),
     webhooks: new WebhooksService(db, webhooksRepo, webhookEgress),
     doorbell,
     webhookDeliverer: new WebhookDeliverer(
@@ -242,15 +289,14 @@ export function createServices(deps: {
       deps.logger,
       deps.metrics,
     ),
-    // Canned responses; custom-attribute variables follow the account's attribute definitions through
-    // the CustomerAttributes given here (none defined yet).
+    // Canned responses; custom-attribute variables follow the account's attribute definitions.
     canned: new CannedService(
       db,
       new CannedRepo(db),
       repos.teams,
       chats,
       mediaBlobs,
-      NO_CUSTOMER_ATTRIBUTES,
+      new CustomerAttributeLookup(attributeDefinitions, customersRepo),
       providers.get('whatsapp-cloud').limits,
     ),
     // Private notes and their mentions (a note is never a message: nothing that sends reads it).
@@ -279,6 +325,13 @@ export function createServices(deps: {
     providers,
     channelHealth,
     readReceipts,
+    typingIndicator: new TypingIndicatorService(
+      db,
+      new TypingIndicatorsRepo(db),
+      deps.jobs,
+      providers,
+      deps.logger,
+    ),
     channelKeys: new ChannelKeys(repos.channels),
     /** `atende doctor`: contacts whose messages came from more than one customer, found and split. */
     contactRepair: new ContactRepairService(

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Services } from './services.js';
 import { housekeepingWorker } from './jobs/housekeeping.js';
-import { readReceiptWorker, inboundWebhookWorker } from './modules/inbound/index.js';
+import { readReceiptWorker, inboundWebhookWorker, typingIndicatorWorker } from './modules/inbound/index.js';
 import { mediaDownloadWorker } from './modules/media/index.js';
 import { SendDispatcher } from './jobs/send-dispatcher.js';
 
@@ -19,6 +19,7 @@ export async function registerWorkers(
 ): Promise<{ stop(): Promise<void> }> {
   await services.jobs.register(inboundWebhookWorker(services.providerWebhooks));
   await services.jobs.register(readReceiptWorker(services.readReceipts));
+  await services.jobs.register(typingIndicatorWorker(services.typingIndicator));
   await services.jobs.register(mediaDownloadWorker(services.mediaDownloader));
   await services.jobs.register(
     housekeepingWorker(

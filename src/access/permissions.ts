@@ -4,11 +4,13 @@ export const PERMISSIONS = [
   'teams:manage',
   'channels:manage',
   'webhooks:manage',
+  'labels:manage',
   'chats:attend',
   'chats:transfer',
   'chats:read_all',
   'canned_responses:manage',
   'canned_responses:manage_team',
+  'customers:manage',
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 

@@ -10,9 +10,9 @@ import * as m008 from './migrations/008_send_lanes_hot.js';
 import * as m009 from './migrations/009_event_cursors.js';
 import * as m010 from './migrations/010_user_token_version.js';
 import * as m011 from './migrations/011_contact_user_id.js';
+import * as m012 from './migrations/012_media_store.js';
 import * as m013 from './migrations/013_channel_health_read_receipts.js';
 import * as m014 from './migrations/014_chat_search.js';
-import * as m012 from './migrations/012_media_store.js';
 import * as m015 from './migrations/015_customer_window.js';
 import * as m016 from './migrations/016_jobs_pgboss10.js';
 import * as m017 from './migrations/017_webhook_delivery_queue.js';
@@ -27,9 +27,16 @@ import * as m025 from './migrations/025_delivery_details.js';
 import * as m026 from './migrations/026_media_blob_chunks.js';
 import * as m027 from './migrations/027_customers.js';
 import * as m028 from './migrations/028_labels.js';
+import * as m029 from './migrations/029_labels_manage.js';
+import * as m030 from './migrations/030_chat_list_views.js';
+import * as m033 from './migrations/033_customer_details.js';
+import * as m037 from './migrations/037_chat_closed_by.js';
+import * as m038 from './migrations/038_message_search.js';
 import * as m041 from './migrations/041_canned_responses.js';
 import * as m043 from './migrations/043_chat_notes.js';
 import * as m044 from './migrations/044_chat_activity.js';
+import * as m045 from './migrations/045_notification_preferences.js';
+import * as m046 from './migrations/046_typing_indicators.js';
 
 /** Versioned migrations, in order. Names are permanent: never rename or edit one that has shipped. */
 const migrations: Record<string, Migration> = {
@@ -44,9 +51,9 @@ const migrations: Record<string, Migration> = {
   '009_event_cursors': m009,
   '010_user_token_version': m010,
   '011_contact_user_id': m011,
+  '012_media_store': m012,
   '013_channel_health_read_receipts': m013,
   '014_chat_search': m014,
-  '012_media_store': m012,
   '015_customer_window': m015,
   '016_jobs_pgboss10': m016,
   '017_webhook_delivery_queue': m017,
@@ -61,9 +68,16 @@ const migrations: Record<string, Migration> = {
   '026_media_blob_chunks': m026,
   '027_customers': m027,
   '028_labels': m028,
+  '029_labels_manage': m029,
+  '030_chat_list_views': m030,
+  '033_customer_details': m033,
+  '037_chat_closed_by': m037,
+  '038_message_search': m038,
   '041_canned_responses': m041,
   '043_chat_notes': m043,
   '044_chat_activity': m044,
+  '045_notification_preferences': m045,
+  '046_typing_indicators': m046,
 };
 
 class StaticProvider implements MigrationProvider {
@@ -72,7 +86,8 @@ class StaticProvider implements MigrationProvider {
   }
 }
 
-export const LATEST_MIGRATION = Object.keys(migrations).at(-1) ?? '';
+/** Names sort in the order migrations apply (Kysely runs them by name), whatever order they landed in. */
+export const LATEST_MIGRATION = Object.keys(migrations).sort().at(-1) ?? '';
 
 /** Applies pending migrations; Kysely's migration lock makes concurrent node start-ups safe. */
 export async function migrateToLatest<T>(db: Kysely<T>): Promise<void> {

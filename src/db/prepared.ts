@@ -27,6 +27,11 @@ function register(text: string): void {
   names.set(text, `atende_${names.size + 1}`);
 }
 
+/** The texts registered so far, in registration order: what `npm run sql:snapshot` records for review. */
+export function preparedTexts(): string[] {
+  return [...names.keys()];
+}
+
 /** SQL text with positional parameters, run through Kysely's connection (so also inside transactions). */
 export class Statement<R> {
   private constructor(readonly text: string) {}

@@ -174,8 +174,61 @@ export interface CustomersTable {
   id: string;
   account_id: string;
   name: string | null;
+  /** Custom attribute values by key (migration 033), checked against `customer_attributes`. */
+  attributes: Json<CustomerAttributeValues>;
   created_at: Timestamp;
   updated_at: Timestamp;
+}
+
+/** A customer's custom attribute values: text, list and date (`YYYY-MM-DD`) as strings, numbers as numbers. */
+export type CustomerAttributeValues = Record<string, string | number>;
+
+export type CustomerAttributeType = 'text' | 'number' | 'date' | 'list';
+/** An admin's definition of a custom attribute of customers (migration 033). */
+export interface CustomerAttributesTable {
+  id: string;
+  account_id: string;
+  key: string;
+  label: string;
+  type: CustomerAttributeType;
+  options: string[];
+  description: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** A note about a customer (migration 033); `edited_at` is set by the first edit. */
+export interface CustomerNotesTable {
+  id: string;
+  account_id: string;
+  customer_id: string;
+  author_id: string | null;
+  body: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  edited_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+}
+
+/** The text a note's edit replaced (migration 033). */
+export interface CustomerNoteEditsTable {
+  id: string;
+  note_id: string;
+  editor_id: string | null;
+  previous_body: string;
+  created_at: Timestamp;
+}
+
+/** A merge of two customers (migration 033): the one kept, and what the merged one was. */
+export interface CustomerMergesTable {
+  id: string;
+  account_id: string;
+  customer_id: string;
+  merged_customer_id: string;
+  merged_name: string | null;
+  merged_attributes: Json<CustomerAttributeValues>;
+  contact_ids: string[];
+  actor_id: string | null;
+  created_at: Timestamp;
 }
 
 export type MessageOrigin = 'contact' | 'user' | 'api' | 'system';
@@ -205,6 +258,24 @@ export interface ChatsTable {
   created_at: Timestamp;
   updated_at: Timestamp;
   closed_at: Date | null;
+  /** The user who closed it; null when the Channel API or a repair did, or before this was kept. */
+  closed_by: ColumnType<string | null, string | null | undefined, string | null>;
+  /** When the customer last wrote in this chat; kept by a trigger on `last_message` (migration 030). */
+  last_customer_at: ColumnType<Date | null, never, never>;
+  /** Since when the customer waits for an answer (null once answered); kept like `last_customer_at`. */
+  waiting_since: ColumnType<Date | null, never, never>;
+}
+
+/** A user's saved view of the chat list (migration 030). */
+export interface ChatViewsTable {
+  id: string;
+  account_id: string;
+  user_id: string;
+  name: string;
+  filters: Json<Record<string, unknown>>;
+  position: number;
+  created_at: Timestamp;
+  updated_at: Timestamp;
 }
 
 export interface ChatCountsTable {
@@ -438,6 +509,24 @@ export interface DraftsTable {
   updated_at: Timestamp;
 }
 
+/** A user's notification preferences (migration 045); absent: the defaults. */
+export interface NotificationPreferencesTable {
+  user_id: string;
+  account_id: string;
+  preferences: Json<Record<string, unknown>>;
+  updated_at: Timestamp;
+}
+
+/** The last typing indicator claimed per chat (migration 046). */
+export interface TypingIndicatorsTable {
+  chat_id: string;
+  account_id: string;
+  message_id: string;
+  claimed_at: Timestamp;
+  sent_at: Date | null;
+  error: Json<ProviderErrorInfo> | null;
+}
+
 export interface WebhookSubscriptionsTable {
   id: string;
   account_id: string;
@@ -490,7 +579,12 @@ export interface Database {
   chat_labels: ChatLabelsTable;
   customer_labels: CustomerLabelsTable;
   canned_responses: CannedResponsesTable;
+  customer_attributes: CustomerAttributesTable;
+  customer_notes: CustomerNotesTable;
+  customer_note_edits: CustomerNoteEditsTable;
+  customer_merges: CustomerMergesTable;
   chats: ChatsTable;
+  chat_views: ChatViewsTable;
   chat_counts: ChatCountsTable;
   chat_totals: ChatTotalsTable;
   messages: MessagesTable;
@@ -509,6 +603,8 @@ export interface Database {
   chat_notes: ChatNotesTable;
   note_mentions: NoteMentionsTable;
   drafts: DraftsTable;
+  notification_preferences: NotificationPreferencesTable;
+  typing_indicators: TypingIndicatorsTable;
   webhook_subscriptions: WebhookSubscriptionsTable;
   webhook_deliveries: WebhookDeliveriesTable;
 }

@@ -20,12 +20,21 @@ export const EVENT_NAMES = [
   'chat.capture',
   'chat.transfer',
   'chat.close',
+  'chat.reopen',
   'chat.split',
+  'chat.labels',
+  'customer.labels',
+  'label.create',
+  'label.update',
+  'label.delete',
   'note.new',
   'note.update',
   'note.delete',
   'notification.new',
   'draft.update',
+  'customer.update',
+  'customer.merge',
+  'customer.note',
 ] as const;
 export type EventName = (typeof EVENT_NAMES)[number];
 
@@ -69,12 +78,21 @@ export const EVENT_ROOMS: Record<EventName, string> = {
   'chat.capture': 'team:<teamId>, chat:<chatId>, user:<attendant>',
   'chat.transfer': 'team: and user: rooms of the source and the target, chat:<chatId>',
   'chat.close': 'team:<teamId>, chat:<chatId>, user:<attendant>',
+  'chat.reopen': 'team:<teamId>, chat:<chatId>, user:<attendant>',
   'chat.split': 'chat:<chatId>, attendance:<chatId>',
+  'chat.labels': 'chat:<chatId>, attendance:<chatId>',
+  'customer.labels': "chat:<chatId>, attendance:<chatId> of each of the customer's open chats",
+  'label.create': 'account:<accountId> (every signed-in user of the account)',
+  'label.update': 'account:<accountId>',
+  'label.delete': 'account:<accountId>',
   'note.new': 'chat:<chatId>, attendance:<chatId>',
   'note.update': 'chat:<chatId>, attendance:<chatId>',
   'note.delete': 'chat:<chatId>, attendance:<chatId>',
   'notification.new': 'user:<userId>',
   'draft.update': 'user:<userId>',
+  'customer.update': "team:<teamId> of each team with one of the customer's chats, user:<attendant> of each",
+  'customer.merge': 'as customer.update, for the chats of both customers',
+  'customer.note': 'as customer.update',
 };
 
 export const envelopeSchema = <T extends TSchema>(event: string, data: T) =>

@@ -224,8 +224,8 @@ export class EventsService {
   }
 
   /**
-   * The user's share of the log after `after`: events of their own user room, of their teams (every
-   * team with chats:read_all) and of the chats they could see when the event happened. `nextAfter`
+   * The user's share of the log after `after`: events of their own user room, of their account, of
+   * their teams (every team with chats:read_all) and of the chats they could see when the event happened. `nextAfter`
    * is where to continue; `hasMore` says whether to call again right away.
    */
   async page(
@@ -233,7 +233,7 @@ export class EventsService {
     after: number,
     limit: number,
   ): Promise<{ events: Envelope[]; nextAfter: number; hasMore: boolean }> {
-    const tags = [room.user(actor.userId)];
+    const tags = [room.user(actor.userId), room.account(actor.accountId)];
     if (actor.permissions.has('chats:read_all')) tags.push(READ_ALL_TAG);
     else tags.push(...(await this.teams.teamsOf(actor.userId)).map(room.team));
     // Only up to a settled seq: past it, an event still being written could commit below the cursor.

@@ -4,11 +4,18 @@ export const room = {
   team: (id: string) => `team:${id}`,
   chat: (id: string) => `chat:${id}`,
   attendance: (chatId: string) => `attendance:${chatId}`,
+  /** Who views or types in a conversation (`presence.update`, the gateway's own, not in the log). */
+  presence: (chatId: string) => `presence:${chatId}`,
   /**
    * Every connection of a user joins this room at handshake (no event is ever sent to it), so the
    * gateway finds a user's connections on every node when their access changes.
    */
   owner: (userId: string) => `uid:${userId}`,
+  /**
+   * Every signed-in connection of an account joins it at handshake: changes to what the whole account
+   * shares (its labels) go there. Also the audience tag of those events.
+   */
+  account: (accountId: string) => `account:${accountId}`,
 };
 
 /**
@@ -57,7 +64,8 @@ const maybeUser = (id: string | null) => (id === null ? null : room.user(id));
 export const targets = {
   message: (chat: ChatPlace) => chatTarget(chat, [room.attendance(chat.id)]),
   chatNew: (chat: ChatPlace) => chatTarget(chat, [room.team(chat.teamId), maybeUser(chat.userId)]),
-  chatUpdate: (chat: ChatPlace) => chatTarget(chat, [room.chat(chat.id)]),
+  /** Its watchers, and its attendant wherever they are (a customer's new message is for them). */
+  chatUpdate: (chat: ChatPlace) => chatTarget(chat, [room.chat(chat.id), maybeUser(chat.userId)]),
   chatQueue: (chat: ChatPlace, fromTeamId: string) =>
     chatTarget(chat, [room.team(fromTeamId), room.team(chat.teamId), room.chat(chat.id)], {
       teams: [fromTeamId],
@@ -76,6 +84,8 @@ export const targets = {
       ],
       { teams: [from.teamId], users: [from.userId] },
     ),
+  chatReopen: (chat: ChatPlace) =>
+    chatTarget(chat, [room.team(chat.teamId), room.chat(chat.id), maybeUser(chat.userId)]),
   chatClose: (chat: ChatPlace) =>
     chatTarget(chat, [room.team(chat.teamId), room.chat(chat.id), maybeUser(chat.userId)]),
   /** Whoever watches the chat's list item or its messages; the audience of both chats. */
@@ -86,5 +96,37 @@ export const targets = {
     }),
   /** A private note: whoever watches the chat's list item or has the conversation open. */
   note: (chat: ChatPlace) => chatTarget(chat, [room.chat(chat.id), room.attendance(chat.id)]),
+  /** A chat's labels: whoever watches its list item or has it open. */
+  chatLabels: (chat: ChatPlace) => chatTarget(chat, [room.chat(chat.id), room.attendance(chat.id)]),
+  /**
+   * A customer's labels: whoever watches one of the customer's open chats (list item or open); the
+   * audience of every chat given (their teams and attendants).
+   */
+  customerChats: (chats: readonly ChatPlace[]): Target => ({
+    rooms: uniq(chats.flatMap((c) => [room.chat(c.id), room.attendance(c.id)])),
+    audience: uniq([
+      ...chats.flatMap((c) => [room.team(c.teamId), c.userId === null ? null : room.user(c.userId)]),
+      READ_ALL_TAG,
+    ]),
+  }),
+  /** Every signed-in user of the account. */
+  account: (accountId: string): Target => ({
+    rooms: [room.account(accountId)],
+    audience: [room.account(accountId)],
+  }),
   personal: (userId: string): Target => ({ rooms: [room.user(userId)], audience: [room.user(userId)] }),
+  /**
+   * A customer's event: whoever may see the customer, i.e. one of its chats — the teams of its chats
+   * and their attendants (whose consoles are in those rooms), and read_all users on resync.
+   */
+  customer: (place: CustomerPlace): Target => ({
+    rooms: uniq([...place.teamIds.map(room.team), ...place.userIds.map(room.user)]),
+    audience: uniq([...place.teamIds.map(room.team), ...place.userIds.map(room.user), READ_ALL_TAG]),
+  }),
 };
+
+/** Where a customer's chats are: their teams and attendants (each once). */
+export interface CustomerPlace {
+  teamIds: readonly string[];
+  userIds: readonly string[];
+}

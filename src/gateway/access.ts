@@ -51,8 +51,9 @@ export class GatewayAccess {
     for (const r of rooms) {
       const [kind, id = ''] = r.split(':', 2);
       if (kind === 'team') teams.set(r, id);
-      else if (kind === 'chat' || kind === 'attendance') chats.set(r, id);
+      else if (kind === 'chat' || kind === 'attendance' || kind === 'presence') chats.set(r, id);
       else if ((kind === 'user' || kind === 'uid') && id !== actor.userId) lost.add(r);
+      else if (kind === 'account' && id !== actor.accountId) lost.add(r);
     }
     const allowedTeams = await this.teamsFor(actor, [...new Set(teams.values())]);
     const visible = await this.chatsFor(actor, [...new Set(chats.values())]);

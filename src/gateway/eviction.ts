@@ -14,7 +14,7 @@ const VISIBILITY_CHANGES = new Set(['chat.transfer', 'chat.queue']);
 /**
  * Room checks happen when a client subscribes; a transfer can take a chat away from someone already
  * watching or attending it. Once the transfer's own event is out (so they learn the chat left), the
- * connections of users who may no longer see the chat leave its `chat:` and `attendance:` rooms, on
+ * connections of users who may no longer see the chat leave its `chat:`, `attendance:` and `presence:` rooms, on
  * every node (fetchSockets goes through the adapter), or on this node's while Redis is down. The tail
  * sends the next events only after this step.
  */
@@ -23,7 +23,7 @@ export function evictStaleWatchers(io: SocketsInRooms, repo: GatewayRepo) {
     for (const { envelope } of events) {
       if (!VISIBILITY_CHANGES.has(envelope.event)) continue;
       const chat = (envelope.data as { chat: ChatT }).chat;
-      const rooms = [room.chat(chat.id), room.attendance(chat.id)];
+      const rooms = [room.chat(chat.id), room.attendance(chat.id), room.presence(chat.id)];
       const sockets = await io.in(rooms).fetchSockets();
       if (sockets.length === 0) continue;
       const userOf = (data: unknown) =>

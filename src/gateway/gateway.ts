@@ -21,10 +21,11 @@ import type { GatewayRepo } from './gateway.repo.js';
 import { guardRecovery, recoveryOptions, redisAdapter, type RedisAdapter } from './adapter.js';
 import { evictStaleWatchers } from './eviction.js';
 import { originAllowed, type OriginPolicy } from './origins.js';
-import { mayRecover, revokeLostAccess, type Identity } from './revoke.js';
+import { installPresence, type PresenceData, type PresenceServices } from './presence.js';
+import { mayRecover, revokeLostAccess } from './revoke.js';
 
 /** What the gateway uses of the services (built in src/services.ts). */
-export interface GatewayServices {
+export interface GatewayServices extends PresenceServices {
   auth: Pick<AuthService, 'session'>;
   gatewayAccess: GatewayAccess;
   gatewayRepo: GatewayRepo;
@@ -33,9 +34,7 @@ export interface GatewayServices {
 }
 
 /** What a connection carries (restored with the session on recovery, so plain data only). */
-export interface SocketData {
-  user: Identity | null;
-}
+export type SocketData = PresenceData;
 
 /** Longest delay setTimeout takes; a later expiry is waited for in steps. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -226,9 +225,10 @@ export function installGateway(io: GatewayServer, services: GatewayServices, log
     const identity = socket.data.user;
     if (identity) {
       // Found by the user's id when their access changes (src/gateway/revoke.ts); on every node.
-      void Promise.resolve(socket.join(room.owner(identity.userId))).catch((err: unknown) =>
-        logger.warn({ err }, 'gateway: joining the user room failed'),
-      );
+      // ...and its account's room, where what the whole account shares changes (labels).
+      void Promise.resolve(
+        socket.join([room.owner(identity.userId), room.account(identity.accountId)]),
+      ).catch((err: unknown) => logger.warn({ err }, 'gateway: joining the user room failed'));
       // The connection lives no longer than its token: a client with a new token connects again.
       let timer: NodeJS.Timeout | null = null;
       const arm = () => {
@@ -297,15 +297,21 @@ export function installGateway(io: GatewayServer, services: GatewayServices, log
       return { watching, refused: ids.filter((id) => !visible.has(id)) };
     });
 
+    const presence = installPresence(io, socket, on, services, logger);
+
     on('user_start_attendance', async (actor, chatId) => {
       if (typeof chatId !== 'string') return 'invalid_argument';
       if (!isObjectId(chatId) || !(await access.chatsFor(actor, [chatId])).has(chatId)) return 'not_found';
-      // One conversation open at a time.
-      const target = room.attendance(chatId);
-      for (const r of [...socket.rooms])
-        if (r.startsWith('attendance:') && r !== target) await socket.leave(r);
-      await socket.join(target);
+      // One conversation open at a time; leaving one leaves its presence too.
+      presence.changed(await leaveConversations(socket, chatId));
+      await socket.join(room.attendance(chatId));
       return { chatId };
+    });
+
+    on('user_stop_attendance', async () => {
+      const left = await leaveConversations(socket, null);
+      presence.changed(left);
+      return { left };
     });
 
     void sendReady(io, socket, services).catch((err: unknown) =>
@@ -327,6 +333,21 @@ async function sendReady(io: GatewayServer, socket: GatewaySocket, services: Gat
     recovered: socket.recovered,
   };
   io.to(socket.id).emit(SESSION_READY, ready);
+}
+
+/**
+ * Leaves the `attendance:` and `presence:` rooms of every conversation but `keep`; the chats whose
+ * presence it left, whose watchers must hear of it.
+ */
+async function leaveConversations(socket: GatewaySocket, keep: string | null): Promise<string[]> {
+  const presenceLeft: string[] = [];
+  for (const r of [...socket.rooms]) {
+    const [kind, id] = r.split(':', 2);
+    if ((kind !== 'attendance' && kind !== 'presence') || id === keep) continue;
+    await socket.leave(r);
+    if (kind === 'presence' && id) presenceLeft.push(id);
+  }
+  return presenceLeft;
 }
 
 function idList(arg: unknown): string[] | null {

@@ -27,7 +27,7 @@ export function pageJson(
 /**
  * Sends pre-serialized JSON as it is. With a JSON content type set, Fastify sends a string payload
  * without running the route's response serializer, so the text must already be what that schema would
- * write (test/channel-api-list-bodies.test.ts compares it with the serializer's); the schema stays on
+ * write (test/channel-api/channel-api-list-bodies.test.ts compares it with the serializer's); the schema stays on
  * the route for the OpenAPI document.
  */
 export function sendJsonText(reply: FastifyReply, body: JsonText): FastifyReply {

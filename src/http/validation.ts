@@ -46,29 +46,53 @@ type Validator = ((data: unknown) => boolean) & { errors?: ValidateFunction['err
  * FULL_REPORT_MAX_VALUES values is checked again to list every problem, class-validator style.
  */
 export function requestValidators(): FastifySchemaCompiler<FastifySchema> {
-  const first = { exact: makeAjv(false, false), coercing: makeAjv('array', false) };
-  const every = { exact: makeAjv(false, true), coercing: makeAjv('array', true) };
   return ({ schema, httpPart, url, method }) => {
-    const kind = httpPart === 'body' ? 'exact' : 'coercing';
-    const bounded = withPropertyBounds(schema, `${method} ${url} ${httpPart ?? ''}`);
-    const fast = first[kind].compile(bounded);
-    let full: ValidateFunction | null = null;
-    const validate: Validator = (data) => {
-      if (fast(data)) {
-        validate.errors = null;
-        return true;
-      }
-      if (countValues(data, FULL_REPORT_MAX_VALUES) > FULL_REPORT_MAX_VALUES) {
-        validate.errors = fast.errors;
-      } else {
-        full ??= every[kind].compile(bounded);
-        full(data);
-        validate.errors = full.errors ?? fast.errors;
-      }
-      return false;
-    };
+    // A route schema is a module's constant: compiled once per part, whichever app asks again.
+    const cache = typeof schema === 'object' && schema !== null ? compiled.get(schema) : undefined;
+    const known = cache?.get(httpPart ?? '');
+    if (known) return known;
+    const validate = compile(schema, httpPart, `${method} ${url} ${httpPart ?? ''}`);
+    if (typeof schema === 'object' && schema !== null) {
+      if (!cache) compiled.set(schema, new Map([[httpPart ?? '', validate]]));
+      else cache.set(httpPart ?? '', validate);
+    }
     return validate;
   };
+}
+
+/**
+ * Ajv and its compiled validators, shared by every app of the process: compiling is most of the cost
+ * of building an app, and the test suite builds many apps in one process.
+ */
+let ajvs: { first: Record<'exact' | 'coercing', Ajv>; every: Record<'exact' | 'coercing', Ajv> } | null =
+  null;
+const compiled = new WeakMap<object, Map<string, Validator>>();
+
+function compile(schema: unknown, httpPart: string | undefined, where: string): Validator {
+  ajvs ??= {
+    first: { exact: makeAjv(false, false), coercing: makeAjv('array', false) },
+    every: { exact: makeAjv(false, true), coercing: makeAjv('array', true) },
+  };
+  const { first, every } = ajvs;
+  const kind = httpPart === 'body' ? 'exact' : 'coercing';
+  const bounded = withPropertyBounds(schema, where);
+  const fast = first[kind].compile(bounded);
+  let full: ValidateFunction | null = null;
+  const validate: Validator = (data) => {
+    if (fast(data)) {
+      validate.errors = null;
+      return true;
+    }
+    if (countValues(data, FULL_REPORT_MAX_VALUES) > FULL_REPORT_MAX_VALUES) {
+      validate.errors = fast.errors;
+    } else {
+      full ??= every[kind].compile(bounded);
+      full(data);
+      validate.errors = full.errors ?? fast.errors;
+    }
+    return false;
+  };
+  return validate;
 }
 
 /**

@@ -25,6 +25,11 @@ export interface ReadReceiptJob {
   messageId: string;
 }
 
+/** `typing-indicator` queue: tell the provider an agent is typing in this chat (row in typing_indicators). */
+export interface TypingIndicatorJob {
+  chatId: string;
+}
+
 /** `media-download` queue: the file of a customer's media message (row in messages). */
 export interface MediaDownloadJob {
   messageId: string;

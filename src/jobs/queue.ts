@@ -29,6 +29,8 @@ export const QUEUES = {
   inboundWebhook: 'inbound-webhook',
   /** A read receipt to the provider (row in read_receipts), queued when an agent reads a chat. */
   readReceipt: 'read-receipt',
+  /** A typing indicator to the provider (row in typing_indicators), queued while an agent types. */
+  typingIndicator: 'typing-indicator',
   /**
    * One customer file to download from the provider into the media store. Temporary failures are
    * retried by pg-boss with backoff; the last attempt or a permanent failure marks the media `failed`.
@@ -76,6 +78,12 @@ const QUEUE_DEFINITIONS: Record<QueueName, Omit<PgBoss.Queue, 'name'>> = {
     retryBackoff: true,
     // One Graph call (WHATSAPP_TIMEOUT_MS, 15 s) and a row.
     expireInSeconds: 60,
+  },
+  [QUEUES.typingIndicator]: {
+    policy: 'standard',
+    // "Typing…" late is worse than none: one attempt, and the handler drops a stale one.
+    retryLimit: 0,
+    expireInSeconds: 30,
   },
   [QUEUES.mediaDownload]: {
     policy: 'standard',

@@ -130,9 +130,10 @@ export interface MessagingProvider {
   send(ctx: ProviderContext, to: string, message: PreparedMessage): Promise<SendResult>;
   /**
    * Tells the provider an agent read the customer's messages up to this one (WhatsApp: the blue
-   * ticks). A provider without such receipts does nothing.
+   * ticks); with `typing`, also that an agent is typing a reply (WhatsApp shows "typing…" until the
+   * reply or for about 25 seconds). A provider without such receipts does nothing.
    */
-  markRead(ctx: ProviderContext, providerMessageId: string): Promise<void>;
+  markRead(ctx: ProviderContext, providerMessageId: string, opts?: { typing?: boolean }): Promise<void>;
   /**
    * The file of a customer's media message, by the provider's media id. Refuses (ProviderError
    * `media_too_large`, permanent) a file over `maxBytes`, by its declared size first and by counting

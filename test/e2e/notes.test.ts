@@ -31,6 +31,7 @@ describe('notes, mentions and activity in the console', () => {
   it('a note mentions a colleague, who is notified live and finds it under Menções', async () => {
     // Bruno is signed in elsewhere, with desktop notifications allowed (recorded, not shown).
     const b = await e2e.newPage('bruno');
+    // The browser's Notification API and window focus stood in for (a headless browser shows neither).
     await b.context.addInitScript({
       content: `
         window.shownNotifications = [];
@@ -42,9 +43,13 @@ describe('notes, mentions and activity in the console', () => {
         Recorded.permission = 'granted';
         Recorded.requestPermission = function () { return Promise.resolve('granted'); };
         window.Notification = Recorded;
+        window.__focused = true;
+        document.hasFocus = function () { return window.__focused; };
       `,
     });
     await e2e.loginUi(b.page, bruno);
+    // Bruno is away from the console: a mention shows on his desktop.
+    await b.page.evaluate(`(() => { window.__focused = false; window.dispatchEvent(new Event('blur')); })()`);
 
     const chatId = await e2e.inbound(channel.id, '5511987650101', 'Quero cancelar meu plano', 'Marta');
     const { page } = await e2e.newPage('ana');
@@ -83,6 +88,8 @@ describe('notes, mentions and activity in the console', () => {
     // Bruno: the bell counts it, a toast and a desktop notification say who and what.
     await b.page.getByRole('button', { name: 'Abrir notificações (1 não lidas)' }).waitFor();
     await b.page.locator('.toast', { hasText: 'Ana Souza mencionou você em uma nota' }).waitFor();
+    await b.page.waitForFunction('window.shownNotifications.length === 1');
+    await b.page.evaluate(`(() => { window.__focused = true; window.dispatchEvent(new Event('focus')); })()`);
     const shown = await b.page.evaluate(
       () =>
         (globalThis as unknown as { shownNotifications: { title: string; body: string }[] })

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { ConsoleClient, type Envelope } from '../helpers/console-client.js';
-import { exitReport, http, sleep, startCluster, until, type Cluster } from '../helpers/fault-cluster.js';
+import { exitReport, http, sleep, until } from '../helpers/fault-cluster.js';
 import { recordResult } from '../helpers/fault-results.js';
+import { faultCluster } from '../helpers/fault-scenario.js';
 
 // Customer messages committed on node A around its kill -9 (customers writing through A, killed
 // while they do): every one of them that was committed reaches a console client
@@ -13,17 +14,11 @@ const ROUNDS = 5;
 const CONCURRENCY = 60;
 
 describe('fault: customer messages committed around a kill -9', () => {
-  let c: Cluster;
   let client: ConsoleClient | null = null;
-  before(async () => {
-    c = await startCluster();
-  });
-  after(async () => {
-    client?.close();
-    await c?.close();
-  });
+  const cluster = faultCluster(() => client?.close());
 
   it('every committed message reaches the console on the other node', async () => {
+    const c = cluster();
     const b = c.nodes[1]!;
     const auth = { authorization: `Bearer ${c.adminToken}` };
     client = await ConsoleClient.open(b.gatewayUrl, b.url, c.adminToken, {

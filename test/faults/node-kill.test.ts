@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { sleep, startCluster, type Cluster } from '../helpers/fault-cluster.js';
+import { describe, it } from 'node:test';
 import { recordResult } from '../helpers/fault-results.js';
-import { drainMs, outcome, recoveryMs, SendLoad, settle } from '../helpers/send-load.js';
+import { faultCluster, loadAroundFault } from '../helpers/fault-scenario.js';
+import { drainMs, recoveryMs } from '../helpers/send-load.js';
 
 // kill -9 of one of two nodes while both accept and send: nothing accepted is lost (the other node
 // takes over the killed node's leased lanes once their leases expire), the other node keeps answering,
@@ -13,27 +13,20 @@ const RATE = 150;
 const CONTACTS = 300;
 
 describe('fault: kill -9 of a node under load', () => {
-  let c: Cluster;
-  before(async () => {
-    c = await startCluster();
-  });
-  after(async () => {
-    await c?.close();
-  });
+  const cluster = faultCluster();
 
   it('loses nothing, the other node carries on, duplicates are counted', async () => {
-    const load = new SendLoad(c, { rate: RATE, contacts: CONTACTS, timeoutMs: 5_000 });
-    load.start();
-    await sleep(6_000);
-    load.phase('fault');
-    const killedAt = Date.now();
-    await c.killNode(0);
-    load.phase('after');
-    await sleep(10_000);
-    await load.stop();
-    const settled = await settle(c, load, 120_000);
-
-    const o = outcome(load.attempts, c.fake.requests);
+    const c = cluster();
+    const {
+      load,
+      settled,
+      o,
+      fault: killedAt,
+    } = await loadAroundFault(c, { rate: RATE, contacts: CONTACTS, timeoutMs: 5_000 }, async () => {
+      const at = Date.now();
+      await c.killNode(0);
+      return at;
+    });
     const after = load.attempts.filter((a) => a.phase === 'after');
     recordResult({
       scenario: 'node-kill',

@@ -1,16 +1,13 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { exitReport, sleep, startCluster, type Cluster } from '../helpers/fault-cluster.js';
+import { describe, it } from 'node:test';
 import { recordResult } from '../helpers/fault-results.js';
 import {
-  assertRefusalsAre503,
-  describeMarkers,
-  drainMs,
-  outcome,
-  recoveryMs,
-  SendLoad,
-  settle,
-} from '../helpers/send-load.js';
+  assertNothingLostOrDoubled,
+  exitedNodes,
+  faultCluster,
+  loadAroundFault,
+} from '../helpers/fault-scenario.js';
+import { assertRefusalsAre503, drainMs, recoveryMs } from '../helpers/send-load.js';
 
 // PostgreSQL restarted (fast shutdown: every session ends with 57P01, then a new server on the same
 // port) while two nodes accept and send: both nodes keep running, every accepted message reaches the
@@ -20,28 +17,21 @@ const RATE = 150;
 const CONTACTS = 300;
 
 describe('fault: PostgreSQL restarted under load', () => {
-  let c: Cluster;
-  before(async () => {
-    c = await startCluster();
-  });
-  after(async () => {
-    await c?.close();
-  });
+  const cluster = faultCluster();
 
   it('keeps both nodes running; every accepted message is sent once, in order', async () => {
-    const load = new SendLoad(c, { rate: RATE, contacts: CONTACTS, timeoutMs: 10_000 });
-    load.start();
-    await sleep(6_000);
-    load.phase('fault');
-    const faultAt = Date.now();
-    await c.pg.restart();
-    const backAt = Date.now();
-    load.phase('after');
-    await sleep(10_000);
-    await load.stop();
-    const settled = await settle(c, load, 120_000);
+    const c = cluster();
+    const { load, settled, o, fault } = await loadAroundFault(
+      c,
+      { rate: RATE, contacts: CONTACTS, timeoutMs: 10_000 },
+      async () => {
+        const faultAt = Date.now();
+        await c.pg.restart();
+        return { faultAt, backAt: Date.now() };
+      },
+    );
+    const { faultAt, backAt } = fault;
 
-    const o = outcome(load.attempts, c.fake.requests);
     recordResult({
       scenario: 'postgres-restart',
       loopDelayMaxMs: c.loopDelayMaxMs(),
@@ -55,29 +45,11 @@ describe('fault: PostgreSQL restarted under load', () => {
       recoveryMs: recoveryMs(load.attempts, backAt, ['A', 'B']),
       drainMs: drainMs(c, load.attempts, backAt),
       notes:
-        `answers ${JSON.stringify(o.statuses)}; nodes exited: ` +
-        `${
-          c.nodes
-            .filter((n) => !n.alive())
-            .map((n) => `${n.name} (${JSON.stringify(n.exit)})`)
-            .join(', ') || 'none'
-        }; ` +
+        `answers ${JSON.stringify(o.statuses)}; nodes exited: ${exitedNodes(c)}; ` +
         `order violations ${o.orderViolations.length}; sent after a refusal ${o.sentAfterRefusal.length}`,
     });
 
-    for (const n of c.nodes) assert.ok(n.alive(), exitReport(n));
-    assert.ok(settled, 'every accepted message reached the provider and the queue drained');
-    assert.deepEqual(
-      o.lost,
-      [],
-      `no accepted message is lost; lost:\n  ${describeMarkers(c, load.attempts, o.lost, backAt)}`,
-    );
-    assert.deepEqual(
-      o.duplicated,
-      [],
-      `no message is sent twice; sent twice (times from the end of the fault):\n  ${describeMarkers(c, load.attempts, o.duplicated, backAt)}`,
-    );
-    assert.deepEqual(o.orderViolations, [], 'per-contact order is kept');
+    assertNothingLostOrDoubled(c, load, o, settled, backAt);
     assert.deepEqual(o.sentAfterRefusal, [], 'no refused request is sent');
     assertRefusalsAre503(load.attempts);
     assert.notEqual(recoveryMs(load.attempts, backAt, ['A', 'B']), null, 'both nodes accept again');

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { ConsoleClient } from '../helpers/console-client.js';
-import { exitReport, http, sleep, startCluster, type Cluster } from '../helpers/fault-cluster.js';
+import { http, sleep } from '../helpers/fault-cluster.js';
 import { recordResult } from '../helpers/fault-results.js';
-import { describeMarkers, drainMs, outcome, SendLoad, settle } from '../helpers/send-load.js';
+import { assertNothingLostOrDoubled, faultCluster } from '../helpers/fault-scenario.js';
+import { drainMs, outcome, SendLoad, settle } from '../helpers/send-load.js';
 
 // Redis stopped for 20 s while two nodes accept and send: every request still gets its answer within
 // the client's 1 s bound (accepted, or the contract's 503 — never a hang), the agent API (login, list
@@ -29,17 +30,13 @@ const isContract503 = (p: { status: unknown; body: unknown }) => {
 };
 
 describe('fault: Redis stopped for 20 s under load', () => {
-  let c: Cluster;
   const clients: ConsoleClient[] = [];
-  before(async () => {
-    c = await startCluster();
-  });
-  after(async () => {
+  const cluster = faultCluster(() => {
     for (const cl of clients) cl.close();
-    await c?.close();
   });
 
   it('keeps answering within 1 s, loses nothing, and live events resume', async () => {
+    const c = cluster();
     const [a, b] = [c.nodes[0]!, c.nodes[1]!];
     const subscribe = { userId: c.adminId, teamIds: [c.teamId] };
     const onA = await ConsoleClient.open(a.gatewayUrl, a.url, c.adminToken, subscribe);
@@ -169,19 +166,7 @@ describe('fault: Redis stopped for 20 s under load', () => {
         `events of the outage seen live by a client: ${duringSeen.length}/${duringChats.length}`,
     });
 
-    for (const n of c.nodes) assert.ok(n.alive(), exitReport(n));
-    assert.ok(settled, 'every accepted message reached the provider and the queue drained');
-    assert.deepEqual(
-      o.lost,
-      [],
-      `no accepted message is lost; lost:\n  ${describeMarkers(c, load.attempts, o.lost, backAt)}`,
-    );
-    assert.deepEqual(
-      o.duplicated,
-      [],
-      `no message is sent twice; sent twice (times from the end of the fault):\n  ${describeMarkers(c, load.attempts, o.duplicated, backAt)}`,
-    );
-    assert.deepEqual(o.orderViolations, [], 'per-contact order is kept');
+    assertNothingLostOrDoubled(c, load, o, settled, backAt);
     assert.deepEqual(
       slow.slice(0, 5).map((a) => `${a.node} ${a.phase} ${String(a.status)}`),
       [],

@@ -2,6 +2,7 @@ import { pino, type Logger } from 'pino';
 import { loadConfig, type Config } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { createTestDatabase } from './db.js';
+import { TEST_JWT_SECRET } from './services.js';
 
 export interface TestApp {
   server: RunningServer;
@@ -26,7 +27,7 @@ export interface TestResponse {
   json: Record<string, unknown>;
 }
 
-export const TEST_JWT_SECRET = 'test-secret-test-secret-test-secret-0123456789';
+export { TEST_JWT_SECRET };
 
 /**
  * Starts the real server (HTTP on 127.0.0.1, random port) on a fresh database. `env` overrides the
@@ -42,7 +43,7 @@ export async function startTestApp(
     logger?: Logger;
   } = {},
 ): Promise<TestApp> {
-  const fresh = opts.databaseUrl ? null : await createTestDatabase();
+  const fresh = opts.databaseUrl ? null : await createTestDatabase({ migrated: true });
   const databaseUrl = opts.databaseUrl ?? fresh!.url;
   const config = loadConfig({
     DATABASE_URL: databaseUrl,

@@ -236,12 +236,15 @@ export class FakeGraph {
 
   private answerMessage(res: ServerResponse, json: unknown): void {
     const body = typeof json === 'object' && json !== null ? (json as Record<string, unknown>) : {};
-    // A read receipt: exactly these three fields, the id of a message the business received.
+    // A read receipt: exactly these three fields, the id of a message the business received; with a
+    // typing indicator, a fourth: `typing_indicator: {type: "text"}`.
     if (body.status !== undefined) {
-      const keys = Object.keys(body).sort().join(',');
+      const { typing_indicator: typing, ...receipt } = body;
+      const keys = Object.keys(receipt).sort().join(',');
       const id = body.message_id;
       if (
         keys !== 'message_id,messaging_product,status' ||
+        (typing !== undefined && JSON.stringify(typing) !== '{"type":"text"}') ||
         body.messaging_product !== 'whatsapp' ||
         body.status !== 'read' ||
         typeof id !== 'string' ||

@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import type { Db } from '../../src/db/index.js';
 import type { ChannelT } from '../../src/modules/channels/channels.schemas.js';
 import type { Fixture } from './fixtures.js';
 
@@ -27,6 +28,76 @@ export function graphWebhook(phoneNumberId: string, value: Record<string, unknow
 /** `X-Hub-Signature-256` of a raw webhook body, as Meta signs it with the app secret. */
 export function hubSignature(secret: string, raw: string | Buffer): string {
   return `sha256=${createHmac('sha256', secret).update(raw).digest('hex')}`;
+}
+
+/** The customer's send time Graph reports in the payloads below (2025-04-11T04:08:16Z). */
+export const GRAPH_MESSAGE_TIMESTAMP = '1744344496';
+/** The time of a status update in the payloads below. */
+export const GRAPH_STATUS_TIMESTAMP = '1744344500';
+
+/** A `messages` change value: one text message from a customer, with the contact's profile name. */
+export function customerText(p: { from: string; id: string; body: string; name?: string }) {
+  return {
+    contacts: [{ profile: { name: p.name ?? 'Maria' }, wa_id: p.from }],
+    messages: [
+      { from: p.from, id: p.id, timestamp: GRAPH_MESSAGE_TIMESTAMP, type: 'text', text: { body: p.body } },
+    ],
+  };
+}
+
+/** A `messages` change value: one status update (sent, delivered, read, failed…) of a sent message. */
+export function statusUpdate(p: {
+  id: string;
+  status: string;
+  timestamp?: string;
+  recipientId?: string;
+  extra?: Record<string, unknown>;
+}) {
+  return {
+    statuses: [
+      {
+        id: p.id,
+        status: p.status,
+        timestamp: p.timestamp ?? GRAPH_STATUS_TIMESTAMP,
+        recipient_id: p.recipientId ?? '5511987654321',
+        ...p.extra,
+      },
+    ],
+  };
+}
+
+/**
+ * A Graph webhook delivery as Meta posts it to `/webhooks/whatsapp/:channelId`: the raw body of one
+ * change `value` and its headers, signed with the channel's app secret. For `TestApp.request`.
+ */
+export function signedDelivery(phoneNumberId: string, appSecret: string, value: Record<string, unknown>) {
+  const raw = JSON.stringify(graphWebhook(phoneNumberId, value));
+  return {
+    raw,
+    headers: { 'content-type': 'application/json', 'x-hub-signature-256': hubSignature(appSecret, raw) },
+  };
+}
+
+/**
+ * Waits (bounded: `tries` reads `everyMs` apart) until every stored webhook delivery of the channel
+ * has been processed by its job; false when some still is not.
+ */
+export async function deliveriesProcessed(
+  db: Db,
+  channelId: string,
+  bound: { tries: number; everyMs: number },
+): Promise<boolean> {
+  for (let i = 0; i < bound.tries; i++) {
+    const pending = await db
+      .selectFrom('inbound_webhook_events')
+      .select('id')
+      .where('channel_id', '=', channelId)
+      .where('processed_at', 'is', null)
+      .execute();
+    if (pending.length === 0) return true;
+    await new Promise((r) => setTimeout(r, bound.everyMs));
+  }
+  return false;
 }
 
 let channelSeq = 0;

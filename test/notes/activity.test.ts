@@ -154,6 +154,32 @@ describe('activity in the timeline', () => {
     assert.deepEqual(line?.to, { teamId: f.teams[0]!.id, userId: f.agents[0]!.id });
   });
 
+  it('shows a label put on and taken off, and a reopened conversation, by whom', async () => {
+    const chatId = await f.inbound(0, phone());
+    const a0 = f.agents[0]!.token;
+    const made = await call(f.adminToken, 'POST', '/api/labels', { name: 'VIP', color: '#aa3300' });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const created = made.body as { id: string };
+    for (const method of ['PUT', 'DELETE']) {
+      const res = await call(a0, method, `/api/chats/${chatId}/labels/${created.id}`);
+      assert.ok(res.status < 300, JSON.stringify(res.body));
+    }
+    await ok(a0, 'POST', `/api/chats/${chatId}/capture`);
+    await ok(a0, 'POST', `/api/chats/${chatId}/close`);
+    await ok(a0, 'POST', `/api/chats/${chatId}/reopen`);
+    const lines = (await activity(a0, chatId)).activity;
+    assert.deepEqual(
+      lines.map((l) => [l.kind, l.by, (l as Line & { label?: { name: string } }).label?.name ?? null]),
+      [
+        ['reopen', agent(0), null],
+        ['close', agent(0), null],
+        ['capture', agent(0), null],
+        ['label.removed', agent(0), 'VIP'],
+        ['label.added', agent(0), 'VIP'],
+      ],
+    );
+  });
+
   it('is kept past the event log’s retention, for its own', async () => {
     const chatId = await f.inbound(0, phone());
     await ok(f.agents[0]!.token, 'POST', `/api/chats/${chatId}/capture`);

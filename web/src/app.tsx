@@ -1,6 +1,8 @@
 import { useCallback, useEffect, useState } from 'react';
+import { AlertsProvider } from './alerts/alerts';
 import { ApiError, get, onUnauthorized } from './api';
 import { useI18n } from './i18n';
+import { KeysProvider } from './keys/provider';
 import { Login } from './login';
 import { SessionProvider } from './session';
 import { Shell } from './shell';
@@ -66,7 +68,11 @@ export function App() {
   }
   return (
     <SessionProvider key={boot.me.user.id} me={boot.me} onLoggedOut={loggedOut}>
-      <Shell />
+      <AlertsProvider>
+        <KeysProvider>
+          <Shell />
+        </KeysProvider>
+      </AlertsProvider>
     </SessionProvider>
   );
 }

@@ -5,13 +5,10 @@ import type { Mention, MentionPage } from './models';
 import { navigate } from './router';
 import { useDirectory, useGateway, useNotifications } from './session';
 
-/** Whether the browser may show desktop notifications: asked only from a click, as browsers require. */
-export const desktopPermission = (): NotificationPermission | 'unsupported' =>
-  typeof Notification === 'undefined' ? 'unsupported' : Notification.permission;
-
 /**
  * "Menções": the notes that mention me, newest first, unread ones marked; opening one goes to its
- * conversation and marks it read (its notification: the bell follows). New mentions arrive live.
+ * conversation and marks it read (its notification: the bell follows). New mentions arrive live; the
+ * sound and desktop notification of one are the alerts' (alerts/), as the user's preferences say.
  */
 export function MentionsPage() {
   const { t, time } = useI18n();
@@ -21,7 +18,6 @@ export function MentionsPage() {
   const [page, setPage] = useState<MentionPage | null>(null);
   const [unreadOnly, setUnreadOnly] = useState(false);
   const [failed, setFailed] = useState(false);
-  const [permission, setPermission] = useState(desktopPermission);
 
   const load = useCallback(async () => {
     try {
@@ -65,17 +61,6 @@ export function MentionsPage() {
           <input type="checkbox" checked={unreadOnly} onChange={(e) => setUnreadOnly(e.target.checked)} />
           {t('mentions.unreadOnly')}
         </label>
-        {permission === 'default' && (
-          <button
-            type="button"
-            className="btn small"
-            onClick={() => void Notification.requestPermission().then(setPermission)}
-          >
-            {t('mentions.desktop')}
-          </button>
-        )}
-        {permission === 'granted' && <span className="muted">{t('mentions.desktopOn')}</span>}
-        {permission === 'denied' && <span className="muted">{t('mentions.desktopDenied')}</span>}
       </header>
       {failed && (
         <p className="error" role="alert">

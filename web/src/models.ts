@@ -26,6 +26,21 @@ export type CreatedApiKey = Answer<'createApiKey'>;
 export type ApiKeyScope = Body<'createApiKey'>['scopes'][number];
 
 export type Chat = Answer<'getChat'>;
+export type ChatLabel = Chat['labels'][number];
+export type Label = Answer<'getLabel'>;
+export type ChatView = Answer<'createChatView'>;
+export type ChatViewFilters = ChatView['filters'];
+export type ChatViewCounts = Answer<'countChatViews'>;
+/** A customer's conversations (the history above a conversation). */
+export type ConversationSummaryPage = Answer<'listContactChats'>;
+export type ConversationSummary = ConversationSummaryPage['chats'][number];
+/** The search box's three kinds of results. */
+export type MessageSearchPage = Answer<'searchMessages'>;
+export type MessageHit = MessageSearchPage['results'][number];
+export type ContactSearchPage = Answer<'searchContacts'>;
+export type ContactHit = ContactSearchPage['results'][number];
+export type ChatSearchPage = Answer<'searchChats'>;
+export type ChatHit = ChatSearchPage['results'][number];
 export type ChatPage = Answer<'listAgentChats'>;
 export type MessageHistory = Answer<'listChatMessages'>;
 export type Message = MessageHistory['messages'][number];
@@ -68,6 +83,7 @@ export type ActivityLine = ActivityPage['activity'][number];
 export type AppNotification = Answer<'markNotificationRead'>;
 export type NotificationPage = Answer<'listNotifications'>;
 export type Draft = Answer<'listDrafts'>[number];
+export type NotificationPreferences = Answer<'getNotificationPreferences'>;
 
 /** An outgoing webhook; `secret` only in the answer that set it. */
 export type Webhook = Answer<'updateWebhook'>;
@@ -80,3 +96,32 @@ export type ConsoleConfig = Answer<'getConsoleConfig'>;
 export type EventName = Exclude<keyof events, 'session.ready'>;
 export type Envelope<E extends EventName = EventName> = events[E];
 export type SessionReady = events['session.ready'];
+
+/** A customer (the person behind a chat's contact), its notes and the admin's attribute definitions. */
+export type Customer = Answer<'getContact'>;
+export type CustomerPage = Answer<'listContacts'>;
+export type CustomerNote = Answer<'createContactNote'>;
+export type CustomerNotePage = Answer<'listContactNotes'>;
+export type AttributeDefinition = Answer<'createCustomerAttribute'>;
+export type ImportReport = Answer<'importContacts'>;
+
+/** A label as the labels API answers it (its own module; the console reads it when present). */
+export interface LabelItem {
+  id: string;
+  name: string;
+  color: string;
+}
+
+/**
+ * A conversation of a customer, as `GET /api/customers/{id}/chats` answers it (its own operation):
+ * the fields the contact panel shows.
+ */
+export interface CustomerChat {
+  id: string;
+  channelId: string;
+  status: string;
+  teamId: string;
+  userId: string | null;
+  createdAt: string;
+  closedAt: string | null;
+}

@@ -5,7 +5,7 @@ import { useGateway, useNotifications } from './session';
 import type { AppNotification } from './models';
 
 /** The bell: unread count, and a panel listing notifications (open one to go to its chat). */
-export function Notifications() {
+export function Notifications(props: { onPreferences: () => void }) {
   const { t, time } = useI18n();
   const { notifications, unreadNotifications, markNotificationRead } = useNotifications();
   const [open, setOpen] = useState(false);
@@ -64,7 +64,19 @@ export function Notifications() {
       </button>
       {open && (
         <div className="notif-panel card" ref={panel} role="region" aria-label={t('notif.title')}>
-          <h2>{t('notif.title')}</h2>
+          <div className="notif-head">
+            <h2>{t('notif.title')}</h2>
+            <button
+              type="button"
+              className="btn small ghost"
+              onClick={() => {
+                setOpen(false);
+                props.onPreferences();
+              }}
+            >
+              {t('alerts.pref.open')}
+            </button>
+          </div>
           {notifications.length === 0 ? (
             <p className="muted">{t('notif.empty')}</p>
           ) : (
@@ -96,11 +108,10 @@ export function NotificationToasts() {
     if (!gateway) return;
     return gateway.on('notification.new', (e) => {
       const n = e.data.notification;
-      if (n.kind === 'note.mention') desktopMention(t, n);
       setToasts((prev) => (prev.some((x) => x.id === n.id) ? prev : [...prev, n].slice(-3)));
       setTimeout(() => setToasts((prev) => prev.filter((x) => x.id !== n.id)), 8000);
     });
-  }, [gateway, t]);
+  }, [gateway]);
 
   const dismiss = (id: string) => setToasts((prev) => prev.filter((x) => x.id !== id));
   return (
@@ -136,24 +147,6 @@ export function NotificationToasts() {
       })}
     </div>
   );
-}
-
-/**
- * A mention on the desktop too (the browser's Notification API), when this site may: a click brings
- * the console forward on the conversation.
- */
-function desktopMention(t: ReturnType<typeof useI18n>['t'], n: AppNotification): void {
-  if (typeof Notification === 'undefined' || Notification.permission !== 'granted') return;
-  const shown = new Notification(t('notif.mentionTitle', { by: String(n.data.byName ?? '') }), {
-    body: String(n.data.excerpt ?? ''),
-    tag: n.id,
-  });
-  const chatId = typeof n.data.chatId === 'string' ? n.data.chatId : null;
-  shown.onclick = () => {
-    window.focus();
-    if (chatId) navigate(`/inbox/${chatId}`);
-    shown.close();
-  };
 }
 
 /** What a notification says, by its kind. */

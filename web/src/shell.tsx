@@ -1,7 +1,10 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { adminNav, AdminArea, CannedResponsesPage } from './admin/index';
+import { PreferencesDialog } from './alerts/preferences-dialog';
 import { LangSwitch } from './components';
+import { ContactsArea } from './contacts/contacts-page';
 import { useI18n } from './i18n';
+import { useCommands, useKeys, type Command } from './keys/registry';
 import { Inbox } from './inbox/inbox';
 import { MentionsPage } from './mentions';
 import { Notifications, NotificationToasts } from './notifications';
@@ -11,8 +14,10 @@ import { Simulator } from './simulator';
 
 /** The signed-in console: header with navigation, connection state and notifications; one page below. */
 export function Shell() {
-  const { t, tr } = useI18n();
+  const { t, tr, lang, setLang } = useI18n();
   const { me, can, logout } = useMe();
+  const { openHelp } = useKeys();
+  const [prefsOpen, setPrefsOpen] = useState(false);
   const { conn } = useGateway();
   const path = usePath();
   const [menuOpen, setMenuOpen] = useState(false);
@@ -24,12 +29,40 @@ export function Shell() {
 
   const nav = [
     { path: '/inbox', label: t('nav.inbox') },
+    { path: '/contacts', label: t('nav.contacts') },
     { path: '/mentions', label: t('nav.mentions') },
     { path: '/simulator', label: t('nav.simulator') },
     { path: '/canned-responses', label: t('nav.canned') },
     ...adminNav.filter((n) => can(n.permission)).map((n) => ({ path: n.path, label: tr(n.labelKey) })),
   ];
   const current = (p: string) => path === p || path.startsWith(`${p}/`);
+
+  // The palette's actions everywhere: each page, the preferences, the shortcuts, the language.
+  const navKey = nav.map((n) => `${n.path}=${n.label}`).join('|');
+  const commands = useMemo<Command[]>(
+    () => [
+      ...navKey.split('|').map((entry) => {
+        const [to = '', label = ''] = entry.split('=');
+        return {
+          id: `go:${to}`,
+          group: 'go' as const,
+          title: t('keys.goTo', { page: label }),
+          run: () => navigate(to),
+        };
+      }),
+      { id: 'alerts.prefs', group: 'general', title: t('alerts.pref.title'), run: () => setPrefsOpen(true) },
+      { id: 'keys.help', group: 'general', title: t('keys.helpTitle'), keys: '?', run: openHelp },
+      {
+        id: 'lang',
+        group: 'general',
+        title: lang === 'pt-BR' ? 'Switch to English' : 'Mudar para português',
+        run: () => setLang(lang === 'pt-BR' ? 'en' : 'pt-BR'),
+      },
+      { id: 'logout', group: 'general', title: t('nav.logout'), run: () => void logout() },
+    ],
+    [navKey, t, openHelp, lang, setLang, logout],
+  );
+  useCommands(commands);
 
   let page;
   if (path.startsWith('/admin')) page = <AdminArea path={path} />;
@@ -41,6 +74,7 @@ export function Shell() {
         <CannedResponsesPage mode="personal" />
       </section>
     );
+  else if (current('/contacts')) page = <ContactsArea path={path} />;
   else page = <Inbox path={path} />;
 
   return (
@@ -75,7 +109,7 @@ export function Shell() {
         </nav>
         <div className="topbar-end">
           <ConnIndicator />
-          <Notifications />
+          <Notifications onPreferences={() => setPrefsOpen(true)} />
           <LangSwitch />
           <span className="me" title={me.user.email}>
             {me.user.name}
@@ -94,6 +128,7 @@ export function Shell() {
         {page}
       </main>
       <NotificationToasts />
+      {prefsOpen && <PreferencesDialog onClose={() => setPrefsOpen(false)} />}
     </div>
   );
 }

@@ -252,7 +252,7 @@ export interface paths {
     };
     /**
      * List chats the user may see
-     * @description Same filters as the Channel API, plus `status` (default `open`) and the search `q`. Users with `chats:read_all` (supervisors, admins) list every chat of the account; others the chats of their teams and those they attend. `Observação` is left out unless asked for by `queue`.
+     * @description Same filters as the Channel API (`label` included), plus `status` (default `open`; `pending`: open with no attendant), `assignee`, the search `q` and `sort`; `total` is exact. Users with `chats:read_all` (supervisors, admins) list every chat of the account; others the chats of their teams and those they attend. `Observação` is left out unless asked for by `queue`.
      */
     get: operations['listAgentChats'];
     put?: never;
@@ -357,6 +357,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/chats/{id}/reopen': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Reopen a closed chat
+     * @description For a user with `chats:attend` who may see the chat: it opens again in `Em Atendimento` of its team with the caller as attendant (event `chat.reopen`). The 24-hour window is unchanged: outside it only a template reaches the customer. An open chat → 409; a customer with another open chat on the channel → 409.
+     */
+    post: operations['reopenChat'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/chats/{id}/read': {
     parameters: {
       query?: never;
@@ -377,6 +397,353 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/labels': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the account’s labels
+     * @description Every label of the account, by name (at most 200); for any user.
+     */
+    get: operations['listLabels'];
+    put?: never;
+    /**
+     * Define a label
+     * @description Needs `labels:manage` (admins). A name another label of the account has, whatever its letter case → 409.
+     */
+    post: operations['createLabel'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/labels/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get a label */
+    get: operations['getLabel'];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a label
+     * @description Needs `labels:manage`. The label leaves every chat and customer it was on.
+     */
+    delete: operations['deleteLabel'];
+    options?: never;
+    head?: never;
+    /**
+     * Change a label (name, colour, description)
+     * @description Needs `labels:manage`. Another label’s name → 409.
+     */
+    patch: operations['updateLabel'];
+    trace?: never;
+  };
+  '/api/chats/{id}/labels/{labelId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Put a label on a chat
+     * @description For anyone who may see the chat (open or closed). Already there: the chat as it is, no event. A chat or label the user cannot see (another account’s included) → 404.
+     */
+    put: operations['addChatLabel'];
+    post?: never;
+    /**
+     * Take a label off a chat
+     * @description For anyone who may see the chat. Not there: the chat as it is, no event.
+     */
+    delete: operations['removeChatLabel'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/customers/{id}/labels/{labelId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Put a label on a customer
+     * @description For users who may see the customer: with `chats:read_all` any customer of the account, otherwise the customer of a conversation in one of their teams or attended by them. Already there: no event.
+     */
+    put: operations['addCustomerLabel'];
+    post?: never;
+    /**
+     * Take a label off a customer
+     * @description For users who may see the customer. Not there: no event.
+     */
+    delete: operations['removeCustomerLabel'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/chat-views': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List my saved views of the chat list
+     * @description The user’s own views, in their order (at most 20).
+     */
+    get: operations['listChatViews'];
+    put?: never;
+    /**
+     * Save a view of the chat list
+     * @description Saved last among the user’s views. Filters the user may not use in the list (another user’s `assignee` without `chats:read_all`) → 403.
+     */
+    post: operations['createChatView'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/chat-views/counts': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Count the chats of each of my saved views
+     * @description Exact counts, as `listAgentChats` would answer each view’s `total` now.
+     */
+    get: operations['countChatViews'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/chat-views/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Delete one of my views */
+    delete: operations['deleteChatView'];
+    options?: never;
+    head?: never;
+    /**
+     * Rename, refilter or move one of my views
+     * @description Another user’s view → 404.
+     */
+    patch: operations['updateChatView'];
+    trace?: never;
+  };
+  '/api/customers': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List and search customers (the contacts page)
+     * @description Newest first. Users with `chats:read_all` (supervisors, admins) see every customer of the account; others the customers with a conversation they may see (of one of their teams, or one they attend); any other → 404. Filters: `q`, `label`, and `attr.<key>=<value>` (up to 5).
+     */
+    get: operations['listContacts'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/customers/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a customer: identities per channel, attributes, labels
+     * @description Users with `chats:read_all` (supervisors, admins) see every customer of the account; others the customers with a conversation they may see (of one of their teams, or one they attend); any other → 404.
+     */
+    get: operations['getContact'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Change a customer's name or attribute values
+     * @description Anyone who may see the customer. `attributes` sets the values given (null removes one) and keeps the others. Sends `customer.update`.
+     */
+    patch: operations['updateContact'];
+    trace?: never;
+  };
+  '/api/customers/{id}/merge': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Merge another customer into this one (admin)
+     * @description Needs `customers:manage`. Every contact, conversation, label and note of `customerId` becomes this customer's; its attribute values fill those this one lacks; the merge is recorded and `customerId` ceases to exist. Sends `customer.merge`.
+     */
+    post: operations['mergeContacts'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/customer-attributes': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The account's custom attributes of customers */
+    get: operations['listCustomerAttributes'];
+    put?: never;
+    /**
+     * Define a custom attribute (admin)
+     * @description Needs `customers:manage`. At most 50 per account; a key already used → 409.
+     */
+    post: operations['createCustomerAttribute'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/customer-attributes/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Remove an attribute and its values from every customer (admin) */
+    delete: operations['deleteCustomerAttribute'];
+    options?: never;
+    head?: never;
+    /**
+     * Change an attribute's label, description or options (admin)
+     * @description Its key and type stay; values already stored are kept.
+     */
+    patch: operations['updateCustomerAttribute'];
+    trace?: never;
+  };
+  '/api/customers/{id}/notes': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Notes about a customer, newest first */
+    get: operations['listContactNotes'];
+    put?: never;
+    /**
+     * Write a note about a customer
+     * @description Anyone who may see the customer. Sends `customer.note`.
+     */
+    post: operations['createContactNote'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/customers/{id}/notes/{noteId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Delete a note (its author, or an admin) */
+    delete: operations['deleteContactNote'];
+    options?: never;
+    head?: never;
+    /**
+     * Edit a note (its author only)
+     * @description The text replaced is kept (`GET …/edits`) and `editedAt` set. Another user → 403 (`Only its author may edit a note`).
+     */
+    patch: operations['updateContactNote'];
+    trace?: never;
+  };
+  '/api/customers/{id}/notes/{noteId}/edits': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A note's edits, newest first, each with the text it replaced */
+    get: operations['listContactNoteEdits'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/customers/export': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The customers of the list, as CSV
+     * @description The customers the user may see that match the same filters as `GET /api/customers`, newest first, streamed as they are read. Columns: `id`, `name`, `phones` and `emails` (several separated by `;`), `createdAt`, `lastSeenAt`, `labels` (names separated by `;`), then `attr.<key>` for each attribute. A value a spreadsheet would run as a formula (starting with `=`, `+`, `-` or `@`) is written after a `'`, which the import removes.
+     */
+    get: operations['exportContacts'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/chats/{id}/messages': {
     parameters: {
       query?: never;
@@ -386,7 +753,7 @@ export interface paths {
     };
     /**
      * A chat's messages, newest first
-     * @description For anyone who may see the chat. `before` (a message id of this chat; another id → 400) lists older messages; `nextBefore` is the cursor of the next page, null at the end.
+     * @description For anyone who may see the chat, open or closed. `before` (a message id of this chat; another id → 400) lists older messages, `after` newer ones, `around` the page that holds that message (half older, the rest newer: a search result opened there). `nextBefore` is the cursor of the next older page, null at the end; `nextAfter` of the next newer one, null when the page reaches the newest message.
      */
     get: operations['listChatMessages'];
     put?: never;
@@ -395,6 +762,86 @@ export interface paths {
      * @description Exactly one of `text` or `media`, checked with the Channel API send rules. Only the attendant of an open chat replies (`chats:attend`): others → 403, a closed chat → 409. Answers 201 with the message `queued`; it is sent through the channel's provider in the background and its `status` follows.
      */
     post: operations['replyToChat'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/customers/{id}/chats': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A customer's conversations on every channel
+     * @description Newest first, open and closed, those the user may open (as `GET /api/chats/{id}`): with `chats:read_all` every one, otherwise those of their teams and those they attend. A customer of another account, or none of whose conversations the user may open → 404. Who attended each and how it ended (`closedAt`, `closedBy`, `transfers`) come with it; its messages are `GET /api/chats/{id}/messages`, also when closed.
+     */
+    get: operations['listContactChats'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/search': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Search messages
+     * @description Messages containing every word of `q` — Portuguese stemming, accents and case ignored (`pagamentos` finds `Pagamento`, `acoes` finds `ação`) — in their text or a media caption, newest first, each with its match in `highlight` and the conversation it opens. Only what the user may open, as `GET /api/chats/{id}`: with `chats:read_all` the whole account, otherwise the conversations of their teams and those they attend. Filters narrow the conversations (channel, team, attendant, label) and the time. `hasNextPage` says whether another page follows; pages stop at 20.
+     */
+    get: operations['searchMessages'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/search/contacts': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Search contacts
+     * @description Contacts by a part of the name (accents and case ignored), of the number (digits typed any way: `+55 (11) 9…`) or of the e-mail, each with the newest conversation the user may open. Only what the user may open, as `GET /api/chats/{id}`: with `chats:read_all` the whole account, otherwise the conversations of their teams and those they attend. Filters narrow the conversations (channel, team, attendant, label) and the time. `hasNextPage` says whether another page follows; pages stop at 20.
+     */
+    get: operations['searchContacts'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/search/chats': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Search conversations
+     * @description Conversations, open and closed, whose customer matches `q` as in `searchContacts`. Only what the user may open, as `GET /api/chats/{id}`: with `chats:read_all` the whole account, otherwise the conversations of their teams and those they attend. Filters narrow the conversations (channel, team, attendant, label) and the time. `hasNextPage` says whether another page follows; pages stop at 20.
+     */
+    get: operations['searchChats'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -686,6 +1133,30 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/me/notification-preferences': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Your notification preferences
+     * @description Which moments the console announces with a sound and with a desktop notification. Every event is sent live whatever they say; the console applies them.
+     */
+    get: operations['getNotificationPreferences'];
+    /**
+     * Change your notification preferences
+     * @description Replaces them: every moment, both ways.
+     */
+    put: operations['updateNotificationPreferences'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/chats/{id}/notes': {
     parameters: {
       query?: never;
@@ -871,6 +1342,26 @@ export interface paths {
      * @description A new attempt of the same delivery: the same envelope and `Atende-Delivery`, a fresh retry window; a pending delivery is attempted now. 409 when the endpoint is disabled.
      */
     post: operations['replayWebhookDelivery'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/customers/import': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Create and update customers from CSV (admin)
+     * @description Needs `customers:manage`. Body: `text/csv`, at most 5 MiB and 10000 lines after the header, which names the columns: those of the export (`createdAt`, `lastSeenAt` and `labels` are ignored); `phone` and `email` are read as `phones` and `emails`. A line with `id` updates that customer; otherwise the customer its numbers or e-mails belong to, or a new one. Numbers and e-mails not yet on the channel are added on it; cells left empty change nothing. Lines are written as they are read; a line with a problem is reported by its number and the others are imported. Each customer written sends `customer.update`.
+     */
+    post: operations['importContacts'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1799,6 +2290,15 @@ export interface components {
           createdAt: string;
           /** Format: date-time */
           updatedAt: string;
+          /** @description The chat's labels, by name (additive to the contract's Chat) */
+          labels: {
+            id: string;
+            name: string;
+            /** @description CSS colour, `#rrggbb` */
+            color: string;
+          }[];
+          /** @description The customer behind the chat's contact: their conversations on every channel */
+          customerId: string;
           /** @description The 24-hour customer-service window, opened by each of the customer's messages */
           window: {
             /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
@@ -1859,6 +2359,15 @@ export interface components {
           createdAt: string;
           /** Format: date-time */
           updatedAt: string;
+          /** @description The chat's labels, by name (additive to the contract's Chat) */
+          labels: {
+            id: string;
+            name: string;
+            /** @description CSS colour, `#rrggbb` */
+            color: string;
+          }[];
+          /** @description The customer behind the chat's contact: their conversations on every channel */
+          customerId: string;
           /** @description The 24-hour customer-service window, opened by each of the customer's messages */
           window: {
             /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
@@ -1919,6 +2428,15 @@ export interface components {
           createdAt: string;
           /** Format: date-time */
           updatedAt: string;
+          /** @description The chat's labels, by name (additive to the contract's Chat) */
+          labels: {
+            id: string;
+            name: string;
+            /** @description CSS colour, `#rrggbb` */
+            color: string;
+          }[];
+          /** @description The customer behind the chat's contact: their conversations on every channel */
+          customerId: string;
           /** @description The 24-hour customer-service window, opened by each of the customer's messages */
           window: {
             /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
@@ -1986,6 +2504,15 @@ export interface components {
           createdAt: string;
           /** Format: date-time */
           updatedAt: string;
+          /** @description The chat's labels, by name (additive to the contract's Chat) */
+          labels: {
+            id: string;
+            name: string;
+            /** @description CSS colour, `#rrggbb` */
+            color: string;
+          }[];
+          /** @description The customer behind the chat's contact: their conversations on every channel */
+          customerId: string;
           /** @description The 24-hour customer-service window, opened by each of the customer's messages */
           window: {
             /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
@@ -2051,6 +2578,15 @@ export interface components {
           createdAt: string;
           /** Format: date-time */
           updatedAt: string;
+          /** @description The chat's labels, by name (additive to the contract's Chat) */
+          labels: {
+            id: string;
+            name: string;
+            /** @description CSS colour, `#rrggbb` */
+            color: string;
+          }[];
+          /** @description The customer behind the chat's contact: their conversations on every channel */
+          customerId: string;
           /** @description The 24-hour customer-service window, opened by each of the customer's messages */
           window: {
             /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
@@ -2126,6 +2662,15 @@ export interface components {
           createdAt: string;
           /** Format: date-time */
           updatedAt: string;
+          /** @description The chat's labels, by name (additive to the contract's Chat) */
+          labels: {
+            id: string;
+            name: string;
+            /** @description CSS colour, `#rrggbb` */
+            color: string;
+          }[];
+          /** @description The customer behind the chat's contact: their conversations on every channel */
+          customerId: string;
           /** @description The 24-hour customer-service window, opened by each of the customer's messages */
           window: {
             /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
@@ -2142,6 +2687,77 @@ export interface components {
           type: 'user' | 'api_key';
           id: string;
         };
+      };
+    };
+    'chat.reopen': {
+      /**
+       * Format: uuid
+       * @description Unique id of the event
+       */
+      id: string;
+      /** @constant */
+      event: 'chat.reopen';
+      /** @constant */
+      schemaVersion: 1;
+      /** @description Position in the account’s event log; increases in commit order within an account */
+      seq: number;
+      /** Format: date-time */
+      occurredAt: string;
+      accountId: string;
+      /** @description A closed conversation was opened again by an agent, who now attends it */
+      data: {
+        chat: {
+          id: string;
+          /** @description `open` or `closed` */
+          status: string;
+          queue: string;
+          channelId: string;
+          teamId: string;
+          userId: string | null;
+          contact: {
+            id: string;
+            name: string;
+            value: string;
+          };
+          unreadMessages: number;
+          lastMessage: {
+            id: string;
+            /** @description contact, user, api or system */
+            origin: string;
+            type: string;
+            /** @description Text of the message, or a summary such as [image] for media */
+            content: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description The agent who wrote it, for `user` messages */
+            userId?: string;
+          } | null;
+          /** Format: date-time */
+          createdAt: string;
+          /** Format: date-time */
+          updatedAt: string;
+          /** @description The chat's labels, by name (additive to the contract's Chat) */
+          labels: {
+            id: string;
+            name: string;
+            /** @description CSS colour, `#rrggbb` */
+            color: string;
+          }[];
+          /** @description The customer behind the chat's contact: their conversations on every channel */
+          customerId: string;
+          /** @description The 24-hour customer-service window, opened by each of the customer's messages */
+          window: {
+            /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
+            open: boolean;
+            /**
+             * Format: date-time
+             * @description 24 hours after the customer's last message; null when the customer never wrote
+             */
+            expiresAt: string | null;
+          };
+        };
+        /** @description The user who reopened it (now its attendant) */
+        by: string;
       };
     };
     'chat.split': {
@@ -2191,6 +2807,15 @@ export interface components {
           createdAt: string;
           /** Format: date-time */
           updatedAt: string;
+          /** @description The chat's labels, by name (additive to the contract's Chat) */
+          labels: {
+            id: string;
+            name: string;
+            /** @description CSS colour, `#rrggbb` */
+            color: string;
+          }[];
+          /** @description The customer behind the chat's contact: their conversations on every channel */
+          customerId: string;
           /** @description The 24-hour customer-service window, opened by each of the customer's messages */
           window: {
             /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
@@ -2232,6 +2857,15 @@ export interface components {
           createdAt: string;
           /** Format: date-time */
           updatedAt: string;
+          /** @description The chat's labels, by name (additive to the contract's Chat) */
+          labels: {
+            id: string;
+            name: string;
+            /** @description CSS colour, `#rrggbb` */
+            color: string;
+          }[];
+          /** @description The customer behind the chat's contact: their conversations on every channel */
+          customerId: string;
           /** @description The 24-hour customer-service window, opened by each of the customer's messages */
           window: {
             /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
@@ -2244,6 +2878,211 @@ export interface components {
           };
         };
         messageIds: string[];
+      };
+    };
+    'chat.labels': {
+      /**
+       * Format: uuid
+       * @description Unique id of the event
+       */
+      id: string;
+      /** @constant */
+      event: 'chat.labels';
+      /** @constant */
+      schemaVersion: 1;
+      /** @description Position in the account’s event log; increases in commit order within an account */
+      seq: number;
+      /** Format: date-time */
+      occurredAt: string;
+      accountId: string;
+      /** @description A label was added to or removed from the chat; `chat.labels` is the chat's new set */
+      data: {
+        chat: {
+          id: string;
+          /** @description `open` or `closed` */
+          status: string;
+          queue: string;
+          channelId: string;
+          teamId: string;
+          userId: string | null;
+          contact: {
+            id: string;
+            name: string;
+            value: string;
+          };
+          unreadMessages: number;
+          lastMessage: {
+            id: string;
+            /** @description contact, user, api or system */
+            origin: string;
+            type: string;
+            /** @description Text of the message, or a summary such as [image] for media */
+            content: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description The agent who wrote it, for `user` messages */
+            userId?: string;
+          } | null;
+          /** Format: date-time */
+          createdAt: string;
+          /** Format: date-time */
+          updatedAt: string;
+          /** @description The chat's labels, by name (additive to the contract's Chat) */
+          labels: {
+            id: string;
+            name: string;
+            /** @description CSS colour, `#rrggbb` */
+            color: string;
+          }[];
+          /** @description The customer behind the chat's contact: their conversations on every channel */
+          customerId: string;
+          /** @description The 24-hour customer-service window, opened by each of the customer's messages */
+          window: {
+            /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
+            open: boolean;
+            /**
+             * Format: date-time
+             * @description 24 hours after the customer's last message; null when the customer never wrote
+             */
+            expiresAt: string | null;
+          };
+        };
+        label: {
+          id: string;
+          name: string;
+          /** @description CSS colour, `#rrggbb` */
+          color: string;
+        };
+        action: 'added' | 'removed';
+        /** @description Who made the change: a user, or an account API key (Channel API) */
+        by?: {
+          type: 'user' | 'api_key';
+          id: string;
+        };
+      };
+    };
+    'customer.labels': {
+      /**
+       * Format: uuid
+       * @description Unique id of the event
+       */
+      id: string;
+      /** @constant */
+      event: 'customer.labels';
+      /** @constant */
+      schemaVersion: 1;
+      /** @description Position in the account’s event log; increases in commit order within an account */
+      seq: number;
+      /** Format: date-time */
+      occurredAt: string;
+      accountId: string;
+      /** @description A label was added to or removed from a customer; `labels` is the customer's new set */
+      data: {
+        customerId: string;
+        /** @description The customer's labels, by name */
+        labels: {
+          id: string;
+          name: string;
+          /** @description CSS colour, `#rrggbb` */
+          color: string;
+        }[];
+        label: {
+          id: string;
+          name: string;
+          /** @description CSS colour, `#rrggbb` */
+          color: string;
+        };
+        action: 'added' | 'removed';
+      };
+    };
+    'label.create': {
+      /**
+       * Format: uuid
+       * @description Unique id of the event
+       */
+      id: string;
+      /** @constant */
+      event: 'label.create';
+      /** @constant */
+      schemaVersion: 1;
+      /** @description Position in the account’s event log; increases in commit order within an account */
+      seq: number;
+      /** Format: date-time */
+      occurredAt: string;
+      accountId: string;
+      /** @description An admin defined a label */
+      data: {
+        label: {
+          id: string;
+          name: string;
+          /** @description CSS colour, `#rrggbb` */
+          color: string;
+          description: string | null;
+          /** Format: date-time */
+          createdAt: string;
+          /** Format: date-time */
+          updatedAt: string;
+        };
+      };
+    };
+    'label.update': {
+      /**
+       * Format: uuid
+       * @description Unique id of the event
+       */
+      id: string;
+      /** @constant */
+      event: 'label.update';
+      /** @constant */
+      schemaVersion: 1;
+      /** @description Position in the account’s event log; increases in commit order within an account */
+      seq: number;
+      /** Format: date-time */
+      occurredAt: string;
+      accountId: string;
+      /** @description A label changed (name, colour or description); chips showing it change with it */
+      data: {
+        label: {
+          id: string;
+          name: string;
+          /** @description CSS colour, `#rrggbb` */
+          color: string;
+          description: string | null;
+          /** Format: date-time */
+          createdAt: string;
+          /** Format: date-time */
+          updatedAt: string;
+        };
+      };
+    };
+    'label.delete': {
+      /**
+       * Format: uuid
+       * @description Unique id of the event
+       */
+      id: string;
+      /** @constant */
+      event: 'label.delete';
+      /** @constant */
+      schemaVersion: 1;
+      /** @description Position in the account’s event log; increases in commit order within an account */
+      seq: number;
+      /** Format: date-time */
+      occurredAt: string;
+      accountId: string;
+      /** @description A label was deleted: it left every chat and customer it was on (no `chat.labels` for each) */
+      data: {
+        label: {
+          id: string;
+          name: string;
+          /** @description CSS colour, `#rrggbb` */
+          color: string;
+          description: string | null;
+          /** Format: date-time */
+          createdAt: string;
+          /** Format: date-time */
+          updatedAt: string;
+        };
       };
     };
     'note.new': {
@@ -2389,6 +3228,154 @@ export interface components {
           /** Format: date-time */
           updatedAt: string;
         };
+      };
+    };
+    'customer.update': {
+      /**
+       * Format: uuid
+       * @description Unique id of the event
+       */
+      id: string;
+      /** @constant */
+      event: 'customer.update';
+      /** @constant */
+      schemaVersion: 1;
+      /** @description Position in the account’s event log; increases in commit order within an account */
+      seq: number;
+      /** Format: date-time */
+      occurredAt: string;
+      accountId: string;
+      /** @description A customer changed: name, attributes (an agent, an admin or an import) */
+      data: {
+        customer: {
+          id: string;
+          /** @description The name given, or the first contact’s value when none is known */
+          name: string;
+          /** Format: date-time */
+          createdAt: string;
+          /**
+           * Format: date-time
+           * @description When the customer last wrote, on any channel
+           */
+          lastSeenAt: string | null;
+          /** @description The customer’s contacts, one per channel address */
+          identities: {
+            contactId: string;
+            channelId: string;
+            channelName: string;
+            /** @description `whatsapp-cloud` or `sandbox` */
+            provider: string;
+            /** @description `phone`, `email` or `user_id` */
+            type: string;
+            /** @description The number (E.164 digits), e-mail or provider user id */
+            value: string;
+          }[];
+          /** @description Custom attribute values by key (`/api/customer-attributes`) */
+          attributes: {
+            [key: string]: string | number;
+          };
+          labels: {
+            id: string;
+            name: string;
+            color: string;
+          }[];
+        };
+      };
+    };
+    'customer.merge': {
+      /**
+       * Format: uuid
+       * @description Unique id of the event
+       */
+      id: string;
+      /** @constant */
+      event: 'customer.merge';
+      /** @constant */
+      schemaVersion: 1;
+      /** @description Position in the account’s event log; increases in commit order within an account */
+      seq: number;
+      /** Format: date-time */
+      occurredAt: string;
+      accountId: string;
+      /** @description An admin merged two customers: every contact and conversation of one is the other’s */
+      data: {
+        customer: {
+          id: string;
+          /** @description The name given, or the first contact’s value when none is known */
+          name: string;
+          /** Format: date-time */
+          createdAt: string;
+          /**
+           * Format: date-time
+           * @description When the customer last wrote, on any channel
+           */
+          lastSeenAt: string | null;
+          /** @description The customer’s contacts, one per channel address */
+          identities: {
+            contactId: string;
+            channelId: string;
+            channelName: string;
+            /** @description `whatsapp-cloud` or `sandbox` */
+            provider: string;
+            /** @description `phone`, `email` or `user_id` */
+            type: string;
+            /** @description The number (E.164 digits), e-mail or provider user id */
+            value: string;
+          }[];
+          /** @description Custom attribute values by key (`/api/customer-attributes`) */
+          attributes: {
+            [key: string]: string | number;
+          };
+          labels: {
+            id: string;
+            name: string;
+            color: string;
+          }[];
+        };
+        /** @description The customer merged into `customer`, now gone */
+        mergedCustomerId: string;
+      };
+    };
+    'customer.note': {
+      /**
+       * Format: uuid
+       * @description Unique id of the event
+       */
+      id: string;
+      /** @constant */
+      event: 'customer.note';
+      /** @constant */
+      schemaVersion: 1;
+      /** @description Position in the account’s event log; increases in commit order within an account */
+      seq: number;
+      /** Format: date-time */
+      occurredAt: string;
+      accountId: string;
+      /** @description A note about a customer was written, edited or deleted */
+      data: {
+        note: {
+          id: string;
+          customerId: string;
+          body: string;
+          /** @description null once the user is deleted */
+          author: {
+            id: string;
+            name: string;
+          } | null;
+          /** Format: date-time */
+          createdAt: string;
+          /** Format: date-time */
+          updatedAt: string;
+          /**
+           * Format: date-time
+           * @description The last edit; null if never edited
+           */
+          editedAt: string | null;
+          /** @description How many times it was edited (`GET .../edits` lists them) */
+          edits: number;
+        };
+        /** @description `created`, `updated` or `deleted` */
+        action: string;
       };
     };
     'session.ready': {
@@ -4318,11 +5305,18 @@ export interface operations {
         teamId?: string;
         /** @description Only chats attended by this user */
         userId?: string;
+        /** @description Only chats carrying this label (its id); another account’s matches none */
+        label?: string;
         /** @description Page number, from 1 */
         page?: number;
         /** @description Page size, 1 to 100 */
         limit?: number;
-        status?: 'open' | 'closed';
+        /** @description `open` (default), `pending` (open, waiting in a queue with no attendant) or `closed` */
+        status?: 'open' | 'pending' | 'closed';
+        /** @description `mine`, `unassigned`, or a user id: another user’s chats only for users with `chats:read_all` (else 403) */
+        assignee?: 'mine' | 'unassigned' | string;
+        /** @description `newest` (default: latest created first), `longest_waiting` (the customer waiting longest for an answer first; answered chats last) or `last_customer_message` (latest customer message first) */
+        sort?: 'newest' | 'longest_waiting' | 'last_customer_message';
         /** @description Search by the customer: digits (spaces, `+`, `-`, `()` allowed) find them anywhere in the contact's number; other text finds the name, accents and case ignored, or the address. */
         q?: string;
       };
@@ -4374,6 +5368,15 @@ export interface operations {
               createdAt: string;
               /** Format: date-time */
               updatedAt: string;
+              /** @description The chat's labels, by name (additive to the contract's Chat) */
+              labels: {
+                id: string;
+                name: string;
+                /** @description CSS colour, `#rrggbb` */
+                color: string;
+              }[];
+              /** @description The customer behind the chat's contact: their conversations on every channel */
+              customerId: string;
               /** @description The 24-hour customer-service window, opened by each of the customer's messages */
               window: {
                 /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
@@ -4399,6 +5402,15 @@ export interface operations {
       };
       /** @description Missing or invalid credential */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
         headers: {
           [name: string]: unknown;
         };
@@ -4478,6 +5490,15 @@ export interface operations {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+            /** @description The chat's labels, by name (additive to the contract's Chat) */
+            labels: {
+              id: string;
+              name: string;
+              /** @description CSS colour, `#rrggbb` */
+              color: string;
+            }[];
+            /** @description The customer behind the chat's contact: their conversations on every channel */
+            customerId: string;
             /** @description The 24-hour customer-service window, opened by each of the customer's messages */
             window: {
               /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
@@ -4597,6 +5618,15 @@ export interface operations {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+            /** @description The chat's labels, by name (additive to the contract's Chat) */
+            labels: {
+              id: string;
+              name: string;
+              /** @description CSS colour, `#rrggbb` */
+              color: string;
+            }[];
+            /** @description The customer behind the chat's contact: their conversations on every channel */
+            customerId: string;
             /** @description The 24-hour customer-service window, opened by each of the customer's messages */
             window: {
               /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
@@ -4759,6 +5789,15 @@ export interface operations {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+            /** @description The chat's labels, by name (additive to the contract's Chat) */
+            labels: {
+              id: string;
+              name: string;
+              /** @description CSS colour, `#rrggbb` */
+              color: string;
+            }[];
+            /** @description The customer behind the chat's contact: their conversations on every channel */
+            customerId: string;
             /** @description The 24-hour customer-service window, opened by each of the customer's messages */
             window: {
               /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
@@ -4911,6 +5950,15 @@ export interface operations {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+            /** @description The chat's labels, by name (additive to the contract's Chat) */
+            labels: {
+              id: string;
+              name: string;
+              /** @description CSS colour, `#rrggbb` */
+              color: string;
+            }[];
+            /** @description The customer behind the chat's contact: their conversations on every channel */
+            customerId: string;
             /** @description The 24-hour customer-service window, opened by each of the customer's messages */
             window: {
               /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
@@ -5041,6 +6089,154 @@ export interface operations {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+            /** @description The chat's labels, by name (additive to the contract's Chat) */
+            labels: {
+              id: string;
+              name: string;
+              /** @description CSS colour, `#rrggbb` */
+              color: string;
+            }[];
+            /** @description The customer behind the chat's contact: their conversations on every channel */
+            customerId: string;
+            /** @description The 24-hour customer-service window, opened by each of the customer's messages */
+            window: {
+              /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
+              open: boolean;
+              /**
+               * Format: date-time
+               * @description 24 hours after the customer's last message; null when the customer never wrote
+               */
+              expiresAt: string | null;
+            };
+          };
+        };
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Conflicts with the current state */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  reopenChat: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Resource id (ObjectId) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            /** @description `open` or `closed` */
+            status: string;
+            queue: string;
+            channelId: string;
+            teamId: string;
+            userId: string | null;
+            contact: {
+              id: string;
+              name: string;
+              value: string;
+            };
+            unreadMessages: number;
+            lastMessage: {
+              id: string;
+              /** @description contact, user, api or system */
+              origin: string;
+              type: string;
+              /** @description Text of the message, or a summary such as [image] for media */
+              content: string;
+              /** Format: date-time */
+              createdAt: string;
+              /** @description The agent who wrote it, for `user` messages */
+              userId?: string;
+            } | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description The chat's labels, by name (additive to the contract's Chat) */
+            labels: {
+              id: string;
+              name: string;
+              /** @description CSS colour, `#rrggbb` */
+              color: string;
+            }[];
+            /** @description The customer behind the chat's contact: their conversations on every channel */
+            customerId: string;
             /** @description The 24-hour customer-service window, opened by each of the customer's messages */
             window: {
               /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
@@ -5171,6 +6367,15 @@ export interface operations {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+            /** @description The chat's labels, by name (additive to the contract's Chat) */
+            labels: {
+              id: string;
+              name: string;
+              /** @description CSS colour, `#rrggbb` */
+              color: string;
+            }[];
+            /** @description The customer behind the chat's contact: their conversations on every channel */
+            customerId: string;
             /** @description The 24-hour customer-service window, opened by each of the customer's messages */
             window: {
               /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
@@ -5253,11 +6458,3001 @@ export interface operations {
       };
     };
   };
+  listLabels: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            name: string;
+            /** @description CSS colour, `#rrggbb` */
+            color: string;
+            description: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          }[];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  createLabel: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description Unique in the account whatever its letter case; leading and trailing spaces dropped */
+          name: string;
+          /** @description `#rrggbb` */
+          color: string;
+          description?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            name: string;
+            /** @description CSS colour, `#rrggbb` */
+            color: string;
+            description: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          };
+        };
+      };
+      /**
+       * @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate). Besides what the schema states, a valid request is refused when:
+       *     - `A conta já tem 200 etiquetas, o máximo`: the account already has 200 labels
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Conflicts with the current state */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Content-Type must be application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  getLabel: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Resource id (ObjectId) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            name: string;
+            /** @description CSS colour, `#rrggbb` */
+            color: string;
+            description: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          };
+        };
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  deleteLabel: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Resource id (ObjectId) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  updateLabel: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Resource id (ObjectId) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description Unique in the account whatever its letter case; leading and trailing spaces dropped */
+          name?: string;
+          /** @description `#rrggbb` */
+          color?: string;
+          description?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            name: string;
+            /** @description CSS colour, `#rrggbb` */
+            color: string;
+            description: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          };
+        };
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Conflicts with the current state */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Content-Type must be application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  addChatLabel: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Resource id (ObjectId) */
+        id: string;
+        /** @description Label id (ObjectId) */
+        labelId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            /** @description `open` or `closed` */
+            status: string;
+            queue: string;
+            channelId: string;
+            teamId: string;
+            userId: string | null;
+            contact: {
+              id: string;
+              name: string;
+              value: string;
+            };
+            unreadMessages: number;
+            lastMessage: {
+              id: string;
+              /** @description contact, user, api or system */
+              origin: string;
+              type: string;
+              /** @description Text of the message, or a summary such as [image] for media */
+              content: string;
+              /** Format: date-time */
+              createdAt: string;
+              /** @description The agent who wrote it, for `user` messages */
+              userId?: string;
+            } | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description The chat's labels, by name (additive to the contract's Chat) */
+            labels: {
+              id: string;
+              name: string;
+              /** @description CSS colour, `#rrggbb` */
+              color: string;
+            }[];
+            /** @description The customer behind the chat's contact: their conversations on every channel */
+            customerId: string;
+            /** @description The 24-hour customer-service window, opened by each of the customer's messages */
+            window: {
+              /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
+              open: boolean;
+              /**
+               * Format: date-time
+               * @description 24 hours after the customer's last message; null when the customer never wrote
+               */
+              expiresAt: string | null;
+            };
+          };
+        };
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  removeChatLabel: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Resource id (ObjectId) */
+        id: string;
+        /** @description Label id (ObjectId) */
+        labelId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            /** @description `open` or `closed` */
+            status: string;
+            queue: string;
+            channelId: string;
+            teamId: string;
+            userId: string | null;
+            contact: {
+              id: string;
+              name: string;
+              value: string;
+            };
+            unreadMessages: number;
+            lastMessage: {
+              id: string;
+              /** @description contact, user, api or system */
+              origin: string;
+              type: string;
+              /** @description Text of the message, or a summary such as [image] for media */
+              content: string;
+              /** Format: date-time */
+              createdAt: string;
+              /** @description The agent who wrote it, for `user` messages */
+              userId?: string;
+            } | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description The chat's labels, by name (additive to the contract's Chat) */
+            labels: {
+              id: string;
+              name: string;
+              /** @description CSS colour, `#rrggbb` */
+              color: string;
+            }[];
+            /** @description The customer behind the chat's contact: their conversations on every channel */
+            customerId: string;
+            /** @description The 24-hour customer-service window, opened by each of the customer's messages */
+            window: {
+              /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
+              open: boolean;
+              /**
+               * Format: date-time
+               * @description 24 hours after the customer's last message; null when the customer never wrote
+               */
+              expiresAt: string | null;
+            };
+          };
+        };
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  addCustomerLabel: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Resource id (ObjectId) */
+        id: string;
+        /** @description Label id (ObjectId) */
+        labelId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            customerId: string;
+            /** @description The customer's labels, by name */
+            labels: {
+              id: string;
+              name: string;
+              /** @description CSS colour, `#rrggbb` */
+              color: string;
+            }[];
+          };
+        };
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  removeCustomerLabel: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Resource id (ObjectId) */
+        id: string;
+        /** @description Label id (ObjectId) */
+        labelId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            customerId: string;
+            /** @description The customer's labels, by name */
+            labels: {
+              id: string;
+              name: string;
+              /** @description CSS colour, `#rrggbb` */
+              color: string;
+            }[];
+          };
+        };
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  listChatViews: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            name: string;
+            /** @description The `listAgentChats` query the view lists, less the page */
+            filters: {
+              /**
+               * Format: objectid
+               * @description Only chats of this channel
+               */
+              channelId?: string;
+              /** @description Queue name, e.g. Espera */
+              queue?: string;
+              /**
+               * Format: objectid
+               * @description Only chats of this team
+               */
+              teamId?: string;
+              /**
+               * Format: objectid
+               * @description Only chats attended by this user
+               */
+              userId?: string;
+              /**
+               * Format: objectid
+               * @description Only chats carrying this label (its id); another account’s matches none
+               */
+              label?: string;
+              /** @description `open` (default), `pending` (open, waiting in a queue with no attendant) or `closed` */
+              status?: 'open' | 'pending' | 'closed';
+              /** @description `mine`, `unassigned`, or a user id: another user’s chats only for users with `chats:read_all` (else 403) */
+              assignee?: 'mine' | 'unassigned' | string;
+              /** @description `newest` (default: latest created first), `longest_waiting` (the customer waiting longest for an answer first; answered chats last) or `last_customer_message` (latest customer message first) */
+              sort?: 'newest' | 'longest_waiting' | 'last_customer_message';
+              /** @description Search by the customer: digits (spaces, `+`, `-`, `()` allowed) find them anywhere in the contact's number; other text finds the name, accents and case ignored, or the address. */
+              q?: string;
+            };
+            /** @description Its place among the user’s views, from 0 */
+            position: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          }[];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  createChatView: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          name: string;
+          /** @description The `listAgentChats` query the view lists, less the page */
+          filters: {
+            /**
+             * Format: objectid
+             * @description Only chats of this channel
+             */
+            channelId?: string;
+            /** @description Queue name, e.g. Espera */
+            queue?: string;
+            /**
+             * Format: objectid
+             * @description Only chats of this team
+             */
+            teamId?: string;
+            /**
+             * Format: objectid
+             * @description Only chats attended by this user
+             */
+            userId?: string;
+            /**
+             * Format: objectid
+             * @description Only chats carrying this label (its id); another account’s matches none
+             */
+            label?: string;
+            /** @description `open` (default), `pending` (open, waiting in a queue with no attendant) or `closed` */
+            status?: 'open' | 'pending' | 'closed';
+            /** @description `mine`, `unassigned`, or a user id: another user’s chats only for users with `chats:read_all` (else 403) */
+            assignee?: 'mine' | 'unassigned' | string;
+            /** @description `newest` (default: latest created first), `longest_waiting` (the customer waiting longest for an answer first; answered chats last) or `last_customer_message` (latest customer message first) */
+            sort?: 'newest' | 'longest_waiting' | 'last_customer_message';
+            /** @description Search by the customer: digits (spaces, `+`, `-`, `()` allowed) find them anywhere in the contact's number; other text finds the name, accents and case ignored, or the address. */
+            q?: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            name: string;
+            /** @description The `listAgentChats` query the view lists, less the page */
+            filters: {
+              /**
+               * Format: objectid
+               * @description Only chats of this channel
+               */
+              channelId?: string;
+              /** @description Queue name, e.g. Espera */
+              queue?: string;
+              /**
+               * Format: objectid
+               * @description Only chats of this team
+               */
+              teamId?: string;
+              /**
+               * Format: objectid
+               * @description Only chats attended by this user
+               */
+              userId?: string;
+              /**
+               * Format: objectid
+               * @description Only chats carrying this label (its id); another account’s matches none
+               */
+              label?: string;
+              /** @description `open` (default), `pending` (open, waiting in a queue with no attendant) or `closed` */
+              status?: 'open' | 'pending' | 'closed';
+              /** @description `mine`, `unassigned`, or a user id: another user’s chats only for users with `chats:read_all` (else 403) */
+              assignee?: 'mine' | 'unassigned' | string;
+              /** @description `newest` (default: latest created first), `longest_waiting` (the customer waiting longest for an answer first; answered chats last) or `last_customer_message` (latest customer message first) */
+              sort?: 'newest' | 'longest_waiting' | 'last_customer_message';
+              /** @description Search by the customer: digits (spaces, `+`, `-`, `()` allowed) find them anywhere in the contact's number; other text finds the name, accents and case ignored, or the address. */
+              q?: string;
+            };
+            /** @description Its place among the user’s views, from 0 */
+            position: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          };
+        };
+      };
+      /**
+       * @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate). Besides what the schema states, a valid request is refused when:
+       *     - `Você já tem 20 visões salvas, o máximo`: the user already has 20 views
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Content-Type must be application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  countChatViews: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            counts: {
+              id: string;
+              /** @description Exact number of chats the view lists now; null when its filters are no longer allowed */
+              total: number | null;
+            }[];
+          };
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  deleteChatView: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Resource id (ObjectId) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  updateChatView: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Resource id (ObjectId) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          name?: string;
+          /** @description The `listAgentChats` query the view lists, less the page */
+          filters?: {
+            /**
+             * Format: objectid
+             * @description Only chats of this channel
+             */
+            channelId?: string;
+            /** @description Queue name, e.g. Espera */
+            queue?: string;
+            /**
+             * Format: objectid
+             * @description Only chats of this team
+             */
+            teamId?: string;
+            /**
+             * Format: objectid
+             * @description Only chats attended by this user
+             */
+            userId?: string;
+            /**
+             * Format: objectid
+             * @description Only chats carrying this label (its id); another account’s matches none
+             */
+            label?: string;
+            /** @description `open` (default), `pending` (open, waiting in a queue with no attendant) or `closed` */
+            status?: 'open' | 'pending' | 'closed';
+            /** @description `mine`, `unassigned`, or a user id: another user’s chats only for users with `chats:read_all` (else 403) */
+            assignee?: 'mine' | 'unassigned' | string;
+            /** @description `newest` (default: latest created first), `longest_waiting` (the customer waiting longest for an answer first; answered chats last) or `last_customer_message` (latest customer message first) */
+            sort?: 'newest' | 'longest_waiting' | 'last_customer_message';
+            /** @description Search by the customer: digits (spaces, `+`, `-`, `()` allowed) find them anywhere in the contact's number; other text finds the name, accents and case ignored, or the address. */
+            q?: string;
+          };
+          /** @description Move the view to this place */
+          position?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            name: string;
+            /** @description The `listAgentChats` query the view lists, less the page */
+            filters: {
+              /**
+               * Format: objectid
+               * @description Only chats of this channel
+               */
+              channelId?: string;
+              /** @description Queue name, e.g. Espera */
+              queue?: string;
+              /**
+               * Format: objectid
+               * @description Only chats of this team
+               */
+              teamId?: string;
+              /**
+               * Format: objectid
+               * @description Only chats attended by this user
+               */
+              userId?: string;
+              /**
+               * Format: objectid
+               * @description Only chats carrying this label (its id); another account’s matches none
+               */
+              label?: string;
+              /** @description `open` (default), `pending` (open, waiting in a queue with no attendant) or `closed` */
+              status?: 'open' | 'pending' | 'closed';
+              /** @description `mine`, `unassigned`, or a user id: another user’s chats only for users with `chats:read_all` (else 403) */
+              assignee?: 'mine' | 'unassigned' | string;
+              /** @description `newest` (default: latest created first), `longest_waiting` (the customer waiting longest for an answer first; answered chats last) or `last_customer_message` (latest customer message first) */
+              sort?: 'newest' | 'longest_waiting' | 'last_customer_message';
+              /** @description Search by the customer: digits (spaces, `+`, `-`, `()` allowed) find them anywhere in the contact's number; other text finds the name, accents and case ignored, or the address. */
+              q?: string;
+            };
+            /** @description Its place among the user’s views, from 0 */
+            position: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          };
+        };
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Content-Type must be application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  listContacts: {
+    parameters: {
+      query?: {
+        /** @description Digits (spaces, `+`, `-`, `()` allowed) find them anywhere in a number; other text finds the name (accents and case ignored) or an address such as an e-mail */
+        q?: string;
+        /** @description Only customers with this label */
+        label?: string;
+        /** @description Page number, from 1 */
+        page?: number;
+        /** @description Page size, 1 to 100 */
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            total: number;
+            page: number;
+            limit: number;
+            hasNextPage: boolean;
+            nextPage: number | null;
+            customers: {
+              id: string;
+              /** @description The name given, or the first contact’s value when none is known */
+              name: string;
+              /** Format: date-time */
+              createdAt: string;
+              /**
+               * Format: date-time
+               * @description When the customer last wrote, on any channel
+               */
+              lastSeenAt: string | null;
+              /** @description The customer’s contacts, one per channel address */
+              identities: {
+                contactId: string;
+                channelId: string;
+                channelName: string;
+                /** @description `whatsapp-cloud` or `sandbox` */
+                provider: string;
+                /** @description `phone`, `email` or `user_id` */
+                type: string;
+                /** @description The number (E.164 digits), e-mail or provider user id */
+                value: string;
+              }[];
+              /** @description Custom attribute values by key (`/api/customer-attributes`) */
+              attributes: {
+                [key: string]: string | number;
+              };
+              labels: {
+                id: string;
+                name: string;
+                color: string;
+              }[];
+            }[];
+          };
+        };
+      };
+      /**
+       * @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate). Besides what the schema states, a valid request is refused when:
+       *     - `attributes.<key> is not a defined attribute`: no attribute of the account has this key
+       *     - `attributes.<key> must be a number`: the value does not fit its type (number, date, list, text)
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  getContact: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Resource id (ObjectId) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            /** @description The name given, or the first contact’s value when none is known */
+            name: string;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the customer last wrote, on any channel
+             */
+            lastSeenAt: string | null;
+            /** @description The customer’s contacts, one per channel address */
+            identities: {
+              contactId: string;
+              channelId: string;
+              channelName: string;
+              /** @description `whatsapp-cloud` or `sandbox` */
+              provider: string;
+              /** @description `phone`, `email` or `user_id` */
+              type: string;
+              /** @description The number (E.164 digits), e-mail or provider user id */
+              value: string;
+            }[];
+            /** @description Custom attribute values by key (`/api/customer-attributes`) */
+            attributes: {
+              [key: string]: string | number;
+            };
+            labels: {
+              id: string;
+              name: string;
+              color: string;
+            }[];
+          };
+        };
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  updateContact: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Resource id (ObjectId) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          name?: string | null;
+          attributes?: {
+            [key: string]: string | number | (never | null);
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            /** @description The name given, or the first contact’s value when none is known */
+            name: string;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the customer last wrote, on any channel
+             */
+            lastSeenAt: string | null;
+            /** @description The customer’s contacts, one per channel address */
+            identities: {
+              contactId: string;
+              channelId: string;
+              channelName: string;
+              /** @description `whatsapp-cloud` or `sandbox` */
+              provider: string;
+              /** @description `phone`, `email` or `user_id` */
+              type: string;
+              /** @description The number (E.164 digits), e-mail or provider user id */
+              value: string;
+            }[];
+            /** @description Custom attribute values by key (`/api/customer-attributes`) */
+            attributes: {
+              [key: string]: string | number;
+            };
+            labels: {
+              id: string;
+              name: string;
+              color: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate). Besides what the schema states, a valid request is refused when:
+       *     - `attributes.<key> is not a defined attribute`: no attribute of the account has this key
+       *     - `attributes.<key> must be a number`: the value does not fit its type (number, date, list, text)
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Content-Type must be application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  mergeContacts: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Resource id (ObjectId) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * Format: objectid
+           * @description The customer merged into this one (it ceases to exist)
+           */
+          customerId: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            /** @description The name given, or the first contact’s value when none is known */
+            name: string;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the customer last wrote, on any channel
+             */
+            lastSeenAt: string | null;
+            /** @description The customer’s contacts, one per channel address */
+            identities: {
+              contactId: string;
+              channelId: string;
+              channelName: string;
+              /** @description `whatsapp-cloud` or `sandbox` */
+              provider: string;
+              /** @description `phone`, `email` or `user_id` */
+              type: string;
+              /** @description The number (E.164 digits), e-mail or provider user id */
+              value: string;
+            }[];
+            /** @description Custom attribute values by key (`/api/customer-attributes`) */
+            attributes: {
+              [key: string]: string | number;
+            };
+            labels: {
+              id: string;
+              name: string;
+              color: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate). Besides what the schema states, a valid request is refused when:
+       *     - `A customer cannot be merged into itself`: `customerId` is this customer
+       *     - `customerId is not a customer of the account`: `customerId` is not a customer of the account
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Content-Type must be application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  listCustomerAttributes: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            /** @description Name of the value in `attributes` (fixed once created) */
+            key: string;
+            label: string;
+            /** @description `text`, `number`, `date` or `list` */
+            type: string;
+            options: string[];
+            description: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          }[];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  createCustomerAttribute: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description a-z, 0-9 and _, from a letter; 40 at most */
+          key: string;
+          /** @description What the console shows */
+          label: string;
+          /** @description `text`, `number`, `date` (`YYYY-MM-DD`) or `list` (one of `options`) */
+          type: 'text' | 'number' | 'date' | 'list';
+          /** @description The values a `list` attribute may take (1 to 100); empty for other types */
+          options?: string[];
+          description?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            /** @description Name of the value in `attributes` (fixed once created) */
+            key: string;
+            label: string;
+            /** @description `text`, `number`, `date` or `list` */
+            type: string;
+            options: string[];
+            description: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          };
+        };
+      };
+      /**
+       * @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate). Besides what the schema states, a valid request is refused when:
+       *     - `options must list the values of a list attribute (1 to 100)`: a `list` attribute without options (or with blank or repeated ones)
+       *     - `options are only for list attributes`: options given for another type
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Conflicts with the current state */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Content-Type must be application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  deleteCustomerAttribute: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Resource id (ObjectId) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  updateCustomerAttribute: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Resource id (ObjectId) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description What the console shows */
+          label?: string;
+          /** @description The values a `list` attribute may take (1 to 100); empty for other types */
+          options?: string[];
+          description?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            /** @description Name of the value in `attributes` (fixed once created) */
+            key: string;
+            label: string;
+            /** @description `text`, `number`, `date` or `list` */
+            type: string;
+            options: string[];
+            description: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          };
+        };
+      };
+      /**
+       * @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate). Besides what the schema states, a valid request is refused when:
+       *     - `options must list the values of a list attribute (1 to 100)`: empty, blank or repeated options of a list
+       *     - `options are only for list attributes`: options given for another type
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Content-Type must be application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  listContactNotes: {
+    parameters: {
+      query?: {
+        /** @description Page number, from 1 */
+        page?: number;
+        /** @description Page size, 1 to 100 */
+        limit?: number;
+      };
+      header?: never;
+      path: {
+        /** @description Resource id (ObjectId) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            total: number;
+            page: number;
+            limit: number;
+            hasNextPage: boolean;
+            nextPage: number | null;
+            notes: {
+              id: string;
+              customerId: string;
+              body: string;
+              /** @description null once the user is deleted */
+              author: {
+                id: string;
+                name: string;
+              } | null;
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              updatedAt: string;
+              /**
+               * Format: date-time
+               * @description The last edit; null if never edited
+               */
+              editedAt: string | null;
+              /** @description How many times it was edited (`GET .../edits` lists them) */
+              edits: number;
+            }[];
+          };
+        };
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  createContactNote: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Resource id (ObjectId) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          body: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            customerId: string;
+            body: string;
+            /** @description null once the user is deleted */
+            author: {
+              id: string;
+              name: string;
+            } | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /**
+             * Format: date-time
+             * @description The last edit; null if never edited
+             */
+            editedAt: string | null;
+            /** @description How many times it was edited (`GET .../edits` lists them) */
+            edits: number;
+          };
+        };
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Content-Type must be application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  deleteContactNote: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Customer id */
+        id: string;
+        /** @description Note id */
+        noteId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  updateContactNote: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Customer id */
+        id: string;
+        /** @description Note id */
+        noteId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          body: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            customerId: string;
+            body: string;
+            /** @description null once the user is deleted */
+            author: {
+              id: string;
+              name: string;
+            } | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /**
+             * Format: date-time
+             * @description The last edit; null if never edited
+             */
+            editedAt: string | null;
+            /** @description How many times it was edited (`GET .../edits` lists them) */
+            edits: number;
+          };
+        };
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Content-Type must be application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  listContactNoteEdits: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Customer id */
+        id: string;
+        /** @description Note id */
+        noteId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            /** @description The text this edit replaced */
+            previousBody: string;
+            editor: {
+              id: string;
+              name: string;
+            } | null;
+            /** Format: date-time */
+            createdAt: string;
+          }[];
+        };
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  exportContacts: {
+    parameters: {
+      query?: {
+        /** @description Digits (spaces, `+`, `-`, `()` allowed) find them anywhere in a number; other text finds the name (accents and case ignored) or an address such as an e-mail */
+        q?: string;
+        /** @description Only customers with this label */
+        label?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description CSV (UTF-8) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/csv': string;
+        };
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
   listChatMessages: {
     parameters: {
       query?: {
         /** @description A message id of this chat: only older messages are listed */
         before?: string;
+        /** @description A message id of this chat: only newer messages are listed */
+        after?: string;
+        /** @description A message id of this chat: the page holds it, with older messages and newer ones around it (a search result opened there) */
+        around?: string;
         /** @description Page size, 1 to 100 */
         limit?: number;
       };
@@ -5433,12 +9628,17 @@ export interface operations {
             }[];
             /** @description Pass as `before` for the next (older) page; null at the end */
             nextBefore: string | null;
+            /** @description Pass as `after` for the next newer page; null when the page reaches the newest message */
+            nextAfter: string | null;
           };
         };
       };
       /**
        * @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate). Besides what the schema states, a valid request is refused when:
        *     - `before must be the id of a message of this chat`: `before` is not the id of a message of this chat
+       *     - `after must be the id of a message of this chat`: `after` is not the id of a message of this chat
+       *     - `around must be the id of a message of this chat`: `around` is not the id of a message of this chat
+       *     - `at most one of before, after or around may be given`: more than one of `before`, `after` and `around`
        */
       400: {
         headers: {
@@ -5873,6 +10073,499 @@ export interface operations {
       };
       /** @description Content-Type must be application/json */
       415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  listContactChats: {
+    parameters: {
+      query?: {
+        /** @description Page number, from 1 */
+        page?: number;
+        /** @description Page size, 1 to 100 */
+        limit?: number;
+      };
+      header?: never;
+      path: {
+        /** @description Customer id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            total: number;
+            page: number;
+            limit: number;
+            hasNextPage: boolean;
+            nextPage: number | null;
+            chats: {
+              id: string;
+              channelId: string;
+              /** @description `open` or `closed` */
+              status: string;
+              queue: string;
+              teamId: string;
+              /** @description Its attendant now, or when it ended */
+              userId: string | null;
+              /** @description The customer's address on the conversation's channel */
+              contact: {
+                id: string;
+                name: string;
+                value: string;
+              };
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              closedAt: string | null;
+              /** @description The user who closed it; null while open, or when the Channel API (or an earlier version) closed it */
+              closedBy: string | null;
+              /** @description Users who attended it: given it by a transfer, and its attendant now or at the end */
+              attendants: string[];
+              /** @description How many times it was transferred */
+              transfers: number;
+              lastMessage: {
+                id: string;
+                /** @description contact, user, api or system */
+                origin: string;
+                type: string;
+                /** @description Text of the message, or a summary such as [image] for media */
+                content: string;
+                /** Format: date-time */
+                createdAt: string;
+                /** @description The agent who wrote it, for `user` messages */
+                userId?: string;
+              } | null;
+            }[];
+          };
+        };
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  searchMessages: {
+    parameters: {
+      query: {
+        /** @description Words to find. Messages: every word, Portuguese stemming, accents and case ignored (`"…"` a phrase, `-word` without it). Contacts and conversations: a part of the name, of the number (any form) or of the e-mail. */
+        q: string;
+        /** @description Only conversations of this channel */
+        channelId?: string;
+        /** @description Only conversations of this team */
+        teamId?: string;
+        /** @description Only conversations this agent attends (or attended) */
+        userId?: string;
+        /** @description Only conversations with this label */
+        labelId?: string;
+        /** @description Written (messages) or started (conversations) at or after */
+        since?: string;
+        /** @description Written or started before */
+        until?: string;
+        /** @description Page number, from 1 */
+        page?: number;
+        /** @description Page size, 1 to 50 */
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            page: number;
+            limit: number;
+            hasNextPage: boolean;
+            nextPage: number | null;
+            /** @description Messages the user may open, newest first */
+            results: {
+              /** @description The message: open its conversation there (`around` of the messages list) */
+              id: string;
+              chatId: string;
+              origin: string;
+              type: string;
+              /** @description The agent who wrote it */
+              userId: string | null;
+              /** Format: date-time */
+              createdAt: string;
+              /** @description The matched part of the message, in pieces: `match` marks the words found. Plain text, never markup: show each piece as text (a `<b>` in a message is a customer’s `<b>`). */
+              highlight: {
+                text: string;
+                match: boolean;
+              }[];
+              chat: {
+                id: string;
+                /** @description `open` or `closed` */
+                status: string;
+                queue: string;
+                channelId: string;
+                teamId: string;
+                userId: string | null;
+                customerId: string;
+                contact: {
+                  id: string;
+                  name: string;
+                  value: string;
+                };
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                closedAt: string | null;
+                lastMessage: {
+                  id: string;
+                  /** @description contact, user, api or system */
+                  origin: string;
+                  type: string;
+                  /** @description Text of the message, or a summary such as [image] for media */
+                  content: string;
+                  /** Format: date-time */
+                  createdAt: string;
+                  /** @description The agent who wrote it, for `user` messages */
+                  userId?: string;
+                } | null;
+              };
+            }[];
+          };
+        };
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  searchContacts: {
+    parameters: {
+      query: {
+        /** @description Words to find. Messages: every word, Portuguese stemming, accents and case ignored (`"…"` a phrase, `-word` without it). Contacts and conversations: a part of the name, of the number (any form) or of the e-mail. */
+        q: string;
+        /** @description Only conversations of this channel */
+        channelId?: string;
+        /** @description Only conversations of this team */
+        teamId?: string;
+        /** @description Only conversations this agent attends (or attended) */
+        userId?: string;
+        /** @description Only conversations with this label */
+        labelId?: string;
+        /** @description Written (messages) or started (conversations) at or after */
+        since?: string;
+        /** @description Written or started before */
+        until?: string;
+        /** @description Page number, from 1 */
+        page?: number;
+        /** @description Page size, 1 to 50 */
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            page: number;
+            limit: number;
+            hasNextPage: boolean;
+            nextPage: number | null;
+            /** @description Contacts with a conversation the user may open, each with the newest such conversation; newest first */
+            results: {
+              /** @description The contact: the customer’s address on one channel */
+              id: string;
+              customerId: string;
+              channelId: string;
+              name: string;
+              value: string;
+              chat: {
+                id: string;
+                /** @description `open` or `closed` */
+                status: string;
+                queue: string;
+                channelId: string;
+                teamId: string;
+                userId: string | null;
+                customerId: string;
+                contact: {
+                  id: string;
+                  name: string;
+                  value: string;
+                };
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                closedAt: string | null;
+                lastMessage: {
+                  id: string;
+                  /** @description contact, user, api or system */
+                  origin: string;
+                  type: string;
+                  /** @description Text of the message, or a summary such as [image] for media */
+                  content: string;
+                  /** Format: date-time */
+                  createdAt: string;
+                  /** @description The agent who wrote it, for `user` messages */
+                  userId?: string;
+                } | null;
+              };
+            }[];
+          };
+        };
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  searchChats: {
+    parameters: {
+      query: {
+        /** @description Words to find. Messages: every word, Portuguese stemming, accents and case ignored (`"…"` a phrase, `-word` without it). Contacts and conversations: a part of the name, of the number (any form) or of the e-mail. */
+        q: string;
+        /** @description Only conversations of this channel */
+        channelId?: string;
+        /** @description Only conversations of this team */
+        teamId?: string;
+        /** @description Only conversations this agent attends (or attended) */
+        userId?: string;
+        /** @description Only conversations with this label */
+        labelId?: string;
+        /** @description Written (messages) or started (conversations) at or after */
+        since?: string;
+        /** @description Written or started before */
+        until?: string;
+        /** @description Page number, from 1 */
+        page?: number;
+        /** @description Page size, 1 to 50 */
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            page: number;
+            limit: number;
+            hasNextPage: boolean;
+            nextPage: number | null;
+            /** @description Conversations (open and closed) the user may open, newest first */
+            results: {
+              id: string;
+              /** @description `open` or `closed` */
+              status: string;
+              queue: string;
+              channelId: string;
+              teamId: string;
+              userId: string | null;
+              customerId: string;
+              contact: {
+                id: string;
+                name: string;
+                value: string;
+              };
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              closedAt: string | null;
+              lastMessage: {
+                id: string;
+                /** @description contact, user, api or system */
+                origin: string;
+                type: string;
+                /** @description Text of the message, or a summary such as [image] for media */
+                content: string;
+                /** Format: date-time */
+                createdAt: string;
+                /** @description The agent who wrote it, for `user` messages */
+                userId?: string;
+              } | null;
+            }[];
+          };
+        };
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
         headers: {
           [name: string]: unknown;
         };
@@ -6410,7 +11103,7 @@ export interface operations {
             events: {
               /** Format: uuid */
               id: string;
-              /** @description message.upsert, message.update, chat.new, chat.update, chat.queue, chat.capture, chat.transfer, chat.close, chat.split, note.new, note.update, note.delete, notification.new, draft.update */
+              /** @description message.upsert, message.update, chat.new, chat.update, chat.queue, chat.capture, chat.transfer, chat.close, chat.reopen, chat.split, chat.labels, customer.labels, label.create, label.update, label.delete, note.new, note.update, note.delete, notification.new, draft.update, customer.update, customer.merge, customer.note */
               event: string;
               schemaVersion: number;
               seq: number;
@@ -7880,6 +12573,234 @@ export interface operations {
       };
     };
   };
+  getNotificationPreferences: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Which moments the console announces, and how; by default every one, both ways. `newChat`: a conversation arrives in the waiting queue of one of your teams. `newMessage`: a customer writes in a conversation you attend. `transfer`: a conversation is transferred or assigned to you. `mention`: someone mentions you in a note. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            newChat: {
+              /** @description A short sound, played by one tab of the console */
+              sound: boolean;
+              /** @description A desktop notification (the browser's Notification API, once the browser allows it) */
+              desktop: boolean;
+            };
+            newMessage: {
+              /** @description A short sound, played by one tab of the console */
+              sound: boolean;
+              /** @description A desktop notification (the browser's Notification API, once the browser allows it) */
+              desktop: boolean;
+            };
+            transfer: {
+              /** @description A short sound, played by one tab of the console */
+              sound: boolean;
+              /** @description A desktop notification (the browser's Notification API, once the browser allows it) */
+              desktop: boolean;
+            };
+            mention: {
+              /** @description A short sound, played by one tab of the console */
+              sound: boolean;
+              /** @description A desktop notification (the browser's Notification API, once the browser allows it) */
+              desktop: boolean;
+            };
+            /**
+             * Format: date-time
+             * @description When you last changed them; null for the defaults
+             */
+            updatedAt: string | null;
+          };
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  updateNotificationPreferences: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** @description `newChat`: a conversation arrives in the waiting queue of one of your teams. `newMessage`: a customer writes in a conversation you attend. `transfer`: a conversation is transferred or assigned to you. `mention`: someone mentions you in a note. */
+    requestBody: {
+      content: {
+        'application/json': {
+          newChat: {
+            /** @description A short sound, played by one tab of the console */
+            sound: boolean;
+            /** @description A desktop notification (the browser's Notification API, once the browser allows it) */
+            desktop: boolean;
+          };
+          newMessage: {
+            /** @description A short sound, played by one tab of the console */
+            sound: boolean;
+            /** @description A desktop notification (the browser's Notification API, once the browser allows it) */
+            desktop: boolean;
+          };
+          transfer: {
+            /** @description A short sound, played by one tab of the console */
+            sound: boolean;
+            /** @description A desktop notification (the browser's Notification API, once the browser allows it) */
+            desktop: boolean;
+          };
+          mention: {
+            /** @description A short sound, played by one tab of the console */
+            sound: boolean;
+            /** @description A desktop notification (the browser's Notification API, once the browser allows it) */
+            desktop: boolean;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Which moments the console announces, and how; by default every one, both ways. `newChat`: a conversation arrives in the waiting queue of one of your teams. `newMessage`: a customer writes in a conversation you attend. `transfer`: a conversation is transferred or assigned to you. `mention`: someone mentions you in a note. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            newChat: {
+              /** @description A short sound, played by one tab of the console */
+              sound: boolean;
+              /** @description A desktop notification (the browser's Notification API, once the browser allows it) */
+              desktop: boolean;
+            };
+            newMessage: {
+              /** @description A short sound, played by one tab of the console */
+              sound: boolean;
+              /** @description A desktop notification (the browser's Notification API, once the browser allows it) */
+              desktop: boolean;
+            };
+            transfer: {
+              /** @description A short sound, played by one tab of the console */
+              sound: boolean;
+              /** @description A desktop notification (the browser's Notification API, once the browser allows it) */
+              desktop: boolean;
+            };
+            mention: {
+              /** @description A short sound, played by one tab of the console */
+              sound: boolean;
+              /** @description A desktop notification (the browser's Notification API, once the browser allows it) */
+              desktop: boolean;
+            };
+            /**
+             * Format: date-time
+             * @description When you last changed them; null for the defaults
+             */
+            updatedAt: string | null;
+          };
+        };
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Content-Type must be application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
   listChatNotes: {
     parameters: {
       query?: {
@@ -8513,7 +13434,7 @@ export interface operations {
               seq: number;
               /** Format: date-time */
               at: string;
-              /** @description `capture` (an agent took the chat from the queue), `transfer.team`, `transfer.user`, `queue` (moved to another queue), `close`, `split` (another customer’s messages moved out); more kinds may be added */
+              /** @description `capture` (an agent took the chat from the queue), `transfer.team`, `transfer.user`, `queue` (moved to another queue), `close`, `reopen`, `label.added`, `label.removed`, `split` (another customer’s messages moved out); more kinds may be added */
               kind: string;
               /** @description Who made the change: a user, or an account API key (Channel API) */
               by: {
@@ -8532,6 +13453,12 @@ export interface operations {
               } | null;
               reasonCode: string | null;
               reason: string | null;
+              /** @description The label put on or taken off, for `label.added` and `label.removed` */
+              label?: {
+                id: string;
+                name: string;
+                color: string;
+              };
             }[];
             /** @description Pass as `beforeSeq` for older lines; null at the end */
             nextBeforeSeq: number | null;
@@ -8683,7 +13610,7 @@ export interface operations {
         'application/json': {
           /** @description Absolute http or https URL the events are POSTed to, without a user name or password, on a public address: loopback, private, link-local (cloud metadata), CGNAT, multicast and other non-public addresses, or names resolving to them, are refused unless the installation allows private networks */
           url: string & (unknown & unknown);
-          /** @description Events to receive: message.upsert, message.update, chat.new, chat.update, chat.queue, chat.capture, chat.transfer, chat.close, chat.split, note.new, note.update, note.delete, notification.new, draft.update; or `*` for every event, including ones added later */
+          /** @description Events to receive: message.upsert, message.update, chat.new, chat.update, chat.queue, chat.capture, chat.transfer, chat.close, chat.reopen, chat.split, chat.labels, customer.labels, label.create, label.update, label.delete, note.new, note.update, note.delete, notification.new, draft.update, customer.update, customer.merge, customer.note; or `*` for every event, including ones added later */
           events: (
             | 'message.upsert'
             | 'message.update'
@@ -8693,12 +13620,21 @@ export interface operations {
             | 'chat.capture'
             | 'chat.transfer'
             | 'chat.close'
+            | 'chat.reopen'
             | 'chat.split'
+            | 'chat.labels'
+            | 'customer.labels'
+            | 'label.create'
+            | 'label.update'
+            | 'label.delete'
             | 'note.new'
             | 'note.update'
             | 'note.delete'
             | 'notification.new'
             | 'draft.update'
+            | 'customer.update'
+            | 'customer.merge'
+            | 'customer.note'
             | '*'
           )[];
           /** @description Key of the HMAC-SHA256 signature (`Atende-Signature`); generated when absent */
@@ -9018,7 +13954,7 @@ export interface operations {
         'application/json': {
           /** @description Absolute http or https URL the events are POSTed to, without a user name or password, on a public address: loopback, private, link-local (cloud metadata), CGNAT, multicast and other non-public addresses, or names resolving to them, are refused unless the installation allows private networks */
           url?: string & (unknown & unknown);
-          /** @description Events to receive: message.upsert, message.update, chat.new, chat.update, chat.queue, chat.capture, chat.transfer, chat.close, chat.split, note.new, note.update, note.delete, notification.new, draft.update; or `*` for every event, including ones added later */
+          /** @description Events to receive: message.upsert, message.update, chat.new, chat.update, chat.queue, chat.capture, chat.transfer, chat.close, chat.reopen, chat.split, chat.labels, customer.labels, label.create, label.update, label.delete, note.new, note.update, note.delete, notification.new, draft.update, customer.update, customer.merge, customer.note; or `*` for every event, including ones added later */
           events?: (
             | 'message.upsert'
             | 'message.update'
@@ -9028,12 +13964,21 @@ export interface operations {
             | 'chat.capture'
             | 'chat.transfer'
             | 'chat.close'
+            | 'chat.reopen'
             | 'chat.split'
+            | 'chat.labels'
+            | 'customer.labels'
+            | 'label.create'
+            | 'label.update'
+            | 'label.delete'
             | 'note.new'
             | 'note.update'
             | 'note.delete'
             | 'notification.new'
             | 'draft.update'
+            | 'customer.update'
+            | 'customer.merge'
+            | 'customer.note'
             | '*'
           )[];
           /** @description `false` pauses the endpoint; `true` turns a disabled one back on */
@@ -9410,6 +14355,119 @@ export interface operations {
       };
     };
   };
+  importContacts: {
+    parameters: {
+      query: {
+        /** @description The channel new numbers and e-mails are added on */
+        channelId: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'text/csv': unknown;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description Customers created */
+            created: number;
+            /** @description Customers updated */
+            updated: number;
+            /** @description Lines not imported */
+            failed: number;
+            /** @description Why each line failed (the first 100), by line number (1 is the header) */
+            errors: {
+              line: number;
+              message: string;
+            }[];
+            /** @description More lines failed than `errors` lists */
+            errorsTruncated: boolean;
+          };
+        };
+      };
+      /**
+       * @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate). Besides what the schema states, a valid request is refused when:
+       *     - `The body must be the CSV file, sent as text/csv`: the request has no `text/csv` body
+       *     - `channelId is not a channel of the account`: `channelId` is not a channel of the account
+       *     - `column <name> is not known`: the header names a column the import does not take
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Content-Type must be application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
   getConsoleConfig: {
     parameters: {
       query?: never;
@@ -9450,11 +14508,20 @@ export interface events {
   'chat.capture': components['schemas']['chat.capture'];
   'chat.transfer': components['schemas']['chat.transfer'];
   'chat.close': components['schemas']['chat.close'];
+  'chat.reopen': components['schemas']['chat.reopen'];
   'chat.split': components['schemas']['chat.split'];
+  'chat.labels': components['schemas']['chat.labels'];
+  'customer.labels': components['schemas']['customer.labels'];
+  'label.create': components['schemas']['label.create'];
+  'label.update': components['schemas']['label.update'];
+  'label.delete': components['schemas']['label.delete'];
   'note.new': components['schemas']['note.new'];
   'note.update': components['schemas']['note.update'];
   'note.delete': components['schemas']['note.delete'];
   'notification.new': components['schemas']['notification.new'];
   'draft.update': components['schemas']['draft.update'];
+  'customer.update': components['schemas']['customer.update'];
+  'customer.merge': components['schemas']['customer.merge'];
+  'customer.note': components['schemas']['customer.note'];
   'session.ready': components['schemas']['session.ready'];
 }

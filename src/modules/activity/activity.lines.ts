@@ -51,6 +51,18 @@ export const ACTIVITY_LINES: Readonly<Record<string, (data: JsonObject) => Line>
   'chat.queue': (d) =>
     line('queue', d, { from: { queue: str(d.from) ?? '' }, to: { queue: str(d.to) ?? '' } }),
   'chat.close': (d) => line('close', d),
+  // Its `by` is the user's id.
+  'chat.reopen': (d) => {
+    const id = str(d.by);
+    return { ...line('reopen', d), by: id === undefined ? null : { type: 'user', id } };
+  },
+  'chat.labels': (d) => {
+    const l = obj(d.label);
+    const [id, name, color] = [str(l?.id), str(l?.name), str(l?.color)];
+    return line(d.action === 'removed' ? 'label.removed' : 'label.added', d, {
+      ...(id !== undefined && name !== undefined ? { label: { id, name, color: color ?? '' } } : {}),
+    });
+  },
   'chat.split': (d) => line('split', d),
 };
 

@@ -17,13 +17,20 @@ export const ActivitySchema = Type.Object(
     kind: Type.String({
       description:
         '`capture` (an agent took the chat from the queue), `transfer.team`, `transfer.user`, `queue` (moved to ' +
-        'another queue), `close`, `split` (another customer’s messages moved out); more kinds may be added',
+        'another queue), `close`, `reopen`, `label.added`, `label.removed`, `split` (another customer’s messages ' +
+        'moved out); more kinds may be added',
     }),
     by: Nullable(ActorRefSchema),
     from: Nullable(Place),
     to: Nullable(Place),
     reasonCode: Nullable(Type.String()),
     reason: Nullable(Type.String()),
+    label: Type.Optional(
+      Type.Object(
+        { id: Type.String(), name: Type.String(), color: Type.String() },
+        { description: 'The label put on or taken off, for `label.added` and `label.removed`' },
+      ),
+    ),
   },
   {
     description:

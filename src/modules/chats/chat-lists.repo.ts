@@ -4,7 +4,7 @@ import { Statement } from '../../db/prepared.js';
 import { isoTime, sqlInteger } from '../../db/sql-text.js';
 import type { ChatStatus } from '../../db/types.js';
 import { keyActiveSql } from '../api-keys/index.js';
-import { HIDDEN_QUEUE, type ChatListRow } from './chats.repo.js';
+import { chatLabelsSql, HIDDEN_QUEUE, type ChatListRow } from './chats.repo.js';
 
 /** Filters of the chat lists; every one is backed by an index in list order. */
 export interface ChatFilter {
@@ -15,6 +15,10 @@ export interface ChatFilter {
   queue?: string;
   teamId?: string;
   userId?: string;
+  /** Only chats nobody attends (`user_id IS NULL`; `''` in the counters). */
+  unassigned?: boolean;
+  /** Only chats carrying this label. */
+  labelId?: string;
   /** Visibility of an agent without chats:read_all: chats of these teams or attended by this user. */
   visibleTo?: { teamIds: readonly string[]; userId: string };
   /** The customer searched for (ChatSearch): a part of the number, or of the name or address. */
@@ -28,6 +32,16 @@ export interface ChatFilter {
  */
 export type ChatSearch = { kind: 'number'; digits: string } | { kind: 'text'; text: string };
 
+/** The orders of a list: newest first, longest waiting first, latest customer message first. */
+export type ChatSort = 'newest' | 'longest_waiting' | 'last_customer_message';
+
+/** Each sort's ORDER BY on `chats` (`c` is the alias; every one ends on the id, so paging is stable). */
+const ORDER: Record<ChatSort, (c: string) => string> = {
+  newest: (c) => `${c}created_at DESC, ${c}id DESC`,
+  longest_waiting: (c) => `${c}waiting_since ASC NULLS LAST, ${c}id ASC`,
+  last_customer_message: (c) => `${c}last_customer_at DESC NULLS LAST, ${c}id DESC`,
+};
+
 /** `LIKE` treats `%`, `_` and the escape character as patterns; a search means them literally. */
 const likeEscape = (s: string) => s.replace(/[\\%_]/g, '\\$&');
 
@@ -39,7 +53,7 @@ const STATUSES: ReadonlySet<string> = new Set<ChatStatus>(['open', 'closed']);
  * set) and the hidden queue are written into the text, so a prepared statement's generic plan is
  * costed with them; client values are always parameters.
  */
-function filterSql(f: ChatFilter, values: unknown[]): string {
+function filterSql(f: ChatFilter, values: unknown[], counters = false): string {
   const p = (v: unknown) => `$${values.push(v)}`;
   if (!STATUSES.has(f.status)) throw new Error(`unknown chat status ${f.status}`);
   let out = `account_id = ${p(f.accountId)} AND status = '${f.status}'`;
@@ -48,6 +62,7 @@ function filterSql(f: ChatFilter, values: unknown[]): string {
   if (f.channelIds) out += ` AND channel_id = ANY(${p(f.channelIds)}::text[])`;
   if (f.teamId !== undefined) out += ` AND team_id = ${p(f.teamId)}`;
   if (f.userId !== undefined) out += ` AND user_id = ${p(f.userId)}`;
+  if (f.unassigned) out += counters ? ` AND user_id = ''` : ` AND user_id IS NULL`;
   if (f.visibleTo) {
     out += ` AND (team_id = ANY(${p(f.visibleTo.teamIds)}::text[]) OR user_id = ${p(f.visibleTo.userId)})`;
   }
@@ -60,8 +75,13 @@ function filterSql(f: ChatFilter, values: unknown[]): string {
  * answer it, so a searched list counts its chats.
  */
 function searchSql(f: ChatFilter, values: unknown[]): string {
-  if (!f.search) return '';
   const p = (v: unknown) => `$${values.push(v)}`;
+  // The label's chats, from `chat_labels_label_idx` (account, label, chat).
+  const label =
+    f.labelId === undefined
+      ? ''
+      : ` AND id IN (SELECT chat_id FROM chat_labels WHERE account_id = ${p(f.accountId)} AND label_id = ${p(f.labelId)})`;
+  if (!f.search) return label;
   const match =
     f.search.kind === 'number'
       ? `value LIKE '%' || ${p(f.search.digits)} || '%'`
@@ -69,7 +89,7 @@ function searchSql(f: ChatFilter, values: unknown[]): string {
           const term = `'%' || search_fold(${p(likeEscape(f.search.text))}) || '%'`;
           return `(search_fold(name) LIKE ${term} OR value LIKE ${term})`;
         })();
-  return ` AND contact_id IN (SELECT id FROM contacts WHERE account_id = ${p(f.accountId)} AND ${match})`;
+  return `${label} AND contact_id IN (SELECT id FROM contacts WHERE account_id = ${p(f.accountId)} AND ${match})`;
 }
 
 /**
@@ -78,20 +98,20 @@ function searchSql(f: ChatFilter, values: unknown[]): string {
  * attendant reads `chat_totals`, a few rows per queue; any other combination sums `chat_counts`.
  */
 function totalSql(f: ChatFilter, values: unknown[]): string {
-  if (f.search) {
+  if (f.search || f.labelId !== undefined) {
     const where = filterSql(f, values);
     return `SELECT count(*)::int8 FROM chats WHERE ${where}${searchSql(f, values)}`;
   }
   const rollup = totalsSql(f, values);
   if (rollup !== null) return rollup;
-  return `SELECT coalesce(sum(n), 0)::int8 FROM chat_counts WHERE ${filterSql(f, values)}`;
+  return `SELECT coalesce(sum(n), 0)::int8 FROM chat_counts WHERE ${filterSql(f, values, true)}`;
 }
 
 /** `totalSql` from `chat_totals`, or null when the filter is a combination only `chat_counts` answers. */
 function totalsSql(f: ChatFilter, values: unknown[]): string | null {
   const channel = f.channelId !== undefined || f.channelIds ? 1 : 0;
   const one = channel + (f.teamId !== undefined ? 1 : 0) + (f.userId !== undefined ? 1 : 0);
-  if (one > 1 || f.visibleTo) return null;
+  if (one > 1 || f.visibleTo || f.unassigned) return null;
   const p = (v: unknown) => `$${values.push(v)}`;
   if (!STATUSES.has(f.status)) throw new Error(`unknown chat status ${f.status}`);
   let out = `SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = ${p(f.accountId)} AND status = '${f.status}'`;
@@ -108,12 +128,18 @@ function totalsSql(f: ChatFilter, values: unknown[]): string | null {
   return out;
 }
 
-/** A page of a filter's chats cut from `chats` alone, newest first (stable: createdAt, then id). */
-function pageSql(f: ChatFilter, values: unknown[], limit: number, offset: number): string {
+/** A page of a filter's chats cut from `chats` alone, in the sort's order (newest first by default). */
+function pageSql(
+  f: ChatFilter,
+  values: unknown[],
+  limit: number,
+  offset: number,
+  sort: ChatSort = 'newest',
+): string {
   const where = filterSql(f, values) + searchSql(f, values);
   return `SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message, created_at,
-   updated_at, contact_id
- FROM chats WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ${sqlInteger(limit)} OFFSET ${sqlInteger(offset)}`;
+   updated_at, contact_id, waiting_since, last_customer_at
+ FROM chats WHERE ${where} ORDER BY ${ORDER[sort]('')} LIMIT ${sqlInteger(limit)} OFFSET ${sqlInteger(offset)}`;
 }
 
 /**
@@ -167,6 +193,7 @@ export class ChatListsRepo {
     f: ChatFilter,
     page: number,
     limit: number,
+    sort: ChatSort = 'newest',
   ): Promise<{ rows: ChatListRow[]; total: number }> {
     const offset = (page - 1) * limit;
     // Past 2^53 no page can hold a row; the literal would not even print as an integer.
@@ -175,11 +202,11 @@ export class ChatListsRepo {
     const total = totalSql(f, values);
     const text = `SELECT c.id, c.channel_id, c.team_id, c.user_id, c.status, c.queue, c.unread_messages,
  c.last_message, c.created_at, c.updated_at, c.contact_id, ct.name AS contact_name, ct.value AS contact_value,
- ct.last_inbound_at AS contact_last_inbound_at,
+ ct.last_inbound_at AS contact_last_inbound_at, ct.customer_id, ${chatLabelsSql('c.id')} AS labels,
  (${total}) AS total
-FROM (${pageSql(f, values, limit, offset)}) AS c
+FROM (${pageSql(f, values, limit, offset, sort)}) AS c
 JOIN contacts ct ON ct.id = c.contact_id
-ORDER BY c.created_at DESC, c.id DESC`;
+ORDER BY ${ORDER[sort]('c.')}`;
     // First pages are what clients poll; deeper pages stay unnamed, so offsets cannot fill the bound.
     const rows = await Statement.shaped<ChatListRow & { total: number }>(text, offset === 0).execute(
       this.db,
@@ -217,7 +244,8 @@ JOIN contacts ct ON ct.id = c.contact_id,
 LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id AS "teamId", c.user_id AS "userId",
    json_build_object('id', ct.id, 'name', coalesce(ct.name, ct.value), 'value', ct.value) AS contact,
    c.unread_messages AS "unreadMessages", ${lastMessageJson('c.last_message')} AS "lastMessage",
-   ${isoTime('c.created_at')} AS "createdAt", ${isoTime('c.updated_at')} AS "updatedAt") AS j`;
+   ${isoTime('c.created_at')} AS "createdAt", ${isoTime('c.updated_at')} AS "updatedAt",
+   ${chatLabelsSql('c.id')} AS labels) AS j`;
     const [row] = await Statement.shaped<{ total: number; chats: string; key_active: boolean }>(
       text,
       offset === 0,

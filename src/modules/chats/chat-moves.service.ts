@@ -18,6 +18,7 @@ import {
   CHAT_CAPTURE,
   CHAT_CLOSE,
   CHAT_QUEUE,
+  CHAT_REOPEN,
   CHAT_TRANSFER,
   CHAT_UPDATE,
   type ChatT,
@@ -44,6 +45,11 @@ export const CHAT_CLOSED = pt('O chat está encerrado', 'The chat is closed');
 export const CLOSE_FORBIDDEN = pt(
   'Somente o atendente do chat ou um supervisor pode encerrá-lo',
   "Only the chat's attendant or a supervisor can close it",
+);
+export const CHAT_NOT_CLOSED = pt('O chat já está aberto', 'The chat is already open');
+export const OPEN_ELSEWHERE = pt(
+  'O cliente já tem outra conversa aberta neste canal',
+  'The customer already has another open conversation on this channel',
 );
 export const NO_ATTENDANT_FOR_QUEUE = pt(
   'Um chat sem atendente não pode ir para Em Atendimento; capture ou transfira o chat',
@@ -284,10 +290,42 @@ export class ChatMovesService {
       if (chat.user_id !== actor.userId && !actor.permissions.has('chats:read_all')) {
         throw forbidden(CLOSE_FORBIDDEN);
       }
-      await this.repo.update(tx, chat.id, { status: 'closed', closed_at: new Date() });
+      await this.repo.update(tx, chat.id, {
+        status: 'closed',
+        closed_at: new Date(),
+        closed_by: actor.userId,
+      });
       return (events, c) =>
         events.add(actor.accountId, CHAT_CLOSE, { chat: c, by: actorRef(actor) }, targets.chatClose(c));
     });
+  }
+
+  /**
+   * Opens a closed conversation again, for an agent who may see it (`chats:attend`): it goes to
+   * `Em Atendimento` of its team with the caller as attendant, who carries on from its history. The
+   * 24-hour window is the customer's and stays as it is: outside it only a template reaches them.
+   * A customer who has opened another conversation on the channel since keeps that one (409).
+   */
+  async reopen(actor: UserActor, chatId: string): Promise<ChatT> {
+    requirePermission(actor, 'chats:attend');
+    try {
+      return await this.change(actor, chatId, true, async (tx, chat) => {
+        if (chat.status !== 'closed') throw conflict(CHAT_NOT_CLOSED);
+        await this.repo.update(tx, chat.id, {
+          status: 'open',
+          queue: QUEUE_ATTENDING,
+          user_id: actor.userId,
+          closed_at: null,
+          closed_by: null,
+        });
+        return (events, c) =>
+          events.add(actor.accountId, CHAT_REOPEN, { chat: c, by: actor.userId }, targets.chatReopen(c));
+      });
+    } catch (err) {
+      // chats_one_open_per_contact: the customer's newer open conversation on this channel.
+      if ((err as { code?: string }).code === '23505') throw conflict(OPEN_ELSEWHERE);
+      throw err;
+    }
   }
 
   /**

@@ -22,10 +22,12 @@ export function toChat(row: ChatListRow): ChatT {
     teamId: row.team_id,
     userId: row.user_id,
     contact: { id: row.contact_id, name: row.contact_name ?? row.contact_value, value: row.contact_value },
+    customerId: row.customer_id,
     unreadMessages: row.unread_messages,
     lastMessage: row.last_message,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
+    labels: row.labels,
     window: chatWindow(row.contact_last_inbound_at),
   };
 }

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Db, Tx } from '../../db/index.js';
 import { sqlInteger } from '../../db/sql-text.js';
 import type { ChatStatus, LastMessage } from '../../db/types.js';
+import type { LabelRefT } from './chats.schemas.js';
 
 /**
  * The `chats` table's plain reads and writes. Lists and their totals are ChatListsRepo's
@@ -23,9 +24,22 @@ export interface ChatListRow {
   contact_id: string;
   contact_name: string | null;
   contact_value: string;
+  /** The customer behind the contact (the person, across channels). */
+  customer_id: string;
   /** When the customer last wrote on the channel (the 24-hour window's start), if ever. */
   contact_last_inbound_at: Date | null;
+  /** The chat's labels (`chatLabelsSql`), by name. */
+  labels: LabelRefT[];
 }
+
+/**
+ * The labels of the chat `chatId` names, as a JSON array of `{id, name, color}` by name: a correlated
+ * subquery over `chat_labels`' primary key, so a page's labels come with the page in its one statement.
+ */
+export const chatLabelsSql = (chatId: string) =>
+  `coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
+    ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
+    WHERE cl.chat_id = ${chatId}), '[]'::json)`;
 
 export interface ChatRow extends ChatListRow {
   account_id: string;
@@ -64,7 +78,9 @@ export const chatColumns = [
   'c.contact_id',
   'ct.name as contact_name',
   'ct.value as contact_value',
+  'ct.customer_id',
   'ct.last_inbound_at as contact_last_inbound_at',
+  sql<LabelRefT[]>`${sql.raw(chatLabelsSql('c.id'))}`.as('labels'),
 ] as const;
 
 export class ChatsRepo {
@@ -165,7 +181,8 @@ export class ChatsRepo {
       status: ChatStatus;
       unread_messages: number;
       last_message: LastMessage;
-      closed_at: Date;
+      closed_at: Date | null;
+      closed_by: string | null;
     }>,
   ): Promise<void> {
     const { last_message, ...rest } = patch;

@@ -10,29 +10,11 @@ import {
 } from '../../http/schemas.js';
 import { AgentChatPageSchema, AgentChatSchema, type ChatT } from './chats.schemas.js';
 import type { UserActor } from '../../access/actors.js';
-import { ListChatsQuery } from './chats.schemas.js';
+import { AgentListChatsQuery } from './chats.schemas.js';
 import { NO_ATTENDANT_FOR_QUEUE, type ChatMovesService } from './chat-moves.service.js';
 import type { ChatsService } from './chats.service.js';
 import { USER_NOT_FOUND } from '../users/index.js';
 import { TEAM_NOT_FOUND } from '../teams/index.js';
-
-const AgentListChatsQuery = Type.Composite(
-  [
-    ListChatsQuery,
-    Type.Object({
-      status: Type.Optional(Type.Union([Type.Literal('open'), Type.Literal('closed')])),
-      q: Type.Optional(
-        Type.String({
-          maxLength: 100,
-          description:
-            "Search by the customer: digits (spaces, `+`, `-`, `()` allowed) find them anywhere in the contact's number; " +
-            'other text finds the name, accents and case ignored, or the address.',
-        }),
-      ),
-    }),
-  ],
-  { additionalProperties: false },
-);
 
 const QueueBody = Type.Object(
   { queue: Type.String({ minLength: 1, maxLength: 100, description: 'e.g. Observação, Automação, Espera' }) },
@@ -67,11 +49,12 @@ export function chatsRoutes(app: App, services: ChatsRoutesDeps): void {
         ...common,
         summary: 'List chats the user may see',
         description:
-          'Same filters as the Channel API, plus `status` (default `open`) and the search `q`. Users with ' +
+          'Same filters as the Channel API (`label` included), plus `status` (default `open`; `pending`: open with ' +
+          'no attendant), `assignee`, the search `q` and `sort`; `total` is exact. Users with ' +
           '`chats:read_all` (supervisors, admins) list every chat of the account; others the chats of their ' +
           'teams and those they attend. `Observação` is left out unless asked for by `queue`.',
         querystring: AgentListChatsQuery,
-        response: { 200: AgentChatPageSchema, ...errorResponses(400, 401) },
+        response: { 200: AgentChatPageSchema, ...errorResponses(400, 401, 403) },
       },
     },
     async (request) => services.chats.listForUser(userOf(request), request.query),
@@ -140,7 +123,7 @@ export function chatsRoutes(app: App, services: ChatsRoutesDeps): void {
     },
   );
   const change = (
-    path: 'capture' | 'close' | 'read',
+    path: 'capture' | 'close' | 'read' | 'reopen',
     operationId: string,
     summary: string,
     description: string,
@@ -175,6 +158,15 @@ export function chatsRoutes(app: App, services: ChatsRoutesDeps): void {
     'Close a chat',
     'By its attendant, or by a user with `chats:read_all`. An already closed chat → 409.',
     (actor, id) => services.chatMoves.close(actor, id),
+  );
+  change(
+    'reopen',
+    'reopenChat',
+    'Reopen a closed chat',
+    'For a user with `chats:attend` who may see the chat: it opens again in `Em Atendimento` of its team with ' +
+      'the caller as attendant (event `chat.reopen`). The 24-hour window is unchanged: outside it only a template ' +
+      'reaches the customer. An open chat → 409; a customer with another open chat on the channel → 409.',
+    (actor, id) => services.chatMoves.reopen(actor, id),
   );
   change(
     'read',

@@ -13,6 +13,14 @@ export const LastMessageSchema = Type.Object({
   userId: Type.Optional(Type.String({ description: 'The agent who wrote it, for `user` messages' })),
 });
 
+/** A label as a chat (or a customer) carries it; the label itself is the labels module's. */
+export const LabelRefSchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  color: Type.String({ description: 'CSS colour, `#rrggbb`' }),
+});
+export type LabelRefT = Static<typeof LabelRefSchema>;
+
 export const ChatSchema = Type.Object({
   id: Type.String(),
   status: Type.String({ description: '`open` or `closed`' }),
@@ -25,6 +33,9 @@ export const ChatSchema = Type.Object({
   lastMessage: Nullable(LastMessageSchema),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
+  labels: Type.Array(LabelRefSchema, {
+    description: "The chat's labels, by name (additive to the contract's Chat)",
+  }),
 });
 
 export const ChatWindowSchema = Type.Object(
@@ -45,10 +56,16 @@ export const ChatWindowSchema = Type.Object(
 
 /**
  * The chat as agents (agent API, gateway events, webhooks) see it: the contract's Chat plus the
- * customer-service window. The Channel API answers with `ChatSchema`, whose serializer leaves
- * `window` out, so its Chat stays exactly the contract's.
+ * customer-service window and the customer the contact belongs to. The Channel API answers with `ChatSchema`, whose serializer leaves
+ * `window` and `customerId` out, so its Chat stays exactly the contract's.
  */
-export const AgentChatSchema = Type.Object({ ...ChatSchema.properties, window: ChatWindowSchema });
+export const AgentChatSchema = Type.Object({
+  ...ChatSchema.properties,
+  customerId: Type.String({
+    description: "The customer behind the chat's contact: their conversations on every channel",
+  }),
+  window: ChatWindowSchema,
+});
 export type ChatT = Static<typeof AgentChatSchema>;
 export type ChatWindowT = Static<typeof ChatWindowSchema>;
 
@@ -64,11 +81,53 @@ export const ListChatsQuery = Type.Object(
     ),
     teamId: Type.Optional(ObjectIdString({ description: 'Only chats of this team' })),
     userId: Type.Optional(ObjectIdString({ description: 'Only chats attended by this user' })),
+    label: Type.Optional(
+      ObjectIdString({
+        description: 'Only chats carrying this label (its id); another account’s matches none',
+      }),
+    ),
     ...PaginationQuery,
   },
   { additionalProperties: false },
 );
 export type ListChatsQueryT = Static<typeof ListChatsQuery>;
+
+/** What the agent API's list adds to the Channel API's filters; a saved view stores these (less the page). */
+export const AgentListFilters = {
+  status: Type.Optional(
+    Type.Union([Type.Literal('open'), Type.Literal('pending'), Type.Literal('closed')], {
+      description: '`open` (default), `pending` (open, waiting in a queue with no attendant) or `closed`',
+    }),
+  ),
+  assignee: Type.Optional(
+    Type.Union([Type.Literal('mine'), Type.Literal('unassigned'), ObjectIdString()], {
+      description:
+        '`mine`, `unassigned`, or a user id: another user’s chats only for users with `chats:read_all` (else 403)',
+    }),
+  ),
+  sort: Type.Optional(
+    Type.Union(
+      [Type.Literal('newest'), Type.Literal('longest_waiting'), Type.Literal('last_customer_message')],
+      {
+        description:
+          '`newest` (default: latest created first), `longest_waiting` (the customer waiting longest for an answer first; answered chats last) or `last_customer_message` (latest customer message first)',
+      },
+    ),
+  ),
+  q: Type.Optional(
+    Type.String({
+      maxLength: 100,
+      description:
+        "Search by the customer: digits (spaces, `+`, `-`, `()` allowed) find them anywhere in the contact's number; " +
+        'other text finds the name, accents and case ignored, or the address.',
+    }),
+  ),
+};
+
+export const AgentListChatsQuery = Type.Composite([ListChatsQuery, Type.Object(AgentListFilters)], {
+  additionalProperties: false,
+});
+export type AgentListQueryT = Static<typeof AgentListChatsQuery>;
 
 /** The chat events (src/events/catalogue.ts); their rooms are in src/events/rooms.ts. */
 const TeamUser = Type.Object({ teamId: Type.String(), userId: Nullable(Type.String()) });
@@ -124,6 +183,13 @@ export const CHAT_TRANSFER = eventType(
 export const CHAT_CLOSE = eventType(
   'chat.close',
   Type.Object({ ...chat, ...by }, { description: 'The conversation ended' }),
+);
+export const CHAT_REOPEN = eventType(
+  'chat.reopen',
+  Type.Object(
+    { ...chat, by: Type.String({ description: 'The user who reopened it (now its attendant)' }) },
+    { description: 'A closed conversation was opened again by an agent, who now attends it' },
+  ),
 );
 export const CHAT_SPLIT = eventType(
   'chat.split',

@@ -1,4 +1,4 @@
-import { notFound } from '../../http/errors.js';
+import { AppError, forbidden, notFound } from '../../http/errors.js';
 import { pageJson, type JsonText } from '../../http/json-text.js';
 import { pageInfo } from '../../http/schemas.js';
 import { SharedReads } from '../../lib/shared-reads.js';
@@ -6,10 +6,10 @@ import type { ApiKeyActor, UserActor } from '../../access/actors.js';
 import { keyAllowsChannel } from '../../access/guards.js';
 import { keyChecked } from '../api-keys/index.js';
 import type { TeamsRepo } from '../teams/index.js';
-import type { ChatFilter, ChatListsRepo, ChatSearch } from './chat-lists.repo.js';
+import type { ChatFilter, ChatListsRepo, ChatSearch, ChatSort } from './chat-lists.repo.js';
 import { toChat } from './chats.presenter.js';
 import { HIDDEN_QUEUE, type ChatsRepo } from './chats.repo.js';
-import type { ChatT, ListChatsQueryT } from './chats.schemas.js';
+import type { AgentListQueryT, ChatT, ListChatsQueryT } from './chats.schemas.js';
 
 /** One Channel API page as its statement answers it (ChatListsRepo.listApiPageJson). */
 type ApiPage = Awaited<ReturnType<ChatListsRepo['listApiPageJson']>>;
@@ -48,6 +48,7 @@ export class ChatsService {
               query.queue,
               query.teamId,
               query.userId,
+              query.label,
               page,
               limit,
             ]),
@@ -88,22 +89,78 @@ export class ChatsService {
 
   /**
    * Agent API list: what the user may see (own teams and own chats, or all with chats:read_all),
-   * optionally searched by the customer's name or number (`q`).
+   * filtered (`AgentListQueryT`: status, assignee, label and the Channel API's filters), optionally
+   * searched by the customer's name or number (`q`), in one of three orders, with its exact total.
    */
-  async listForUser(actor: UserActor, query: ListChatsQueryT & { status?: 'open' | 'closed'; q?: string }) {
-    const filter: ChatFilter = { accountId: actor.accountId, status: query.status ?? 'open', ...pick(query) };
-    const search = query.q === undefined ? undefined : chatSearch(query.q);
-    if (search) filter.search = search;
-    if (!actor.permissions.has('chats:read_all')) {
-      filter.visibleTo = { teamIds: await this.teams.teamsOf(actor.userId), userId: actor.userId };
-    }
-    return this.page(filter, query);
+  async listForUser(actor: UserActor, query: AgentListQueryT) {
+    return this.page(await this.agentFilter(actor, query), query, query.sort ?? 'newest');
   }
 
-  private async page(filter: ChatFilter, query: ListChatsQueryT) {
+  /** Throws as the list would (403) when the user may not use these filters (a view being saved). */
+  async checkAgentFilters(actor: UserActor, query: AgentListQueryT): Promise<void> {
+    await this.agentFilter(actor, query, []);
+  }
+
+  /**
+   * The exact number of chats each of these agent-list queries matches for the user (saved views'
+   * counts), one statement each, run together; null for a query the user may no longer use (403).
+   */
+  async countsForUser(actor: UserActor, queries: readonly AgentListQueryT[]): Promise<(number | null)[]> {
+    const teamIds = actor.permissions.has('chats:read_all') ? [] : await this.teams.teamsOf(actor.userId);
+    return Promise.all(
+      queries.map(async (q) => {
+        let filter: ChatFilter;
+        try {
+          filter = await this.agentFilter(actor, q, teamIds);
+        } catch (err) {
+          if (err instanceof AppError && err.statusCode === 403) return null;
+          throw err;
+        }
+        return this.lists.count(filter);
+      }),
+    );
+  }
+
+  /**
+   * The filter of an agent list. `pending` is an open chat that waits in a queue with no attendant;
+   * `assignee` is `mine`, `unassigned` or a user's id — someone else's only for users with
+   * `chats:read_all` (403 otherwise: an agent sees their teams' queues, not a colleague's desk).
+   */
+  private async agentFilter(
+    actor: UserActor,
+    query: AgentListQueryT,
+    teamIds?: readonly string[],
+  ): Promise<ChatFilter> {
+    const status = query.status ?? 'open';
+    const filter: ChatFilter = {
+      accountId: actor.accountId,
+      status: status === 'pending' ? 'open' : status,
+      ...pick(query),
+    };
+    if (status === 'pending') filter.unassigned = true;
+    const readAll = actor.permissions.has('chats:read_all');
+    const assignee = query.assignee;
+    if (assignee === 'unassigned') filter.unassigned = true;
+    else if (assignee === 'mine') filter.userId = actor.userId;
+    else if (assignee !== undefined) {
+      if (assignee !== actor.userId && !readAll) throw forbidden();
+      filter.userId = assignee;
+    }
+    const search = query.q === undefined ? undefined : chatSearch(query.q);
+    if (search) filter.search = search;
+    if (!readAll) {
+      filter.visibleTo = {
+        teamIds: teamIds ?? (await this.teams.teamsOf(actor.userId)),
+        userId: actor.userId,
+      };
+    }
+    return filter;
+  }
+
+  private async page(filter: ChatFilter, query: ListChatsQueryT, sort: ChatSort = 'newest') {
     const page = query.page ?? 1;
     const limit = query.limit ?? 20;
-    const { rows, total } = await this.lists.listPage(filter, page, limit);
+    const { rows, total } = await this.lists.listPage(filter, page, limit, sort);
     return { ...pageInfo(total, page, limit), chats: rows.map(toChat) };
   }
 
@@ -138,11 +195,14 @@ export function chatSearch(q: string): ChatSearch | undefined {
   return { kind: 'text', text: term };
 }
 
-function pick(q: ListChatsQueryT): Pick<ChatFilter, 'channelId' | 'queue' | 'teamId' | 'userId'> {
-  const out: Pick<ChatFilter, 'channelId' | 'queue' | 'teamId' | 'userId'> = {};
+type Picked = Pick<ChatFilter, 'channelId' | 'queue' | 'teamId' | 'userId' | 'labelId'>;
+
+function pick(q: ListChatsQueryT): Picked {
+  const out: Picked = {};
   if (q.channelId !== undefined) out.channelId = q.channelId;
   if (q.queue !== undefined) out.queue = q.queue;
   if (q.teamId !== undefined) out.teamId = q.teamId;
   if (q.userId !== undefined) out.userId = q.userId;
+  if (q.label !== undefined) out.labelId = q.label;
   return out;
 }

@@ -5,26 +5,34 @@ export { chatsRoutes } from './chats.routes.js';
 export {
   ActorRefSchema,
   type ActorRefT,
-  AgentChatSchema,
   CHAT_CAPTURE,
   CHAT_CLOSE,
   CHAT_NEW,
   CHAT_QUEUE,
+  CHAT_REOPEN,
   CHAT_SPLIT,
   CHAT_TRANSFER,
   CHAT_UPDATE,
+  AgentChatSchema,
+  AgentListFilters,
+  type AgentListQueryT,
   ChatPageSchema,
   ChatSchema,
   type ChatT,
+  LabelRefSchema,
+  type LabelRefT,
+  LastMessageSchema,
   ListChatsQuery,
 } from './chats.schemas.js';
 export {
   CHAT_BUSY,
   CHAT_CLOSED,
+  CHAT_NOT_CLOSED,
+  OPEN_ELSEWHERE,
   ChatMovesService,
   isLockUnavailable,
   TEAM_TRANSFER_WAIT_MS,
 } from './chat-moves.service.js';
-export { ChatsService } from './chats.service.js';
-export { ChatListsRepo } from './chat-lists.repo.js';
+export { chatSearch, ChatsService } from './chats.service.js';
+export { ChatListsRepo, type ChatSearch } from './chat-lists.repo.js';
 export { ChatTransfersRepo } from './chat-transfers.repo.js';

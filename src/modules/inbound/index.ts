@@ -10,3 +10,6 @@ export { inboundWebhookWorker } from './provider-webhooks.worker.js';
 export { ReadReceiptsRepo } from './read-receipts.repo.js';
 export { ReadReceiptsService } from './read-receipts.service.js';
 export { readReceiptWorker } from './read-receipts.worker.js';
+export { TypingIndicatorsRepo } from './typing-indicator.repo.js';
+export { TypingIndicatorService } from './typing-indicator.service.js';
+export { typingIndicatorWorker } from './typing-indicator.worker.js';

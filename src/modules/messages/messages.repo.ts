@@ -175,6 +175,30 @@ export class MessagesRepo {
     return q.orderBy('m.created_at', 'desc').orderBy('m.id', 'desc').limit(limit).execute();
   }
 
+  /**
+   * Messages on one side of a message of the chat, nearest first: `older` (it included when
+   * `inclusive`) newest first, `newer` oldest first.
+   */
+  async pageFrom(
+    db: Db | Tx,
+    chatId: string,
+    from: { id: string; side: 'older' | 'newer'; inclusive: boolean },
+    limit: number,
+  ): Promise<MessageRow[]> {
+    const anchor = sql`(SELECT a.created_at, a.id FROM messages a WHERE a.id = ${from.id} AND a.chat_id = ${chatId})`;
+    const cmp = from.side === 'older' ? (from.inclusive ? sql`<=` : sql`<`) : sql`>`;
+    const dir = from.side === 'older' ? 'desc' : 'asc';
+    return db
+      .selectFrom('messages as m')
+      .selectAll('m')
+      .where('m.chat_id', '=', chatId)
+      .where(sql<boolean>`(m.created_at, m.id) ${cmp} ${anchor}`)
+      .orderBy('m.created_at', dir)
+      .orderBy('m.id', dir)
+      .limit(limit)
+      .execute();
+  }
+
   async existsInChat(db: Db | Tx, chatId: string, id: string): Promise<boolean> {
     const row = await db
       .selectFrom('messages')

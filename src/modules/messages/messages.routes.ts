@@ -12,7 +12,13 @@ import {
   REPLY_JSON_BODY,
   SEND_BODY_LIMIT_BYTES,
 } from '../message-content/index.js';
-import { UNKNOWN_CURSOR, type MessagesService } from './messages.service.js';
+import {
+  ONE_CURSOR,
+  UNKNOWN_AFTER,
+  UNKNOWN_AROUND,
+  UNKNOWN_CURSOR,
+  type MessagesService,
+} from './messages.service.js';
 import { streamedBase64Of } from '../../http/json-body.js';
 import { isObjectId } from '../../lib/ids.js';
 
@@ -31,12 +37,19 @@ export function messagesRoutes(app: App, services: MessagesRoutesDeps): void {
       onRequest,
       schema: {
         operationId: 'listChatMessages',
-        ...badRequestsWhen([UNKNOWN_CURSOR, '`before` is not the id of a message of this chat']),
+        ...badRequestsWhen(
+          [UNKNOWN_CURSOR, '`before` is not the id of a message of this chat'],
+          [UNKNOWN_AFTER, '`after` is not the id of a message of this chat'],
+          [UNKNOWN_AROUND, '`around` is not the id of a message of this chat'],
+          [ONE_CURSOR, 'more than one of `before`, `after` and `around`'],
+        ),
         ...common,
         summary: "A chat's messages, newest first",
         description:
-          'For anyone who may see the chat. `before` (a message id of this chat; another id → 400) lists older ' +
-          'messages; `nextBefore` is the cursor of the next page, null at the end.',
+          'For anyone who may see the chat, open or closed. `before` (a message id of this chat; another id → 400) ' +
+          'lists older messages, `after` newer ones, `around` the page that holds that message (half older, the ' +
+          'rest newer: a search result opened there). `nextBefore` is the cursor of the next older page, null at ' +
+          'the end; `nextAfter` of the next newer one, null when the page reaches the newest message.',
         params: IdParams,
         querystring: MessageHistoryQuery,
         response: { 200: MessageHistorySchema, ...errorResponses(400, 401, 404) },

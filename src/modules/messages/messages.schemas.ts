@@ -125,6 +125,15 @@ export const MessageHistoryQuery = Type.Object(
     before: Type.Optional(
       ObjectIdString({ description: 'A message id of this chat: only older messages are listed' }),
     ),
+    after: Type.Optional(
+      ObjectIdString({ description: 'A message id of this chat: only newer messages are listed' }),
+    ),
+    around: Type.Optional(
+      ObjectIdString({
+        description:
+          'A message id of this chat: the page holds it, with older messages and newer ones around it (a search result opened there)',
+      }),
+    ),
     limit: Type.Optional(
       Type.Integer({
         minimum: 1,
@@ -142,6 +151,11 @@ export const MessageHistorySchema = Type.Object({
   messages: Type.Array(MessageSchema, { description: 'Newest first' }),
   nextBefore: Nullable(
     Type.String({ description: 'Pass as `before` for the next (older) page; null at the end' }),
+  ),
+  nextAfter: Nullable(
+    Type.String({
+      description: 'Pass as `after` for the next newer page; null when the page reaches the newest message',
+    }),
   ),
 });
 

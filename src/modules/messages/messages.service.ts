@@ -21,7 +21,7 @@ import type { ProviderRegistry } from '../../providers/registry.js';
 import type { OutboundLimits } from '../../providers/types.js';
 import type { MessageEvents } from './message-events.js';
 import { toMessage } from './messages.presenter.js';
-import { type StoredMedia } from './messages.repo.js';
+import { type MessageRow, type StoredMedia } from './messages.repo.js';
 import type { MessagesRepo } from './messages.repo.js';
 import type { MediaStore } from '../media/index.js';
 import type { DecodedBase64 } from '../../lib/base64-stream.js';
@@ -41,6 +41,18 @@ export const ONLY_ATTENDANT_REPLIES = pt(
 export const UNKNOWN_CURSOR = en(
   'before must be the id of a message of this chat',
   'before deve ser o id de uma mensagem desta conversa',
+);
+export const UNKNOWN_AFTER = en(
+  'after must be the id of a message of this chat',
+  'after deve ser o id de uma mensagem desta conversa',
+);
+export const UNKNOWN_AROUND = en(
+  'around must be the id of a message of this chat',
+  'around deve ser o id de uma mensagem desta conversa',
+);
+export const ONE_CURSOR = en(
+  'at most one of before, after or around may be given',
+  'informe no máximo um de before, after ou around',
 );
 export const EXACTLY_ONE_CONTENT = en(
   'exactly one of text, media or template must be given',
@@ -74,24 +86,67 @@ export class MessagesService {
     private readonly providers: ProviderRegistry,
   ) {}
 
-  /** A page of the chat's messages, newest first; `nextBefore` continues with older ones. */
+  /**
+   * A page of the chat's messages, newest first: the newest ones, those `before` or `after` a message,
+   * or those `around` one (it, half the page older, the rest newer). `nextBefore` continues with older
+   * ones, `nextAfter` with newer ones.
+   */
   async history(
     actor: UserActor,
     chatId: string,
     query: MessageHistoryQueryT,
-  ): Promise<{ messages: MessageT[]; nextBefore: string | null }> {
+  ): Promise<{ messages: MessageT[]; nextBefore: string | null; nextAfter: string | null }> {
     const chat = await this.chatsRepo.find(actor.accountId, chatId);
     if (!chat || !(await this.chats.canSee(actor, chat))) throw notFound();
     const limit = query.limit ?? DEFAULT_HISTORY_LIMIT;
+    const cursors = [query.before, query.after, query.around].filter((c) => c !== undefined);
+    if (cursors.length > 1) throw badRequest([ONE_CURSOR]);
     // A cursor from elsewhere would silently give an empty or wrong page; say so instead.
-    if (query.before !== undefined && !(await this.messages.existsInChat(this.db, chat.id, query.before))) {
-      throw badRequest([UNKNOWN_CURSOR]);
+    for (const [id, unknown] of [
+      [query.before, UNKNOWN_CURSOR],
+      [query.after, UNKNOWN_AFTER],
+      [query.around, UNKNOWN_AROUND],
+    ] as const) {
+      if (id !== undefined && !(await this.messages.existsInChat(this.db, chat.id, id))) {
+        throw badRequest([unknown]);
+      }
     }
-    const rows = await this.messages.page(this.db, chat.id, query.before, limit + 1);
-    const page = rows.slice(0, limit);
+    let older: MessageRow[] = [];
+    let newer: MessageRow[] = [];
+    let olderLimit = limit;
+    let newerLimit = 0;
+    if (query.after !== undefined) {
+      olderLimit = 0;
+      newerLimit = limit;
+      newer = await this.messages.pageFrom(
+        this.db,
+        chat.id,
+        { id: query.after, side: 'newer', inclusive: false },
+        limit + 1,
+      );
+    } else if (query.around !== undefined) {
+      newerLimit = Math.floor((limit - 1) / 2);
+      olderLimit = limit - newerLimit;
+      const at = { id: query.around, inclusive: true };
+      [older, newer] = await Promise.all([
+        this.messages.pageFrom(this.db, chat.id, { ...at, side: 'older' }, olderLimit + 1),
+        this.messages.pageFrom(this.db, chat.id, { ...at, side: 'newer' }, newerLimit + 1),
+      ]);
+    } else {
+      older = await this.messages.page(this.db, chat.id, query.before, limit + 1);
+    }
+    const olderPage = older.slice(0, olderLimit);
+    const newerPage = newer.slice(0, newerLimit);
+    const page = [...newerPage.reverse(), ...olderPage];
+    // Before a message, the newer ones begin with it.
+    const newerExists = newer.length > newerLimit || (query.before !== undefined && page.length > 0);
     return {
       messages: page.map(toMessage),
-      nextBefore: rows.length > limit ? (page.at(-1)?.id ?? null) : null,
+      nextBefore:
+        older.length > olderLimit || (query.after !== undefined && page.length > 0)
+          ? (page.at(-1)?.id ?? null)
+          : null,
+      nextAfter: newerExists ? (page[0]?.id ?? null) : null,
     };
   }
 

@@ -4,6 +4,8 @@ import type { App } from '../../http/app-type.js';
 import { userGuard, userOf, type UserGuardDeps } from '../../access/request-actor.js';
 import { errorResponses, IdParams } from '../../http/schemas.js';
 import type { NotificationsService } from './notifications.service.js';
+import { NotificationPreferencesBody, NotificationPreferencesSchema } from './preferences.schemas.js';
+import type { NotificationPreferencesService } from './preferences.service.js';
 
 const ListQuery = Type.Object(
   {
@@ -16,6 +18,7 @@ const ListQuery = Type.Object(
 /** What these routes use of the services. */
 export type NotificationsRoutesDeps = UserGuardDeps & {
   notifications: NotificationsService;
+  notificationPreferences: NotificationPreferencesService;
 };
 
 export function notificationsRoutes(app: App, services: NotificationsRoutesDeps): void {
@@ -55,5 +58,35 @@ export function notificationsRoutes(app: App, services: NotificationsRoutesDeps)
       },
     },
     async (request) => services.notifications.markRead(userOf(request), request.params.id),
+  );
+  app.get(
+    '/api/me/notification-preferences',
+    {
+      onRequest,
+      schema: {
+        operationId: 'getNotificationPreferences',
+        ...common,
+        summary: 'Your notification preferences',
+        description:
+          'Which moments the console announces with a sound and with a desktop notification. Every event is sent live whatever they say; the console applies them.',
+        response: { 200: NotificationPreferencesSchema, ...errorResponses(401) },
+      },
+    },
+    async (request) => services.notificationPreferences.get(userOf(request)),
+  );
+  app.put(
+    '/api/me/notification-preferences',
+    {
+      onRequest,
+      schema: {
+        operationId: 'updateNotificationPreferences',
+        ...common,
+        summary: 'Change your notification preferences',
+        description: 'Replaces them: every moment, both ways.',
+        body: NotificationPreferencesBody,
+        response: { 200: NotificationPreferencesSchema, ...errorResponses(400, 401) },
+      },
+    },
+    async (request) => services.notificationPreferences.put(userOf(request), request.body),
   );
 }

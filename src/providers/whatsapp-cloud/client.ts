@@ -185,12 +185,24 @@ export class WhatsAppCloudProvider implements MessagingProvider {
     });
   }
 
-  /** `{"status":"read","message_id":…}` on the messages edge: the customer sees blue ticks. */
-  async markRead(ctx: ProviderContext, providerMessageId: string): Promise<void> {
+  /**
+   * `{"status":"read","message_id":…}` on the messages edge: the customer sees blue ticks; with
+   * `typing_indicator` also "typing…", until the reply or for about 25 seconds.
+   */
+  async markRead(
+    ctx: ProviderContext,
+    providerMessageId: string,
+    opts: { typing?: boolean } = {},
+  ): Promise<void> {
     const config = whatsAppChannelConfig(ctx.config);
     await this.call(ctx, config, 'messages', {
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ messaging_product: 'whatsapp', status: 'read', message_id: providerMessageId }),
+      body: JSON.stringify({
+        messaging_product: 'whatsapp',
+        status: 'read',
+        message_id: providerMessageId,
+        ...(opts.typing ? { typing_indicator: { type: 'text' } } : {}),
+      }),
     });
   }
 

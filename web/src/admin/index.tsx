@@ -4,8 +4,10 @@ import { navigate } from '../router';
 import { useMe } from '../session';
 import { ApiKeysPage } from './api-keys';
 import { CannedResponsesPage } from './canned';
+import { AttributesPage } from './attributes';
 import { ChannelPage } from './channel-page';
 import { ChannelsPage } from './channels';
+import { LabelsPage } from './labels';
 import { TeamsPage } from './teams';
 import { UsersPage } from './users';
 import { WebhookDeliveriesPage } from './webhook-deliveries';
@@ -21,6 +23,7 @@ export { CannedResponsesPage };
 export const adminNav: { path: string; labelKey: string; permission: string }[] = [
   { path: '/admin/users', labelKey: 'nav.users', permission: 'users:manage' },
   { path: '/admin/teams', labelKey: 'nav.teams', permission: 'teams:manage' },
+  { path: '/admin/labels', labelKey: 'nav.labels', permission: 'labels:manage' },
   { path: '/admin/channels', labelKey: 'nav.channels', permission: 'channels:manage' },
   { path: '/admin/api-keys', labelKey: 'nav.apiKeys', permission: 'api_keys:manage' },
   { path: '/admin/webhooks', labelKey: 'nav.webhooks', permission: 'webhooks:manage' },
@@ -29,6 +32,7 @@ export const adminNav: { path: string; labelKey: string; permission: string }[] 
     labelKey: 'nav.cannedAdmin',
     permission: 'canned_responses:manage_team',
   },
+  { path: '/admin/attributes', labelKey: 'nav.attributes', permission: 'customers:manage' },
 ];
 
 export function AdminArea(props: { path: string }): JSX.Element {
@@ -49,6 +53,7 @@ export function AdminArea(props: { path: string }): JSX.Element {
   else if (!can(entry.permission)) page = <p className="muted">{t('admin.forbidden')}</p>;
   else if (section === 'users') page = <UsersPage />;
   else if (section === 'teams') page = <TeamsPage />;
+  else if (section === 'labels') page = <LabelsPage />;
   else if (section === 'channels')
     page = parts[2] ? (
       <ChannelPage id={parts[2]} tab={parts[3] === 'api' ? 'api' : 'general'} />
@@ -57,6 +62,7 @@ export function AdminArea(props: { path: string }): JSX.Element {
     );
   else if (section === 'api-keys') page = <ApiKeysPage />;
   else if (section === 'canned-responses') page = <CannedResponsesPage mode="admin" />;
+  else if (section === 'attributes') page = <AttributesPage />;
   else if (section === 'webhooks')
     page = parts[2] ? <WebhookDeliveriesPage id={parts[2]} /> : <WebhooksPage />;
   else page = <p className="muted">{t('admin.notFound')}</p>;

@@ -22,6 +22,9 @@ const ACTIVITY_TEXT: Record<string, (t: T, l: ActivityLine, n: Names) => string>
   'transfer.user': (t, l, n) => t('activity.transferUser', { by: n.by, user: n.user(l.to?.userId) }),
   queue: (t, l, n) => t('activity.queue', { by: n.by, queue: queueLabel(t, l.to?.queue ?? '') }),
   close: (t, _l, n) => t('activity.close', { by: n.by }),
+  reopen: (t, _l, n) => t('activity.reopen', { by: n.by }),
+  'label.added': (t, l, n) => t('activity.labelAdded', { by: n.by, label: l.label?.name ?? '' }),
+  'label.removed': (t, l, n) => t('activity.labelRemoved', { by: n.by, label: l.label?.name ?? '' }),
   split: (t) => t('activity.split'),
 };
 

@@ -17,6 +17,8 @@ export const CHAT_EVENTS = [
   'chat.capture',
   'chat.transfer',
   'chat.close',
+  'chat.labels',
+  'chat.reopen',
 ] as const satisfies readonly EventName[];
 export type ChatEvent = (typeof CHAT_EVENTS)[number];
 

@@ -6,6 +6,7 @@ import type { CannedResponse, Message, RenderedCanned } from '../models';
 import { ATTACH_ACCEPT, mediaType, refusedAs } from './attachments';
 import { CannedList, useCannedPicker } from './canned-picker';
 import { sendOnEnter } from './conversation-view';
+import { useTypingSignal } from './presence';
 
 /**
  * The reply box of a conversation: text kept as the chat's draft (saved on the server, followed by
@@ -44,6 +45,7 @@ export function Composer(props: { chatId: string; onSent: (m: Message) => void }
     }
   };
   const picker = useCannedPicker(text, (item) => void insert(item));
+  const typing = useTypingSignal(chatId);
 
   const send = async (e?: FormEvent) => {
     e?.preventDefault();
@@ -64,6 +66,7 @@ export function Composer(props: { chatId: string; onSent: (m: Message) => void }
           }
         : { text: body };
       const message = await post<Message>(`/api/chats/${chatId}/messages`, payload);
+      typing.stopped();
       onSent(message);
       for (const id of used.current) void post(`/api/canned-responses/${id}/use`).catch(() => undefined);
       used.current.clear();
@@ -145,7 +148,11 @@ export function Composer(props: { chatId: string; onSent: (m: Message) => void }
           aria-label={t('chat.composer')}
           aria-describedby="composer-hint"
           placeholder={t('chat.composerPlaceholder')}
-          onChange={(e) => setDraft(chatId, e.target.value)}
+          onChange={(e) => {
+            setDraft(chatId, e.target.value);
+            if (e.target.value.trim()) typing.typed();
+            else typing.stopped();
+          }}
           onKeyDown={(e) => picker.onKeyDown(e) || sendOnEnter(() => void send())(e)}
           {...picker.inputProps}
           maxLength={4096}

@@ -32,6 +32,11 @@ export interface Conversation {
   hasOlder: boolean;
   loadingOlder: boolean;
   loadOlder(): Promise<void>;
+  /** Opened at a message (a search result): newer messages come in pages too, until the newest. */
+  hasNewer: boolean;
+  loadNewer(): Promise<void>;
+  /** The message it was opened at, if any. */
+  focusId: string | null;
   /** Reads the chat and its newest messages again (a retry after an error). */
   reload(): Promise<void>;
   /** A chat this user changed (captured, transferred, closed), before its event arrives. */
@@ -47,8 +52,14 @@ export interface Conversation {
  */
 export function useConversation(
   chatId: string | null,
-  opts: { initial?: (id: string) => Chat | undefined; onChat?: (chat: Chat) => void } = {},
+  opts: {
+    initial?: (id: string) => Chat | undefined;
+    onChat?: (chat: Chat) => void;
+    /** Open at this message (its page, half older and half newer) instead of the newest. */
+    around?: string | null;
+  } = {},
 ): Conversation {
+  const around = opts.around ?? null;
   const { gateway } = useGateway();
   const initial = useRef(opts.initial);
   initial.current = opts.initial;
@@ -57,6 +68,9 @@ export function useConversation(
   const [chat, setChat] = useState<Chat | null>(() => (chatId && opts.initial?.(chatId)) || null);
   const [messages, setMessages] = useState<Message[]>([]);
   const [nextBefore, setNextBefore] = useState<string | null>(null);
+  const [nextAfter, setNextAfter] = useState<string | null>(null);
+  const newest = useRef(true);
+  newest.current = nextAfter === null;
   const [loadingOlder, setLoadingOlder] = useState(false);
   const [load, setLoad] = useState<ConversationLoad>('loading');
   const current = useRef(chatId);
@@ -68,20 +82,30 @@ export function useConversation(
     onChat.current?.(c);
   }, []);
 
-  const addMessage = useCallback((m: Message) => setMessages((prev) => mergeMessages(prev, [m])), []);
+  // Away from the newest messages, a new one would show after a gap: it comes with the newer pages.
+  const addMessage = useCallback(
+    (m: Message) =>
+      setMessages((prev) =>
+        newest.current || prev.some((x) => x.id === m.id) ? mergeMessages(prev, [m]) : prev,
+      ),
+    [],
+  );
 
   /** The chat and its newest messages, merged into what is shown (a reload keeps older pages). */
   const loadLatest = useCallback(
-    async (id: string, first: boolean) => {
+    async (id: string, first: boolean, at: string | null = null) => {
       try {
         const [c, history] = await Promise.all([
           get<Chat>(`/api/chats/${id}`),
-          get<MessageHistory>(`/api/chats/${id}/messages${qs({ limit: HISTORY_PAGE })}`),
+          get<MessageHistory>(`/api/chats/${id}/messages${qs({ limit: HISTORY_PAGE, around: at })}`),
         ]);
         if (current.current !== id) return;
         applyChat(c);
         setMessages((prev) => mergeMessages(prev, history.messages));
-        if (first) setNextBefore(history.nextBefore);
+        if (first) {
+          setNextBefore(history.nextBefore);
+          setNextAfter(history.nextAfter);
+        }
         setLoad('ready');
       } catch (err) {
         if (current.current !== id) return;
@@ -97,19 +121,20 @@ export function useConversation(
     setChat((chatId && initial.current?.(chatId)) || null);
     setMessages([]);
     setNextBefore(null);
+    setNextAfter(null);
     setLoad('loading');
-  }, [chatId]);
+  }, [chatId, around]);
 
   useEffect(() => {
     if (!chatId) return;
     let stale = false;
     void (gateway ? gateway.attend(chatId) : Promise.resolve()).then(() => {
-      if (!stale) void loadLatest(chatId, true);
+      if (!stale) void loadLatest(chatId, true, around);
     });
     return () => {
       stale = true;
     };
-  }, [chatId, gateway, loadLatest]);
+  }, [chatId, around, gateway, loadLatest]);
 
   useEffect(() => () => void gateway?.attend(null), [gateway]);
 
@@ -124,7 +149,7 @@ export function useConversation(
       ...CHAT_EVENTS.map((n) => gateway.on(n, (e) => applyChat(e.data.chat))),
       // Back after a drop the server could not bridge: what arrived meanwhile comes through REST.
       gateway.onResync(() => {
-        if (current.current) void loadLatest(current.current, false);
+        if (current.current && newest.current) void loadLatest(current.current, false);
       }),
     ];
     return () => offs.forEach((off) => off());
@@ -147,9 +172,27 @@ export function useConversation(
     }
   }, [chatId, nextBefore, loadingOlder]);
 
+  const [loadingNewer, setLoadingNewer] = useState(false);
+  const loadNewer = useCallback(async () => {
+    if (!chatId || !nextAfter || loadingNewer) return;
+    setLoadingNewer(true);
+    try {
+      const page = await get<MessageHistory>(
+        `/api/chats/${chatId}/messages${qs({ after: nextAfter, limit: HISTORY_PAGE })}`,
+      );
+      if (current.current !== chatId) return;
+      setMessages((prev) => mergeMessages(prev, page.messages));
+      setNextAfter(page.nextAfter);
+    } catch {
+      // the button stays, to try again
+    } finally {
+      setLoadingNewer(false);
+    }
+  }, [chatId, nextAfter, loadingNewer]);
+
   const reload = useCallback(async () => {
-    if (chatId) await loadLatest(chatId, true);
-  }, [chatId, loadLatest]);
+    if (chatId) await loadLatest(chatId, true, around);
+  }, [chatId, around, loadLatest]);
 
   return {
     chat,
@@ -158,6 +201,9 @@ export function useConversation(
     hasOlder: nextBefore !== null,
     loadingOlder,
     loadOlder,
+    hasNewer: nextAfter !== null,
+    loadNewer,
+    focusId: around,
     reload,
     applyChat,
     addMessage,
@@ -190,6 +236,9 @@ export const ConversationView = forwardRef<
       hasOlder={c.hasOlder}
       loadingOlder={c.loadingOlder}
       onLoadOlder={() => void c.loadOlder()}
+      hasNewer={c.hasNewer}
+      onLoadNewer={() => void c.loadNewer()}
+      focusId={c.focusId}
       authorOf={props.authorOf}
       label={props.label}
       timeline={props.timeline}

@@ -1,27 +1,48 @@
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
+import { useAlerts } from '../alerts/alerts';
 import { Avatar } from '../components';
 import { summaryLabel, useI18n } from '../i18n';
 import { Link } from '../router';
 import { useDirectory, useDrafts, useMe } from '../session';
-import type { Chat } from '../models';
+import type { Chat, ChatViewFilters } from '../models';
 import { AllOpenFilters, NO_FILTER } from './all-open';
 import { activityOf, type AllOpenFilter, type ListName } from './chat-state';
 import { Conversation } from './conversation';
 import { useShortTime } from './format';
+import { ChatItemLabels } from './labels';
+import { NO_SEARCH, SearchBox, SearchResults, type SearchState } from './search';
+import { useInboxKeys } from './inbox-keys';
 import { useInboxLists } from './use-inbox';
+import { FilterBar, useFilteredChats, useViews } from './views';
 
-/** The agent's two lists, and for supervisors and admins every open conversation. */
-type Tab = ListName | 'all';
+/**
+ * The agent's two lists, for supervisors and admins every open conversation, the filter bar's list
+ * and each saved view (`view:<id>`).
+ */
+type Tab = ListName | 'all' | 'filter' | `view:${string}`;
 
 /** `/inbox` and `/inbox/<chat id>`: the agent's lists beside the open conversation. */
 export function Inbox(props: { path: string }) {
   const { t } = useI18n();
   const { can } = useMe();
   const seesAll = can('chats:read_all');
-  const openId = /^\/inbox\/([0-9a-f]{24})\/?$/i.exec(props.path)?.[1] ?? null;
+  // `/inbox/<chat>`, or `/inbox/<chat>/m/<message>`: opened at a message (a search result).
+  const opened = /^\/inbox\/([0-9a-f]{24})(?:\/m\/([0-9a-f]{24}))?\/?$/i.exec(props.path);
+  const openId = opened?.[1] ?? null;
+  const atMessage = opened?.[2] ?? null;
+  const [search, setSearch] = useState<SearchState>(NO_SEARCH);
+  const searching = search.q.trim() !== '';
   const [tab, setTab] = useState<Tab>('waiting');
   const [allFilter, setAllFilter] = useState<AllOpenFilter>(NO_FILTER);
-  const lists = useInboxLists(openId, seesAll && tab === 'all' ? allFilter : null);
+  const [filters, setFilters] = useState<ChatViewFilters>({});
+  const views = useViews();
+  const viewShown = tab.startsWith('view:') ? views.views.find((v) => `view:${v.id}` === tab) : undefined;
+  const filtered = useFilteredChats(tab === 'filter' ? filters : (viewShown?.filters ?? null));
+  const lists = useInboxLists(
+    openId,
+    seesAll && tab === 'all' ? allFilter : null,
+    filtered.chats.map((c) => c.id),
+  );
 
   // A captured (or transferred-to-me) conversation moves to "my chats": the list follows it.
   const openListBefore = useRef<ListName | null>(null);
@@ -37,20 +58,42 @@ export function Inbox(props: { path: string }) {
     openListBefore.current = openList;
   }, [openList, openId]);
 
-  // The tab's title counts the waiting conversations, for an agent working in another tab.
+  // The tab's title counts the waiting conversations and the agent's own with unread messages, for
+  // an agent working in another tab (with the unread notifications: alerts.tsx).
+  const { setInboxCounts, showing } = useAlerts();
   const waitingCount = lists.waiting.length;
+  const unreadCount = lists.mine.filter((c) => c.unreadMessages > 0).length;
   useEffect(() => {
-    document.title = waitingCount > 0 ? `(${waitingCount}) ${t('app.name')}` : t('app.name');
-    return () => {
-      document.title = t('app.name');
-    };
-  }, [waitingCount, t]);
+    setInboxCounts({ waiting: waitingCount, unread: unreadCount });
+  }, [waitingCount, unreadCount, setInboxCounts]);
+  useEffect(() => () => setInboxCounts(null), [setInboxCounts]);
+  useEffect(() => {
+    showing(openId);
+    return () => showing(null);
+  }, [openId, showing]);
 
-  const tabs: { id: Tab; label: string; chats: Chat[]; empty: string }[] = [
+  const tabs: { id: Tab; label: string; chats: Chat[]; empty: string; count?: number | null }[] = [
     { id: 'waiting', label: t('inbox.waiting'), chats: lists.waiting, empty: t('inbox.empty.waiting') },
     { id: 'mine', label: t('inbox.mine'), chats: lists.mine, empty: t('inbox.empty.mine') },
   ];
   if (seesAll) tabs.push({ id: 'all', label: t('allOpen.tab'), chats: lists.all, empty: t('allOpen.empty') });
+  // The filter bar's list and the saved views: the server's first page, and its exact total.
+  const shownTotal = filtered.total;
+  tabs.push({
+    id: 'filter',
+    label: t('views.tab'),
+    chats: tab === 'filter' ? filtered.chats : [],
+    empty: t('views.empty'),
+    count: tab === 'filter' ? shownTotal : null,
+  });
+  for (const v of views.views)
+    tabs.push({
+      id: `view:${v.id}`,
+      label: v.name,
+      chats: tab === `view:${v.id}` ? filtered.chats : [],
+      empty: t('views.empty'),
+      count: tab === `view:${v.id}` && shownTotal !== null ? shownTotal : (views.counts.get(v.id) ?? null),
+    });
   const onTabKey = (e: KeyboardEvent<HTMLButtonElement>) => {
     if (e.key !== 'ArrowLeft' && e.key !== 'ArrowRight') return;
     e.preventDefault();
@@ -60,71 +103,120 @@ export function Inbox(props: { path: string }) {
     document.getElementById(`tab-${next}`)?.focus();
   };
   const active = tabs.find((x) => x.id === tab) ?? tabs[0]!;
+  useInboxKeys(active.chats, openId, lists);
   const isAll = active.id === 'all';
-  const loading = isAll ? lists.allLoading && active.chats.length === 0 : lists.loading;
-  const failed = isAll ? lists.allError : lists.error;
+  const isFiltered = active.id === 'filter' || active.id.startsWith('view:');
+  const loading = isFiltered
+    ? filtered.loading && active.chats.length === 0
+    : isAll
+      ? lists.allLoading && active.chats.length === 0
+      : lists.loading;
+  const failed = isFiltered ? filtered.error : isAll ? lists.allError : lists.error;
+  const retry = () => void (isFiltered ? filtered.reload() : isAll ? lists.reloadAll() : lists.reload());
 
   return (
     <div className={openId ? 'inbox has-chat' : 'inbox'}>
       <aside className="inbox-side" aria-label={t('inbox.lists')}>
-        <div className="tabs" role="tablist" aria-label={t('inbox.lists')}>
-          {tabs.map((x) => (
-            <button
-              key={x.id}
-              id={`tab-${x.id}`}
-              type="button"
-              role="tab"
-              className="tab"
-              aria-selected={tab === x.id}
-              aria-controls={`list-${x.id}`}
-              tabIndex={tab === x.id ? 0 : -1}
-              onClick={() => setTab(x.id)}
-              onKeyDown={onTabKey}
-            >
-              {x.label}
-              <span className="count" data-testid={`count-${x.id}`}>
-                {x.chats.length}
-              </span>
-            </button>
-          ))}
-        </div>
-        <div
-          id={`list-${active.id}`}
-          role="tabpanel"
-          aria-labelledby={`tab-${active.id}`}
-          className="chat-list-panel"
-        >
-          {isAll && <AllOpenFilters filter={allFilter} onChange={setAllFilter} />}
-          {failed && (
-            <p className="error" role="alert">
-              {t('common.error')}{' '}
-              <button
-                type="button"
-                className="btn small"
-                onClick={() => void (isAll ? lists.reloadAll() : lists.reload())}
-              >
-                {t('common.retry')}
-              </button>
-            </p>
-          )}
-          {loading ? (
-            <p className="list-empty" role="status">
-              {t('common.loading')}
-            </p>
-          ) : active.chats.length === 0 ? (
-            <p className="list-empty">{active.empty}</p>
-          ) : (
-            <ul className="chat-list" data-list={active.id}>
-              {active.chats.map((c) => (
-                <ChatItem key={c.id} chat={c} current={c.id === openId} list={active.id} />
+        <SearchBox search={search} onChange={setSearch} />
+        {searching ? (
+          <SearchResults search={search} onChange={setSearch} openId={openId} />
+        ) : (
+          <>
+            <div className="tabs" role="tablist" aria-label={t('inbox.lists')}>
+              {tabs.map((x) => (
+                <button
+                  key={x.id}
+                  id={`tab-${x.id}`}
+                  type="button"
+                  role="tab"
+                  className="tab"
+                  aria-selected={tab === x.id}
+                  aria-controls={`list-${x.id}`}
+                  tabIndex={tab === x.id ? 0 : -1}
+                  onClick={() => setTab(x.id)}
+                  onKeyDown={onTabKey}
+                >
+                  {x.label}
+                  {(x.count !== undefined ? x.count !== null : true) && (
+                    <span className="count" data-testid={`count-${x.id}`}>
+                      {x.count ?? x.chats.length}
+                    </span>
+                  )}
+                </button>
               ))}
-            </ul>
-          )}
-        </div>
+            </div>
+            <div
+              id={`list-${active.id}`}
+              role="tabpanel"
+              aria-labelledby={`tab-${active.id}`}
+              className="chat-list-panel"
+            >
+              {isAll && <AllOpenFilters filter={allFilter} onChange={setAllFilter} />}
+              {active.id === 'filter' && (
+                <FilterBar
+                  filters={filters}
+                  onChange={setFilters}
+                  onSave={async (name) => {
+                    const view = await views.create(name, filters);
+                    setTab(`view:${view.id}`);
+                  }}
+                />
+              )}
+              {viewShown && (
+                <div className="view-actions">
+                  <button
+                    type="button"
+                    className="btn small"
+                    onClick={() => {
+                      setFilters(viewShown.filters);
+                      setTab('filter');
+                    }}
+                  >
+                    {t('views.edit')}
+                  </button>
+                  <button
+                    type="button"
+                    className="btn small danger"
+                    aria-label={t('views.delete', { name: viewShown.name })}
+                    onClick={() => void views.remove(viewShown.id).then(() => setTab('waiting'))}
+                  >
+                    {t('common.delete')}
+                  </button>
+                </div>
+              )}
+              {failed && (
+                <p className="error" role="alert">
+                  {t('common.error')}{' '}
+                  <button type="button" className="btn small" onClick={retry}>
+                    {t('common.retry')}
+                  </button>
+                </p>
+              )}
+              {loading ? (
+                <p className="list-empty" role="status">
+                  {t('common.loading')}
+                </p>
+              ) : active.chats.length === 0 ? (
+                <p className="list-empty">{active.empty}</p>
+              ) : (
+                <ul className="chat-list" data-list={isFiltered ? 'filtered' : active.id}>
+                  {active.chats.map((c) => (
+                    <ChatItem key={c.id} chat={c} current={c.id === openId} list={active.id} />
+                  ))}
+                </ul>
+              )}
+            </div>
+          </>
+        )}
       </aside>
       <div className="inbox-pane">
         {openId ? (
-          <Conversation key={openId} chatId={openId} lists={lists} />
+          <Conversation
+            key={`${openId}/${atMessage ?? ''}`}
+            chatId={openId}
+            lists={lists}
+            atMessage={atMessage}
+          />
         ) : (
           <div className="inbox-placeholder">
             <p>{t('inbox.pick')}</p>
@@ -156,7 +248,7 @@ function ChatItem(props: { chat: Chat; current: boolean; list: Tab }) {
   // Every open conversation: where it is and who has it.
   const attendant = chat.userId ? users.find((u) => u.id === chat.userId) : undefined;
   const meta =
-    props.list === 'all'
+    props.list !== 'waiting' && props.list !== 'mine'
       ? [chat.queue, team?.name, attendant ? t('allOpen.attendant', { name: attendant.name }) : undefined]
           .filter(Boolean)
           .join(' · ')
@@ -196,6 +288,7 @@ function ChatItem(props: { chat: Chat; current: boolean; list: Tab }) {
             )}
           </div>
           {meta && <div className="chat-item-meta">{meta}</div>}
+          <ChatItemLabels chat={chat} />
         </div>
       </Link>
     </li>

@@ -98,6 +98,8 @@ export function Bubble(props: {
   side: 'agent' | 'customer';
   author?: string;
   lookup?: MessageLookup;
+  /** The message a search result opened the conversation at. */
+  found?: boolean;
 }) {
   const { t, time } = useI18n();
   const short = useShortTime();
@@ -105,7 +107,7 @@ export function Bubble(props: {
   const outgoing = isOutgoing(m);
   const mine = props.side === 'agent' ? outgoing : !outgoing;
   const text = messageText(m);
-  const cls = m.origin === 'system' ? 'msg system' : mine ? 'msg out' : 'msg in';
+  const cls = `${m.origin === 'system' ? 'msg system' : mine ? 'msg out' : 'msg in'}${props.found ? ' found' : ''}`;
   return (
     <li className={cls} data-message-id={m.id} data-origin={m.origin} data-status={m.status}>
       {props.author && <span className="msg-author">{props.author}</span>}
@@ -162,6 +164,10 @@ export const MessageList = forwardRef<
      */
     timeline?: TimelineItem[];
     renderExtra?: (item: Exclude<TimelineItem, { type: 'message' }>) => ReactNode;
+    /** Opened at a message: newer pages on demand, and that message in view and marked. */
+    hasNewer?: boolean;
+    onLoadNewer?: () => void;
+    focusId?: string | null;
   }
 >(function MessageList(props, ref) {
   const { t } = useI18n();
@@ -192,7 +198,14 @@ export const MessageList = forwardRef<
     if (!el) return;
     const first = items[0]?.key ?? null;
     const last = items.at(-1)?.key ?? null;
-    if (firstId.current === null) {
+    const found = props.focusId
+      ? el.querySelector<HTMLElement>(`[data-message-id="${props.focusId}"]`)
+      : null;
+    if (firstId.current === null && found) {
+      // Opened at a message: it, in the middle of the view.
+      el.scrollTop = found.offsetTop - el.offsetTop - el.clientHeight / 2 + found.offsetHeight / 2;
+      atBottom.current = false;
+    } else if (firstId.current === null) {
       // First fill: start at the newest message.
       el.scrollTop = el.scrollHeight;
     } else if (first !== firstId.current && last === lastId.current) {
@@ -205,7 +218,7 @@ export const MessageList = forwardRef<
     firstId.current = first;
     lastId.current = last;
     heightBefore.current = el.scrollHeight;
-  }, [items]);
+  }, [items, props.focusId]);
 
   const onScroll = () => {
     const el = box.current;
@@ -244,10 +257,18 @@ export const MessageList = forwardRef<
             side={props.side}
             author={props.authorOf?.(item.message)}
             lookup={lookup}
+            found={item.message.id === props.focusId}
           />
         ) : (
           <Fragment key={item.key}>{props.renderExtra?.(item)}</Fragment>
         ),
+      )}
+      {props.hasNewer && (
+        <li className="messages-edge">
+          <button type="button" className="btn small ghost" onClick={props.onLoadNewer}>
+            {t('chat.loadNewer')}
+          </button>
+        </li>
       )}
     </ol>
   );

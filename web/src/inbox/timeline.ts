@@ -110,12 +110,14 @@ export function useTimelineExtras(chatId: string | null): TimelineExtras {
 
 /**
  * Messages, notes and activity in time order (oldest first). While older messages are still to load,
- * notes and lines older than the oldest loaded message wait for them, so nothing shows out of place.
+ * notes and lines older than the oldest loaded message wait for them, and likewise newer ones while
+ * newer messages are (a conversation opened at a search result), so nothing shows out of place.
  */
 export function mergeTimeline(
   messages: Message[],
   extras: Pick<TimelineExtras, 'notes' | 'activity'>,
   hasOlderMessages: boolean,
+  hasNewerMessages = false,
 ): TimelineItem[] {
   const items: TimelineItem[] = messages.map((m) => ({
     type: 'message',
@@ -123,8 +125,11 @@ export function mergeTimeline(
     key: `m-${m.id}`,
     message: m,
   }));
-  const from = hasOlderMessages ? messages[0]?.createdAt : undefined;
-  const shown = (at: string) => (hasOlderMessages ? from !== undefined && at >= from : true);
+  const first = messages[0]?.createdAt;
+  const last = messages.at(-1)?.createdAt;
+  const shown = (at: string) =>
+    (!hasOlderMessages || (first !== undefined && at >= first)) &&
+    (!hasNewerMessages || (last !== undefined && at <= last));
   for (const note of extras.notes) {
     if (shown(note.createdAt)) items.push({ type: 'note', at: note.createdAt, key: `n-${note.id}`, note });
   }

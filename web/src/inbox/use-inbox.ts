@@ -41,7 +41,12 @@ export interface InboxLists {
   reload(): Promise<void>;
 }
 
-export function useInboxLists(openChatId: string | null, allFilter: AllOpenFilter | null): InboxLists {
+export function useInboxLists(
+  openChatId: string | null,
+  allFilter: AllOpenFilter | null,
+  /** Other chats shown (the filter bar's list, a saved view): watched as the lists' own are. */
+  alsoShown: readonly string[] = [],
+): InboxLists {
   const { me } = useMe();
   const { myTeamIds } = useDirectory();
   const { gateway } = useGateway();
@@ -157,7 +162,9 @@ export function useInboxLists(openChatId: string | null, allFilter: AllOpenFilte
 
   // Watch what is listed and the open conversation, so their changes (last message, unread count,
   // a transfer by someone else) reach this tab.
-  const watchKey = [...new Set([...waiting, ...mine, ...all].map((c) => c.id).concat(openChatId ?? []))]
+  const watchKey = [
+    ...new Set([...waiting, ...mine, ...all].map((c) => c.id).concat(openChatId ?? [], alsoShown)),
+  ]
     .sort()
     .join(',');
   useEffect(() => {

@@ -12,6 +12,12 @@ export type ConnState = 'connecting' | 'online' | 'reconnecting';
 
 type EventHandler = (envelope: Envelope) => void;
 
+/** Who is in a conversation (`presence.update`, the gateway's own, not an event of the log). */
+export interface Presence {
+  chatId: string;
+  viewers: { userId: string; typing: boolean }[];
+}
+
 /** How many recent seqs are remembered to drop repeats; a repeat comes within seconds. */
 const SEEN_MAX = 5_000;
 
@@ -24,6 +30,8 @@ export class Gateway {
   private readonly stateListeners = new Set<(s: ConnState) => void>();
   private readonly resyncListeners = new Set<() => void>();
   private readonly handlers = new Map<string, Set<EventHandler>>();
+  private readonly presenceListeners = new Set<(p: Presence) => void>();
+  private presenceOf: string | null = null;
   private retryTimer: ReturnType<typeof setTimeout> | null = null;
   private closed = false;
   private readonly seen = new Set<number>();
@@ -60,8 +68,12 @@ export class Gateway {
     this.socket.on('session.ready', (ready: SessionReady) => {
       if (typeof ready?.seq === 'number') this.lastSeq = ready.seq;
     });
+    this.socket.on('presence.update', (p: Presence) => {
+      for (const fn of this.presenceListeners) fn(p);
+    });
     this.socket.onAny((event: string, payload: unknown) => {
-      if (event === 'session.ready' || !payload || typeof payload !== 'object') return;
+      if (event === 'session.ready' || event === 'presence.update') return;
+      if (!payload || typeof payload !== 'object') return;
       const envelope = payload as Envelope;
       if (typeof envelope.seq === 'number') {
         if (this.seen.has(envelope.seq)) return;
@@ -105,6 +117,7 @@ export class Gateway {
     await this.emit('user_join_team', this.teamIds);
     await this.emit('user_start_watch_chats', this.watched);
     if (this.attendance) await this.emit('user_start_attendance', this.attendance);
+    if (this.attendance && this.presenceOf === this.attendance) await this.watchPresenceNow();
   }
 
   private setState(s: ConnState) {
@@ -129,10 +142,47 @@ export class Gateway {
     if (this.socket.connected) void this.emit('user_start_watch_chats', this.watched);
   }
 
-  /** Opens a conversation's message stream; resolves once the server acknowledged it. */
+  /**
+   * Opens a conversation's message stream (null: none, which tells the others this user left it);
+   * resolves once the server acknowledged it.
+   */
   async attend(chatId: string | null): Promise<void> {
     this.attendance = chatId;
-    if (chatId && this.socket.connected) await this.emit('user_start_attendance', chatId);
+    if (!this.socket.connected) return;
+    if (!chatId) {
+      await this.emit('user_stop_attendance', null);
+      return;
+    }
+    await this.emit('user_start_attendance', chatId);
+    if (this.presenceOf === chatId) await this.watchPresenceNow();
+  }
+
+  /**
+   * Follows who views and types in a conversation (null: stop), once this connection attends it
+   * (the gateway answers presence only about the conversation attended).
+   */
+  async watchPresence(chatId: string | null): Promise<void> {
+    this.presenceOf = chatId;
+    if (this.socket.connected && (chatId === null || chatId === this.attendance))
+      await this.watchPresenceNow();
+  }
+
+  private async watchPresenceNow() {
+    const answer = (await this.emit('user_watch_presence', this.presenceOf)) as
+      (Presence & { ok: boolean }) | null;
+    if (answer?.ok && answer.chatId === this.presenceOf && Array.isArray(answer.viewers)) {
+      for (const fn of this.presenceListeners) fn({ chatId: answer.chatId, viewers: answer.viewers });
+    }
+  }
+
+  /** This user types (or stopped typing) in the conversation they attend; `note`: a private note. */
+  typing(chatId: string, typing: boolean, note = false) {
+    if (this.socket.connected) void this.emit('user_typing', { chatId, typing, ...(note ? { note } : {}) });
+  }
+
+  onPresence(fn: (p: Presence) => void): () => void {
+    this.presenceListeners.add(fn);
+    return () => this.presenceListeners.delete(fn);
   }
 
   /** Calls `handler` with each envelope of the event (once per seq). */

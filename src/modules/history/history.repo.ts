@@ -1,0 +1,94 @@
+import { sql } from 'kysely';
+import type { Db } from '../../db/index.js';
+import type { LastMessage } from '../../db/types.js';
+
+/** Who the reader is, for what they may open: null reads every chat of the account (`chats:read_all`). */
+export type Viewer = { userId: string; teamIds: readonly string[] } | null;
+
+/** A conversation of a customer as the history reads it. */
+export interface ConversationRow {
+  id: string;
+  channel_id: string;
+  status: 'open' | 'closed';
+  queue: string;
+  team_id: string;
+  user_id: string | null;
+  contact_id: string;
+  contact_name: string | null;
+  contact_value: string;
+  created_at: Date;
+  closed_at: Date | null;
+  closed_by: string | null;
+  last_message: LastMessage | null;
+  attendants: string[];
+  transfers: number;
+  total: string;
+}
+
+/**
+ * The chats a viewer may open, as a condition on `chats c`: the same rule as opening one
+ * (ChatsService.canSee) — its attendant, members of its team, or everyone with `chats:read_all`.
+ */
+export const visibleSql = (viewer: Viewer) =>
+  viewer === null
+    ? sql<boolean>`true`
+    : sql<boolean>`(c.user_id = ${viewer.userId} OR c.team_id = ANY(${sql.val(viewer.teamIds)}::text[]))`;
+
+/** A customer's conversations on every channel (their contacts lead to them), newest first. */
+export class HistoryRepo {
+  constructor(private readonly db: Db) {}
+
+  async customerExists(accountId: string, customerId: string): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('customers')
+      .select('id')
+      .where('account_id', '=', accountId)
+      .where('id', '=', customerId)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /**
+   * One page with its exact total, in one statement. The page is cut from the customer's chats first
+   * (contacts_customer_idx, then chats_contact_idx), so who attended and the transfers are read for
+   * the page's rows only.
+   */
+  async customerChats(
+    accountId: string,
+    customerId: string,
+    viewer: Viewer,
+    limit: number,
+    offset: number,
+  ): Promise<ConversationRow[]> {
+    const { rows } = await sql<ConversationRow>`
+      SELECT p.*, t.transfers,
+        ARRAY(SELECT DISTINCT u FROM unnest(t.users || ARRAY[p.user_id, p.closed_by]) AS u
+               WHERE u IS NOT NULL ORDER BY u) AS attendants
+      FROM (
+        SELECT c.id, c.channel_id, c.status, c.queue, c.team_id, c.user_id, c.contact_id,
+          ct.name AS contact_name, ct.value AS contact_value, c.created_at, c.closed_at, c.closed_by,
+          CASE WHEN jsonb_typeof(c.last_message) = 'object' THEN c.last_message END AS last_message,
+          count(*) OVER () AS total
+        FROM contacts ct JOIN chats c ON c.contact_id = ct.id
+        WHERE ct.customer_id = ${customerId} AND ct.account_id = ${accountId}
+          AND c.account_id = ${accountId} AND ${visibleSql(viewer)}
+        ORDER BY c.created_at DESC, c.id DESC
+        LIMIT ${limit} OFFSET ${offset}
+      ) p
+      LEFT JOIN LATERAL (
+        SELECT count(*)::int AS transfers, array_agg(tr.to_user_id) AS users
+        FROM chat_transfers tr WHERE tr.chat_id = p.id
+      ) t ON true
+      ORDER BY p.created_at DESC, p.id DESC`.execute(this.db);
+    return rows;
+  }
+
+  /** The total alone, for a page past the end (which has no row to carry it). */
+  async countCustomerChats(accountId: string, customerId: string, viewer: Viewer): Promise<number> {
+    const { rows } = await sql<{ n: number }>`
+      SELECT count(*)::int AS n FROM contacts ct JOIN chats c ON c.contact_id = ct.id
+      WHERE ct.customer_id = ${customerId} AND ct.account_id = ${accountId}
+        AND c.account_id = ${accountId} AND ${visibleSql(viewer)}`.execute(this.db);
+    return rows[0]?.n ?? 0;
+  }
+}

@@ -1,0 +1,64 @@
+import { notFound } from '../../http/errors.js';
+import { pageInfo } from '../../http/schemas.js';
+import type { UserActor } from '../../access/actors.js';
+import type { TeamsRepo } from '../teams/index.js';
+import type { ConversationRow, HistoryRepo, Viewer } from './history.repo.js';
+import type { ConversationSummaryT, CustomerChatsQueryT } from './history.schemas.js';
+
+/**
+ * A customer's history: their conversations on every channel that the reader may open. Agents see a
+ * customer through their chats, so a customer none of whose chats they may open is 404 to them, as
+ * another account's is to everyone.
+ */
+export class HistoryService {
+  constructor(
+    private readonly repo: HistoryRepo,
+    private readonly teams: TeamsRepo,
+  ) {}
+
+  /** Who the user may read, as the history's and the search's statements take it. */
+  async viewerOf(actor: UserActor): Promise<Viewer> {
+    if (actor.permissions.has('chats:read_all')) return null;
+    return { userId: actor.userId, teamIds: await this.teams.teamsOf(actor.userId) };
+  }
+
+  async customerChats(actor: UserActor, customerId: string, query: CustomerChatsQueryT) {
+    const page = query.page ?? 1;
+    const limit = query.limit ?? 20;
+    const viewer = await this.viewerOf(actor);
+    const rows = await this.repo.customerChats(
+      actor.accountId,
+      customerId,
+      viewer,
+      limit,
+      (page - 1) * limit,
+    );
+    const total =
+      rows.length > 0
+        ? Number(rows[0]!.total)
+        : await this.repo.countCustomerChats(actor.accountId, customerId, viewer);
+    if (total === 0) {
+      // Everyone may know an account's customer exists only through a chat they may open.
+      if (viewer !== null || !(await this.repo.customerExists(actor.accountId, customerId))) throw notFound();
+    }
+    return { ...pageInfo(total, page, limit), chats: rows.map(toSummary) };
+  }
+}
+
+export function toSummary(r: ConversationRow): ConversationSummaryT {
+  return {
+    id: r.id,
+    channelId: r.channel_id,
+    status: r.status,
+    queue: r.queue,
+    teamId: r.team_id,
+    userId: r.user_id,
+    contact: { id: r.contact_id, name: r.contact_name ?? r.contact_value, value: r.contact_value },
+    createdAt: r.created_at.toISOString(),
+    closedAt: r.closed_at?.toISOString() ?? null,
+    closedBy: r.closed_by,
+    attendants: r.attendants,
+    transfers: r.transfers,
+    lastMessage: r.last_message,
+  };
+}

@@ -1,0 +1,13 @@
+// The labels module's public entry: what other modules, the gateway and the wiring may use of it.
+export { LabelsRepo } from './labels.repo.js';
+export { labelsRoutes } from './labels.routes.js';
+export {
+  CHAT_LABELS,
+  CUSTOMER_LABELS,
+  LABEL_CREATE,
+  LABEL_DELETE,
+  LABEL_UPDATE,
+  LabelSchema,
+  type LabelT,
+} from './labels.schemas.js';
+export { LABEL_NAME_TAKEN, LabelsService } from './labels.service.js';

@@ -1,0 +1,155 @@
+import { sql, type RawBuilder } from 'kysely';
+import type { Db } from '../../db/index.js';
+import type { LastMessage } from '../../db/types.js';
+import type { ChatSearch } from '../chats/index.js';
+import { visibleSql, type Viewer } from '../history/index.js';
+
+/** What every search is narrowed by: the account, what the reader may open, and the filters. */
+export interface SearchFilter {
+  accountId: string;
+  viewer: Viewer;
+  channelId?: string;
+  teamId?: string;
+  userId?: string;
+  labelId?: string;
+  from?: Date;
+  to?: Date;
+}
+
+/** The conversation of a result, as the searches read it (`c` chats, `ct` contacts). */
+export interface SearchChatRow {
+  chat_id: string;
+  chat_status: 'open' | 'closed';
+  chat_queue: string;
+  chat_channel_id: string;
+  chat_team_id: string;
+  chat_user_id: string | null;
+  chat_created_at: Date;
+  chat_closed_at: Date | null;
+  chat_last_message: LastMessage | null;
+  customer_id: string;
+  contact_id: string;
+  contact_name: string | null;
+  contact_value: string;
+}
+
+export interface MessageHitRow extends SearchChatRow {
+  id: string;
+  origin: string;
+  type: string;
+  user_id: string | null;
+  created_at: Date;
+  text: string;
+}
+
+export interface ContactHitRow extends SearchChatRow {
+  id: string;
+  channel_id: string;
+  name: string | null;
+  value: string;
+}
+
+const chatColumns = sql`c.id AS chat_id, c.status AS chat_status, c.queue AS chat_queue,
+  c.channel_id AS chat_channel_id, c.team_id AS chat_team_id, c.user_id AS chat_user_id,
+  c.created_at AS chat_created_at, c.closed_at AS chat_closed_at,
+  CASE WHEN jsonb_typeof(c.last_message) = 'object' THEN c.last_message END AS chat_last_message,
+  ct.customer_id, ct.id AS contact_id, ct.name AS contact_name, ct.value AS contact_value`;
+
+/** The conditions on `chats c` every search shares: account, visibility, channel, team, agent, label. */
+function chatConditions(f: SearchFilter): RawBuilder<boolean> {
+  const parts: RawBuilder<unknown>[] = [sql`c.account_id = ${f.accountId}`, visibleSql(f.viewer)];
+  if (f.channelId !== undefined) parts.push(sql`c.channel_id = ${f.channelId}`);
+  if (f.teamId !== undefined) parts.push(sql`c.team_id = ${f.teamId}`);
+  if (f.userId !== undefined) parts.push(sql`c.user_id = ${f.userId}`);
+  if (f.labelId !== undefined) {
+    parts.push(
+      sql`EXISTS (SELECT 1 FROM chat_labels cl WHERE cl.chat_id = c.id AND cl.label_id = ${f.labelId})`,
+    );
+  }
+  return sql<boolean>`${sql.join(parts, sql` AND `)}`;
+}
+
+/** A time range on a column. */
+function rangeOf(column: RawBuilder<unknown>, f: SearchFilter): RawBuilder<boolean> {
+  const parts: RawBuilder<unknown>[] = [sql`true`];
+  if (f.from) parts.push(sql`${column} >= ${f.from}`);
+  if (f.to) parts.push(sql`${column} < ${f.to}`);
+  return sql<boolean>`${sql.join(parts, sql` AND `)}`;
+}
+
+/** `LIKE` treats `%`, `_` and the escape character as patterns; a search means them literally. */
+const likeEscape = (s: string) => s.replace(/[\\%_]/g, '\\$&');
+
+/** Contacts matching a customer search: the trigram indexes of migration 014 (as `GET /api/chats?q=`). */
+function contactMatch(search: ChatSearch): RawBuilder<boolean> {
+  if (search.kind === 'number') return sql<boolean>`ct.value LIKE '%' || ${search.digits} || '%'`;
+  const term = sql`'%' || search_fold(${likeEscape(search.text)}) || '%'`;
+  return sql<boolean>`(search_fold(ct.name) LIKE ${term} OR ct.value LIKE ${term})`;
+}
+
+/**
+ * The searches' statements. Each page is read one row past its end to say whether another follows
+ * (no count of every match: a common word in millions of messages would cost that much).
+ */
+export class SearchRepo {
+  constructor(private readonly db: Db) {}
+
+  /**
+   * Messages whose words match, newest first: the GIN index `messages_search_idx` (migration 038)
+   * finds them, the conditions keep the reader's.
+   */
+  async messages(f: SearchFilter, q: string, limit: number, offset: number): Promise<MessageHitRow[]> {
+    const { rows } = await sql<MessageHitRow>`
+      SELECT m.id, m.origin, m.type, m.user_id, m.created_at, message_search_text(m.content) AS text, ${chatColumns}
+      FROM messages m JOIN chats c ON c.id = m.chat_id JOIN contacts ct ON ct.id = c.contact_id
+      WHERE m.account_id = ${f.accountId}
+        AND message_search_vector(m.content) @@ websearch_to_tsquery('pg_catalog.portuguese', search_words(${q}))
+        AND ${rangeOf(sql`m.created_at`, f)} AND ${chatConditions(f)}
+      ORDER BY m.created_at DESC, m.id DESC
+      LIMIT ${limit} OFFSET ${offset}`.execute(this.db);
+    return rows;
+  }
+
+  /** Of these words, those a search for `q` matches (stemmed, accents and case ignored). */
+  async matchingWords(words: readonly string[], q: string): Promise<Set<string>> {
+    if (words.length === 0) return new Set();
+    const { rows } = await sql<{ w: string }>`
+      SELECT w FROM unnest(${sql.val(words)}::text[]) AS w
+      WHERE tsvector_to_array(to_tsvector('pg_catalog.portuguese', search_words(w)))
+         && tsvector_to_array(to_tsvector('pg_catalog.portuguese', search_words(${q})))`.execute(this.db);
+    return new Set(rows.map((r) => r.w));
+  }
+
+  /** Contacts matching the search, each with the newest conversation of theirs the reader may open. */
+  async contacts(
+    f: SearchFilter,
+    search: ChatSearch,
+    limit: number,
+    offset: number,
+  ): Promise<ContactHitRow[]> {
+    const { rows } = await sql<ContactHitRow>`
+      SELECT ct.channel_id, ct.name, ct.value, ${chatColumns}, ct.id
+      FROM contacts ct
+      JOIN LATERAL (
+        SELECT c.* FROM chats c
+        WHERE c.contact_id = ct.id AND ${chatConditions(f)} AND ${rangeOf(sql`c.created_at`, f)}
+        ORDER BY c.created_at DESC, c.id DESC LIMIT 1
+      ) c ON true
+      WHERE ct.account_id = ${f.accountId} AND ${contactMatch(search)}
+      ORDER BY c.created_at DESC, ct.id DESC
+      LIMIT ${limit} OFFSET ${offset}`.execute(this.db);
+    return rows;
+  }
+
+  /** Conversations, open and closed, whose customer matches the search, newest first. */
+  async chats(f: SearchFilter, search: ChatSearch, limit: number, offset: number): Promise<SearchChatRow[]> {
+    const { rows } = await sql<SearchChatRow>`
+      SELECT ${chatColumns}
+      FROM chats c JOIN contacts ct ON ct.id = c.contact_id
+      WHERE c.contact_id IN (SELECT ct.id FROM contacts ct WHERE ct.account_id = ${f.accountId} AND ${contactMatch(search)})
+        AND ${chatConditions(f)} AND ${rangeOf(sql`c.created_at`, f)}
+      ORDER BY c.created_at DESC, c.id DESC
+      LIMIT ${limit} OFFSET ${offset}`.execute(this.db);
+    return rows;
+  }
+}
