@@ -161,7 +161,8 @@ async function snapshot(): Promise<string> {
     ['EventsRepo.page', (db) => new EventsRepo(db).page(ACCOUNT, 0, 10, ['account'], 50, 500)],
     ['EventsRepo.tailStart', (db) => new EventsRepo(db).tailStart(5_000, 1_000)],
     ['EventsRepo.storeCursor', (db) => new EventsRepo(db).storeCursor(1)],
-    ['EventsRepo.deleteOlderThan', (db) => new EventsRepo(db).deleteOlderThan(at, 1_000)],
+    ['EventsRepo.deleteOlderThan', (db) => new EventsRepo(db).deleteOlderThan(at, 1_000, false)],
+    ['EventsRepo.deleteOlderThan (activity)', (db) => new EventsRepo(db).deleteOlderThan(at, 1_000, true)],
   ];
   for (const [name, run] of kysely)
     for (const text of await recorded(run)) out.push(`\n${entry(name, text)}`);

@@ -32,6 +32,8 @@ import { cannedRoutes } from './modules/canned/index.js';
 import { channelsRoutes } from './modules/channels/index.js';
 import { draftsRoutes } from './modules/drafts/index.js';
 import { notificationsRoutes } from './modules/notifications/index.js';
+import { notesRoutes } from './modules/notes/index.js';
+import { activityRoutes } from './modules/activity/index.js';
 import { chatsRoutes } from './modules/chats/index.js';
 import { customerCsvRoutes, customersRoutes } from './modules/contacts/index.js';
 import { consoleRoutes, testRoutes } from './modules/console/index.js';
@@ -194,6 +196,8 @@ export async function buildApp({ config, services, logger, gateway }: AppOptions
   draftsRoutes(app, services);
   cannedRoutes(app, services);
   notificationsRoutes(app, services);
+  notesRoutes(app, services);
+  activityRoutes(app, services);
   webhooksRoutes(app, services);
   // Reference routes of `npm run bench` (bench/README.md); off unless the benchmark starts the server.
   if (process.env.ATENDE_BENCH_ROUTES === '1') benchRoutes(app, services);

@@ -71,6 +71,8 @@ export interface Config {
   gatewayOrigins: string[] | '*' | null;
   /** Days the event log keeps events for resync (`GET /api/events`). */
   eventRetentionDays: number;
+  /** Days the log keeps a conversation's activity events (captures, transfers…): its timeline's lines. */
+  activityRetentionDays: number;
   /**
    * Outgoing webhooks: per-attempt timeout, first retry delay (doubling, with jitter) and how long a
    * delivery is retried — also how long an endpoint may fail before it is disabled. Endpoints on
@@ -321,6 +323,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     gatewayOrigins,
     eventRetentionDays: int('ATENDE_EVENT_RETENTION_DAYS', 7, 1, 3650),
+    activityRetentionDays: int('ATENDE_ACTIVITY_RETENTION_DAYS', 365, 1, 3650),
     webhooks: {
       timeoutMs: int('ATENDE_WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
       retryBaseMs: int('ATENDE_WEBHOOK_RETRY_BASE_MS', 10_000, 10, 3_600_000),
@@ -340,6 +343,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // A delivery is removed with its event, so it must be settled before the event log lets it go.
   if (config.webhooks.retryWindowSeconds > config.eventRetentionDays * 24 * 3600) {
     problems.push('ATENDE_WEBHOOK_RETRY_WINDOW_SECONDS must not exceed ATENDE_EVENT_RETENTION_DAYS');
+  }
+  if (config.activityRetentionDays < config.eventRetentionDays) {
+    problems.push('ATENDE_ACTIVITY_RETENTION_DAYS must not be less than ATENDE_EVENT_RETENTION_DAYS');
   }
   // One port cannot serve both: the second listener would fail only after the database had started.
   if (config.port !== 0 && config.port === config.gatewayPort) {

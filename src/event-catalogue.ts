@@ -19,6 +19,7 @@ import {
   LABEL_UPDATE,
 } from './modules/labels/index.js';
 import { MESSAGE_UPDATE, MESSAGE_UPSERT } from './modules/messages/index.js';
+import { NOTE_DELETE, NOTE_NEW, NOTE_UPDATE } from './modules/notes/index.js';
 import { NOTIFICATION_NEW } from './modules/notifications/index.js';
 
 /**
@@ -42,6 +43,9 @@ export const EVENT_CATALOGUE: EventCatalogue = {
   'label.create': LABEL_CREATE,
   'label.update': LABEL_UPDATE,
   'label.delete': LABEL_DELETE,
+  'note.new': NOTE_NEW,
+  'note.update': NOTE_UPDATE,
+  'note.delete': NOTE_DELETE,
   'notification.new': NOTIFICATION_NEW,
   'draft.update': DRAFT_UPDATE,
   'customer.update': CUSTOMER_UPDATE,

@@ -51,6 +51,8 @@ import {
   NotificationsService,
   PreferencesRepo,
 } from './modules/notifications/index.js';
+import { NotesRepo, NotesService } from './modules/notes/index.js';
+import { ActivityRepo, ActivityService } from './modules/activity/index.js';
 import { MessagesService, MessageEvents, MessagesRepo } from './modules/messages/index.js';
 import {
   ReplySender,
@@ -128,7 +130,13 @@ export function createServices(deps: {
   const doorbell = new Doorbell(db, deps.logger);
   // The event log: written in each change's transaction, sent by the gateway's tail (src/events).
   const eventsRepo = new EventsRepo(db);
-  const events = new EventsService(db, eventsRepo, repos.teams, config.eventRetentionDays, doorbell);
+  const events = new EventsService(
+    db,
+    eventsRepo,
+    repos.teams,
+    { days: config.eventRetentionDays, activityDays: config.activityRetentionDays },
+    doorbell,
+  );
   // Where webhooks may connect: checked at registration and on the resolved address of every attempt.
   const webhookEgress = new WebhookEgress({ allowPrivateNetworks: config.webhooks.allowPrivateNetworks });
   const notifications = new NotificationsService(new NotificationsRepo(db));
@@ -291,6 +299,10 @@ export function createServices(deps: {
       new CustomerAttributeLookup(attributeDefinitions, customersRepo),
       providers.get('whatsapp-cloud').limits,
     ),
+    // Private notes and their mentions (a note is never a message: nothing that sends reads it).
+    notes: new NotesService(new NotesRepo(db), chats, events, notifications),
+    // A conversation's activity lines, read from the event log.
+    activity: new ActivityService(new ActivityRepo(db), chats),
     drafts: new DraftsService(new DraftsRepo(db), repos.chats, chats, events),
     gatewayRepo,
     gatewayAccess: new GatewayAccess(gatewayRepo, repos.users, repos.teams),

@@ -33,6 +33,8 @@ import * as m033 from './migrations/033_customer_details.js';
 import * as m037 from './migrations/037_chat_closed_by.js';
 import * as m038 from './migrations/038_message_search.js';
 import * as m041 from './migrations/041_canned_responses.js';
+import * as m043 from './migrations/043_chat_notes.js';
+import * as m044 from './migrations/044_chat_activity.js';
 import * as m045 from './migrations/045_notification_preferences.js';
 import * as m046 from './migrations/046_typing_indicators.js';
 
@@ -72,6 +74,8 @@ const migrations: Record<string, Migration> = {
   '037_chat_closed_by': m037,
   '038_message_search': m038,
   '041_canned_responses': m041,
+  '043_chat_notes': m043,
+  '044_chat_activity': m044,
   '045_notification_preferences': m045,
   '046_typing_indicators': m046,
 };

@@ -733,7 +733,16 @@ INSERT INTO event_tail (id, published_seq) VALUES (true, $1)
 -- EventsRepo.deleteOlderThan
 WITH gone AS (
         DELETE FROM events WHERE ctid = ANY(ARRAY(
-          SELECT ctid FROM events WHERE occurred_at < $1 LIMIT $2
+          SELECT ctid FROM events WHERE occurred_at < $1 AND NOT (event LIKE 'chat.%' AND event NOT IN ('chat.new', 'chat.update')) LIMIT $2
+        ))
+        RETURNING 1
+      )
+      SELECT count(*)::int AS n FROM gone;
+
+-- EventsRepo.deleteOlderThan (activity)
+WITH gone AS (
+        DELETE FROM events WHERE ctid = ANY(ARRAY(
+          SELECT ctid FROM events WHERE occurred_at < $1 AND event LIKE 'chat.%' AND event NOT IN ('chat.new', 'chat.update') LIMIT $2
         ))
         RETURNING 1
       )

@@ -478,6 +478,29 @@ export interface NotificationsTable {
   created_at: Timestamp;
 }
 
+/** A private note in a conversation (migration 043): never sent, never a message. */
+export interface ChatNotesTable {
+  id: string;
+  account_id: string;
+  chat_id: string;
+  /** The author; null once their user is gone. */
+  user_id: string | null;
+  text: string;
+  mentions: string[];
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** A user a note mentions, and the notification that told them (its read state is the mention's). */
+export interface NoteMentionsTable {
+  note_id: string;
+  user_id: string;
+  account_id: string;
+  chat_id: string;
+  notification_id: string;
+  created_at: Timestamp;
+}
+
 export interface DraftsTable {
   user_id: string;
   chat_id: string;
@@ -577,6 +600,8 @@ export interface Database {
   events: EventsTable;
   event_tail: EventTailTable;
   notifications: NotificationsTable;
+  chat_notes: ChatNotesTable;
+  note_mentions: NoteMentionsTable;
   drafts: DraftsTable;
   notification_preferences: NotificationPreferencesTable;
   typing_indicators: TypingIndicatorsTable;

@@ -61,6 +61,13 @@ export function eventWritesSql(p: { account: string; events: string; names: stri
 export const EVENT_WRITES_RESULT =
   '(SELECT max(seq) FROM ev) AS last_seq, EXISTS (SELECT 1 FROM wd) AS deliveries';
 
+/**
+ * Which events of the log are a conversation's activity (its timeline's lines, kept
+ * `ATENDE_ACTIVITY_RETENTION_DAYS`): every chat event but `chat.new` and `chat.update`. Written as the
+ * predicate of migration 044's partial indexes, which a statement must repeat to use them.
+ */
+export const ACTIVITY_EVENTS_SQL = "event LIKE 'chat.%' AND event NOT IN ('chat.new', 'chat.update')";
+
 /** The catalogue's names, the parameter `eventWritesSql` takes as `names`. */
 export const DELIVERABLE_EVENTS = EVENT_NAMES;
 
@@ -207,12 +214,17 @@ export class EventsRepo {
     );
   }
 
-  /** Deletes events older than the cutoff, a batch at a time; how many went. */
-  async deleteOlderThan(cutoff: Date, batch: number): Promise<number> {
+  /**
+   * Deletes a batch of events older than the cutoff: conversations' activity events (`activity`) or
+   * the others, each through its own index (migration 044), so neither walks over the other's rows
+   * kept longer; how many went.
+   */
+  async deleteOlderThan(cutoff: Date, batch: number, activity: boolean): Promise<number> {
+    const which = activity ? sql.raw(ACTIVITY_EVENTS_SQL) : sql.raw(`NOT (${ACTIVITY_EVENTS_SQL})`);
     const res = await sql<{ n: number }>`
       WITH gone AS (
         DELETE FROM events WHERE ctid = ANY(ARRAY(
-          SELECT ctid FROM events WHERE occurred_at < ${cutoff} LIMIT ${batch}
+          SELECT ctid FROM events WHERE occurred_at < ${cutoff} AND ${which} LIMIT ${batch}
         ))
         RETURNING 1
       )

@@ -147,7 +147,7 @@ export class EventsService {
     private readonly repo: EventsRepo,
     /** The teams a user belongs to, for their share of the log. */
     private readonly teams: { teamsOf(userId: string): Promise<string[]> },
-    private readonly retentionDays: number,
+    private readonly retention: { days: number; activityDays: number },
     /** Wakes the gateway's tail and the webhook workers, here and on other nodes, after commit. */
     private readonly doorbell: Doorbell,
   ) {
@@ -194,15 +194,24 @@ export class EventsService {
     if (this.sender) await this.sender.sent(buffer.written);
   }
 
-  /** Deletes events past the retention period, in batches; how many went. */
+  /**
+   * Deletes events past the retention period, in batches; conversations' activity events (their
+   * timeline's lines) past their own, longer one. How many went.
+   */
   async purgeExpired(now = new Date()): Promise<number> {
-    const cutoff = new Date(now.getTime() - this.retentionDays * 24 * 3600 * 1000);
+    const daysAgo = (days: number) => new Date(now.getTime() - days * 24 * 3600 * 1000);
     let total = 0;
-    for (;;) {
-      const n = await this.repo.deleteOlderThan(cutoff, PURGE_BATCH);
-      total += n;
-      if (n < PURGE_BATCH) return total;
+    for (const [days, activity] of [
+      [this.retention.days, false],
+      [this.retention.activityDays, true],
+    ] as const) {
+      for (;;) {
+        const n = await this.repo.deleteOlderThan(daysAgo(days), PURGE_BATCH, activity);
+        total += n;
+        if (n < PURGE_BATCH) break;
+      }
     }
+    return total;
   }
 
   /**

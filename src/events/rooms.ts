@@ -94,6 +94,8 @@ export const targets = {
       teams: [into.teamId],
       users: [into.userId],
     }),
+  /** A private note: whoever watches the chat's list item or has the conversation open. */
+  note: (chat: ChatPlace) => chatTarget(chat, [room.chat(chat.id), room.attendance(chat.id)]),
   /** A chat's labels: whoever watches its list item or has it open. */
   chatLabels: (chat: ChatPlace) => chatTarget(chat, [room.chat(chat.id), room.attendance(chat.id)]),
   /**

@@ -161,9 +161,10 @@ describe('event log', () => {
     });
     const { events } = await log(f.agents[0]!.token, before);
     assertRun(events, ['chat.capture', 'chat.queue'], before);
-    assert.deepEqual(events[0]!.data, { chat: capture.json });
+    const by = { type: 'user', id: f.agents[0]!.id };
+    assert.deepEqual(events[0]!.data, { chat: capture.json, by });
     assert.equal((capture.json as { userId: string }).userId, f.agents[0]!.id);
-    assert.deepEqual(events[1]!.data, { chat: queue.json, from: 'Em Atendimento', to: 'Observação' });
+    assert.deepEqual(events[1]!.data, { chat: queue.json, from: 'Em Atendimento', to: 'Observação', by });
   });
 
   it('an agent reply: message.upsert queued and chat.update, then message.update sent and delivered', async () => {

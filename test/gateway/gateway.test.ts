@@ -299,7 +299,7 @@ describe('gateway', () => {
       });
       assert.equal(res.status, 200);
       await reaches('chat.capture', [a0, admin], (data) => {
-        assert.deepEqual(data, { chat: res.json });
+        assert.deepEqual(data, { chat: res.json, by: { type: 'user', id: f.agents[0]!.id } });
       });
     });
 
@@ -332,6 +332,7 @@ describe('gateway', () => {
             to: { teamId: f.teams[0]!.id, userId: f.agents[1]!.id },
             reasonCode: 'billing',
             reason: 'Pediu a 2ª via',
+            by: { type: 'api_key', id: f.apiKey.split('_')[1] },
           },
         );
       });
@@ -367,6 +368,7 @@ describe('gateway', () => {
           to: { teamId: f.teams[1]!.id, userId: null },
           reasonCode: 'billing',
           reason: '2ª via',
+          by: { type: 'user', id: f.admin.userId },
         });
       });
       // Agent 0 watched and attended the chat, and may no longer see it: its updates stop.
@@ -390,7 +392,12 @@ describe('gateway', () => {
       });
       assert.equal(res.status, 200);
       await reaches('chat.queue', [a1, admin], (data) => {
-        assert.deepEqual(data, { chat: res.json, from: 'Espera', to: 'Automação' });
+        assert.deepEqual(data, {
+          chat: res.json,
+          from: 'Espera',
+          to: 'Automação',
+          by: { type: 'user', id: f.admin.userId },
+        });
       });
     });
 
@@ -398,7 +405,7 @@ describe('gateway', () => {
       const res = await t.request('POST', `/api/chats/${chatId}/close`, { headers: bearer(f.adminToken) });
       assert.equal(res.status, 200);
       await reaches('chat.close', [a1, admin], (data) => {
-        assert.deepEqual(data, { chat: res.json });
+        assert.deepEqual(data, { chat: res.json, by: { type: 'user', id: f.admin.userId } });
         assert.equal(res.json.status, 'closed');
       });
     });

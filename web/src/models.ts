@@ -72,6 +72,14 @@ export type CannedPage = Answer<'listCannedResponses'>;
 export type CannedScope = CannedResponse['scope'];
 export type RenderedCanned = Answer<'renderCannedResponse'>;
 
+export type NotePage = Answer<'listChatNotes'>;
+export type Note = Answer<'createChatNote'>;
+export type MentionPage = Answer<'listMentions'>;
+export type Mention = MentionPage['mentions'][number];
+export type MentionableUser = Answer<'listMentionableUsers'>['users'][number];
+export type ActivityPage = Answer<'listChatActivity'>;
+export type ActivityLine = ActivityPage['activity'][number];
+
 export type AppNotification = Answer<'markNotificationRead'>;
 export type NotificationPage = Answer<'listNotifications'>;
 export type Draft = Answer<'listDrafts'>[number];

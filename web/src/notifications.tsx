@@ -152,6 +152,8 @@ export function NotificationToasts() {
 /** What a notification says, by its kind. */
 function notificationText(t: ReturnType<typeof useI18n>['t'], n: AppNotification): string {
   if (n.kind === 'chat.assigned') return assignedText(t, n.data);
+  if (n.kind === 'note.mention')
+    return t('notif.mention', { by: String(n.data.byName ?? ''), excerpt: String(n.data.excerpt ?? '') });
   if (n.kind === 'webhook.disabled') return t('notif.webhookDisabled', { url: String(n.data.url ?? '') });
   if (n.kind === 'channel.unhealthy') return t('notif.channelUnhealthy', { name: String(n.data.name ?? '') });
   return n.kind;

@@ -6,6 +6,7 @@ import { ContactsArea } from './contacts/contacts-page';
 import { useI18n } from './i18n';
 import { useCommands, useKeys, type Command } from './keys/registry';
 import { Inbox } from './inbox/inbox';
+import { MentionsPage } from './mentions';
 import { Notifications, NotificationToasts } from './notifications';
 import { Link, navigate, usePath } from './router';
 import { useGateway, useMe } from './session';
@@ -29,6 +30,7 @@ export function Shell() {
   const nav = [
     { path: '/inbox', label: t('nav.inbox') },
     { path: '/contacts', label: t('nav.contacts') },
+    { path: '/mentions', label: t('nav.mentions') },
     { path: '/simulator', label: t('nav.simulator') },
     { path: '/canned-responses', label: t('nav.canned') },
     ...adminNav.filter((n) => can(n.permission)).map((n) => ({ path: n.path, label: tr(n.labelKey) })),
@@ -65,6 +67,7 @@ export function Shell() {
   let page;
   if (path.startsWith('/admin')) page = <AdminArea path={path} />;
   else if (current('/simulator')) page = <Simulator path={path} />;
+  else if (current('/mentions')) page = <MentionsPage />;
   else if (current('/canned-responses'))
     page = (
       <section className="page adm-page">

@@ -1157,6 +1157,114 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/chats/{id}/notes': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A chat's private notes, newest first
+     * @description For anyone who may see the chat. `before` (a note id of this chat) lists older notes; `nextBefore` is the cursor of the next page, null at the end.
+     */
+    get: operations['listChatNotes'];
+    put?: never;
+    /**
+     * Write a private note in a chat
+     * @description A note is never sent to the customer: it is not a message (no send, no `message.*` event or webhook, not the chat's last message). Anyone who may see the chat writes one (`chats:attend`), open or closed. Each user in `mentions` is notified (`notification.new`, kind `note.mention`) and finds it in `listMentions`; mentioning yourself notifies nobody. Watchers of the chat receive `note.new`.
+     */
+    post: operations['createChatNote'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/chats/{id}/notes/{noteId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Delete a private note (its author only)
+     * @description Another user → 403. Watchers receive `note.delete`; its mentions go with it.
+     */
+    delete: operations['deleteChatNote'];
+    options?: never;
+    head?: never;
+    /**
+     * Edit a private note (its author only)
+     * @description Replaces the text and, when `mentions` is given, whom it mentions: users added are notified, users removed lose the mention. Another user → 403. Watchers receive `note.update`.
+     */
+    patch: operations['updateChatNote'];
+    trace?: never;
+  };
+  '/api/chats/{id}/mentionable-users': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Users who may be mentioned in a chat
+     * @description Active users who may see the chat (its attendant, its team, users with `chats:read_all`), by name; `q` narrows them by name or e-mail. What the `@` picker of the note box offers.
+     */
+    get: operations['listMentionableUsers'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/mentions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Notes that mention you, newest first
+     * @description In the chats you may see now. Read state is the mention’s notification’s: mark it read with `markNotificationRead` (`notificationId`).
+     */
+    get: operations['listMentions'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/chats/{id}/activity': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A chat's activity, newest first
+     * @description The lines of the conversation’s timeline that are not messages — captured, transferred to a team or a user (by whom, with the reason), moved to a queue, closed — read from the event log, for anyone who may see the chat. They are kept `ATENDE_ACTIVITY_RETENTION_DAYS` (365). Live, each arrives as its event (`chat.capture`, `chat.transfer`, `chat.queue`, `chat.close`…).
+     */
+    get: operations['listChatActivity'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/webhooks': {
     parameters: {
       query?: never;
@@ -2342,6 +2450,11 @@ export interface components {
         };
         from: string;
         to: string;
+        /** @description Who made the change: a user, or an account API key (Channel API) */
+        by?: {
+          type: 'user' | 'api_key';
+          id: string;
+        };
       };
     };
     'chat.capture': {
@@ -2410,6 +2523,11 @@ export interface components {
              */
             expiresAt: string | null;
           };
+        };
+        /** @description Who made the change: a user, or an account API key (Channel API) */
+        by?: {
+          type: 'user' | 'api_key';
+          id: string;
         };
       };
     };
@@ -2490,6 +2608,11 @@ export interface components {
         };
         reasonCode: string | null;
         reason: string | null;
+        /** @description Who made the change: a user, or an account API key (Channel API) */
+        by?: {
+          type: 'user' | 'api_key';
+          id: string;
+        };
       };
     };
     'chat.close': {
@@ -2558,6 +2681,11 @@ export interface components {
              */
             expiresAt: string | null;
           };
+        };
+        /** @description Who made the change: a user, or an account API key (Channel API) */
+        by?: {
+          type: 'user' | 'api_key';
+          id: string;
         };
       };
     };
@@ -2826,6 +2954,11 @@ export interface components {
           color: string;
         };
         action: 'added' | 'removed';
+        /** @description Who made the change: a user, or an account API key (Channel API) */
+        by?: {
+          type: 'user' | 'api_key';
+          id: string;
+        };
       };
     };
     'customer.labels': {
@@ -2952,6 +3085,93 @@ export interface components {
         };
       };
     };
+    'note.new': {
+      /**
+       * Format: uuid
+       * @description Unique id of the event
+       */
+      id: string;
+      /** @constant */
+      event: 'note.new';
+      /** @constant */
+      schemaVersion: 1;
+      /** @description Position in the account’s event log; increases in commit order within an account */
+      seq: number;
+      /** Format: date-time */
+      occurredAt: string;
+      accountId: string;
+      /** @description A private note was written in a conversation */
+      data: {
+        /** @description A private note: shown to the agents who may see the chat, never sent to the customer */
+        note: {
+          id: string;
+          chatId: string;
+          /** @description The author; null once their user is deleted */
+          userId: string | null;
+          text: string;
+          /** @description Ids of the users the note mentions */
+          mentions: string[];
+          /** Format: date-time */
+          createdAt: string;
+          /** Format: date-time */
+          updatedAt: string;
+        };
+      };
+    };
+    'note.update': {
+      /**
+       * Format: uuid
+       * @description Unique id of the event
+       */
+      id: string;
+      /** @constant */
+      event: 'note.update';
+      /** @constant */
+      schemaVersion: 1;
+      /** @description Position in the account’s event log; increases in commit order within an account */
+      seq: number;
+      /** Format: date-time */
+      occurredAt: string;
+      accountId: string;
+      /** @description Its author edited a private note */
+      data: {
+        /** @description A private note: shown to the agents who may see the chat, never sent to the customer */
+        note: {
+          id: string;
+          chatId: string;
+          /** @description The author; null once their user is deleted */
+          userId: string | null;
+          text: string;
+          /** @description Ids of the users the note mentions */
+          mentions: string[];
+          /** Format: date-time */
+          createdAt: string;
+          /** Format: date-time */
+          updatedAt: string;
+        };
+      };
+    };
+    'note.delete': {
+      /**
+       * Format: uuid
+       * @description Unique id of the event
+       */
+      id: string;
+      /** @constant */
+      event: 'note.delete';
+      /** @constant */
+      schemaVersion: 1;
+      /** @description Position in the account’s event log; increases in commit order within an account */
+      seq: number;
+      /** Format: date-time */
+      occurredAt: string;
+      accountId: string;
+      /** @description Its author deleted a private note */
+      data: {
+        chatId: string;
+        noteId: string;
+      };
+    };
     'notification.new': {
       /**
        * Format: uuid
@@ -2971,9 +3191,9 @@ export interface components {
       data: {
         notification: {
           id: string;
-          /** @description `chat.assigned` (a chat was transferred or assigned to you), `webhook.disabled` (an outgoing webhook endpoint was disabled after failing), `channel.unhealthy` (the provider refused a channel's access token; to users with `channels:manage`) or `contact.split` (`atende doctor` found other customers' messages in a contact and gave them contacts of their own; to users with `channels:manage`) */
+          /** @description `chat.assigned` (a chat was transferred or assigned to you), `note.mention` (a colleague mentioned you in a private note), `webhook.disabled` (an outgoing webhook endpoint was disabled after failing), `channel.unhealthy` (the provider refused a channel's access token; to users with `channels:manage`) or `contact.split` (`atende doctor` found other customers' messages in a contact and gave them contacts of their own; to users with `channels:manage`) */
           kind: string;
-          /** @description `{chatId, by, contact: {name, value}, reasonCode, reason}` for chat.assigned; `{webhookId, url}` for webhook.disabled; `{channelId, name, reason: {code, message, details?}}` for channel.unhealthy; `{channelId, channelName, contact: {id, name, value}, customers: [{contactId, name, value, messages, chatIds}]}` for contact.split */
+          /** @description `{chatId, by, contact: {name, value}, reasonCode, reason}` for chat.assigned; `{chatId, noteId, by, byName, contact: {name, value}, excerpt}` for note.mention; `{webhookId, url}` for webhook.disabled; `{channelId, name, reason: {code, message, details?}}` for channel.unhealthy; `{channelId, channelName, contact: {id, name, value}, customers: [{contactId, name, value, messages, chatIds}]}` for contact.split */
           data: {
             [key: string]: unknown;
           };
@@ -10883,7 +11103,7 @@ export interface operations {
             events: {
               /** Format: uuid */
               id: string;
-              /** @description message.upsert, message.update, chat.new, chat.update, chat.queue, chat.capture, chat.transfer, chat.close, chat.reopen, chat.split, chat.labels, customer.labels, label.create, label.update, label.delete, notification.new, draft.update, customer.update, customer.merge, customer.note */
+              /** @description message.upsert, message.update, chat.new, chat.update, chat.queue, chat.capture, chat.transfer, chat.close, chat.reopen, chat.split, chat.labels, customer.labels, label.create, label.update, label.delete, note.new, note.update, note.delete, notification.new, draft.update, customer.update, customer.merge, customer.note */
               event: string;
               schemaVersion: number;
               seq: number;
@@ -12202,9 +12422,9 @@ export interface operations {
           'application/json': {
             notifications: {
               id: string;
-              /** @description `chat.assigned` (a chat was transferred or assigned to you), `webhook.disabled` (an outgoing webhook endpoint was disabled after failing), `channel.unhealthy` (the provider refused a channel's access token; to users with `channels:manage`) or `contact.split` (`atende doctor` found other customers' messages in a contact and gave them contacts of their own; to users with `channels:manage`) */
+              /** @description `chat.assigned` (a chat was transferred or assigned to you), `note.mention` (a colleague mentioned you in a private note), `webhook.disabled` (an outgoing webhook endpoint was disabled after failing), `channel.unhealthy` (the provider refused a channel's access token; to users with `channels:manage`) or `contact.split` (`atende doctor` found other customers' messages in a contact and gave them contacts of their own; to users with `channels:manage`) */
               kind: string;
-              /** @description `{chatId, by, contact: {name, value}, reasonCode, reason}` for chat.assigned; `{webhookId, url}` for webhook.disabled; `{channelId, name, reason: {code, message, details?}}` for channel.unhealthy; `{channelId, channelName, contact: {id, name, value}, customers: [{contactId, name, value, messages, chatIds}]}` for contact.split */
+              /** @description `{chatId, by, contact: {name, value}, reasonCode, reason}` for chat.assigned; `{chatId, noteId, by, byName, contact: {name, value}, excerpt}` for note.mention; `{webhookId, url}` for webhook.disabled; `{channelId, name, reason: {code, message, details?}}` for channel.unhealthy; `{channelId, channelName, contact: {id, name, value}, customers: [{contactId, name, value, messages, chatIds}]}` for contact.split */
               data: {
                 [key: string]: unknown;
               };
@@ -12280,9 +12500,9 @@ export interface operations {
         content: {
           'application/json': {
             id: string;
-            /** @description `chat.assigned` (a chat was transferred or assigned to you), `webhook.disabled` (an outgoing webhook endpoint was disabled after failing), `channel.unhealthy` (the provider refused a channel's access token; to users with `channels:manage`) or `contact.split` (`atende doctor` found other customers' messages in a contact and gave them contacts of their own; to users with `channels:manage`) */
+            /** @description `chat.assigned` (a chat was transferred or assigned to you), `note.mention` (a colleague mentioned you in a private note), `webhook.disabled` (an outgoing webhook endpoint was disabled after failing), `channel.unhealthy` (the provider refused a channel's access token; to users with `channels:manage`) or `contact.split` (`atende doctor` found other customers' messages in a contact and gave them contacts of their own; to users with `channels:manage`) */
             kind: string;
-            /** @description `{chatId, by, contact: {name, value}, reasonCode, reason}` for chat.assigned; `{webhookId, url}` for webhook.disabled; `{channelId, name, reason: {code, message, details?}}` for channel.unhealthy; `{channelId, channelName, contact: {id, name, value}, customers: [{contactId, name, value, messages, chatIds}]}` for contact.split */
+            /** @description `{chatId, by, contact: {name, value}, reasonCode, reason}` for chat.assigned; `{chatId, noteId, by, byName, contact: {name, value}, excerpt}` for note.mention; `{webhookId, url}` for webhook.disabled; `{channelId, name, reason: {code, message, details?}}` for channel.unhealthy; `{channelId, channelName, contact: {id, name, value}, customers: [{contactId, name, value, messages, chatIds}]}` for contact.split */
             data: {
               [key: string]: unknown;
             };
@@ -12581,6 +12801,721 @@ export interface operations {
       };
     };
   };
+  listChatNotes: {
+    parameters: {
+      query?: {
+        /** @description A note id of this chat: lists the notes written before it */
+        before?: string;
+        limit?: number;
+      };
+      header?: never;
+      path: {
+        /** @description Resource id (ObjectId) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description Newest first */
+            notes: {
+              id: string;
+              chatId: string;
+              /** @description The author; null once their user is deleted */
+              userId: string | null;
+              text: string;
+              /** @description Ids of the users the note mentions */
+              mentions: string[];
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              updatedAt: string;
+            }[];
+            /** @description Cursor of the next (older) page; null at the end */
+            nextBefore: string | null;
+          };
+        };
+      };
+      /**
+       * @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate). Besides what the schema states, a valid request is refused when:
+       *     - `before deve ser o id de uma nota desta conversa`: `before` is not the id of a note of this chat
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  createChatNote: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Resource id (ObjectId) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          text: string;
+          /** @description Users to notify: each must be an active user who may see the chat (its attendant, a member of its team, or a user with `chats:read_all`). The console writes `@Name` in the text for each. */
+          mentions?: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description A private note: shown to the agents who may see the chat, never sent to the customer */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            chatId: string;
+            /** @description The author; null once their user is deleted */
+            userId: string | null;
+            text: string;
+            /** @description Ids of the users the note mentions */
+            mentions: string[];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          };
+        };
+      };
+      /**
+       * @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate). Besides what the schema states, a valid request is refused when:
+       *     - `Só é possível mencionar usuários ativos que podem ver esta conversa`: `mentions` names a user who is not an active user of the account able to see the chat
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Content-Type must be application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  deleteChatNote: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Chat id */
+        id: string;
+        /** @description Note id */
+        noteId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  updateChatNote: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Chat id */
+        id: string;
+        /** @description Note id */
+        noteId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          text: string;
+          /** @description Users to notify: each must be an active user who may see the chat (its attendant, a member of its team, or a user with `chats:read_all`). The console writes `@Name` in the text for each. */
+          mentions?: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description A private note: shown to the agents who may see the chat, never sent to the customer */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            chatId: string;
+            /** @description The author; null once their user is deleted */
+            userId: string | null;
+            text: string;
+            /** @description Ids of the users the note mentions */
+            mentions: string[];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          };
+        };
+      };
+      /**
+       * @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate). Besides what the schema states, a valid request is refused when:
+       *     - `Só é possível mencionar usuários ativos que podem ver esta conversa`: `mentions` names a user who is not an active user of the account able to see the chat
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Content-Type must be application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  listMentionableUsers: {
+    parameters: {
+      query?: {
+        /** @description Part of the name or e-mail */
+        q?: string;
+        limit?: number;
+      };
+      header?: never;
+      path: {
+        /** @description Resource id (ObjectId) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description Active users who may see the chat, by name */
+            users: {
+              id: string;
+              name: string;
+              email: string;
+            }[];
+          };
+        };
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  listMentions: {
+    parameters: {
+      query?: {
+        unreadOnly?: boolean;
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description Newest first */
+            mentions: {
+              /** @description A private note: shown to the agents who may see the chat, never sent to the customer */
+              note: {
+                id: string;
+                chatId: string;
+                /** @description The author; null once their user is deleted */
+                userId: string | null;
+                text: string;
+                /** @description Ids of the users the note mentions */
+                mentions: string[];
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+              };
+              /** @description Mark it read with `markNotificationRead` */
+              notificationId: string;
+              /** Format: date-time */
+              readAt: string | null;
+              /**
+               * Format: date-time
+               * @description When you were mentioned
+               */
+              createdAt: string;
+              contact: {
+                name: string;
+                value: string;
+              };
+            }[];
+            /** @description How many of your mentions are unread in all */
+            unread: number;
+          };
+        };
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  listChatActivity: {
+    parameters: {
+      query?: {
+        /** @description The `nextBeforeSeq` of an earlier page: lines before it */
+        beforeSeq?: number;
+        limit?: number;
+      };
+      header?: never;
+      path: {
+        /** @description Resource id (ObjectId) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description Newest first */
+            activity: {
+              /** @description The id of the event the line is read from */
+              id: string;
+              /** @description The event's seq in the account's log */
+              seq: number;
+              /** Format: date-time */
+              at: string;
+              /** @description `capture` (an agent took the chat from the queue), `transfer.team`, `transfer.user`, `queue` (moved to another queue), `close`, `reopen`, `label.added`, `label.removed`, `split` (another customer’s messages moved out); more kinds may be added */
+              kind: string;
+              /** @description Who made the change: a user, or an account API key (Channel API) */
+              by: {
+                type: 'user' | 'api_key';
+                id: string;
+              } | null;
+              from: {
+                teamId?: string | null;
+                userId?: string | null;
+                queue?: string;
+              } | null;
+              to: {
+                teamId?: string | null;
+                userId?: string | null;
+                queue?: string;
+              } | null;
+              reasonCode: string | null;
+              reason: string | null;
+              /** @description The label put on or taken off, for `label.added` and `label.removed` */
+              label?: {
+                id: string;
+                name: string;
+                color: string;
+              };
+            }[];
+            /** @description Pass as `beforeSeq` for older lines; null at the end */
+            nextBeforeSeq: number | null;
+          };
+        };
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
   listWebhooks: {
     parameters: {
       query?: never;
@@ -12675,7 +13610,7 @@ export interface operations {
         'application/json': {
           /** @description Absolute http or https URL the events are POSTed to, without a user name or password, on a public address: loopback, private, link-local (cloud metadata), CGNAT, multicast and other non-public addresses, or names resolving to them, are refused unless the installation allows private networks */
           url: string & (unknown & unknown);
-          /** @description Events to receive: message.upsert, message.update, chat.new, chat.update, chat.queue, chat.capture, chat.transfer, chat.close, chat.reopen, chat.split, chat.labels, customer.labels, label.create, label.update, label.delete, notification.new, draft.update, customer.update, customer.merge, customer.note; or `*` for every event, including ones added later */
+          /** @description Events to receive: message.upsert, message.update, chat.new, chat.update, chat.queue, chat.capture, chat.transfer, chat.close, chat.reopen, chat.split, chat.labels, customer.labels, label.create, label.update, label.delete, note.new, note.update, note.delete, notification.new, draft.update, customer.update, customer.merge, customer.note; or `*` for every event, including ones added later */
           events: (
             | 'message.upsert'
             | 'message.update'
@@ -12692,6 +13627,9 @@ export interface operations {
             | 'label.create'
             | 'label.update'
             | 'label.delete'
+            | 'note.new'
+            | 'note.update'
+            | 'note.delete'
             | 'notification.new'
             | 'draft.update'
             | 'customer.update'
@@ -13016,7 +13954,7 @@ export interface operations {
         'application/json': {
           /** @description Absolute http or https URL the events are POSTed to, without a user name or password, on a public address: loopback, private, link-local (cloud metadata), CGNAT, multicast and other non-public addresses, or names resolving to them, are refused unless the installation allows private networks */
           url?: string & (unknown & unknown);
-          /** @description Events to receive: message.upsert, message.update, chat.new, chat.update, chat.queue, chat.capture, chat.transfer, chat.close, chat.reopen, chat.split, chat.labels, customer.labels, label.create, label.update, label.delete, notification.new, draft.update, customer.update, customer.merge, customer.note; or `*` for every event, including ones added later */
+          /** @description Events to receive: message.upsert, message.update, chat.new, chat.update, chat.queue, chat.capture, chat.transfer, chat.close, chat.reopen, chat.split, chat.labels, customer.labels, label.create, label.update, label.delete, note.new, note.update, note.delete, notification.new, draft.update, customer.update, customer.merge, customer.note; or `*` for every event, including ones added later */
           events?: (
             | 'message.upsert'
             | 'message.update'
@@ -13033,6 +13971,9 @@ export interface operations {
             | 'label.create'
             | 'label.update'
             | 'label.delete'
+            | 'note.new'
+            | 'note.update'
+            | 'note.delete'
             | 'notification.new'
             | 'draft.update'
             | 'customer.update'
@@ -13574,6 +14515,9 @@ export interface events {
   'label.create': components['schemas']['label.create'];
   'label.update': components['schemas']['label.update'];
   'label.delete': components['schemas']['label.delete'];
+  'note.new': components['schemas']['note.new'];
+  'note.update': components['schemas']['note.update'];
+  'note.delete': components['schemas']['note.delete'];
   'notification.new': components['schemas']['notification.new'];
   'draft.update': components['schemas']['draft.update'];
   'customer.update': components['schemas']['customer.update'];

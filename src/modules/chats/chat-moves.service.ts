@@ -175,7 +175,7 @@ export class ChatMovesService {
       events.add(
         actor.accountId,
         CHAT_TRANSFER,
-        { chat: c, from, to: { teamId: c.teamId, userId: c.userId }, reasonCode, reason },
+        { chat: c, from, to: { teamId: c.teamId, userId: c.userId }, reasonCode, reason, by: ref },
         targets.chatTransfer(c, from),
         ['chat', 'updatedAt'],
       );
@@ -254,7 +254,7 @@ export class ChatMovesService {
           events.add(
             actor.accountId,
             CHAT_QUEUE,
-            { chat: c, from: chat.queue, to: name },
+            { chat: c, from: chat.queue, to: name, by: actorRef(actor) },
             targets.chatQueue(c, chat.team_id),
           );
         }
@@ -277,7 +277,8 @@ export class ChatMovesService {
       if (chat.user_id !== null) throw conflict(CHAT_CAPTURED);
       if (chat.queue !== QUEUE_WAITING) throw conflict(CHAT_NOT_WAITING);
       await this.repo.update(tx, chat.id, { queue: QUEUE_ATTENDING, user_id: actor.userId });
-      return (events, c) => events.add(actor.accountId, CHAT_CAPTURE, { chat: c }, targets.chatCapture(c));
+      return (events, c) =>
+        events.add(actor.accountId, CHAT_CAPTURE, { chat: c, by: actorRef(actor) }, targets.chatCapture(c));
     });
   }
 
@@ -294,7 +295,8 @@ export class ChatMovesService {
         closed_at: new Date(),
         closed_by: actor.userId,
       });
-      return (events, c) => events.add(actor.accountId, CHAT_CLOSE, { chat: c }, targets.chatClose(c));
+      return (events, c) =>
+        events.add(actor.accountId, CHAT_CLOSE, { chat: c, by: actorRef(actor) }, targets.chatClose(c));
     });
   }
 

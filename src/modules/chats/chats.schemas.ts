@@ -133,6 +133,15 @@ export type AgentListQueryT = Static<typeof AgentListChatsQuery>;
 const TeamUser = Type.Object({ teamId: Type.String(), userId: Nullable(Type.String()) });
 const chat = { chat: AgentChatSchema };
 
+/** Who made a change: an agent, or an account API key (the Channel API). */
+export const ActorRefSchema = Type.Object(
+  { type: Type.Union([Type.Literal('user'), Type.Literal('api_key')]), id: Type.String() },
+  { description: 'Who made the change: a user, or an account API key (Channel API)' },
+);
+export type ActorRefT = Static<typeof ActorRefSchema>;
+/** Absent from events recorded before it was added, and from changes nobody made (automatic routing). */
+const by = { by: Type.Optional(ActorRefSchema) };
+
 export const CHAT_NEW = eventType(
   'chat.new',
   Type.Object(chat, { description: "A conversation entered a team's queue" }),
@@ -146,7 +155,7 @@ export const CHAT_UPDATE = eventType(
 export const CHAT_QUEUE = eventType(
   'chat.queue',
   Type.Object(
-    { ...chat, from: Type.String(), to: Type.String() },
+    { ...chat, from: Type.String(), to: Type.String(), ...by },
     {
       description:
         "The chat moved from one queue to another (also when a customer's reply brings a conversation the Channel API opened from `API` to the channel's inbound queue)",
@@ -155,7 +164,7 @@ export const CHAT_QUEUE = eventType(
 );
 export const CHAT_CAPTURE = eventType(
   'chat.capture',
-  Type.Object(chat, { description: 'An agent took the chat from the queue' }),
+  Type.Object({ ...chat, ...by }, { description: 'An agent took the chat from the queue' }),
 );
 export const CHAT_TRANSFER = eventType(
   'chat.transfer',
@@ -166,13 +175,14 @@ export const CHAT_TRANSFER = eventType(
       to: TeamUser,
       reasonCode: Nullable(Type.String()),
       reason: Nullable(Type.String()),
+      ...by,
     },
     { description: 'The chat was transferred to a team or a user' },
   ),
 );
 export const CHAT_CLOSE = eventType(
   'chat.close',
-  Type.Object(chat, { description: 'The conversation ended' }),
+  Type.Object({ ...chat, ...by }, { description: 'The conversation ended' }),
 );
 export const CHAT_REOPEN = eventType(
   'chat.reopen',

@@ -3,6 +3,8 @@ export { chatWindow, toChat } from './chats.presenter.js';
 export { ChatsRepo, QUEUE_API } from './chats.repo.js';
 export { chatsRoutes } from './chats.routes.js';
 export {
+  ActorRefSchema,
+  type ActorRefT,
   CHAT_CAPTURE,
   CHAT_CLOSE,
   CHAT_NEW,

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { eventType } from '../../events/catalogue.js';
 import { NonBlank, Nullable, ObjectIdString } from '../../http/schemas.js';
-import { AgentChatSchema, LabelRefSchema } from '../chats/index.js';
+import { ActorRefSchema, AgentChatSchema, LabelRefSchema } from '../chats/index.js';
 
 /** Labels: the account's own words for organising conversations and customers, and their events. */
 
@@ -56,7 +56,7 @@ const Action = Type.Union([Type.Literal('added'), Type.Literal('removed')]);
 export const CHAT_LABELS = eventType(
   'chat.labels',
   Type.Object(
-    { chat: AgentChatSchema, label: LabelRefSchema, action: Action },
+    { chat: AgentChatSchema, label: LabelRefSchema, action: Action, by: Type.Optional(ActorRefSchema) },
     { description: "A label was added to or removed from the chat; `chat.labels` is the chat's new set" },
   ),
 );

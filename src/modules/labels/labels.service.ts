@@ -149,7 +149,7 @@ export class LabelsService {
           events.add(
             actor.accountId,
             CHAT_LABELS,
-            { chat, label: ref(label), action },
+            { chat, label: ref(label), action, by: { type: 'user', id: actor.userId } },
             targets.chatLabels(chat),
           );
         return chat;

@@ -10,7 +10,8 @@ import type { Permission } from '../../access/permissions.js';
 import type { NotificationsRepo } from './notifications.repo.js';
 import { toNotification } from './notifications.presenter.js';
 
-export type NotificationKind = 'chat.assigned' | 'webhook.disabled' | 'channel.unhealthy' | 'contact.split';
+export type NotificationKind =
+  'chat.assigned' | 'note.mention' | 'webhook.disabled' | 'channel.unhealthy' | 'contact.split';
 
 /** What needs a user's attention: stored, and a `notification.new` event in the same transaction. */
 export class NotificationsService {
@@ -23,7 +24,7 @@ export class NotificationsService {
     userIds: readonly string[],
     kind: NotificationKind,
     data: Record<string, unknown>,
-  ): Promise<void> {
+  ): Promise<{ id: string; userId: string }[]> {
     const rows = await this.repo.insert(
       tx,
       [...new Set(userIds)].map((user_id) => ({ id: newId(), account_id: accountId, user_id, kind, data })),
@@ -36,6 +37,7 @@ export class NotificationsService {
         targets.personal(row.user_id),
       );
     }
+    return rows.map((r) => ({ id: r.id, userId: r.user_id }));
   }
 
   /**

@@ -26,6 +26,10 @@ const KNOWN_EVENTS = [
   'label.update',
   'label.delete',
   'chat.reopen',
+  'chat.split',
+  'note.new',
+  'note.update',
+  'note.delete',
   'notification.new',
   'draft.update',
 ];

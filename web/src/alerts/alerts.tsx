@@ -155,13 +155,17 @@ export function AlertsProvider(props: { children: ReactNode }) {
         if (n.kind === 'chat.assigned') {
           announce('transfer', { title: tr('alerts.transfer'), body: notificationBody(n) }, n.id, chatId);
         } else if (isMention(n)) {
-          const by =
-            typeof n.data.by === 'string' ? state.current.users.find((u) => u.id === n.data.by) : null;
+          // A note's mention names its author (`byName`, `by: {id}`) and carries the note's start.
+          const byId = typeof n.data.by === 'string' ? n.data.by : (n.data.by as { id?: unknown } | null)?.id;
+          const name =
+            typeof n.data.byName === 'string'
+              ? n.data.byName
+              : state.current.users.find((u) => u.id === byId)?.name;
           announce(
             'mention',
             {
-              title: by ? tr('alerts.mentionBy', { name: by.name }) : tr('alerts.mention'),
-              body: notificationBody(n),
+              title: name ? tr('alerts.mentionBy', { name }) : tr('alerts.mention'),
+              body: typeof n.data.excerpt === 'string' ? n.data.excerpt : notificationBody(n),
             },
             n.id,
             chatId,

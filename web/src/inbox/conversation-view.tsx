@@ -1,9 +1,18 @@
-import { forwardRef, useCallback, useEffect, useRef, useState, type KeyboardEvent } from 'react';
+import {
+  forwardRef,
+  useCallback,
+  useEffect,
+  useRef,
+  useState,
+  type KeyboardEvent,
+  type ReactNode,
+} from 'react';
 import { ApiError, get, qs } from '../api';
 import type { Chat, Message, MessageHistory } from '../models';
 import { useGateway } from '../session';
 import { CHAT_EVENTS, mergeMessages, newerChat } from './chat-state';
 import { MessageList, type MessageListHandle } from './messages';
+import type { TimelineItem } from './timeline';
 
 // One conversation as both sides see it — the agent in the inbox (inbox/conversation.tsx) and the
 // tester playing the customer in the simulator (simulator.tsx): the chat and its newest messages
@@ -213,6 +222,9 @@ export const ConversationView = forwardRef<
     side: 'agent' | 'customer';
     authorOf: (m: Message) => string | undefined;
     label: string;
+    /** The agent's timeline (messages with notes and activity) and how its other items are drawn. */
+    timeline?: TimelineItem[];
+    renderExtra?: (item: Exclude<TimelineItem, { type: 'message' }>) => ReactNode;
   }
 >(function ConversationView(props, ref) {
   const { conversation: c } = props;
@@ -229,6 +241,8 @@ export const ConversationView = forwardRef<
       focusId={c.focusId}
       authorOf={props.authorOf}
       label={props.label}
+      timeline={props.timeline}
+      renderExtra={props.renderExtra}
     />
   );
 });

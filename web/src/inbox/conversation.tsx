@@ -13,8 +13,10 @@ import { ChatLabelsEditor } from './labels';
 import { ConversationView, useConversation } from './conversation-view';
 import { useCommands, type Command } from '../keys/registry';
 import type { MessageListHandle } from './messages';
+import { NoteComposer } from './notes';
 import { PresenceBar } from './presence';
 import { TemplateDialog, useNow, WindowBadge, windowOf } from './template-form';
+import { ReplyModes, useAgentTimeline } from './timeline-view';
 import { TransferDialog } from './transfer';
 import type { InboxLists } from './use-inbox';
 
@@ -40,6 +42,9 @@ export function Conversation(props: { chatId: string; lists: InboxLists; atMessa
   const now = useNow();
   const list = useRef<MessageListHandle>(null);
   const [panel, setPanel] = useContactPanelOpen();
+  // Its notes and activity lines in the timeline, and the box's mode: a reply or a private note.
+  const agentTimeline = useAgentTimeline(props.chatId, convo);
+  const { mode, setMode } = agentTimeline;
 
   const attending = chat?.status === 'open' && chat.userId === me.user.id;
 
@@ -81,6 +86,7 @@ export function Conversation(props: { chatId: string; lists: InboxLists; atMessa
     transfer: isOpen && can('chats:transfer'),
     close: isOpen && (attending || can('chats:read_all')) && can('chats:attend'),
     reply: attending && can('chats:attend'),
+    note: can('chats:attend'),
   };
   const actRef = useRef(act);
   actRef.current = act;
@@ -92,7 +98,25 @@ export function Conversation(props: { chatId: string; lists: InboxLists; atMessa
         group: 'chat',
         title: t('keys.reply'),
         keys: 'r',
-        run: () => document.querySelector<HTMLTextAreaElement>('.composer textarea')?.focus(),
+        run: () => {
+          setMode('reply');
+          requestAnimationFrame(() =>
+            document.querySelector<HTMLTextAreaElement>('.composer:not(.note-composer) textarea')?.focus(),
+          );
+        },
+      });
+    if (may.note)
+      list.push({
+        id: 'chat.note',
+        group: 'chat',
+        title: t('notes.modeNote'),
+        keys: 'n',
+        run: () => {
+          setMode('note');
+          requestAnimationFrame(() =>
+            document.querySelector<HTMLTextAreaElement>('.note-composer textarea')?.focus(),
+          );
+        },
       });
     if (may.capture)
       list.push({
@@ -127,7 +151,7 @@ export function Conversation(props: { chatId: string; lists: InboxLists; atMessa
       run: () => document.querySelector<HTMLSelectElement>('.convo-labels select.label-add')?.focus(),
     });
     return list;
-  }, [may.reply, may.capture, may.transfer, may.close, t]);
+  }, [may.reply, may.note, may.capture, may.transfer, may.close, setMode, t]);
   useCommands(keyCommands);
 
   if (convo.load === 'gone') {
@@ -273,8 +297,19 @@ export function Conversation(props: { chatId: string; lists: InboxLists; atMessa
           side="agent"
           authorOf={authorOf}
           label={t('chat.history', { name: chat.contact.name || chat.contact.value })}
+          timeline={agentTimeline.timeline}
+          renderExtra={agentTimeline.renderExtra}
         />
-        {!open ? (
+        {may.note && <ReplyModes mode={mode} setMode={setMode} />}
+        {may.note && mode === 'note' ? (
+          <NoteComposer
+            chatId={chat.id}
+            onWritten={(note) => {
+              agentTimeline.putNote(note);
+              list.current?.scrollToBottom();
+            }}
+          />
+        ) : !open ? (
           <div className="composer-note" role="status">
             {t('chat.closed')}
             {chat.updatedAt && <span className="muted">{time(chat.updatedAt)}</span>}

@@ -1,4 +1,5 @@
 import {
+  Fragment,
   forwardRef,
   useCallback,
   useEffect,
@@ -16,6 +17,7 @@ import { useShortTime } from './format';
 import { MessageCategory } from './message-delivery';
 import { MessageMedia } from './media';
 import { TemplateContent } from './template-form';
+import type { TimelineItem } from './timeline';
 
 // A conversation's messages, for the agent's conversation view and the customer simulator: bubbles
 // with delivery ticks, older pages loaded when scrolled to the top (keeping the reading position),
@@ -156,6 +158,12 @@ export const MessageList = forwardRef<
     onLoadOlder: () => void;
     authorOf?: (m: Message) => string | undefined;
     label: string;
+    /**
+     * The agent's timeline: the messages merged with notes and activity lines (inbox/timeline.ts),
+     * each of those drawn by `renderExtra`. Without it, the messages alone.
+     */
+    timeline?: TimelineItem[];
+    renderExtra?: (item: Exclude<TimelineItem, { type: 'message' }>) => ReactNode;
     /** Opened at a message: newer pages on demand, and that message in view and marked. */
     hasNewer?: boolean;
     onLoadNewer?: () => void;
@@ -168,7 +176,12 @@ export const MessageList = forwardRef<
   const firstId = useRef<string | null>(null);
   const lastId = useRef<string | null>(null);
   const heightBefore = useRef(0);
-  const { messages, hasOlder, loadingOlder, onLoadOlder } = props;
+  const { messages, hasOlder, loadingOlder, onLoadOlder, timeline } = props;
+  const items = useMemo<TimelineItem[]>(
+    () =>
+      timeline ?? messages.map((m) => ({ type: 'message', at: m.createdAt, key: `m-${m.id}`, message: m })),
+    [timeline, messages],
+  );
   const byId = useMemo(() => new Map(messages.map((m) => [m.id, m])), [messages]);
   const lookup = useCallback((id: string) => byId.get(id), [byId]);
 
@@ -183,8 +196,8 @@ export const MessageList = forwardRef<
   useLayoutEffect(() => {
     const el = box.current;
     if (!el) return;
-    const first = messages[0]?.id ?? null;
-    const last = messages.at(-1)?.id ?? null;
+    const first = items[0]?.key ?? null;
+    const last = items.at(-1)?.key ?? null;
     const found = props.focusId
       ? el.querySelector<HTMLElement>(`[data-message-id="${props.focusId}"]`)
       : null;
@@ -205,7 +218,7 @@ export const MessageList = forwardRef<
     firstId.current = first;
     lastId.current = last;
     heightBefore.current = el.scrollHeight;
-  }, [messages, props.focusId]);
+  }, [items, props.focusId]);
 
   const onScroll = () => {
     const el = box.current;
@@ -234,18 +247,22 @@ export const MessageList = forwardRef<
           )}
         </li>
       ) : (
-        messages.length > 0 && <li className="messages-edge">{t('chat.start')}</li>
+        items.length > 0 && <li className="messages-edge">{t('chat.start')}</li>
       )}
-      {messages.map((m) => (
-        <Bubble
-          key={m.id}
-          m={m}
-          side={props.side}
-          author={props.authorOf?.(m)}
-          lookup={lookup}
-          found={m.id === props.focusId}
-        />
-      ))}
+      {items.map((item) =>
+        item.type === 'message' ? (
+          <Bubble
+            key={item.key}
+            m={item.message}
+            side={props.side}
+            author={props.authorOf?.(item.message)}
+            lookup={lookup}
+            found={item.message.id === props.focusId}
+          />
+        ) : (
+          <Fragment key={item.key}>{props.renderExtra?.(item)}</Fragment>
+        ),
+      )}
       {props.hasNewer && (
         <li className="messages-edge">
           <button type="button" className="btn small ghost" onClick={props.onLoadNewer}>

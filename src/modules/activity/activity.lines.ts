@@ -1,0 +1,69 @@
+import { obj, str, type JsonObject } from '../../lib/json-read.js';
+import type { ActorRefT } from '../chats/index.js';
+import type { ActivityT } from './activity.schemas.js';
+
+/** What a line says beyond its event's id, seq and time. */
+type Line = Omit<ActivityT, 'id' | 'seq' | 'at'>;
+
+const by = (d: JsonObject): ActorRefT | null => {
+  const b = obj(d.by);
+  const type = str(b?.type);
+  const id = str(b?.id);
+  return (type === 'user' || type === 'api_key') && id !== undefined ? { type, id } : null;
+};
+const nullable = (v: unknown): string | null => str(v) ?? null;
+const line = (kind: string, d: JsonObject, rest: Partial<Line> = {}): Line => ({
+  kind,
+  by: by(d),
+  from: null,
+  to: null,
+  reasonCode: null,
+  reason: null,
+  ...rest,
+});
+const teamUser = (v: unknown) => {
+  const p = obj(v);
+  return { teamId: nullable(p?.teamId), userId: nullable(p?.userId) };
+};
+
+/**
+ * The activity lines of a conversation, one entry per event of the log: the event's name and how its
+ * `data` (its chat trimmed to `teamId`, `userId`, `queue`) reads as a line. Only these events are read
+ * back; an event added to the catalogue shows in the timeline with one entry here (and its words in
+ * the console's `activity.*` strings).
+ */
+export const ACTIVITY_LINES: Readonly<Record<string, (data: JsonObject) => Line>> = {
+  // Events recorded before `by` existed: who captured is who attends.
+  'chat.capture': (d) => {
+    const l = line('capture', d);
+    const attendant = str(obj(d.chat)?.userId);
+    return l.by === null && attendant ? { ...l, by: { type: 'user', id: attendant } } : l;
+  },
+  'chat.transfer': (d) => {
+    const to = teamUser(d.to);
+    return line(to.userId === null ? 'transfer.team' : 'transfer.user', d, {
+      from: teamUser(d.from),
+      to,
+      reasonCode: nullable(d.reasonCode),
+      reason: nullable(d.reason),
+    });
+  },
+  'chat.queue': (d) =>
+    line('queue', d, { from: { queue: str(d.from) ?? '' }, to: { queue: str(d.to) ?? '' } }),
+  'chat.close': (d) => line('close', d),
+  // Its `by` is the user's id.
+  'chat.reopen': (d) => {
+    const id = str(d.by);
+    return { ...line('reopen', d), by: id === undefined ? null : { type: 'user', id } };
+  },
+  'chat.labels': (d) => {
+    const l = obj(d.label);
+    const [id, name, color] = [str(l?.id), str(l?.name), str(l?.color)];
+    return line(d.action === 'removed' ? 'label.removed' : 'label.added', d, {
+      ...(id !== undefined && name !== undefined ? { label: { id, name, color: color ?? '' } } : {}),
+    });
+  },
+  'chat.split': (d) => line('split', d),
+};
+
+export const ACTIVITY_EVENTS = Object.keys(ACTIVITY_LINES);

@@ -1,0 +1,58 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Nullable } from '../../http/schemas.js';
+import { ActorRefSchema } from '../chats/index.js';
+
+/** Where a chat was or went: team, attendant, queue (each only when the change concerns it). */
+const Place = Type.Object({
+  teamId: Type.Optional(Nullable(Type.String())),
+  userId: Type.Optional(Nullable(Type.String())),
+  queue: Type.Optional(Type.String()),
+});
+
+export const ActivitySchema = Type.Object(
+  {
+    id: Type.String({ description: 'The id of the event the line is read from' }),
+    seq: Type.Integer({ description: "The event's seq in the account's log" }),
+    at: Type.String({ format: 'date-time' }),
+    kind: Type.String({
+      description:
+        '`capture` (an agent took the chat from the queue), `transfer.team`, `transfer.user`, `queue` (moved to ' +
+        'another queue), `close`, `reopen`, `label.added`, `label.removed`, `split` (another customer’s messages ' +
+        'moved out); more kinds may be added',
+    }),
+    by: Nullable(ActorRefSchema),
+    from: Nullable(Place),
+    to: Nullable(Place),
+    reasonCode: Nullable(Type.String()),
+    reason: Nullable(Type.String()),
+    label: Type.Optional(
+      Type.Object(
+        { id: Type.String(), name: Type.String(), color: Type.String() },
+        { description: 'The label put on or taken off, for `label.added` and `label.removed`' },
+      ),
+    ),
+  },
+  {
+    description:
+      'A line of the conversation’s activity, read from its event in the log. `by` is null when nobody acted ' +
+      '(automatic routing) or the event predates the field.',
+  },
+);
+export type ActivityT = Static<typeof ActivitySchema>;
+
+export const ActivityQuery = Type.Object(
+  {
+    beforeSeq: Type.Optional(
+      Type.Integer({ minimum: 1, description: 'The `nextBeforeSeq` of an earlier page: lines before it' }),
+    ),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 100 })),
+  },
+  { additionalProperties: false },
+);
+
+export const ActivityPageSchema = Type.Object({
+  activity: Type.Array(ActivitySchema, { description: 'Newest first' }),
+  nextBeforeSeq: Nullable(
+    Type.Integer({ description: 'Pass as `beforeSeq` for older lines; null at the end' }),
+  ),
+});

@@ -1,0 +1,64 @@
+import { queueLabel, useI18n } from '../i18n';
+import type { ActivityLine } from '../models';
+import { useDirectory, useMe } from '../session';
+import { useShortTime } from './format';
+
+type T = ReturnType<typeof useI18n>['t'];
+
+/** Names the line's text needs: who acted, a team, a user. */
+interface Names {
+  by: string;
+  team(id: string | null | undefined): string;
+  user(id: string | null | undefined): string;
+}
+
+/**
+ * What each kind of line says, one entry per kind the server reads from the event log
+ * (`ACTIVITY_LINES` on the server): a new kind is one entry here and its strings in the locales.
+ */
+const ACTIVITY_TEXT: Record<string, (t: T, l: ActivityLine, n: Names) => string> = {
+  capture: (t, _l, n) => t('activity.capture', { by: n.by }),
+  'transfer.team': (t, l, n) => t('activity.transferTeam', { by: n.by, team: n.team(l.to?.teamId) }),
+  'transfer.user': (t, l, n) => t('activity.transferUser', { by: n.by, user: n.user(l.to?.userId) }),
+  queue: (t, l, n) => t('activity.queue', { by: n.by, queue: queueLabel(t, l.to?.queue ?? '') }),
+  close: (t, _l, n) => t('activity.close', { by: n.by }),
+  reopen: (t, _l, n) => t('activity.reopen', { by: n.by }),
+  'label.added': (t, l, n) => t('activity.labelAdded', { by: n.by, label: l.label?.name ?? '' }),
+  'label.removed': (t, l, n) => t('activity.labelRemoved', { by: n.by, label: l.label?.name ?? '' }),
+  split: (t) => t('activity.split'),
+};
+
+/** One activity line of the timeline: who did what, the reason of a transfer, when. */
+export function ActivityItem(props: { line: ActivityLine }) {
+  const { t, time } = useI18n();
+  const short = useShortTime();
+  const { me } = useMe();
+  const { teams, users } = useDirectory();
+  const { line } = props;
+  const userName = (id: string | null | undefined) =>
+    !id ? t('chat.nobody') : id === me.user.id ? t('chat.you') : (users.find((u) => u.id === id)?.name ?? id);
+  const names: Names = {
+    by: !line.by
+      ? t('activity.system')
+      : line.by.type === 'api_key'
+        ? t('activity.api')
+        : userName(line.by.id),
+    team: (id) => teams.find((x) => x.id === id)?.name ?? id ?? '',
+    user: userName,
+  };
+  const text = ACTIVITY_TEXT[line.kind]?.(t, line, names) ?? line.kind;
+  const reason = [line.reasonCode, line.reason].filter(Boolean).join(' — ');
+  return (
+    <li className="activity-line" data-kind={line.kind} data-testid="activity-line">
+      <span className="activity-text">{text}</span>
+      {reason && (
+        <span className="activity-reason" data-testid="activity-reason">
+          {t('activity.reason', { reason })}
+        </span>
+      )}
+      <time dateTime={line.at} title={time(line.at)}>
+        {short(line.at)}
+      </time>
+    </li>
+  );
+}
