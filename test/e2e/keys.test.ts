@@ -164,8 +164,11 @@ describe('notifications, keyboard and presence', () => {
     await page.locator('.convo-labels .label-chip', { hasText: 'Troca' }).waitFor();
     // R writes the reply; a letter typed there is text, not a shortcut.
     await page.keyboard.press('r');
+    // R switches the box to the reply and focuses it on the next frame.
+    const replyBox = page.locator('.composer:not(.note-composer) textarea');
+    await page.locator('.composer:not(.note-composer) textarea:focus').waitFor();
     await page.keyboard.type('e');
-    assert.equal(await page.locator('.composer textarea').inputValue(), 'e');
+    assert.equal(await replyBox.inputValue(), 'e');
     // Esc leaves the box; E then asks to end the conversation; confirmed, it is closed.
     await page.keyboard.press('Escape');
     await page.keyboard.press('e');
