@@ -100,11 +100,9 @@ describe('search and history', () => {
     await page.locator(`${list}[data-chat-id="${closedChat}"]`).waitFor();
     const labelFilter = page.getByLabel('Etiqueta', { exact: true });
     await labelFilter.selectOption({ label: 'Urgente' });
-    // Written as a string: it runs in the page.
-    await page.waitForFunction(`(() => {
-      const items = [...document.querySelectorAll('${list}')];
-      return items.length === 1 && items[0].getAttribute('data-chat-id') === '${newChat}';
-    })()`);
+    await page.locator(`${list}[data-chat-id="${closedChat}"]`).waitFor({ state: 'detached' });
+    await page.locator(`${list}[data-chat-id="${newChat}"]`).waitFor();
+    assert.equal(await page.locator(list).count(), 1);
     await labelFilter.selectOption('');
 
     // Contacts tab, by keyboard: ← → between the kinds.
