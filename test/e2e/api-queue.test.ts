@@ -10,6 +10,74 @@ import { startE2E, waitForValue, type E2E, type Person, type TestPage } from './
 const chatItem = (page: Page, chatId: string) => page.locator(`.chat-item[data-chat-id="${chatId}"]`);
 const bubble = (page: Page, text: string) => page.locator('.messages .msg', { hasText: text });
 
+/** A laptop screen on which a supervisor's tab labels used to wrap. */
+const LAPTOP = { width: 1366, height: 768 };
+
+/**
+ * Each tab of the lists holds its label on one line: its content box is one line tall (the taller of
+ * the text's line and the count's badge), nothing is cut, and every tab is inside the row.
+ */
+async function tabsOnOneLine(page: Page): Promise<void> {
+  const row = page.getByRole('tablist', { name: 'Listas de conversas' });
+  const rowBox = (await row.boundingBox())!;
+  const tabs = await row.getByRole('tab').all();
+  assert.ok(tabs.length >= 4, `${tabs.length} tabs`);
+  // The row's tabs are as tall as each other: a tab without a count is as tall as one with a count.
+  const badge = (await row.locator('.count').first().boundingBox())?.height ?? 0;
+  for (const tab of tabs) {
+    // Raw figures only: a function defined in here would be renamed by the test's compiler into a
+    // helper the page does not have.
+    const raw = await tab.evaluate((el) => {
+      interface El {
+        getBoundingClientRect(): { height: number };
+        scrollWidth: number;
+        clientWidth: number;
+        textContent: string | null;
+      }
+      const e = el as unknown as El;
+      const css = (
+        globalThis as unknown as { getComputedStyle(x: unknown): Record<string, string> }
+      ).getComputedStyle(e);
+      return {
+        label: e.textContent ?? '',
+        height: e.getBoundingClientRect().height,
+        css: [
+          css.paddingTop,
+          css.paddingBottom,
+          css.borderTopWidth,
+          css.borderBottomWidth,
+          css.lineHeight,
+          css.fontSize,
+        ],
+        scrollWidth: e.scrollWidth,
+        clientWidth: e.clientWidth,
+      };
+    });
+    const [pt, pb, bt, bb, lineHeight, fontSize] = raw.css.map((v) => parseFloat(v ?? '') || 0);
+    const line = raw.css[4] === 'normal' ? fontSize! * 1.25 : lineHeight!;
+    const m = {
+      label: raw.label,
+      content: raw.height - pt! - pb! - bt! - bb!,
+      oneLine: Math.max(line, badge),
+      scrollWidth: raw.scrollWidth,
+      clientWidth: raw.clientWidth,
+    };
+    assert.ok(
+      m.content <= m.oneLine + 1,
+      `tab "${m.label}" is ${m.content}px tall inside, one line is ${m.oneLine}px`,
+    );
+    assert.ok(
+      m.scrollWidth <= m.clientWidth,
+      `tab "${m.label}" is cut (${m.scrollWidth} > ${m.clientWidth})`,
+    );
+    const box = (await tab.boundingBox())!;
+    assert.ok(
+      box.x + box.width <= rowBox.x + rowBox.width + 1,
+      `tab "${m.label}" (${box.x}+${box.width}) is outside the row (${rowBox.x}+${rowBox.width})`,
+    );
+  }
+}
+
 describe('replies to API conversations', () => {
   let e2e: E2E;
   let ana: Person;
@@ -115,10 +183,25 @@ describe('replies to API conversations', () => {
   it('a supervisor finds every open conversation by queue, team, channel and the customer, live', async () => {
     const other = await e2e.createChannel({ name: 'Vendas online', defaultTeamId: sales.id });
     const waitingId = await e2e.inbound(other.id, '5521988880202', 'Quero um orçamento', 'Tiago Nunes');
-    const tab = await e2e.newPage('sofia');
+    const tab = await e2e.newPage('sofia', { viewport: LAPTOP });
     const { page } = tab;
     await e2e.loginUi(page, sofia);
     await page.locator('.shell[data-conn="online"]').waitFor();
+    // Every open conversation counted from the start, before the tab is opened (Ana's and Tiago's),
+    // and kept live: one more arrives, one ends.
+    const allCount = page.getByTestId('count-all');
+    await allCount.filter({ hasText: /^2$/ }).waitFor();
+    const passing = await e2e.inbound(other.id, '5531977770404', 'Só uma dúvida', 'Vera Lopes');
+    await allCount.filter({ hasText: /^3$/ }).waitFor();
+    await e2e.admin.api.ok('POST', `/api/chats/${passing}/close`);
+    await allCount.filter({ hasText: /^2$/ }).waitFor();
+    assert.equal(
+      await page.getByRole('tab', { name: /Todos abertos/ }).getAttribute('aria-selected'),
+      'false',
+    );
+    // At 1366 px the four tabs of a supervisor keep their labels on one line.
+    await tabsOnOneLine(page);
+    await e2e.screenshot(page, 'supervisor-tabs-1366');
     await page.getByRole('tab', { name: /Todos abertos/ }).click();
     const filters = page.getByRole('form', { name: 'Filtros das conversas abertas' });
     await chatItem(page, waitingId).waitFor();

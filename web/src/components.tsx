@@ -64,17 +64,29 @@ export function initials(name: string): string {
   return (first + last).toUpperCase();
 }
 
-export function Avatar(props: { name: string; small?: boolean }) {
+/**
+ * A round avatar: the initials of a name, on a hue of its own. Without a name — a contact known only
+ * by a number — a neutral person glyph, as Chatwoot shows, rather than the number's first digit.
+ */
+export function Avatar(props: { name: string | null | undefined; small?: boolean }) {
+  const name = props.name?.trim() ?? '';
+  const className = props.small ? 'avatar small' : 'avatar';
+  if (!/\p{L}/u.test(name)) {
+    return (
+      <span className={`${className} generic`} data-avatar="generic" aria-hidden="true">
+        <svg viewBox="0 0 24 24" width="60%" height="60%" fill="currentColor" focusable="false">
+          <circle cx="12" cy="8" r="4.2" />
+          <path d="M3.5 21c0-4.4 3.8-7.2 8.5-7.2s8.5 2.8 8.5 7.2z" />
+        </svg>
+      </span>
+    );
+  }
   // A stable hue per name, so the same customer keeps the same colour.
   let h = 0;
-  for (const ch of props.name) h = (h * 31 + ch.charCodeAt(0)) % 360;
+  for (const ch of name) h = (h * 31 + ch.charCodeAt(0)) % 360;
   return (
-    <span
-      className={props.small ? 'avatar small' : 'avatar'}
-      style={{ background: `hsl(${h} 45% 42%)` }}
-      aria-hidden="true"
-    >
-      {initials(props.name)}
+    <span className={className} style={{ background: `hsl(${h} 45% 42%)` }} aria-hidden="true">
+      {initials(name)}
     </span>
   );
 }

@@ -225,8 +225,9 @@ export function Simulator(props: { path: string }) {
             {t('sim.autoRead')}
           </label>
           <div className="sim-actions">
+            {/* The same customer on every visit (kept in this browser) until the tester asks for another. */}
             <button type="button" className="btn" onClick={() => update({ phone: randomPhone(), name: '' })}>
-              {t('sim.newChat')}
+              {t('sim.newCustomer')}
             </button>
             {chatId && !hidden && (
               <Link href={`/inbox/${chatId}`} className="btn">

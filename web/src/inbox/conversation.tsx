@@ -212,7 +212,7 @@ export function Conversation(props: { chatId: string; lists: InboxLists; atMessa
           <Link href="/inbox" className="btn ghost icon convo-back" aria-label={t('chat.back')}>
             ←
           </Link>
-          <Avatar name={chat.contact.name || chat.contact.value} />
+          <Avatar name={chat.contact.name} />
           <div className="convo-title">
             <h1 id="convo-title">{chat.contact.name || chat.contact.value}</h1>
             <div className="convo-meta">

@@ -38,10 +38,12 @@ export function Inbox(props: { path: string }) {
   const views = useViews();
   const viewShown = tab.startsWith('view:') ? views.views.find((v) => `view:${v.id}` === tab) : undefined;
   const filtered = useFilteredChats(tab === 'filter' ? filters : (viewShown?.filters ?? null));
+  // The all-open list is loaded from the start, not when its tab is opened: its tab counts it.
   const lists = useInboxLists(
     openId,
-    seesAll && tab === 'all' ? allFilter : null,
+    seesAll ? allFilter : null,
     filtered.chats.map((c) => c.id),
+    tab === 'all',
   );
 
   // A captured (or transferred-to-me) conversation moves to "my chats": the list follows it.
@@ -76,7 +78,14 @@ export function Inbox(props: { path: string }) {
     { id: 'waiting', label: t('inbox.waiting'), chats: lists.waiting, empty: t('inbox.empty.waiting') },
     { id: 'mine', label: t('inbox.mine'), chats: lists.mine, empty: t('inbox.empty.mine') },
   ];
-  if (seesAll) tabs.push({ id: 'all', label: t('allOpen.tab'), chats: lists.all, empty: t('allOpen.empty') });
+  if (seesAll)
+    tabs.push({
+      id: 'all',
+      label: t('allOpen.tab'),
+      chats: lists.all,
+      empty: t('allOpen.empty'),
+      count: lists.allCount,
+    });
   // The filter bar's list and the saved views: the server's first page, and its exact total.
   const shownTotal = filtered.total;
   tabs.push({
@@ -257,7 +266,7 @@ function ChatItem(props: { chat: Chat; current: boolean; list: Tab }) {
   return (
     <li className={unread > 0 ? 'chat-item unread' : 'chat-item'} data-chat-id={chat.id}>
       <Link href={`/inbox/${chat.id}`} aria-current={props.current ? 'page' : undefined}>
-        <Avatar name={name} />
+        <Avatar name={chat.contact.name} />
         <div className="chat-item-body">
           <div className="chat-item-top">
             <span className="chat-item-name">{name}</span>

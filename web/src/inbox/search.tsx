@@ -316,7 +316,7 @@ function SearchHit(props: { hit: Hit; kind: SearchKind; openId: string | null })
   return (
     <li className="chat-item search-item" data-chat-id={chat.id} data-hit-id={hit.id}>
       <Link href={href} className="search-hit" aria-current={props.openId === chat.id ? 'page' : undefined}>
-        <Avatar name={name} />
+        <Avatar name={chat.contact.name} />
         <div className="chat-item-body">
           <div className="chat-item-top">
             <span className="chat-item-name">{name}</span>

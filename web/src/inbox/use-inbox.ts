@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { get, qs } from '../api';
+import { useOnChatEvents } from './views';
 import { useDirectory, useGateway, useMe } from '../session';
 import type { Chat, ChatPage } from '../models';
 import {
@@ -29,8 +30,14 @@ export interface InboxLists {
   mine: Chat[];
   loading: boolean;
   error: boolean;
-  /** The all-open view with the filter given (empty while it is not shown). */
+  /** The all-open view with the filter given (empty for users who may not see it). */
   all: Chat[];
+  /**
+   * How many open conversations the all-open filter matches, for its tab's count: the list itself
+   * while the server's answer held every one, else the server's exact total, asked again after chat
+   * events. Null until the first answer.
+   */
+  allCount: number | null;
   allLoading: boolean;
   allError: boolean;
   reloadAll(): Promise<void>;
@@ -46,6 +53,8 @@ export function useInboxLists(
   allFilter: AllOpenFilter | null,
   /** Other chats shown (the filter bar's list, a saved view): watched as the lists' own are. */
   alsoShown: readonly string[] = [],
+  /** Whether the all-open list is on screen: its chats are watched only then. */
+  allOnScreen = false,
 ): InboxLists {
   const { me } = useMe();
   const { myTeamIds } = useDirectory();
@@ -61,6 +70,8 @@ export function useInboxLists(
   const [allLoading, setAllLoading] = useState(false);
   const [allError, setAllError] = useState(false);
   const allGeneration = useRef(0);
+  /** The server's total for the all-open filter, and whether its first page listed every match. */
+  const [allTotal, setAllTotal] = useState<{ total: number; complete: boolean } | null>(null);
   // The filter as a value: a new object with the same fields loads nothing again.
   const allKey = allFilter ? JSON.stringify(allFilter) : null;
   const allShown = useRef(false);
@@ -80,6 +91,7 @@ export function useInboxLists(
     const run = ++allGeneration.current;
     if (allKey === null) {
       setAllChats(new Map());
+      setAllTotal(null);
       return;
     }
     const f = JSON.parse(allKey) as AllOpenFilter;
@@ -89,6 +101,7 @@ export function useInboxLists(
         `/api/chats${qs({ status: 'open', queue: f.queue, teamId: f.teamId, channelId: f.channelId, q: f.q.trim(), limit: PAGE })}`,
       );
       if (run !== allGeneration.current) return;
+      setAllTotal({ total: page.total, complete: page.total <= page.chats.length });
       // As for the agent's lists: the answer is the truth, except for what newer events brought.
       setAllChats((prev) => {
         const next = new Map<string, Chat>();
@@ -107,6 +120,25 @@ export function useInboxLists(
   useEffect(() => {
     void reloadAll();
   }, [reloadAll]);
+
+  // More matches than one page: the list cannot count them, so the exact total is asked again (one
+  // chat, the total only) a moment after each burst of chat events.
+  const allTotalRef = useRef(allTotal);
+  allTotalRef.current = allTotal;
+  const recountAll = useCallback(async () => {
+    if (allKey === null || allTotalRef.current?.complete !== false) return;
+    const f = JSON.parse(allKey) as AllOpenFilter;
+    const run = allGeneration.current;
+    try {
+      const page = await get<ChatPage>(
+        `/api/chats${qs({ status: 'open', queue: f.queue, teamId: f.teamId, channelId: f.channelId, q: f.q.trim(), limit: 1 })}`,
+      );
+      if (run === allGeneration.current) setAllTotal({ total: page.total, complete: false });
+    } catch {
+      // The tab keeps the count it had.
+    }
+  }, [allKey]);
+  useOnChatEvents(() => void recountAll());
 
   const reload = useCallback(async () => {
     const run = ++generation.current;
@@ -159,11 +191,14 @@ export function useInboxLists(
     const f = JSON.parse(allKey) as AllOpenFilter;
     return sortChats([...allChats.values()].filter((c) => matchesAllOpen(c, f)));
   }, [allChats, allKey]);
+  const allCount = allTotal === null ? null : allTotal.complete ? all.length : allTotal.total;
 
   // Watch what is listed and the open conversation, so their changes (last message, unread count,
   // a transfer by someone else) reach this tab.
   const watchKey = [
-    ...new Set([...waiting, ...mine, ...all].map((c) => c.id).concat(openChatId ?? [], alsoShown)),
+    ...new Set(
+      [...waiting, ...mine, ...(allOnScreen ? all : [])].map((c) => c.id).concat(openChatId ?? [], alsoShown),
+    ),
   ]
     .sort()
     .join(',');
@@ -177,5 +212,18 @@ export function useInboxLists(
   allRef.current = allChats;
   const known = useCallback((id: string) => chatsRef.current.get(id) ?? allRef.current.get(id), []);
 
-  return { waiting, mine, loading, error, all, allLoading, allError, reloadAll, known, apply, reload };
+  return {
+    waiting,
+    mine,
+    loading,
+    error,
+    all,
+    allCount,
+    allLoading,
+    allError,
+    reloadAll,
+    known,
+    apply,
+    reload,
+  };
 }

@@ -26,7 +26,7 @@ const LIST_EVENTS = [
 const SETTLE_MS = 400;
 
 /** Calls `run` a moment after chat events (and after a resync), once per burst. */
-function useOnChatEvents(run: () => void) {
+export function useOnChatEvents(run: () => void) {
   const { gateway } = useGateway();
   const runRef = useRef(run);
   runRef.current = run;

@@ -300,7 +300,7 @@ export const ptBR = {
   'sim.placeholder': 'Escreva como o cliente…',
   'sim.empty': 'Envie a primeira mensagem para abrir uma conversa.',
   'sim.openConsole': 'Abrir no atendimento',
-  'sim.newChat': 'Nova conversa',
+  'sim.newCustomer': 'Novo cliente',
   'sim.agent': 'Atendente',
   'sim.as': 'Você é {name}',
   'sim.autoRead': 'O cliente lê as respostas (confirmação de leitura)',
