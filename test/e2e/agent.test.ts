@@ -20,6 +20,7 @@ describe('agent screens', () => {
   let channel: { id: string; name: string };
   let anaTab: TestPage;
   let brunoTab: TestPage;
+  let simTab: TestPage;
 
   let graph: FakeGraph;
 
@@ -40,7 +41,7 @@ describe('agent screens', () => {
 
   it('customer simulator → waiting queue live → capture → reply → the simulator shows it, ticks advancing', async () => {
     // The tester plays the customer in the simulator (as the admin); Ana attends in her own browser.
-    const tester = await e2e.newPage('simulator');
+    const tester = (simTab = await e2e.newPage('simulator'));
     const sim = tester.page;
     await sim.goto(`${e2e.url}/`);
     await sim.getByRole('heading', { name: 'Entrar no Atende' }).waitFor();
@@ -133,6 +134,31 @@ describe('agent screens', () => {
     }
     await e2e.screenshot(page, 'conversation');
     await e2e.screenshot(sim, 'simulator');
+    e2e.assertNoBrowserErrors();
+  });
+
+  it('the simulator stays the same customer on every visit until "Novo cliente" makes another', async () => {
+    const sim = simTab.page;
+    const phone = sim.getByLabel('Telefone do cliente');
+    // Another visit in the same browser: the same number, name and conversation.
+    await sim.goto(`${e2e.url}/simulator`);
+    await bubble(sim, 'Vou verificar agora mesmo').waitFor();
+    assert.equal(await phone.inputValue(), '5511987650001');
+    assert.equal(await sim.getByLabel('Nome do cliente').inputValue(), 'Maria Clara');
+
+    // A new customer: another number, no name, no conversation yet.
+    await sim.getByRole('button', { name: 'Novo cliente' }).click();
+    await sim.getByText('Envie a primeira mensagem para abrir uma conversa.').waitFor();
+    const fresh = await phone.inputValue();
+    assert.match(fresh, /^551199\d{7}$/);
+    assert.equal(await sim.getByLabel('Nome do cliente').inputValue(), '');
+    // Kept too: the next visit is that new customer, not yet another one.
+    await sim.goto(`${e2e.url}/simulator`);
+    await sim.getByText('Envie a primeira mensagem para abrir uma conversa.').waitFor();
+    assert.equal(await phone.inputValue(), fresh);
+    // Back to Maria for what follows.
+    await phone.fill('5511987650001');
+    await bubble(sim, 'Vou verificar agora mesmo').waitFor();
     e2e.assertNoBrowserErrors();
   });
 

@@ -78,6 +78,32 @@ describe('console details', () => {
     e2e.assertNoBrowserErrors();
   });
 
+  it('a contact without a name has a neutral avatar, not the first digit of its number', async () => {
+    const page = brunoTab.page;
+    const nameless = await e2e.inbound(channel.id, '5511987650188', 'Oi, tudo bem?');
+    const named = await e2e.inbound(channel.id, '5511987650189', 'Bom dia', 'Lúcia Prado');
+    await page.goto(`${e2e.url}/inbox`);
+    await page.getByRole('tab', { name: /Espera/ }).click();
+    const avatar = chatItem(page, nameless).locator('.avatar');
+    await avatar.waitFor();
+    assert.equal(await avatar.getAttribute('data-avatar'), 'generic');
+    assert.equal((await avatar.innerText()).trim(), '');
+    assert.equal(await avatar.locator('svg').count(), 1);
+    // The number is still the item's name; a named contact keeps their initials.
+    assert.equal(
+      (await chatItem(page, nameless).locator('.chat-item-name').innerText()).trim(),
+      '5511987650188',
+    );
+    assert.equal((await chatItem(page, named).locator('.avatar').innerText()).trim(), 'LP');
+    // And in the conversation's header.
+    await chatItem(page, nameless).getByRole('link').click();
+    const head = page.locator(`.convo[data-chat-id="${nameless}"] .convo-head .avatar`);
+    await head.waitFor();
+    assert.equal(await head.getAttribute('data-avatar'), 'generic');
+    await e2e.screenshot(page, 'details-nameless-avatar');
+    e2e.assertNoBrowserErrors();
+  });
+
   it('the list names the agent who wrote the last message: "Você" only for one’s own', async () => {
     const page = brunoTab.page;
     const chatId = transferred;

@@ -26,6 +26,9 @@ interface Words {
   invalid: string[];
   newWebhook: string;
   chatNewHint: string;
+  /** The action that ends a conversation, and its confirmation ("Close" read like closing a panel). */
+  end: string;
+  endConfirm: string;
 }
 
 const PT: Words = {
@@ -38,6 +41,8 @@ const PT: Words = {
   invalid: ['email deve ser um e-mail', 'password deve ter pelo menos 8 caracteres'],
   newWebhook: 'Novo webhook',
   chatNewHint: 'Uma conversa entrou na fila de uma equipe',
+  end: 'Encerrar',
+  endConfirm: 'Encerrar esta conversa?',
 };
 
 const EN: Words = {
@@ -50,6 +55,8 @@ const EN: Words = {
   invalid: ['email must be an email', 'password must be longer than or equal to 8 characters'],
   newWebhook: 'New webhook',
   chatNewHint: "A conversation entered a team's queue",
+  end: 'End conversation',
+  endConfirm: 'End this conversation?',
 };
 
 describe('language of the console', () => {
@@ -88,6 +95,12 @@ describe('language of the console', () => {
     // The stored queue stays `Espera`; only its label changes.
     assert.equal(await page.locator('.convo').getAttribute('data-queue'), 'Espera');
     assert.match(await page.locator('.convo-meta').innerText(), words.queue);
+    // Ending the conversation says so; the confirmation is left with Escape (the chat stays open).
+    await page.locator('.convo-head').getByRole('button', { name: words.end, exact: true }).click();
+    const end = page.getByRole('dialog', { name: words.endConfirm });
+    await end.getByRole('button', { name: words.end, exact: true }).waitFor();
+    await page.keyboard.press('Escape');
+    await end.waitFor({ state: 'detached' });
 
     await page.getByRole('tab', { name: words.mine }).click();
     const last = chatItem(page, documentChat).locator('.chat-item-last');
