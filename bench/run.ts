@@ -32,6 +32,7 @@ import { GATEWAY_ROWS, runGatewayPhase } from './gateway.js';
 import { runSendPhase, SEND_ROWS } from './send.js';
 import { runWebhooksRow } from './webhooks.js';
 import { MEDIA_ROW, runMediaRow } from './media.js';
+import { CANNED_ROW, checkPicker, ensureCanned, loginAgents, runCannedRow } from './canned.js';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const resultsDir = path.join(root, 'bench', 'results');
@@ -406,6 +407,7 @@ async function main(): Promise<void> {
     totalsExact: null as boolean | null,
     countsExactAfterTransfers: null as boolean | null,
     countsExactAfterRestore: false,
+    cannedPickerCorrect: null as boolean | null,
   };
   const results: Array<{ def: RowDef; result: LoadResult }> = [];
   const runRows = async (server: ServerUnderTest, which: RowDef[]) => {
@@ -438,12 +440,37 @@ async function main(): Promise<void> {
     try {
       checks.totalsExact = await checkTotals(memoryServer.url, db.url, seed);
       log(`list totals equal exact counts: ${checks.totalsExact ? 'yes' : 'NO'}`);
+
       await runRows(memoryServer, memoryDefs);
     } finally {
       await memoryServer.stop();
     }
   }
   const liveRows: LiveRow[] = [];
+  // The composer's canned-response picker, on an api server of its own (issue 26).
+  if (!only || only.has(CANNED_ROW)) {
+    await ensureCanned(db.url, seed, log);
+    const server = await startServerProcess({ main, env: serverEnv(false), log, label: 'server' });
+    try {
+      const tokens = await loginAgents(server.url, seed);
+      checks.cannedPickerCorrect = await checkPicker(server.url, tokens);
+      log(`canned picker answers what the agent sees: ${checks.cannedPickerCorrect ? 'yes' : 'NO'}`);
+      liveRows.push(
+        await runCannedRow({
+          server,
+          dbUrl: db.url,
+          seed,
+          tokens,
+          duration,
+          warmup,
+          correct: checks.cannedPickerCorrect,
+          log,
+        }),
+      );
+    } finally {
+      await server.stop();
+    }
+  }
   // The rows that add data work on an account of their own, dropped at the end (bench/live.ts).
   let live: LiveAccount | null = null;
   const liveAccount = async () => (live ??= await createLiveAccount(db.url));
@@ -658,6 +685,7 @@ async function main(): Promise<void> {
   const failed =
     checks.totalsExact === false ||
     checks.countsExactAfterTransfers === false ||
+    checks.cannedPickerCorrect === false ||
     !checks.countsExactAfterRestore;
   if (failed) {
     log('bench: a correctness check failed (see above)');

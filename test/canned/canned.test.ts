@@ -318,6 +318,20 @@ describe('canned responses', () => {
     // LIKE's own characters are taken literally.
     assert.deepEqual(shortcuts(await list(token, '?q=0_O&scope=personal')), ['cupom']);
     assert.deepEqual(shortcuts(await list(token, '?q=%25&scope=personal')), ['promo']);
+    assert.deepEqual(shortcuts(await list(token, '?q=10%25%20OFF&scope=personal')), ['promo']);
+    // A search too short for the trigram index (the picker's first keys) answers alike: the shortcut
+    // that starts with it first, accents and case ignored, with the exact total.
+    const short = await list(token, '?q=Fr&scope=personal');
+    assert.deepEqual(
+      short.cannedResponses.map((c) => c.shortcut),
+      ['frete', 'envio'],
+    );
+    assert.equal(short.total, 2);
+    assert.deepEqual(shortcuts(await list(token, '?q=%C3%A7%C3%A3&scope=personal')), ['frete', 'promo']);
+    // Past the last page: no response, the total still exact.
+    const past = await list(token, '?scope=personal&limit=1&page=99');
+    assert.equal(past.cannedResponses.length, 0);
+    assert.equal(past.total, (await list(token, '?scope=personal')).total);
     const paged = await list(token, '?scope=personal&limit=1&page=2');
     assert.equal(paged.cannedResponses.length, 1);
     assert.ok(paged.total >= 3);

@@ -1,5 +1,7 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Db, Tx } from '../../db/index.js';
+import { Statement } from '../../db/prepared.js';
+import { sqlInteger } from '../../db/sql-text.js';
 import type { CannedScope } from '../../db/types.js';
 
 /** Who is looking: what decides which responses they see. */
@@ -36,6 +38,9 @@ export interface CannedFilters {
   scope?: CannedScope;
   teamId?: string;
 }
+
+/** A search the trigram index can look up: it holds a run of three letters or digits (pg_trgm's words). */
+const TRIGRAM = /[\p{L}\p{N}]{3}/u;
 
 /** `LIKE` treats `%`, `_` and the escape character as patterns; a search means them literally. */
 const likeEscape = (s: string) => s.replace(/[\\%_]/g, '\\$&');
@@ -100,6 +105,13 @@ export class CannedRepo {
   /**
    * A page of what `viewer` sees, with the total. With a search, shortcuts that start with it first,
    * then the most used; otherwise by shortcut.
+   *
+   * The composer's picker asks this on every key (issue 26, bench/README.md `canned-picker`), so it is
+   * one prepared statement that reads the page and the count together (`count(*) OVER ()`), in one of
+   * two forms whose one generic plan suits every search of its kind: a search with a run of three
+   * letters or digits matches through the trigram index (`LIKE`); a shorter one has no trigram to look
+   * up and matches every response the viewer sees in one pass (`strpos`, the same test without
+   * `LIKE`'s escapes). The search is folded once per statement (a sub-select), not once per row.
    */
   async list(
     viewer: CannedViewer,
@@ -107,26 +119,54 @@ export class CannedRepo {
     limit: number,
     offset: number,
   ): Promise<{ rows: CannedRow[]; total: number }> {
-    let rows = this.filtered(viewer, f);
+    const values: unknown[] = [
+      viewer.accountId,
+      viewer.userId,
+      viewer.allTeams,
+      f.scope ?? null,
+      f.teamId ?? null,
+    ];
+    let match = '';
+    let order = 'lower(r.shortcut), r.id';
     if (f.search) {
-      const prefix = `${likeEscape(f.search)}%`;
-      rows = rows
-        .orderBy(sql`r.search_shortcut LIKE search_fold(${prefix})`, 'desc')
-        .orderBy('r.usage_count', 'desc');
+      if (TRIGRAM.test(f.search)) {
+        values.push(likeEscape(f.search));
+        match = `AND r.search_text LIKE (SELECT '%' || search_fold($6) || '%')`;
+        order = `r.search_shortcut LIKE (SELECT search_fold($6) || '%') DESC, r.usage_count DESC, ${order}`;
+      } else {
+        values.push(f.search);
+        match = 'AND strpos(r.search_text, (SELECT search_fold($6))) > 0';
+        order = `starts_with(r.search_shortcut, (SELECT search_fold($6))) DESC, r.usage_count DESC, ${order}`;
+      }
     }
-    const [page, count] = await Promise.all([
-      rows
-        .orderBy(sql`lower(r.shortcut)`)
-        .orderBy('r.id')
-        .limit(limit)
-        .offset(offset)
-        .execute(),
-      this.filtered(viewer, f)
-        .clearSelect()
-        .select(sql<number>`count(*)::int`.as('n'))
-        .executeTakeFirstOrThrow(),
-    ]);
-    return { rows: page as CannedRow[], total: count.n };
+    const text = `SELECT r.id, r.account_id, r.scope, r.team_id, r.user_id, r.shortcut, r.content, r.attachment_id,
+ b.mimetype AS attachment_mimetype, b.filename AS attachment_filename,
+ coalesce(b.size, octet_length(b.bytes)) AS attachment_size,
+ r.usage_count, r.last_used_at, r.created_by, r.created_at, r.updated_at,
+ (count(*) OVER ())::int AS total_matches
+FROM canned_responses r
+LEFT JOIN media_blobs b ON b.id = r.attachment_id
+WHERE r.account_id = $1
+ AND (r.scope = 'account' OR (r.scope = 'personal' AND r.user_id = $2)
+  OR (r.scope = 'team' AND ($3::boolean OR r.team_id IN (SELECT m.team_id FROM team_members m WHERE m.user_id = $2))))
+ AND ($4::text IS NULL OR r.scope = $4) AND ($5::text IS NULL OR r.team_id = $5)
+ ${match}
+ORDER BY ${order}
+LIMIT ${sqlInteger(limit)} OFFSET ${sqlInteger(offset)}`;
+    // First pages are what the picker asks; deeper pages stay unnamed (src/db/prepared.ts).
+    const rows = await Statement.shaped<CannedRow & { total_matches: number }>(text, offset === 0).execute(
+      this.db,
+      values,
+    );
+    // The presenter reads the row's own fields; the count beside them goes no further.
+    if (rows.length > 0) return { rows, total: rows[0]!.total_matches };
+    // Nothing on this page: none match, or the page is past the last one (the count alone, then).
+    if (offset === 0) return { rows: [], total: 0 };
+    const count = await this.filtered(viewer, f)
+      .clearSelect()
+      .select(sql<number>`count(*)::int`.as('n'))
+      .executeTakeFirstOrThrow();
+    return { rows: [], total: count.n };
   }
 
   async find(viewer: CannedViewer, id: string, db: Db | Tx = this.db): Promise<CannedRow | undefined> {
