@@ -7,15 +7,15 @@ import { io } from 'socket.io-client';
 import type { LiveAccount } from './live.js';
 import { cpuOf, cpuPerItem, cpuSeconds, round } from './load.js';
 import type { LiveRow } from './report.js';
-import { backendPids, PASSWORD, type Seeded } from './seed.js';
+import { backendPids, PASSWORD, withClient, type Seeded } from './seed.js';
 import { percentile } from './send.js';
 import { track, type ServerUnderTest } from './server.js';
 import type { ClientCommand, ClientReply, SocketSpec } from './socket-clients.js';
 
 /** The gateway's rows (issue 4), in the order they run on one api+gateway server. */
-export const GATEWAY_ROWS = ['gw-sockets', 'gw-latency', 'gw-fanout'] as const;
+export const GATEWAY_ROWS = ['gw-sockets', 'gw-latency', 'notify-latency', 'gw-fanout'] as const;
 
-export const GATEWAY_TARGETS = { kibPerSocket: 50, latencyP99Ms: 20, fanoutMs: 200 };
+export const GATEWAY_TARGETS = { kibPerSocket: 50, latencyP99Ms: 20, fanoutMs: 200, notifyP99Ms: 1000 };
 
 const SOCKETS = 10_000;
 const LATENCY_SOCKETS = 1_000;
@@ -27,6 +27,10 @@ const FANOUT_SOCKETS = 2_000;
  */
 const LATENCY_RATE = 20;
 const FANOUTS = 20;
+/** Transfers to an agent a second in the notification row (each one notification to that agent). */
+const NOTIFY_RATE = 20;
+/** Where the notification row's chats start in the pool: clear of the latency row's. */
+const NOTIFY_POOL_OFFSET = 10_000;
 /** Client processes: the sockets' CPU is spread over them, away from the server and this process. */
 const CLIENT_PROCESSES = 2;
 const CONNECT_TIMEOUT_MS = 240_000;
@@ -248,6 +252,20 @@ export async function runGatewayPhase(p: GatewayPhase): Promise<LiveRow[]> {
       background = group.clients;
       rows.push(await latencyRow(p, gatewayUrl, group.ok, group.failed));
     }
+    if (p.only('notify-latency')) {
+      const agents = p.seed.agentIds.length;
+      let others = background.length > 0 ? LATENCY_SOCKETS - 1 : 0;
+      let failed = 0;
+      if (background.length === 0) {
+        // The consoles connected: 1,000 with the probes below (one per agent), as gw-latency's.
+        const specs = await agentSpecs(p, LATENCY_SOCKETS - agents);
+        const group = await connectClients(gatewayUrl, specs, 1, 'notification.new', log);
+        background = group.clients;
+        others = group.ok;
+        failed = group.failed;
+      }
+      rows.push(await notifyRow(p, gatewayUrl, others, failed));
+    }
     if (p.only('gw-fanout')) {
       if (!p.live) throw new Error('gw-fanout needs the live account');
       rows.push(await fanoutRow(p, gatewayUrl, p.live, background.length > 0));
@@ -407,6 +425,186 @@ async function latencyRow(
     };
   } finally {
     probe.disconnect();
+  }
+}
+
+/**
+ * Notifications (issue 26): Channel API transfers of the pool's chats to an agent, paced (open loop);
+ * each makes one `chat.assigned` notification, sent as `notification.new` to that agent's own room
+ * (every socket of theirs: a probe here and ~50 of the background ones). The probes, one per agent in
+ * this process, note each notification's arrival; the time from the request (the event) and from its
+ * 2xx, on this process's clock. The notifications the row made are deleted afterwards; the chats are
+ * put back with the pool.
+ */
+async function notifyRow(
+  p: GatewayPhase,
+  gatewayUrl: string,
+  others: number,
+  failed: number,
+): Promise<LiveRow> {
+  const { server, seed, log } = p;
+  log(
+    `→ notify-latency: ${NOTIFY_RATE} transfers to an agent a second, request → notification.new at their socket`,
+  );
+  const agents = await Promise.all(
+    seed.agentIds.map((_, i) => login(server.url, `bench-agent-${i}@example.com`)),
+  );
+  const arrived = new Map<string, number>();
+  const probes = agents.map((a) => {
+    const probe = io(gatewayUrl, {
+      path: '/socket.io',
+      transports: ['websocket'],
+      forceNew: true,
+      reconnection: false,
+      auth: { token: a.token },
+    });
+    probe.on('notification.new', (envelope: { data?: { notification?: { data?: { chatId?: string } } } }) => {
+      const id = envelope.data?.notification?.data?.chatId;
+      if (id && !arrived.has(id)) arrived.set(id, now());
+    });
+    return probe;
+  });
+  const since = new Date();
+  try {
+    await Promise.all(
+      probes.map(async (probe, i) => {
+        await new Promise<void>((resolve, reject) => {
+          probe.once('session.ready', () => resolve());
+          probe.once('connect_error', reject);
+        });
+        const logged = (await probe.timeout(30_000).emitWithAck('user_logged_in', agents[i]!.userId)) as {
+          ok: boolean;
+        };
+        if (!logged.ok) throw new Error('a probe could not join its own room');
+      }),
+    );
+    // Each chat goes to an agent other than the one attending it (a transfer to oneself is refused).
+    const chats = p.pool.slice(NOTIFY_POOL_OFFSET);
+    const attendants = new Map(
+      (
+        await withClient(p.dbUrl, (c) =>
+          c.query<{ id: string; user_id: string | null }>(
+            'SELECT id, user_id FROM chats WHERE id = ANY($1)',
+            [chats],
+          ),
+        )
+      ).rows.map((r) => [r.id, r.user_id]),
+    );
+    const total = Math.min(chats.length, Math.round((p.warmup + p.duration) * NOTIFY_RATE));
+    const skip = Math.round(p.warmup * NOTIFY_RATE);
+    const sent: Array<{ chatId: string; at: number; answered: number; ok: boolean }> = [];
+    const requests: Promise<void>[] = [];
+    const t0 = now();
+    let cpu0: number | null = null;
+    let db0 = new Map<number, number>();
+    for (let i = 0; i < total; i++) {
+      const wait = t0 + (i * 1000) / NOTIFY_RATE - now();
+      if (wait > 1) await sleep(wait);
+      if (i === skip) {
+        cpu0 = cpuSeconds(server.pid);
+        db0 = cpuOf(await backendPids(p.dbUrl));
+      }
+      const chatId = chats[i]!;
+      let userId = seed.agentIds[i % seed.agentIds.length]!;
+      if (attendants.get(chatId) === userId) userId = seed.agentIds[(i + 1) % seed.agentIds.length]!;
+      const at = now();
+      requests.push(
+        fetch(`${server.url}/channel-api/chats/${chatId}/transfer/user`, {
+          method: 'POST',
+          headers: { authorization: `ApiKey ${seed.apiKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ userId }),
+        }).then(
+          async (res) => {
+            const answered = now();
+            await res.arrayBuffer();
+            sent[i] = { chatId, at, answered, ok: res.status === 200 };
+          },
+          () => {
+            sent[i] = { chatId, at, answered: now(), ok: false };
+          },
+        ),
+      );
+    }
+    await Promise.all(requests);
+    const cpu1 = cpuSeconds(server.pid);
+    const db1 = cpuOf(await backendPids(p.dbUrl));
+    let dbSeconds = 0;
+    for (const [pid, s] of db1) dbSeconds += s - (db0.get(pid) ?? 0);
+    // A notification that has not arrived 2 s after the last answer counts as lost.
+    await sleep(2000);
+    const fromRequest: number[] = [];
+    const afterAnswer: number[] = [];
+    let lost = 0;
+    let refused = 0;
+    for (let i = skip; i < total; i++) {
+      const s = sent[i];
+      if (!s?.ok) {
+        refused++;
+        continue;
+      }
+      const got = arrived.get(s.chatId);
+      if (got === undefined) {
+        lost++;
+        continue;
+      }
+      fromRequest.push(got - s.at);
+      afterAnswer.push(Math.max(0, got - s.answered));
+    }
+    fromRequest.sort((a, b) => a - b);
+    afterAnswer.sort((a, b) => a - b);
+    const r1 = (n: number | null) => (n === null ? null : round(n, 1));
+    const p50 = r1(percentile(fromRequest, 50));
+    const p99 = r1(percentile(fromRequest, 99));
+    const max = r1(fromRequest.at(-1) ?? null);
+    const measured = total - skip;
+    log(
+      `  request → notification p50 ${p50} ms, p99 ${p99} ms, max ${max} ms; ` +
+        `2xx → notification p50 ${r1(percentile(afterAnswer, 50))} ms, p99 ${r1(percentile(afterAnswer, 99))} ms` +
+        (lost + refused > 0 ? `; ${refused} refused, ${lost} not received` : ''),
+    );
+    const sockets = others + probes.length;
+    return {
+      id: 'notify-latency',
+      label: 'notify-latency: event → notification at the console',
+      request: `\`POST /channel-api/chats/:id/transfer/user\`, ${NOTIFY_RATE}/s, \`notification.new\` at the agent's socket`,
+      roles: p.roles,
+      value: sockets,
+      unit: 'sockets',
+      p50,
+      p99,
+      ratio: null,
+      ratioOf: null,
+      ...cpuPerItem(cpu0, cpu1, dbSeconds, measured),
+      target: {
+        text: `p99 ≤ ${GATEWAY_TARGETS.notifyP99Ms} ms from the event`,
+        met:
+          p99 !== null && p99 <= GATEWAY_TARGETS.notifyP99Ms && lost === 0 && refused === 0 && failed === 0,
+      },
+      notes: [
+        `from the transfer request (the event) to \`notification.new\` at the agent's probe socket; max ${max} ms`,
+        `from its 2xx: p50 ${r1(percentile(afterAnswer, 50))} / p99 ${r1(percentile(afterAnswer, 99))} ms`,
+        'CPU per transfer',
+        `${sockets} authenticated sockets connected (${probes.length} probes, one per agent)`,
+        ...(failed > 0 ? [`${failed} sockets failed to connect`] : []),
+        ...(lost + refused > 0 ? [`${refused} transfers refused, ${lost} notifications not received`] : []),
+      ],
+      valid: lost === 0 && refused === 0 && failed === 0,
+      details: {
+        measured,
+        lost,
+        refused,
+        fromRequest: { p50, p90: percentile(fromRequest, 90), p99, max },
+        afterAnswer: { p50: percentile(afterAnswer, 50), p99: percentile(afterAnswer, 99) },
+      },
+    };
+  } finally {
+    for (const probe of probes) probe.disconnect();
+    await withClient(p.dbUrl, (c) =>
+      c.query(
+        `DELETE FROM notifications WHERE account_id = $1 AND kind = 'chat.assigned' AND created_at >= $2`,
+        [seed.accountId, since],
+      ),
+    );
   }
 }
 

@@ -508,7 +508,11 @@ async function main(): Promise<void> {
       await server.stop();
     }
   }
-  if (defs.some((d) => d.id === 'transfer') || gatewayIds.includes('gw-latency')) {
+  if (
+    defs.some((d) => d.id === 'transfer') ||
+    gatewayIds.includes('gw-latency') ||
+    gatewayIds.includes('notify-latency')
+  ) {
     checks.countsExactAfterTransfers = await countsExact(db.url, seed.accountId);
     log(`chat_counts exact after the transfers: ${checks.countsExactAfterTransfers ? 'yes' : 'NO'}`);
   }
