@@ -1,3 +1,4 @@
+import { webcrypto } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
 
 export interface AccessClaims {
@@ -9,12 +10,23 @@ export interface AccessClaims {
 
 /** HS256 access tokens shared by the REST API and the gateway. */
 export class TokenService {
-  private readonly key: Uint8Array;
+  /**
+   * The secret imported once as an HMAC key: given the raw bytes, jose imports them again on every
+   * call, which was most of a token check's cost (≈ 140 µs of CPU against ≈ 50 µs; every authenticated
+   * request checks one — issue 26, bench/README.md `canned-picker`).
+   */
+  private readonly key: Promise<webcrypto.CryptoKey>;
   constructor(
     secret: string,
     private readonly ttlSeconds: number,
   ) {
-    this.key = new TextEncoder().encode(secret);
+    this.key = webcrypto.subtle.importKey(
+      'raw',
+      new TextEncoder().encode(secret),
+      { name: 'HMAC', hash: 'SHA-256' },
+      false,
+      ['sign', 'verify'],
+    );
   }
 
   get expiresIn(): number {
@@ -27,7 +39,7 @@ export class TokenService {
       .setSubject(claims.userId)
       .setIssuedAt()
       .setExpirationTime(Math.floor(Date.now() / 1000) + this.ttlSeconds)
-      .sign(this.key);
+      .sign(await this.key);
   }
 
   /**
@@ -36,7 +48,7 @@ export class TokenService {
    */
   async verify(token: string): Promise<AccessClaims | null> {
     try {
-      const { payload } = await jwtVerify(token, this.key, {
+      const { payload } = await jwtVerify(token, await this.key, {
         algorithms: ['HS256'],
         requiredClaims: ['exp'],
       });
