@@ -37,7 +37,7 @@ import { settleWithin } from '../lib/settle.js';
  *   at a time; a failure is logged once until a renewal works again. Renewal goes on through the stop's
  *   wait, so no other node takes work this one is still finishing.
  * - **Stop, bounded.** No more claims; the poll and the wake-ups end; then, within `stopWaitMs`
- *   (10 s each), a claim still running is waited for and what it claimed runs — or, for a loop with
+ *   (10 s; the send queue 25 s), a claim still running is waited for and what it claimed runs — or, for a loop with
  *   `giveBack` (the send queue), is given back unstarted: an item never started cannot be done twice
  *   by a stop that runs out of time —, then every item in flight is waited for, and a renewal in progress; then `stopped` deals with what is left (the
  *   job queue fails its jobs still running, so they run again soon elsewhere; the send queue frees its
