@@ -103,7 +103,7 @@ export class SearchRepo {
       SELECT m.id, m.origin, m.type, m.user_id, m.created_at, message_search_text(m.content) AS text, ${chatColumns}
       FROM messages m JOIN chats c ON c.id = m.chat_id JOIN contacts ct ON ct.id = c.contact_id
       WHERE m.account_id = ${f.accountId}
-        AND message_search_vector(m.content) @@ websearch_to_tsquery('pg_catalog.portuguese', search_words(${q}))
+        AND m.search_vector @@ websearch_to_tsquery('pg_catalog.portuguese', search_words(${q}))
         AND ${rangeOf(sql`m.created_at`, f)} AND ${chatConditions(f)}
       ORDER BY m.created_at DESC, m.id DESC
       LIMIT ${limit} OFFSET ${offset}`.execute(this.db);
