@@ -439,7 +439,7 @@ async function insertMessages(c: pg.Client, seed: Seeded, log: (line: string) =>
   const { params } = seed;
   const per = params.messages / params.chats;
   if (!Number.isInteger(per)) throw new Error('messages must be a multiple of chats');
-  let t = Date.now();
+  const t = Date.now();
   await c.query('DROP TABLE IF EXISTS bench_phrases');
   await c.query(
     `CREATE TABLE bench_phrases AS
