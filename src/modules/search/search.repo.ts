@@ -95,8 +95,9 @@ export class SearchRepo {
   constructor(private readonly db: Db) {}
 
   /**
-   * Messages whose words match, newest first: the GIN index `messages_search_idx` (migration 038)
-   * finds them, the conditions keep the reader's.
+   * Messages whose words match, newest first, compared on their stored vector (migration 050): the
+   * GIN index `messages_search_vector_idx` finds a rare word's, a common word's are met walking the
+   * newest messages (the planner picks by the word's frequency); the conditions keep the reader's.
    */
   async messages(f: SearchFilter, q: string, limit: number, offset: number): Promise<MessageHitRow[]> {
     const { rows } = await sql<MessageHitRow>`
