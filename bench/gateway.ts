@@ -160,7 +160,7 @@ async function serverMemory(
   return { heapUsed: body.heapUsed, rss, gc: body.gc };
 }
 
-async function login(base: string, email: string): Promise<{ token: string; userId: string }> {
+export async function login(base: string, email: string): Promise<{ token: string; userId: string }> {
   const res = await fetch(`${base}/auth/login`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

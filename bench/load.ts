@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import os from 'node:os';
 import autocannon from 'autocannon';
 
 export interface LoadSpec {
@@ -29,6 +30,8 @@ export interface LoadResult {
   dbCpu: number | null;
   /** CPU of this (load generator) process during the run, in cores. */
   loaderCpu: number;
+  /** The machine's 1-minute load average at the end of the run (other work shares it). */
+  loadAvg?: number;
 }
 
 /** User + system CPU seconds a process has used so far, from /proc (Linux); null elsewhere. */
@@ -143,6 +146,7 @@ export async function measure(
     serverCpu: cpu0 !== null && cpu1 !== null ? round((cpu1 - cpu0) / wall, 2) : null,
     dbCpu: db1.size > 0 ? round(dbSeconds / wall, 2) : null,
     loaderCpu: round((own.user + own.system) / 1e6 / wall, 2),
+    loadAvg: round(os.loadavg()[0] ?? 0, 1),
   };
 }
 

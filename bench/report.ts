@@ -5,6 +5,8 @@ export interface Row extends LoadResult {
   label: string;
   request: string;
   server: 'memory' | 'redis';
+  /** Concurrent connections of this row. */
+  connections?: number;
   /** req/s relative to the baseline row of the same run. */
   ratio: number | null;
   serverCpuUsPerRequest: number | null;
@@ -71,6 +73,8 @@ export interface BenchReport {
     countsExactAfterRestore: boolean;
     /** The canned picker's answers are what the agent sees (absent in result files of earlier revisions). */
     cannedPickerCorrect?: boolean | null;
+    /** The console rows' requests find what they should (absent in result files of earlier revisions). */
+    consoleAnswers?: boolean | null;
   };
   rows: Row[];
   /** Send pipeline and gateway rows (absent in result files of earlier revisions). */
@@ -82,8 +86,8 @@ const fmt = (n: number | null, digits = 0) => (n === null ? '–' : n.toFixed(di
 /** The results as a Markdown table (also what the terminal shows). */
 export function renderTable(report: BenchReport): string {
   const head =
-    '| row | request | limiter | req/s | p50 ms | p99 ms | × baseline | server CPU µs/req | DB CPU µs/req | target |\n' +
-    '|---|---|---|---:|---:|---:|---:|---:|---:|---|';
+    '| row | request | limiter | req/s | p50 ms | p99 ms | × baseline | server CPU µs/req | DB CPU µs/req | load | target |\n' +
+    '|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|';
   const lines = report.rows.map((r) => {
     const floor =
       r.target?.ratio !== undefined
@@ -94,14 +98,19 @@ export function renderTable(report: BenchReport): string {
     const target = r.target
       ? `${r.target.met ? 'met' : '**missed**'} (${floor}p99 ≤ ${r.target.p99Ms} ms)`
       : '';
+    const conns =
+      r.connections !== undefined && r.connections !== report.settings.connections
+        ? `, ${r.connections} connections`
+        : '';
     const bad = r.valid ? '' : ` ⚠ ${r.non2xx} non-2xx, ${r.errors} errors`;
     const extra =
       r.extraCpuUsOverBaseline !== null && r.id.startsWith('limiter')
         ? ` (+${r.extraCpuUsOverBaseline})`
         : '';
     return (
-      `| ${r.label}${bad} | \`${r.request}\` | ${r.server} | ${r.rps} | ${fmt(r.p50)} | ${fmt(r.p99)} | ` +
-      `${fmt(r.ratio, 2)} | ${fmt(r.serverCpuUsPerRequest)}${extra} | ${fmt(r.dbCpuUsPerRequest)} | ${target} |`
+      `| ${r.label}${conns}${bad} | \`${r.request}\` | ${r.server} | ${r.rps} | ${fmt(r.p50)} | ${fmt(r.p99)} | ` +
+      `${fmt(r.ratio, 2)} | ${fmt(r.serverCpuUsPerRequest)}${extra} | ${fmt(r.dbCpuUsPerRequest)} | ` +
+      `${fmt(r.loadAvg ?? null, 1)} | ${target} |`
     );
   });
   const live = report.liveRows ?? [];
@@ -142,8 +151,11 @@ function summary(report: BenchReport): string {
     `Checks: list totals equal exact counts: ${yes(c.totalsExact)}; chat_counts exact after the concurrent ` +
       `transfers: ${yes(c.countsExactAfterTransfers)}; after restoring the transferred chats: ${yes(c.countsExactAfterRestore)}` +
       (c.cannedPickerCorrect === undefined
-        ? '.'
-        : `; canned picker answers what the agent sees: ${yes(c.cannedPickerCorrect)}.`),
+        ? ''
+        : `; canned picker answers what the agent sees: ${yes(c.cannedPickerCorrect)}`) +
+      (c.consoleAnswers !== undefined
+        ? `; console rows find what they search: ${yes(c.consoleAnswers)}.`
+        : '.'),
   ].join('\n');
 }
 

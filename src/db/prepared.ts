@@ -10,9 +10,10 @@ import { isConnectionFailure, markUnavailable } from './unavailable.js';
  * worse than the custom ones — which, for a page of chats, is half the statement's database time.
  * Only texts registered here are named; every other query stays an unnamed statement.
  *
- * A generic plan is chosen only when the planner can cost it like a custom one: LIMIT and OFFSET
- * must be literals (a parameter makes the planner assume a tenth of the rows, and PostgreSQL then
- * re-plans on every execution), and so should small closed sets such as a status.
+ * A generic plan is chosen only when the planner can cost it like a custom one: a LIMIT needs a
+ * literal (a parameter alone makes the planner assume a tenth of the rows, and PostgreSQL then
+ * re-plans on every execution) — a parameter under a literal bound works, as the chat list pages do
+ * (chat-lists.repo.ts, `pageSql`) — and so should small closed sets such as a status.
  */
 const names = new Map<string, string>();
 

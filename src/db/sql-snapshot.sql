@@ -295,18 +295,22 @@ SELECT c.id, c.channel_id, c.team_id, c.user_id, c.status, c.queue, c.unread_mes
     ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
     WHERE cl.chat_id = c.id), '[]'::json) AS labels,
  (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'channel' AND queue <> 'Observação') AS total
-FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message, created_at,
-   updated_at, contact_id, waiting_since, last_customer_at
- FROM chats WHERE account_id = $2 AND status = 'open' AND queue <> 'Observação' ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0) AS c
+FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
+   created_at, updated_at, contact_id, waiting_since, last_customer_at
+ FROM chats WHERE account_id = $2 AND status = 'open' AND queue <> 'Observação' ORDER BY created_at DESC, id DESC
+ LIMIT 32 OFFSET 0) AS p
+ ORDER BY created_at DESC, id DESC LIMIT $3) AS c
 JOIN contacts ct ON ct.id = c.contact_id
 ORDER BY c.created_at DESC, c.id DESC;
 
 -- listApiPageJson, first page of 20: open, every queue but the hidden one
-SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'channel' AND queue <> 'Observação') AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $3 AND revoked_at IS NULL) AS key_active,
+SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'channel' AND queue <> 'Observação') AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $4 AND revoked_at IS NULL) AS key_active,
  coalesce('[' || string_agg(row_to_json(j)::text, ',' ORDER BY c.created_at DESC, c.id DESC) || ']', '[]') AS chats
-FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message, created_at,
-   updated_at, contact_id, waiting_since, last_customer_at
- FROM chats WHERE account_id = $2 AND status = 'open' AND queue <> 'Observação' ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0) AS c
+FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
+   created_at, updated_at, contact_id, waiting_since, last_customer_at
+ FROM chats WHERE account_id = $2 AND status = 'open' AND queue <> 'Observação' ORDER BY created_at DESC, id DESC
+ LIMIT 32 OFFSET 0) AS p
+ ORDER BY created_at DESC, id DESC LIMIT $3) AS c
 JOIN contacts ct ON ct.id = c.contact_id,
 LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id AS "teamId", c.user_id AS "userId",
    json_build_object('id', ct.id, 'name', coalesce(ct.name, ct.value), 'value', ct.value) AS contact,
@@ -326,18 +330,22 @@ SELECT c.id, c.channel_id, c.team_id, c.user_id, c.status, c.queue, c.unread_mes
     ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
     WHERE cl.chat_id = c.id), '[]'::json) AS labels,
  (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'closed' AND dim = 'channel' AND queue <> 'Observação') AS total
-FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message, created_at,
-   updated_at, contact_id, waiting_since, last_customer_at
- FROM chats WHERE account_id = $2 AND status = 'closed' AND queue <> 'Observação' ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0) AS c
+FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
+   created_at, updated_at, contact_id, waiting_since, last_customer_at
+ FROM chats WHERE account_id = $2 AND status = 'closed' AND queue <> 'Observação' ORDER BY created_at DESC, id DESC
+ LIMIT 32 OFFSET 0) AS p
+ ORDER BY created_at DESC, id DESC LIMIT $3) AS c
 JOIN contacts ct ON ct.id = c.contact_id
 ORDER BY c.created_at DESC, c.id DESC;
 
 -- listApiPageJson, first page of 20: closed
-SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'closed' AND dim = 'channel' AND queue <> 'Observação') AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $3 AND revoked_at IS NULL) AS key_active,
+SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'closed' AND dim = 'channel' AND queue <> 'Observação') AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $4 AND revoked_at IS NULL) AS key_active,
  coalesce('[' || string_agg(row_to_json(j)::text, ',' ORDER BY c.created_at DESC, c.id DESC) || ']', '[]') AS chats
-FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message, created_at,
-   updated_at, contact_id, waiting_since, last_customer_at
- FROM chats WHERE account_id = $2 AND status = 'closed' AND queue <> 'Observação' ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0) AS c
+FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
+   created_at, updated_at, contact_id, waiting_since, last_customer_at
+ FROM chats WHERE account_id = $2 AND status = 'closed' AND queue <> 'Observação' ORDER BY created_at DESC, id DESC
+ LIMIT 32 OFFSET 0) AS p
+ ORDER BY created_at DESC, id DESC LIMIT $3) AS c
 JOIN contacts ct ON ct.id = c.contact_id,
 LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id AS "teamId", c.user_id AS "userId",
    json_build_object('id', ct.id, 'name', coalesce(ct.name, ct.value), 'value', ct.value) AS contact,
@@ -357,18 +365,22 @@ SELECT c.id, c.channel_id, c.team_id, c.user_id, c.status, c.queue, c.unread_mes
     ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
     WHERE cl.chat_id = c.id), '[]'::json) AS labels,
  (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'channel' AND queue = $2) AS total
-FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message, created_at,
-   updated_at, contact_id, waiting_since, last_customer_at
- FROM chats WHERE account_id = $3 AND status = 'open' AND queue = $4 ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0) AS c
+FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
+   created_at, updated_at, contact_id, waiting_since, last_customer_at
+ FROM chats WHERE account_id = $3 AND status = 'open' AND queue = $4 ORDER BY created_at DESC, id DESC
+ LIMIT 32 OFFSET 0) AS p
+ ORDER BY created_at DESC, id DESC LIMIT $5) AS c
 JOIN contacts ct ON ct.id = c.contact_id
 ORDER BY c.created_at DESC, c.id DESC;
 
 -- listApiPageJson, first page of 20: a queue
-SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'channel' AND queue = $2) AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $5 AND revoked_at IS NULL) AS key_active,
+SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'channel' AND queue = $2) AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $6 AND revoked_at IS NULL) AS key_active,
  coalesce('[' || string_agg(row_to_json(j)::text, ',' ORDER BY c.created_at DESC, c.id DESC) || ']', '[]') AS chats
-FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message, created_at,
-   updated_at, contact_id, waiting_since, last_customer_at
- FROM chats WHERE account_id = $3 AND status = 'open' AND queue = $4 ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0) AS c
+FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
+   created_at, updated_at, contact_id, waiting_since, last_customer_at
+ FROM chats WHERE account_id = $3 AND status = 'open' AND queue = $4 ORDER BY created_at DESC, id DESC
+ LIMIT 32 OFFSET 0) AS p
+ ORDER BY created_at DESC, id DESC LIMIT $5) AS c
 JOIN contacts ct ON ct.id = c.contact_id,
 LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id AS "teamId", c.user_id AS "userId",
    json_build_object('id', ct.id, 'name', coalesce(ct.name, ct.value), 'value', ct.value) AS contact,
@@ -388,18 +400,22 @@ SELECT c.id, c.channel_id, c.team_id, c.user_id, c.status, c.queue, c.unread_mes
     ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
     WHERE cl.chat_id = c.id), '[]'::json) AS labels,
  (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'channel' AND value = $2 AND queue <> 'Observação') AS total
-FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message, created_at,
-   updated_at, contact_id, waiting_since, last_customer_at
- FROM chats WHERE account_id = $3 AND status = 'open' AND queue <> 'Observação' AND channel_id = $4 ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0) AS c
+FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
+   created_at, updated_at, contact_id, waiting_since, last_customer_at
+ FROM chats WHERE account_id = $3 AND status = 'open' AND queue <> 'Observação' AND channel_id = $4 ORDER BY created_at DESC, id DESC
+ LIMIT 32 OFFSET 0) AS p
+ ORDER BY created_at DESC, id DESC LIMIT $5) AS c
 JOIN contacts ct ON ct.id = c.contact_id
 ORDER BY c.created_at DESC, c.id DESC;
 
 -- listApiPageJson, first page of 20: a channel
-SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'channel' AND value = $2 AND queue <> 'Observação') AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $5 AND revoked_at IS NULL) AS key_active,
+SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'channel' AND value = $2 AND queue <> 'Observação') AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $6 AND revoked_at IS NULL) AS key_active,
  coalesce('[' || string_agg(row_to_json(j)::text, ',' ORDER BY c.created_at DESC, c.id DESC) || ']', '[]') AS chats
-FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message, created_at,
-   updated_at, contact_id, waiting_since, last_customer_at
- FROM chats WHERE account_id = $3 AND status = 'open' AND queue <> 'Observação' AND channel_id = $4 ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0) AS c
+FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
+   created_at, updated_at, contact_id, waiting_since, last_customer_at
+ FROM chats WHERE account_id = $3 AND status = 'open' AND queue <> 'Observação' AND channel_id = $4 ORDER BY created_at DESC, id DESC
+ LIMIT 32 OFFSET 0) AS p
+ ORDER BY created_at DESC, id DESC LIMIT $5) AS c
 JOIN contacts ct ON ct.id = c.contact_id,
 LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id AS "teamId", c.user_id AS "userId",
    json_build_object('id', ct.id, 'name', coalesce(ct.name, ct.value), 'value', ct.value) AS contact,
@@ -419,18 +435,22 @@ SELECT c.id, c.channel_id, c.team_id, c.user_id, c.status, c.queue, c.unread_mes
     ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
     WHERE cl.chat_id = c.id), '[]'::json) AS labels,
  (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'channel' AND value = ANY($2::text[]) AND queue <> 'Observação') AS total
-FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message, created_at,
-   updated_at, contact_id, waiting_since, last_customer_at
- FROM chats WHERE account_id = $3 AND status = 'open' AND queue <> 'Observação' AND channel_id = ANY($4::text[]) ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0) AS c
+FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
+   created_at, updated_at, contact_id, waiting_since, last_customer_at
+ FROM chats WHERE account_id = $3 AND status = 'open' AND queue <> 'Observação' AND channel_id = ANY($4::text[]) ORDER BY created_at DESC, id DESC
+ LIMIT 32 OFFSET 0) AS p
+ ORDER BY created_at DESC, id DESC LIMIT $5) AS c
 JOIN contacts ct ON ct.id = c.contact_id
 ORDER BY c.created_at DESC, c.id DESC;
 
 -- listApiPageJson, first page of 20: an API key's channels
-SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'channel' AND value = ANY($2::text[]) AND queue <> 'Observação') AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $5 AND revoked_at IS NULL) AS key_active,
+SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'channel' AND value = ANY($2::text[]) AND queue <> 'Observação') AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $6 AND revoked_at IS NULL) AS key_active,
  coalesce('[' || string_agg(row_to_json(j)::text, ',' ORDER BY c.created_at DESC, c.id DESC) || ']', '[]') AS chats
-FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message, created_at,
-   updated_at, contact_id, waiting_since, last_customer_at
- FROM chats WHERE account_id = $3 AND status = 'open' AND queue <> 'Observação' AND channel_id = ANY($4::text[]) ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0) AS c
+FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
+   created_at, updated_at, contact_id, waiting_since, last_customer_at
+ FROM chats WHERE account_id = $3 AND status = 'open' AND queue <> 'Observação' AND channel_id = ANY($4::text[]) ORDER BY created_at DESC, id DESC
+ LIMIT 32 OFFSET 0) AS p
+ ORDER BY created_at DESC, id DESC LIMIT $5) AS c
 JOIN contacts ct ON ct.id = c.contact_id,
 LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id AS "teamId", c.user_id AS "userId",
    json_build_object('id', ct.id, 'name', coalesce(ct.name, ct.value), 'value', ct.value) AS contact,
@@ -450,18 +470,22 @@ SELECT c.id, c.channel_id, c.team_id, c.user_id, c.status, c.queue, c.unread_mes
     ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
     WHERE cl.chat_id = c.id), '[]'::json) AS labels,
  (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'channel' AND value = $2 AND queue <> 'Observação') AS total
-FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message, created_at,
-   updated_at, contact_id, waiting_since, last_customer_at
- FROM chats WHERE account_id = $3 AND status = 'open' AND queue <> 'Observação' AND channel_id = $4 AND channel_id = ANY($5::text[]) ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0) AS c
+FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
+   created_at, updated_at, contact_id, waiting_since, last_customer_at
+ FROM chats WHERE account_id = $3 AND status = 'open' AND queue <> 'Observação' AND channel_id = $4 AND channel_id = ANY($5::text[]) ORDER BY created_at DESC, id DESC
+ LIMIT 32 OFFSET 0) AS p
+ ORDER BY created_at DESC, id DESC LIMIT $6) AS c
 JOIN contacts ct ON ct.id = c.contact_id
 ORDER BY c.created_at DESC, c.id DESC;
 
 -- listApiPageJson, first page of 20: a channel among an API key's
-SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'channel' AND value = $2 AND queue <> 'Observação') AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $6 AND revoked_at IS NULL) AS key_active,
+SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'channel' AND value = $2 AND queue <> 'Observação') AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $7 AND revoked_at IS NULL) AS key_active,
  coalesce('[' || string_agg(row_to_json(j)::text, ',' ORDER BY c.created_at DESC, c.id DESC) || ']', '[]') AS chats
-FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message, created_at,
-   updated_at, contact_id, waiting_since, last_customer_at
- FROM chats WHERE account_id = $3 AND status = 'open' AND queue <> 'Observação' AND channel_id = $4 AND channel_id = ANY($5::text[]) ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0) AS c
+FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
+   created_at, updated_at, contact_id, waiting_since, last_customer_at
+ FROM chats WHERE account_id = $3 AND status = 'open' AND queue <> 'Observação' AND channel_id = $4 AND channel_id = ANY($5::text[]) ORDER BY created_at DESC, id DESC
+ LIMIT 32 OFFSET 0) AS p
+ ORDER BY created_at DESC, id DESC LIMIT $6) AS c
 JOIN contacts ct ON ct.id = c.contact_id,
 LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id AS "teamId", c.user_id AS "userId",
    json_build_object('id', ct.id, 'name', coalesce(ct.name, ct.value), 'value', ct.value) AS contact,
@@ -481,18 +505,22 @@ SELECT c.id, c.channel_id, c.team_id, c.user_id, c.status, c.queue, c.unread_mes
     ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
     WHERE cl.chat_id = c.id), '[]'::json) AS labels,
  (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'team' AND value = $2 AND queue <> 'Observação') AS total
-FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message, created_at,
-   updated_at, contact_id, waiting_since, last_customer_at
- FROM chats WHERE account_id = $3 AND status = 'open' AND queue <> 'Observação' AND team_id = $4 ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0) AS c
+FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
+   created_at, updated_at, contact_id, waiting_since, last_customer_at
+ FROM chats WHERE account_id = $3 AND status = 'open' AND queue <> 'Observação' AND team_id = $4 ORDER BY created_at DESC, id DESC
+ LIMIT 32 OFFSET 0) AS p
+ ORDER BY created_at DESC, id DESC LIMIT $5) AS c
 JOIN contacts ct ON ct.id = c.contact_id
 ORDER BY c.created_at DESC, c.id DESC;
 
 -- listApiPageJson, first page of 20: a team
-SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'team' AND value = $2 AND queue <> 'Observação') AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $5 AND revoked_at IS NULL) AS key_active,
+SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'team' AND value = $2 AND queue <> 'Observação') AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $6 AND revoked_at IS NULL) AS key_active,
  coalesce('[' || string_agg(row_to_json(j)::text, ',' ORDER BY c.created_at DESC, c.id DESC) || ']', '[]') AS chats
-FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message, created_at,
-   updated_at, contact_id, waiting_since, last_customer_at
- FROM chats WHERE account_id = $3 AND status = 'open' AND queue <> 'Observação' AND team_id = $4 ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0) AS c
+FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
+   created_at, updated_at, contact_id, waiting_since, last_customer_at
+ FROM chats WHERE account_id = $3 AND status = 'open' AND queue <> 'Observação' AND team_id = $4 ORDER BY created_at DESC, id DESC
+ LIMIT 32 OFFSET 0) AS p
+ ORDER BY created_at DESC, id DESC LIMIT $5) AS c
 JOIN contacts ct ON ct.id = c.contact_id,
 LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id AS "teamId", c.user_id AS "userId",
    json_build_object('id', ct.id, 'name', coalesce(ct.name, ct.value), 'value', ct.value) AS contact,
@@ -512,18 +540,22 @@ SELECT c.id, c.channel_id, c.team_id, c.user_id, c.status, c.queue, c.unread_mes
     ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
     WHERE cl.chat_id = c.id), '[]'::json) AS labels,
  (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'user' AND value = $2 AND queue <> 'Observação') AS total
-FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message, created_at,
-   updated_at, contact_id, waiting_since, last_customer_at
- FROM chats WHERE account_id = $3 AND status = 'open' AND queue <> 'Observação' AND user_id = $4 ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0) AS c
+FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
+   created_at, updated_at, contact_id, waiting_since, last_customer_at
+ FROM chats WHERE account_id = $3 AND status = 'open' AND queue <> 'Observação' AND user_id = $4 ORDER BY created_at DESC, id DESC
+ LIMIT 32 OFFSET 0) AS p
+ ORDER BY created_at DESC, id DESC LIMIT $5) AS c
 JOIN contacts ct ON ct.id = c.contact_id
 ORDER BY c.created_at DESC, c.id DESC;
 
 -- listApiPageJson, first page of 20: an attendant
-SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'user' AND value = $2 AND queue <> 'Observação') AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $5 AND revoked_at IS NULL) AS key_active,
+SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'user' AND value = $2 AND queue <> 'Observação') AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $6 AND revoked_at IS NULL) AS key_active,
  coalesce('[' || string_agg(row_to_json(j)::text, ',' ORDER BY c.created_at DESC, c.id DESC) || ']', '[]') AS chats
-FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message, created_at,
-   updated_at, contact_id, waiting_since, last_customer_at
- FROM chats WHERE account_id = $3 AND status = 'open' AND queue <> 'Observação' AND user_id = $4 ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0) AS c
+FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
+   created_at, updated_at, contact_id, waiting_since, last_customer_at
+ FROM chats WHERE account_id = $3 AND status = 'open' AND queue <> 'Observação' AND user_id = $4 ORDER BY created_at DESC, id DESC
+ LIMIT 32 OFFSET 0) AS p
+ ORDER BY created_at DESC, id DESC LIMIT $5) AS c
 JOIN contacts ct ON ct.id = c.contact_id,
 LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id AS "teamId", c.user_id AS "userId",
    json_build_object('id', ct.id, 'name', coalesce(ct.name, ct.value), 'value', ct.value) AS contact,
@@ -543,18 +575,22 @@ SELECT c.id, c.channel_id, c.team_id, c.user_id, c.status, c.queue, c.unread_mes
     ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
     WHERE cl.chat_id = c.id), '[]'::json) AS labels,
  (SELECT coalesce(sum(n), 0)::int8 FROM chat_counts WHERE account_id = $1 AND status = 'open' AND queue <> 'Observação' AND team_id = $2 AND user_id = $3) AS total
-FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message, created_at,
-   updated_at, contact_id, waiting_since, last_customer_at
- FROM chats WHERE account_id = $4 AND status = 'open' AND queue <> 'Observação' AND team_id = $5 AND user_id = $6 ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0) AS c
+FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
+   created_at, updated_at, contact_id, waiting_since, last_customer_at
+ FROM chats WHERE account_id = $4 AND status = 'open' AND queue <> 'Observação' AND team_id = $5 AND user_id = $6 ORDER BY created_at DESC, id DESC
+ LIMIT 32 OFFSET 0) AS p
+ ORDER BY created_at DESC, id DESC LIMIT $7) AS c
 JOIN contacts ct ON ct.id = c.contact_id
 ORDER BY c.created_at DESC, c.id DESC;
 
 -- listApiPageJson, first page of 20: a team and an attendant
-SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_counts WHERE account_id = $1 AND status = 'open' AND queue <> 'Observação' AND team_id = $2 AND user_id = $3) AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $7 AND revoked_at IS NULL) AS key_active,
+SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_counts WHERE account_id = $1 AND status = 'open' AND queue <> 'Observação' AND team_id = $2 AND user_id = $3) AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $8 AND revoked_at IS NULL) AS key_active,
  coalesce('[' || string_agg(row_to_json(j)::text, ',' ORDER BY c.created_at DESC, c.id DESC) || ']', '[]') AS chats
-FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message, created_at,
-   updated_at, contact_id, waiting_since, last_customer_at
- FROM chats WHERE account_id = $4 AND status = 'open' AND queue <> 'Observação' AND team_id = $5 AND user_id = $6 ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0) AS c
+FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
+   created_at, updated_at, contact_id, waiting_since, last_customer_at
+ FROM chats WHERE account_id = $4 AND status = 'open' AND queue <> 'Observação' AND team_id = $5 AND user_id = $6 ORDER BY created_at DESC, id DESC
+ LIMIT 32 OFFSET 0) AS p
+ ORDER BY created_at DESC, id DESC LIMIT $7) AS c
 JOIN contacts ct ON ct.id = c.contact_id,
 LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id AS "teamId", c.user_id AS "userId",
    json_build_object('id', ct.id, 'name', coalesce(ct.name, ct.value), 'value', ct.value) AS contact,
@@ -574,18 +610,22 @@ SELECT c.id, c.channel_id, c.team_id, c.user_id, c.status, c.queue, c.unread_mes
     ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
     WHERE cl.chat_id = c.id), '[]'::json) AS labels,
  (SELECT coalesce(sum(n), 0)::int8 FROM chat_counts WHERE account_id = $1 AND status = 'open' AND queue <> 'Observação' AND (team_id = ANY($2::text[]) OR user_id = $3)) AS total
-FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message, created_at,
-   updated_at, contact_id, waiting_since, last_customer_at
- FROM chats WHERE account_id = $4 AND status = 'open' AND queue <> 'Observação' AND (team_id = ANY($5::text[]) OR user_id = $6) ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0) AS c
+FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
+   created_at, updated_at, contact_id, waiting_since, last_customer_at
+ FROM chats WHERE account_id = $4 AND status = 'open' AND queue <> 'Observação' AND (team_id = ANY($5::text[]) OR user_id = $6) ORDER BY created_at DESC, id DESC
+ LIMIT 32 OFFSET 0) AS p
+ ORDER BY created_at DESC, id DESC LIMIT $7) AS c
 JOIN contacts ct ON ct.id = c.contact_id
 ORDER BY c.created_at DESC, c.id DESC;
 
 -- listApiPageJson, first page of 20: an agent's visibility
-SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_counts WHERE account_id = $1 AND status = 'open' AND queue <> 'Observação' AND (team_id = ANY($2::text[]) OR user_id = $3)) AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $7 AND revoked_at IS NULL) AS key_active,
+SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_counts WHERE account_id = $1 AND status = 'open' AND queue <> 'Observação' AND (team_id = ANY($2::text[]) OR user_id = $3)) AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $8 AND revoked_at IS NULL) AS key_active,
  coalesce('[' || string_agg(row_to_json(j)::text, ',' ORDER BY c.created_at DESC, c.id DESC) || ']', '[]') AS chats
-FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message, created_at,
-   updated_at, contact_id, waiting_since, last_customer_at
- FROM chats WHERE account_id = $4 AND status = 'open' AND queue <> 'Observação' AND (team_id = ANY($5::text[]) OR user_id = $6) ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0) AS c
+FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
+   created_at, updated_at, contact_id, waiting_since, last_customer_at
+ FROM chats WHERE account_id = $4 AND status = 'open' AND queue <> 'Observação' AND (team_id = ANY($5::text[]) OR user_id = $6) ORDER BY created_at DESC, id DESC
+ LIMIT 32 OFFSET 0) AS p
+ ORDER BY created_at DESC, id DESC LIMIT $7) AS c
 JOIN contacts ct ON ct.id = c.contact_id,
 LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id AS "teamId", c.user_id AS "userId",
    json_build_object('id', ct.id, 'name', coalesce(ct.name, ct.value), 'value', ct.value) AS contact,
@@ -605,18 +645,22 @@ SELECT c.id, c.channel_id, c.team_id, c.user_id, c.status, c.queue, c.unread_mes
     ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
     WHERE cl.chat_id = c.id), '[]'::json) AS labels,
  (SELECT count(*)::int8 FROM chats WHERE account_id = $1 AND status = 'open' AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $3 AND value LIKE '%' || $2 || '%')) AS total
-FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message, created_at,
-   updated_at, contact_id, waiting_since, last_customer_at
- FROM chats WHERE account_id = $4 AND status = 'open' AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $6 AND value LIKE '%' || $5 || '%') ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0) AS c
+FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
+   created_at, updated_at, contact_id, waiting_since, last_customer_at
+ FROM chats WHERE account_id = $4 AND status = 'open' AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $6 AND value LIKE '%' || $5 || '%') ORDER BY created_at DESC, id DESC
+ LIMIT 32 OFFSET 0) AS p
+ ORDER BY created_at DESC, id DESC LIMIT $7) AS c
 JOIN contacts ct ON ct.id = c.contact_id
 ORDER BY c.created_at DESC, c.id DESC;
 
 -- listApiPageJson, first page of 20: a search by number
-SELECT (SELECT count(*)::int8 FROM chats WHERE account_id = $1 AND status = 'open' AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $3 AND value LIKE '%' || $2 || '%')) AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $7 AND revoked_at IS NULL) AS key_active,
+SELECT (SELECT count(*)::int8 FROM chats WHERE account_id = $1 AND status = 'open' AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $3 AND value LIKE '%' || $2 || '%')) AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $8 AND revoked_at IS NULL) AS key_active,
  coalesce('[' || string_agg(row_to_json(j)::text, ',' ORDER BY c.created_at DESC, c.id DESC) || ']', '[]') AS chats
-FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message, created_at,
-   updated_at, contact_id, waiting_since, last_customer_at
- FROM chats WHERE account_id = $4 AND status = 'open' AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $6 AND value LIKE '%' || $5 || '%') ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0) AS c
+FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
+   created_at, updated_at, contact_id, waiting_since, last_customer_at
+ FROM chats WHERE account_id = $4 AND status = 'open' AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $6 AND value LIKE '%' || $5 || '%') ORDER BY created_at DESC, id DESC
+ LIMIT 32 OFFSET 0) AS p
+ ORDER BY created_at DESC, id DESC LIMIT $7) AS c
 JOIN contacts ct ON ct.id = c.contact_id,
 LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id AS "teamId", c.user_id AS "userId",
    json_build_object('id', ct.id, 'name', coalesce(ct.name, ct.value), 'value', ct.value) AS contact,
@@ -636,18 +680,22 @@ SELECT c.id, c.channel_id, c.team_id, c.user_id, c.status, c.queue, c.unread_mes
     ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
     WHERE cl.chat_id = c.id), '[]'::json) AS labels,
  (SELECT count(*)::int8 FROM chats WHERE account_id = $1 AND status = 'open' AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $3 AND (search_fold(name) LIKE '%' || search_fold($2) || '%' OR value LIKE '%' || search_fold($2) || '%'))) AS total
-FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message, created_at,
-   updated_at, contact_id, waiting_since, last_customer_at
- FROM chats WHERE account_id = $4 AND status = 'open' AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $6 AND (search_fold(name) LIKE '%' || search_fold($5) || '%' OR value LIKE '%' || search_fold($5) || '%')) ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0) AS c
+FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
+   created_at, updated_at, contact_id, waiting_since, last_customer_at
+ FROM chats WHERE account_id = $4 AND status = 'open' AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $6 AND (search_fold(name) LIKE '%' || search_fold($5) || '%' OR value LIKE '%' || search_fold($5) || '%')) ORDER BY created_at DESC, id DESC
+ LIMIT 32 OFFSET 0) AS p
+ ORDER BY created_at DESC, id DESC LIMIT $7) AS c
 JOIN contacts ct ON ct.id = c.contact_id
 ORDER BY c.created_at DESC, c.id DESC;
 
 -- listApiPageJson, first page of 20: a search by name
-SELECT (SELECT count(*)::int8 FROM chats WHERE account_id = $1 AND status = 'open' AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $3 AND (search_fold(name) LIKE '%' || search_fold($2) || '%' OR value LIKE '%' || search_fold($2) || '%'))) AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $7 AND revoked_at IS NULL) AS key_active,
+SELECT (SELECT count(*)::int8 FROM chats WHERE account_id = $1 AND status = 'open' AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $3 AND (search_fold(name) LIKE '%' || search_fold($2) || '%' OR value LIKE '%' || search_fold($2) || '%'))) AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $8 AND revoked_at IS NULL) AS key_active,
  coalesce('[' || string_agg(row_to_json(j)::text, ',' ORDER BY c.created_at DESC, c.id DESC) || ']', '[]') AS chats
-FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message, created_at,
-   updated_at, contact_id, waiting_since, last_customer_at
- FROM chats WHERE account_id = $4 AND status = 'open' AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $6 AND (search_fold(name) LIKE '%' || search_fold($5) || '%' OR value LIKE '%' || search_fold($5) || '%')) ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0) AS c
+FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
+   created_at, updated_at, contact_id, waiting_since, last_customer_at
+ FROM chats WHERE account_id = $4 AND status = 'open' AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $6 AND (search_fold(name) LIKE '%' || search_fold($5) || '%' OR value LIKE '%' || search_fold($5) || '%')) ORDER BY created_at DESC, id DESC
+ LIMIT 32 OFFSET 0) AS p
+ ORDER BY created_at DESC, id DESC LIMIT $7) AS c
 JOIN contacts ct ON ct.id = c.contact_id,
 LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id AS "teamId", c.user_id AS "userId",
    json_build_object('id', ct.id, 'name', coalesce(ct.name, ct.value), 'value', ct.value) AS contact,

@@ -8,6 +8,9 @@ export interface AccessClaims {
   version: number;
 }
 
+/** Verified tokens remembered at most (a few hundred bytes each); past it the memo starts again. */
+const MEMO_SIZE = 10_000;
+
 /** HS256 access tokens shared by the REST API and the gateway. */
 export class TokenService {
   /**
@@ -16,6 +19,14 @@ export class TokenService {
    * request checks one — issue 26, bench/README.md `canned-picker`).
    */
   private readonly key: Promise<webcrypto.CryptoKey>;
+  /**
+   * Tokens whose signature was verified, with their claims and expiry (seconds). A token's signature
+   * and claims never change, so a client's next requests with the same token skip the HMAC, which
+   * WebCrypto runs off the main thread at ≈ 0.3 ms of CPU per token on a small machine (more than the
+   * search that follows it: bench/README.md, 2026-11-28). Expiry is checked on every use; whether the
+   * session still holds (the user's token version) is the caller's per-request check.
+   */
+  private readonly verified = new Map<string, { claims: AccessClaims; exp: number }>();
   constructor(
     secret: string,
     private readonly ttlSeconds: number,
@@ -47,6 +58,13 @@ export class TokenService {
    * is refused: every token this service signs has one, and one without would never end.
    */
   async verify(token: string): Promise<AccessClaims | null> {
+    const known = this.verified.get(token);
+    if (known) {
+      // jose's rule: expired once the clock reaches `exp`.
+      if (Math.floor(Date.now() / 1000) < known.exp) return known.claims;
+      this.verified.delete(token);
+      return null;
+    }
     try {
       const { payload } = await jwtVerify(token, await this.key, {
         algorithms: ['HS256'],
@@ -56,7 +74,13 @@ export class TokenService {
       // Tokens issued before versions existed carry none: they are of version 0, every user's first.
       const version = payload.ver ?? 0;
       if (typeof version !== 'number' || !Number.isInteger(version)) return null;
-      return { userId: payload.sub, accountId: payload.acc, version };
+      const claims = { userId: payload.sub, accountId: payload.acc, version };
+      // A token with `nbf` is not remembered: it may be refused now and accepted later.
+      if (typeof payload.exp === 'number' && payload.nbf === undefined) {
+        if (this.verified.size >= MEMO_SIZE) this.verified.clear();
+        this.verified.set(token, { claims, exp: payload.exp });
+      }
+      return claims;
     } catch {
       return null;
     }

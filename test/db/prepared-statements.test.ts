@@ -50,10 +50,17 @@ describe('prepared hot statements', () => {
     // PostgreSQL plans the first five executions with the values, then compares with a generic plan.
     for (let i = 0; i < 7; i++) assert.deepEqual(await chats.listPage(filter, 1, 20), first);
 
+    // Sizes up to the same power of two share the text (the size is a parameter under that bound).
+    const seventeen = await chats.listPage(filter, 1, 17);
+    assert.deepEqual(seventeen, first);
     const page = (await prepared()).filter((p) => p.statement.includes('FROM chat_totals WHERE'));
-    assert.equal(page.length, 1, 'one prepared statement for the shape');
-    assert.match(page[0]!.statement, /LIMIT 20 OFFSET 0/);
+    assert.equal(page.length, 1, 'one prepared statement for the shape and sizes 17–32');
+    assert.match(page[0]!.statement, /LIMIT 32 OFFSET 0\) AS p/);
     assert.ok(page[0]!.generic_plans > 0, `generic plan in use: ${JSON.stringify(page[0])}`);
+    // The size itself still cuts the page.
+    const two = await chats.listPage(filter, 1, 2);
+    assert.deepEqual(two.rows, first.rows.slice(0, 2));
+    assert.equal(two.total, 3);
   });
 
   it('leaves deeper pages unnamed, so offsets cannot fill every connection with statements', async () => {

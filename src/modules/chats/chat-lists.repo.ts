@@ -128,7 +128,22 @@ function totalsSql(f: ChatFilter, values: unknown[]): string | null {
   return out;
 }
 
-/** A page of a filter's chats cut from `chats` alone, in the sort's order (newest first by default). */
+/** The smallest power of two at least `limit`: the page sizes 1–100 share eight statement texts. */
+export function limitBucket(limit: number): number {
+  let bucket = 1;
+  while (bucket < limit) bucket *= 2;
+  return bucket;
+}
+
+/**
+ * A page of a filter's chats cut from `chats` alone, in the sort's order (newest first by default).
+ * The page size is a parameter under a literal bound (its power of two): the bound lets the planner
+ * cost a generic plan as a page of a few rows, so a prepared statement settles on it, while one text
+ * serves every page size up to the bound — a literal size gave each of the hundred sizes a text of
+ * its own, parsed and planned again wherever the prepared statements' bound had run out (≈ 0.5 ms of
+ * PostgreSQL's CPU, more than running it: bench/README.md, 2026-11-28). The scan stops at the page:
+ * the outer LIMIT pulls only `limit` rows through the inner one.
+ */
 function pageSql(
   f: ChatFilter,
   values: unknown[],
@@ -137,9 +152,12 @@ function pageSql(
   sort: ChatSort = 'newest',
 ): string {
   const where = filterSql(f, values) + searchSql(f, values);
-  return `SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message, created_at,
-   updated_at, contact_id, waiting_since, last_customer_at
- FROM chats WHERE ${where} ORDER BY ${ORDER[sort]('')} LIMIT ${sqlInteger(limit)} OFFSET ${sqlInteger(offset)}`;
+  const size = `$${values.push(limit)}`;
+  return `SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
+   created_at, updated_at, contact_id, waiting_since, last_customer_at
+ FROM chats WHERE ${where} ORDER BY ${ORDER[sort]('')}
+ LIMIT ${sqlInteger(limitBucket(limit))} OFFSET ${sqlInteger(offset)}) AS p
+ ORDER BY ${ORDER[sort]('')} LIMIT ${size}`;
 }
 
 /**

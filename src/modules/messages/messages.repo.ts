@@ -13,6 +13,31 @@ import type {
 /** A stored message, every column. */
 export type MessageRow = Selectable<MessagesTable>;
 
+/**
+ * The columns a message is read with: every column of `MessagesTable`, but not the search vector the
+ * database keeps beside them (migration 050), which only the search reads (`SELECT *` would carry it).
+ */
+const COLUMNS = [
+  'id',
+  'account_id',
+  'chat_id',
+  'channel_id',
+  'origin',
+  'type',
+  'content',
+  'status',
+  'provider_message_id',
+  'error',
+  'request_id',
+  'user_id',
+  'sender_address',
+  'sender_name',
+  'delivery',
+  'created_at',
+  'updated_at',
+] as const satisfies ReadonlyArray<keyof MessagesTable>;
+const M_COLUMNS = COLUMNS.map((c) => `m.${c}` as const);
+
 /** What sending an agent's reply needs: the message, where it goes and through which channel. */
 export interface OutboundMessageRow {
   id: string;
@@ -166,7 +191,7 @@ export class MessagesRepo {
    * `messages_chat_idx` from there. One more row than asked tells whether an older page exists.
    */
   async page(db: Db | Tx, chatId: string, before: string | undefined, limit: number): Promise<MessageRow[]> {
-    let q = db.selectFrom('messages as m').selectAll('m').where('m.chat_id', '=', chatId);
+    let q = db.selectFrom('messages as m').select(M_COLUMNS).where('m.chat_id', '=', chatId);
     if (before !== undefined) {
       q = q.where(
         sql<boolean>`(m.created_at, m.id) < (SELECT c.created_at, c.id FROM messages c WHERE c.id = ${before} AND c.chat_id = ${chatId})`,
@@ -190,7 +215,7 @@ export class MessagesRepo {
     const dir = from.side === 'older' ? 'desc' : 'asc';
     return db
       .selectFrom('messages as m')
-      .selectAll('m')
+      .select(M_COLUMNS)
       .where('m.chat_id', '=', chatId)
       .where(sql<boolean>`(m.created_at, m.id) ${cmp} ${anchor}`)
       .orderBy('m.created_at', dir)
@@ -210,12 +235,12 @@ export class MessagesRepo {
   }
 
   async find(db: Db | Tx, id: string): Promise<MessageRow | undefined> {
-    return db.selectFrom('messages').selectAll().where('id', '=', id).executeTakeFirst();
+    return db.selectFrom('messages').select(COLUMNS).where('id', '=', id).executeTakeFirst();
   }
 
   async findMany(db: Db | Tx, ids: readonly string[]): Promise<MessageRow[]> {
     if (ids.length === 0) return [];
-    return db.selectFrom('messages').selectAll().where('id', 'in', ids).execute();
+    return db.selectFrom('messages').select(COLUMNS).where('id', 'in', ids).execute();
   }
 
   async findOutbound(db: Db | Tx, id: string): Promise<OutboundMessageRow | undefined> {

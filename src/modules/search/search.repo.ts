@@ -95,15 +95,16 @@ export class SearchRepo {
   constructor(private readonly db: Db) {}
 
   /**
-   * Messages whose words match, newest first: the GIN index `messages_search_idx` (migration 038)
-   * finds them, the conditions keep the reader's.
+   * Messages whose words match, newest first, compared on their stored vector (migration 050): the
+   * GIN index `messages_search_vector_idx` finds a rare word's, a common word's are met walking the
+   * newest messages (the planner picks by the word's frequency); the conditions keep the reader's.
    */
   async messages(f: SearchFilter, q: string, limit: number, offset: number): Promise<MessageHitRow[]> {
     const { rows } = await sql<MessageHitRow>`
       SELECT m.id, m.origin, m.type, m.user_id, m.created_at, message_search_text(m.content) AS text, ${chatColumns}
       FROM messages m JOIN chats c ON c.id = m.chat_id JOIN contacts ct ON ct.id = c.contact_id
       WHERE m.account_id = ${f.accountId}
-        AND message_search_vector(m.content) @@ websearch_to_tsquery('pg_catalog.portuguese', search_words(${q}))
+        AND m.search_vector @@ websearch_to_tsquery('pg_catalog.portuguese', search_words(${q}))
         AND ${rangeOf(sql`m.created_at`, f)} AND ${chatConditions(f)}
       ORDER BY m.created_at DESC, m.id DESC
       LIMIT ${limit} OFFSET ${offset}`.execute(this.db);
