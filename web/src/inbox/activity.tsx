@@ -20,6 +20,7 @@ const ACTIVITY_TEXT: Record<string, (t: T, l: ActivityLine, n: Names) => string>
   capture: (t, _l, n) => t('activity.capture', { by: n.by }),
   'transfer.team': (t, l, n) => t('activity.transferTeam', { by: n.by, team: n.team(l.to?.teamId) }),
   'transfer.user': (t, l, n) => t('activity.transferUser', { by: n.by, user: n.user(l.to?.userId) }),
+  takeover: (t, _l, n) => t('activity.takeover', { by: n.by }),
   queue: (t, l, n) => t('activity.queue', { by: n.by, queue: queueLabel(t, l.to?.queue ?? '') }),
   close: (t, _l, n) => t('activity.close', { by: n.by }),
   reopen: (t, _l, n) => t('activity.reopen', { by: n.by }),
