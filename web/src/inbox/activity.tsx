@@ -48,7 +48,9 @@ export function ActivityItem(props: { line: ActivityLine }) {
     user: userName,
   };
   const text = ACTIVITY_TEXT[line.kind]?.(t, line, names) ?? line.kind;
-  const reason = [line.reasonCode, line.reason].filter(Boolean).join(' — ');
+  // A take-over's reason code is its kind, already said by the line.
+  const code = line.kind === 'takeover' ? null : line.reasonCode;
+  const reason = [code, line.reason].filter(Boolean).join(' — ');
   return (
     <li className="activity-line" data-kind={line.kind} data-testid="activity-line">
       <span className="activity-text">{text}</span>

@@ -31,11 +31,12 @@ export function useSelection(ids: readonly string[], resetKey: string): Selectio
   }, [key]);
   const toggle = useCallback(
     (id: string, range: boolean) => {
+      // Read now: the updater below may run after `last` has moved on.
+      const from = last.current === null ? -1 : ids.indexOf(last.current);
+      const to = ids.indexOf(id);
       setSelected((s) => {
         const next = new Set(s);
         const on = !s.has(id);
-        const from = last.current === null ? -1 : ids.indexOf(last.current);
-        const to = ids.indexOf(id);
         if (range && from !== -1 && to !== -1) {
           for (let i = Math.min(from, to); i <= Math.max(from, to); i++) {
             if (on) next.add(ids[i]!);
