@@ -125,6 +125,14 @@ export class SendDispatcher {
       renew: { everyMs: this.leaseMs / 3, run: () => this.renew() },
       stopWaitMs: STOP_WAIT_MS,
       stopped: () => this.freeLeases(),
+      // A lease answering as the stop begins: its lanes are freed unsent, for the next worker.
+      giveBack: (jobs) =>
+        this.db(() =>
+          opts.queue.releaseLanes(
+            this.owner,
+            jobs.map((j) => j.lane),
+          ),
+        ),
       claimFailed: 'fetching jobs failed',
       logger: opts.logger,
     });
