@@ -37,12 +37,13 @@ import { settleWithin } from '../lib/settle.js';
  *   at a time; a failure is logged once until a renewal works again. Renewal goes on through the stop's
  *   wait, so no other node takes work this one is still finishing.
  * - **Stop, bounded.** No more claims; the poll and the wake-ups end; then, within `stopWaitMs`
- *   (10 s each), a claim still running is waited for and what it claimed runs — or, for a loop with
- *   `giveBack` (the send queue), is given back unstarted: an item never started cannot be done twice
- *   by a stop that runs out of time —, then every item in flight is waited for, and a renewal in progress; then `stopped` deals with what is left (the
- *   job queue fails its jobs still running, so they run again soon elsewhere; the send queue frees its
- *   leases, or logs the jobs it could not finish; the webhooks close their connections). The loop
- *   starts nothing after `stop()` resolves, so the pool can be closed next: a claim that answers
+ *   (10 s; the send queue 25 s), a claim still running is waited for and what it claimed runs — or,
+ *   for a loop with `giveBack` (the send queue), is given back unstarted: an item never started
+ *   cannot be done twice by a stop that runs out of time —, then every item in flight is waited for,
+ *   and a renewal in progress; then `stopped` deals with what is left (the job queue fails its jobs
+ *   still running, so they run again soon elsewhere; the send queue frees its leases, or logs the
+ *   jobs it could not finish; the webhooks close their connections). The loop starts nothing after
+ *   `stop()` resolves, so the pool can be closed next: a claim that answers
  *   only after the bound (a database that stalls) starts none of what it took, which comes back when
  *   its lease ends (logged at warn). Items still running past the bound are left to themselves.
  *
