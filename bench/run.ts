@@ -34,6 +34,7 @@ import { GATEWAY_ROWS, login, runGatewayPhase } from './gateway.js';
 import { runSendPhase, SEND_ROWS } from './send.js';
 import { runWebhooksRow } from './webhooks.js';
 import { MEDIA_ROW, runMediaRow } from './media.js';
+import { BULK_ROW, runBulkRow } from './bulk.js';
 import { CANNED_ROW, checkPicker, ensureCanned, loginAgents, runCannedRow } from './canned.js';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
@@ -524,6 +525,7 @@ async function main(): Promise<void> {
   const gatewayIds = GATEWAY_ROWS.filter((id) => !only || only.has(id));
   const webhooksRow = !only || only.has('webhooks');
   const mediaRow = !only || only.has(MEDIA_ROW);
+  const bulkRow = !only || only.has(BULK_ROW);
   const withRedis =
     !args['no-redis'] && defs.some((d) => d.server === 'redis') && (await redisReachable(redisUrl));
   if (!withRedis && defs.some((d) => d.server === 'redis')) {
@@ -653,6 +655,15 @@ async function main(): Promise<void> {
           log,
         })),
       );
+    } finally {
+      await server.stop();
+    }
+  }
+  // A bulk action on chats of the pool, put back below with the transfer row's.
+  if (bulkRow) {
+    const server = await startServerProcess({ main, env: serverEnv(false), log, label: 'server (bulk)' });
+    try {
+      liveRows.push(await runBulkRow({ dbUrl: db.url, server, seed, pool, log }));
     } finally {
       await server.stop();
     }
@@ -836,6 +847,7 @@ async function main(): Promise<void> {
     }
   }
   const failed =
+    liveRows.some((r) => r.id === BULK_ROW && !r.valid) ||
     checks.totalsExact === false ||
     checks.consoleAnswers === false ||
     checks.countsExactAfterTransfers === false ||

@@ -46,6 +46,7 @@ import { searchRoutes } from './modules/search/index.js';
 import { mediaRoutes } from './modules/media/index.js';
 import { teamsRoutes } from './modules/teams/index.js';
 import { labelsRoutes } from './modules/labels/index.js';
+import { bulkRoutes } from './modules/bulk/index.js';
 import { chatViewsRoutes } from './modules/chat-views/index.js';
 import { usersRoutes } from './modules/users/index.js';
 import { webhooksRoutes } from './modules/webhooks/index.js';
@@ -184,6 +185,7 @@ export async function buildApp({ config, services, logger, gateway }: AppOptions
   apiKeysRoutes(app, services);
   chatsRoutes(app, services);
   labelsRoutes(app, services);
+  bulkRoutes(app, services);
   chatViewsRoutes(app, services);
   customersRoutes(app, services);
   customerCsvRoutes(app, services);

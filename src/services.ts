@@ -86,6 +86,7 @@ import { SettingsRepo } from './modules/settings/index.js';
 import { SandboxRepo, SandboxService } from './modules/sandbox/index.js';
 import { TeamsRepo, TeamsService } from './modules/teams/index.js';
 import { LabelsRepo, LabelsService } from './modules/labels/index.js';
+import { BulkService } from './modules/bulk/index.js';
 import { ChatViewsRepo, ChatViewsService } from './modules/chat-views/index.js';
 import { HistoryRepo, HistoryService } from './modules/history/index.js';
 import { SearchRepo, SearchService } from './modules/search/index.js';
@@ -196,6 +197,7 @@ export function createServices(deps: {
     notifications,
     readReceipts,
   );
+  const labels = new LabelsService(new LabelsRepo(db), chats, repos.chats, events);
   // A customer's conversations, and who may open which (also the search's rule).
   const history = new HistoryService(new HistoryRepo(db), repos.teams);
   // Outbound messages (Channel API requests, agents' replies): FIFO per contact, run by SendWorker.
@@ -257,7 +259,9 @@ export function createServices(deps: {
     apiKeys: new ApiKeysService(repos.apiKeys),
     chats,
     chatMoves,
-    labels: new LabelsService(new LabelsRepo(db), chats, repos.chats, events),
+    labels,
+    // Actions on a selection of chats: each through the single action's service above.
+    bulk: new BulkService(repos.chats, chats, repos.teams, chatMoves, labels),
     chatViews: new ChatViewsService(db, new ChatViewsRepo(db), chats),
     customers,
     customerAttributes,

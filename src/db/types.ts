@@ -323,6 +323,8 @@ export interface MessagesTable {
   sender_name: ColumnType<string | null, string | null | undefined, string | null>;
   /** What the provider reported with its delivery statuses (migration 025). */
   delivery: ColumnType<DeliveryDetails | null, never, never>;
+  /** A reply by a supervisor or admin in a conversation another agent attends (migration 048). */
+  by_supervisor: ColumnType<boolean, boolean | undefined, never>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -362,11 +362,13 @@ describe('Reaching a customer after 24 hours', () => {
       assert.equal(count.rowCount, 0);
     });
 
-    it('is for the attendant of an open chat only, as any reply', async () => {
+    it('is for the attendant of an open chat, or a supervisor stepping in, as any reply', async () => {
       const chatId = await attended();
       const template = { template: { name: 'retomar_conversa' } };
+      // An admin steps in: sent, and marked as theirs (test/chats/supervisors-step-in.test.ts).
       const bySupervisor = await post(`/api/chats/${chatId}/messages`, admin(), template);
-      assert.equal(bySupervisor.status, 403);
+      assert.equal(bySupervisor.status, 201);
+      assert.equal((bySupervisor.body as { bySupervisor: boolean }).bySupervisor, true);
       for (const headers of [agent(1), bearer(other.adminToken)]) {
         const r = await post(`/api/chats/${chatId}/messages`, headers, template);
         assert.deepEqual([r.status, r.body], [404, NOT_FOUND]);

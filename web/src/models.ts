@@ -125,3 +125,5 @@ export interface CustomerChat {
   createdAt: string;
   closedAt: string | null;
 }
+export type BulkAction = Body<'bulkUpdateChats'>['action'];
+export type BulkResults = Answer<'bulkUpdateChats'>;

@@ -377,6 +377,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/chats/{id}/takeover': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Take a conversation over
+     * @description For a supervisor of the chat’s team (`chats:supervise_team`) or an admin (`chats:supervise`): the open chat is transferred to the caller (`Em Atendimento`, reason code `takeover`; event `chat.transfer`, which the agent who had it receives). Not a supervisor of its team → 403; already yours, or held by another operation → 409.
+     */
+    post: operations['takeOverChat'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/chats/{id}/read': {
     parameters: {
       query?: never;
@@ -489,6 +509,26 @@ export interface paths {
      * @description For users who may see the customer. Not there: no event.
      */
     delete: operations['removeCustomerLabel'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/chats/bulk': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Act on a selection of chats
+     * @description Assign, transfer, label or close 1 to 500 chats in one request. Each chat goes through the single action’s rules and events (`transferChat`, `addChatLabel`/`removeChatLabel`, `closeChat`) and gets its own result, in the order of `chatIds`: `{chatId, ok: true}`, or `{chatId, ok: false, status, error}` with the status and message the single action would have answered (another account’s or an unseen chat: 404). In bulk a user acts only on their own chats and those waiting without attendant in their teams; a supervisor (`chats:supervise_team`) also on every chat of their teams, an admin (`chats:supervise`) on every chat; others → 403 for that chat. The answer is 200 whatever each chat’s outcome.
+     */
+    post: operations['bulkUpdateChats'];
+    delete?: never;
     options?: never;
     head?: never;
     patch?: never;
@@ -1448,6 +1488,54 @@ export interface components {
         businessAccountId?: string;
       };
     };
+    /** BulkAssignAction */
+    BulkAssignAction: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'assign';
+      /**
+       * Format: objectid
+       * @description The agent who attends each chat from now on
+       */
+      userId: string;
+      reasonCode?: string;
+      reason?: string;
+    };
+    /** BulkTransferAction */
+    BulkTransferAction: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'transfer';
+      /**
+       * Format: objectid
+       * @description Each chat goes to this team's `Espera` queue, without attendant
+       */
+      teamId: string;
+      reasonCode?: string;
+      reason?: string;
+    };
+    /** BulkLabelAction */
+    BulkLabelAction: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'label';
+      add?: string[];
+      remove?: string[];
+    };
+    /** BulkCloseAction */
+    BulkCloseAction: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'close';
+    };
     /**
      * SendTextMessage
      * @description A `text` message: `text` is required
@@ -2063,6 +2151,8 @@ export interface components {
           requestId: string | null;
           /** @description The agent who wrote it */
           userId: string | null;
+          /** @description Written by a supervisor or admin (`userId`) stepping into a conversation another agent attended */
+          bySupervisor: boolean;
           /** Format: date-time */
           createdAt: string;
           /** Format: date-time */
@@ -2236,6 +2326,8 @@ export interface components {
           requestId: string | null;
           /** @description The agent who wrote it */
           userId: string | null;
+          /** @description Written by a supervisor or admin (`userId`) stepping into a conversation another agent attended */
+          bySupervisor: boolean;
           /** Format: date-time */
           createdAt: string;
           /** Format: date-time */
@@ -6319,6 +6411,145 @@ export interface operations {
       };
     };
   };
+  takeOverChat: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Resource id (ObjectId) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            /** @description `open` or `closed` */
+            status: string;
+            queue: string;
+            channelId: string;
+            teamId: string;
+            userId: string | null;
+            contact: {
+              id: string;
+              name: string;
+              value: string;
+            };
+            unreadMessages: number;
+            lastMessage: {
+              id: string;
+              /** @description contact, user, api or system */
+              origin: string;
+              type: string;
+              /** @description Text of the message, or a summary such as [image] for media */
+              content: string;
+              /** Format: date-time */
+              createdAt: string;
+              /** @description The agent who wrote it, for `user` messages */
+              userId?: string;
+            } | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description The chat's labels, by name (additive to the contract's Chat) */
+            labels: {
+              id: string;
+              name: string;
+              /** @description CSS colour, `#rrggbb` */
+              color: string;
+            }[];
+            /** @description The customer behind the chat's contact: their conversations on every channel */
+            customerId: string;
+            /** @description The 24-hour customer-service window, opened by each of the customer's messages */
+            window: {
+              /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
+              open: boolean;
+              /**
+               * Format: date-time
+               * @description 24 hours after the customer's last message; null when the customer never wrote
+               */
+              expiresAt: string | null;
+            };
+          };
+        };
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Conflicts with the current state */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
   markChatRead: {
     parameters: {
       query?: never;
@@ -7344,6 +7575,123 @@ export interface operations {
       };
       /** @description Not found, or not reachable with this credential */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  bulkUpdateChats: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description The selection: 1 to 500 distinct chat ids */
+          chatIds: string[];
+          /** @description `assign` (transfer to a user), `transfer` (to a team), `label` (`add` and/or `remove` label ids), `close` */
+          action: {
+            type: 'assign' | 'transfer' | 'label' | 'close';
+          } & (
+            | components['schemas']['BulkAssignAction']
+            | components['schemas']['BulkTransferAction']
+            | components['schemas']['BulkLabelAction']
+            | components['schemas']['BulkCloseAction']
+          );
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description One per chat id, in the order of `chatIds` */
+            results: {
+              chatId: string;
+              ok: boolean;
+              /** @description When not ok: the status the single action would have answered */
+              status?: number;
+              /** @description When not ok: why, in the request’s language */
+              error?: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate). Besides what the schema states, a valid request is refused when:
+       *     - `Etiqueta não encontrada nesta conta`: `label`: an id of `add` or `remove` is not a label of the account
+       *     - `Informe ao menos uma etiqueta em add ou remove`: `label`: neither `add` nor `remove` names a label
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Content-Type must be application/json */
+      415: {
         headers: {
           [name: string]: unknown;
         };
@@ -9621,6 +9969,8 @@ export interface operations {
               requestId: string | null;
               /** @description The agent who wrote it */
               userId: string | null;
+              /** @description Written by a supervisor or admin (`userId`) stepping into a conversation another agent attended */
+              bySupervisor: boolean;
               /** Format: date-time */
               createdAt: string;
               /** Format: date-time */
@@ -9999,6 +10349,8 @@ export interface operations {
             requestId: string | null;
             /** @description The agent who wrote it */
             userId: string | null;
+            /** @description Written by a supervisor or admin (`userId`) stepping into a conversation another agent attended */
+            bySupervisor: boolean;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -13434,7 +13786,7 @@ export interface operations {
               seq: number;
               /** Format: date-time */
               at: string;
-              /** @description `capture` (an agent took the chat from the queue), `transfer.team`, `transfer.user`, `queue` (moved to another queue), `close`, `reopen`, `label.added`, `label.removed`, `split` (another customer’s messages moved out); more kinds may be added */
+              /** @description `capture` (an agent took the chat from the queue), `transfer.team`, `transfer.user`, `takeover` (a supervisor or admin took the conversation over: a transfer to themself), `queue` (moved to another queue), `close`, `reopen`, `label.added`, `label.removed`, `split` (another customer’s messages moved out); more kinds may be added */
               kind: string;
               /** @description Who made the change: a user, or an account API key (Channel API) */
               by: {

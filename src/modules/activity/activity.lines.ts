@@ -39,9 +39,12 @@ export const ACTIVITY_LINES: Readonly<Record<string, (data: JsonObject) => Line>
     const attendant = str(obj(d.chat)?.userId);
     return l.by === null && attendant ? { ...l, by: { type: 'user', id: attendant } } : l;
   },
+  // A supervisor taking a conversation over is a transfer to themself with its own reason code.
   'chat.transfer': (d) => {
     const to = teamUser(d.to);
-    return line(to.userId === null ? 'transfer.team' : 'transfer.user', d, {
+    const kind =
+      to.userId === null ? 'transfer.team' : d.reasonCode === 'takeover' ? 'takeover' : 'transfer.user';
+    return line(kind, d, {
       from: teamUser(d.from),
       to,
       reasonCode: nullable(d.reasonCode),

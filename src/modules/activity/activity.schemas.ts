@@ -16,7 +16,8 @@ export const ActivitySchema = Type.Object(
     at: Type.String({ format: 'date-time' }),
     kind: Type.String({
       description:
-        '`capture` (an agent took the chat from the queue), `transfer.team`, `transfer.user`, `queue` (moved to ' +
+        '`capture` (an agent took the chat from the queue), `transfer.team`, `transfer.user`, `takeover` (a ' +
+        'supervisor or admin took the conversation over: a transfer to themself), `queue` (moved to ' +
         'another queue), `close`, `reopen`, `label.added`, `label.removed`, `split` (another customer’s messages ' +
         'moved out); more kinds may be added',
     }),

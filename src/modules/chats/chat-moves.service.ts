@@ -24,6 +24,7 @@ import {
   type ChatT,
 } from './chats.schemas.js';
 import type { ChatsService } from './chats.service.js';
+import { ALREADY_YOURS, TAKEOVER_FORBIDDEN, TAKEOVER_REASON } from './chat-takeover.js';
 
 export const QUEUE_WAITING = 'Espera';
 export const QUEUE_ATTENDING = 'Em Atendimento';
@@ -91,7 +92,7 @@ export class ChatMovesService {
     private readonly repo: ChatsRepo,
     private readonly transfers: ChatTransfersRepo,
     /** Who may see a chat, and the chat as its reader gets it. */
-    private readonly chats: Pick<ChatsService, 'canSee' | 'getForUser'>,
+    private readonly chats: Pick<ChatsService, 'canSee' | 'canSupervise' | 'getForUser'>,
     private readonly events: EventsService,
     private readonly notifications: NotificationsService,
     /** Read receipts to the provider, queued when an agent reads a chat (ReadReceiptsService). */
@@ -229,6 +230,19 @@ export class ChatMovesService {
       await this.events.committed(events);
       return { ...c, updatedAt: applied.updated_at.toISOString() };
     }
+  }
+
+  /**
+   * A supervisor of the chat's team (an admin: of any) takes an open conversation over with one click:
+   * a transfer to themself with the reason code `takeover` (chat-takeover.ts), so its event and
+   * activity line are a transfer's, and the agent who had it hears of it at once.
+   */
+  async takeOver(actor: UserActor, chatId: string): Promise<ChatT> {
+    const chat = await this.repo.find(actor.accountId, chatId);
+    if (!chat || chat.status !== 'open' || !(await this.chats.canSee(actor, chat))) throw notFound();
+    if (!(await this.chats.canSupervise(actor, chat))) throw forbidden(TAKEOVER_FORBIDDEN);
+    if (chat.user_id === actor.userId) throw conflict(ALREADY_YOURS);
+    return this.transfer(actor, chatId, { reasonCode: TAKEOVER_REASON }, { kind: 'user', id: actor.userId });
   }
 
   /** Moves a chat to another queue of its team (e.g. `Observação`, `Automação`). */

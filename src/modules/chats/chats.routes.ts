@@ -123,7 +123,7 @@ export function chatsRoutes(app: App, services: ChatsRoutesDeps): void {
     },
   );
   const change = (
-    path: 'capture' | 'close' | 'read' | 'reopen',
+    path: 'capture' | 'close' | 'read' | 'reopen' | 'takeover',
     operationId: string,
     summary: string,
     description: string,
@@ -167,6 +167,15 @@ export function chatsRoutes(app: App, services: ChatsRoutesDeps): void {
       'the caller as attendant (event `chat.reopen`). The 24-hour window is unchanged: outside it only a template ' +
       'reaches the customer. An open chat → 409; a customer with another open chat on the channel → 409.',
     (actor, id) => services.chatMoves.reopen(actor, id),
+  );
+  change(
+    'takeover',
+    'takeOverChat',
+    'Take a conversation over',
+    'For a supervisor of the chat’s team (`chats:supervise_team`) or an admin (`chats:supervise`): the open chat is ' +
+      'transferred to the caller (`Em Atendimento`, reason code `takeover`; event `chat.transfer`, which the agent ' +
+      'who had it receives). Not a supervisor of its team → 403; already yours, or held by another operation → 409.',
+    (actor, id) => services.chatMoves.takeOver(actor, id),
   );
   change(
     'read',

@@ -175,6 +175,26 @@ export class ChatsService {
     return this.lists.foldCounts();
   }
 
+  /**
+   * Who may step into a conversation another agent attends — reply in it, take it over, act on it in
+   * bulk: admins (`chats:supervise`) in any, supervisors (`chats:supervise_team`) in their teams'.
+   */
+  async canSupervise(actor: UserActor, chat: { team_id: string }): Promise<boolean> {
+    if (actor.permissions.has('chats:supervise')) return true;
+    if (!actor.permissions.has('chats:supervise_team')) return false;
+    return this.teams.isMember(chat.team_id, actor.userId);
+  }
+
+  /**
+   * The teams whose conversations the user supervises, for judging many chats at once: 'all' for an
+   * admin, their own teams for a supervisor, none for anyone else.
+   */
+  async supervisedTeams(actor: UserActor): Promise<'all' | ReadonlySet<string>> {
+    if (actor.permissions.has('chats:supervise')) return 'all';
+    if (!actor.permissions.has('chats:supervise_team')) return new Set();
+    return new Set(await this.teams.teamsOf(actor.userId));
+  }
+
   /** Who may see a chat: its attendant, members of its team, and users with chats:read_all. */
   async canSee(actor: UserActor, chat: { team_id: string; user_id: string | null }): Promise<boolean> {
     if (actor.permissions.has('chats:read_all') || chat.user_id === actor.userId) return true;

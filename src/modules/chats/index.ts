@@ -33,6 +33,7 @@ export {
   isLockUnavailable,
   TEAM_TRANSFER_WAIT_MS,
 } from './chat-moves.service.js';
+export { ALREADY_YOURS, TAKEOVER_FORBIDDEN, TAKEOVER_REASON } from './chat-takeover.js';
 export { chatSearch, ChatsService } from './chats.service.js';
 export { ChatListsRepo, type ChatSearch } from './chat-lists.repo.js';
 export { ChatTransfersRepo } from './chat-transfers.repo.js';

@@ -195,6 +195,7 @@ export class InboundService {
             error: null,
             requestId: null,
             userId: null,
+            bySupervisor: false,
             createdAt: at,
             updatedAt: at,
           };

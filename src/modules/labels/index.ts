@@ -10,4 +10,4 @@ export {
   LabelSchema,
   type LabelT,
 } from './labels.schemas.js';
-export { LABEL_NAME_TAKEN, LabelsService } from './labels.service.js';
+export { type ChatLabelChange, LABEL_NAME_TAKEN, LabelsService, UNKNOWN_LABELS } from './labels.service.js';

@@ -51,6 +51,17 @@ export class LabelsRepo {
       .executeTakeFirst();
   }
 
+  /** Several labels of an account (absent ones left out). */
+  async findMany(accountId: string, ids: readonly string[]): Promise<LabelRow[]> {
+    if (ids.length === 0) return [];
+    return this.db
+      .selectFrom('labels')
+      .select(COLUMNS)
+      .where('account_id', '=', accountId)
+      .where('id', 'in', ids)
+      .execute();
+  }
+
   async insert(
     tx: Tx,
     row: { id: string; account_id: string; name: string; color: string; description: string | null },

@@ -31,6 +31,14 @@ export const TOO_MANY_LABELS = pt(
   `The account already has ${MAX_LABELS} labels, the most it may have`,
 );
 
+export const UNKNOWN_LABELS = pt('Etiqueta não encontrada nesta conta', 'Label not found in this account');
+
+/** Labels put on and taken off a chat together (one bulk action's): resolved once by `resolveLabels`. */
+export interface ChatLabelChange {
+  add: readonly LabelRow[];
+  remove: readonly LabelRow[];
+}
+
 /** Most open chats of one customer whose watchers hear of the customer's labels. */
 const CUSTOMER_CHATS_NOTIFIED = 50;
 
@@ -115,6 +123,59 @@ export class LabelsService {
   /** Takes the label off a chat the user may see (not there: no change, no event); the chat after. */
   async removeFromChat(actor: UserActor, chatId: string, labelId: string): Promise<ChatT> {
     return this.changeChat(actor, chatId, labelId, 'removed');
+  }
+
+  /**
+   * The account's labels with these ids, for changing many chats' labels at once; an id that is not
+   * one of them is a 400 for the whole request (every chat would fail alike).
+   */
+  async resolveLabels(
+    actor: UserActor,
+    ids: { add: readonly string[]; remove: readonly string[] },
+  ): Promise<ChatLabelChange> {
+    const rows = await this.repo.findMany(actor.accountId, [...new Set([...ids.add, ...ids.remove])]);
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    const pick = (list: readonly string[]) =>
+      list.map((id) => {
+        const row = byId.get(id);
+        if (!row) throw badRequest(UNKNOWN_LABELS);
+        return row;
+      });
+    return { add: pick(ids.add), remove: pick(ids.remove) };
+  }
+
+  /**
+   * Puts labels on a chat the user may see and takes others off, in one transaction, with a
+   * `chat.labels` event per link that changed — what `addToChat`/`removeFromChat` do one at a time.
+   */
+  async changeChatLabels(actor: UserActor, chatId: string, change: ChatLabelChange): Promise<ChatT> {
+    const seen = await this.chatsRepo.find(actor.accountId, chatId);
+    if (!seen || !(await this.chats.canSee(actor, seen))) throw notFound();
+    return this.present(() =>
+      this.events.transaction(async (tx, events) => {
+        const changed: { label: LabelRow; action: 'added' | 'removed' }[] = [];
+        for (const label of change.add) {
+          if (await this.repo.addToChat(tx, actor.accountId, chatId, label.id, actor.userId))
+            changed.push({ label, action: 'added' });
+        }
+        for (const label of change.remove) {
+          if (await this.repo.removeFromChat(tx, chatId, label.id))
+            changed.push({ label, action: 'removed' });
+        }
+        const row = await this.chatsRepo.find(actor.accountId, chatId, tx);
+        if (!row) throw notFound();
+        const chat = toChat(row);
+        for (const { label, action } of changed) {
+          events.add(
+            actor.accountId,
+            CHAT_LABELS,
+            { chat, label: ref(label), action, by: { type: 'user', id: actor.userId } },
+            targets.chatLabels(chat),
+          );
+        }
+        return chat;
+      }),
+    );
   }
 
   async addToCustomer(actor: UserActor, customerId: string, labelId: string): Promise<CustomerLabelsT> {

@@ -22,6 +22,7 @@ export function toMessage(row: MessageRow): MessageT {
     ...deliveryOf(row.delivery),
     requestId: row.request_id,
     userId: row.user_id,
+    bySupervisor: row.by_supervisor,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };

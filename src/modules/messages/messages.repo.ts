@@ -33,6 +33,7 @@ const COLUMNS = [
   'sender_address',
   'sender_name',
   'delivery',
+  'by_supervisor',
   'created_at',
   'updated_at',
 ] as const satisfies ReadonlyArray<keyof MessagesTable>;

@@ -113,6 +113,10 @@ export const MessageSchema = Type.Object({
   delivery: Type.Optional(DeliverySchema),
   requestId: Nullable(Type.String({ description: 'The send-message request that produced it' })),
   userId: Nullable(Type.String({ description: 'The agent who wrote it' })),
+  bySupervisor: Type.Boolean({
+    description:
+      'Written by a supervisor or admin (`userId`) stepping into a conversation another agent attended',
+  }),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 });

@@ -38,6 +38,10 @@ export const ONLY_ATTENDANT_REPLIES = pt(
   'Somente o atendente do chat pode enviar mensagens; capture ou transfira o chat primeiro',
   "Only the chat's attendant can send messages; capture or transfer the chat first",
 );
+export const NO_ATTENDANT_TO_SUPERVISE = pt(
+  'O chat não tem atendente; capture ou assuma o chat para responder',
+  'The chat has no attendant; capture or take it over to reply',
+);
 export const UNKNOWN_CURSOR = en(
   'before must be the id of a message of this chat',
   'before deve ser o id de uma mensagem desta conversa',
@@ -151,10 +155,6 @@ export class MessagesService {
   }
 
   /**
-   * An agent's reply on an open chat they attend (a supervisor captures or is transferred the chat
-   * first, so a conversation always has one voice). Checked with the Channel API's own rules.
-   */
-  /**
    * Whether this user may reply on this chat now, judged before the reply's body is read (a 100 MB
    * attachment from someone who may not send is refused at its first bytes). The same answers as
    * `reply`, which judges again under the chat's lock.
@@ -164,11 +164,28 @@ export class MessagesService {
     const chat = await this.chatsRepo.find(actor.accountId, chatId);
     if (!chat || !(await this.chats.canSee(actor, chat))) throw notFound();
     if (chat.status !== 'open') throw conflict(CHAT_CLOSED);
-    if (chat.user_id !== actor.userId) throw forbidden(ONLY_ATTENDANT_REPLIES);
+    await this.replyingAs(actor, chat);
   }
 
   /**
-   * An attendant's reply, stored and queued. `file` is the media's base64 as the route streamed and
+   * Who may reply on an open chat: its attendant, or a supervisor of its team (an admin: of any team)
+   * stepping into a conversation another agent attends — their reply is marked as theirs
+   * (`bySupervisor`). A chat with no attendant is captured or taken over first, so a conversation
+   * always has an attendant. Answers whether the reply is a supervisor's.
+   */
+  private async replyingAs(
+    actor: UserActor,
+    chat: { team_id: string; user_id: string | null },
+  ): Promise<{ bySupervisor: boolean }> {
+    if (chat.user_id === actor.userId) return { bySupervisor: false };
+    if (!(await this.chats.canSupervise(actor, chat))) throw forbidden(ONLY_ATTENDANT_REPLIES);
+    if (chat.user_id === null) throw forbidden(NO_ATTENDANT_TO_SUPERVISE);
+    return { bySupervisor: true };
+  }
+
+  /**
+   * An attendant's (or a supervisor's, `replyingAs`) reply, stored and queued; checked with the Channel
+   * API's own rules. `file` is the media's base64 as the route streamed and
    * decoded it (the body's `media.base64` is then `""`).
    */
   async reply(
@@ -191,7 +208,7 @@ export class MessagesService {
         });
         if (!held || !(await this.chats.canSee(actor, held))) throw notFound();
         if (held.status !== 'open') throw conflict(CHAT_CLOSED);
-        if (held.user_id !== actor.userId) throw forbidden(ONLY_ATTENDANT_REPLIES);
+        const { bySupervisor } = await this.replyingAs(actor, held);
         const chat = await this.chatsRepo.find(actor.accountId, held.id, tx);
         if (!chat) throw notFound();
         // Only a template may open a conversation again; read under the lock, with the inbound that
@@ -210,6 +227,7 @@ export class MessagesService {
           content: content.content,
           status: 'queued',
           user_id: actor.userId,
+          by_supervisor: bySupervisor,
         });
         // The file is kept in the media store under the message's id: the worker uploads it from
         // there, and agents open it there (GET /api/messages/:id/media) for as long as the message exists.

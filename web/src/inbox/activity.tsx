@@ -20,6 +20,7 @@ const ACTIVITY_TEXT: Record<string, (t: T, l: ActivityLine, n: Names) => string>
   capture: (t, _l, n) => t('activity.capture', { by: n.by }),
   'transfer.team': (t, l, n) => t('activity.transferTeam', { by: n.by, team: n.team(l.to?.teamId) }),
   'transfer.user': (t, l, n) => t('activity.transferUser', { by: n.by, user: n.user(l.to?.userId) }),
+  takeover: (t, _l, n) => t('activity.takeover', { by: n.by }),
   queue: (t, l, n) => t('activity.queue', { by: n.by, queue: queueLabel(t, l.to?.queue ?? '') }),
   close: (t, _l, n) => t('activity.close', { by: n.by }),
   reopen: (t, _l, n) => t('activity.reopen', { by: n.by }),
@@ -47,7 +48,9 @@ export function ActivityItem(props: { line: ActivityLine }) {
     user: userName,
   };
   const text = ACTIVITY_TEXT[line.kind]?.(t, line, names) ?? line.kind;
-  const reason = [line.reasonCode, line.reason].filter(Boolean).join(' — ');
+  // A take-over's reason code is its kind, already said by the line.
+  const code = line.kind === 'takeover' ? null : line.reasonCode;
+  const reason = [code, line.reason].filter(Boolean).join(' — ');
   return (
     <li className="activity-line" data-kind={line.kind} data-testid="activity-line">
       <span className="activity-text">{text}</span>

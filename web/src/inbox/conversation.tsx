@@ -65,7 +65,7 @@ export function Conversation(props: { chatId: string; lists: InboxLists; atMessa
     return () => document.removeEventListener('visibilitychange', markRead);
   }, [attending, chat, applyChat]);
 
-  const act = async (path: 'capture' | 'close' | 'reopen') => {
+  const act = async (path: 'capture' | 'close' | 'reopen' | 'takeover') => {
     if (!chat) return;
     setBusy(true);
     setActionError(null);
@@ -81,11 +81,20 @@ export function Conversation(props: { chatId: string; lists: InboxLists; atMessa
   };
 
   const isOpen = chat?.status === 'open';
+  // A supervisor of the chat's team (an admin: of any) may step into a conversation another agent
+  // attends: reply in it (marked as theirs) or take it over.
+  const supervises =
+    !!chat &&
+    (can('chats:supervise') ||
+      (can('chats:supervise_team') &&
+        !!teams.find((x) => x.id === chat.teamId)?.members.includes(me.user.id)));
+  const stepIn = isOpen && supervises && chat.userId !== null && chat.userId !== me.user.id;
   const may = {
     capture: isOpen && chat.queue === QUEUE_WAITING && chat.userId === null && can('chats:attend'),
     transfer: isOpen && can('chats:transfer'),
     close: isOpen && (attending || can('chats:read_all')) && can('chats:attend'),
-    reply: attending && can('chats:attend'),
+    reply: (attending || stepIn) && can('chats:attend'),
+    takeOver: stepIn && can('chats:transfer'),
     note: can('chats:attend'),
   };
   const actRef = useRef(act);
@@ -200,6 +209,9 @@ export function Conversation(props: { chatId: string; lists: InboxLists; atMessa
   const authorOf = (m: Message) => {
     if (m.origin === 'api') return t('chat.api');
     if (m.origin === 'system') return t('chat.system');
+    // A supervisor's reply says so to everyone, the supervisor included.
+    if (m.bySupervisor)
+      return t('supervisor.badge', { name: users.find((u) => u.id === m.userId)?.name ?? '' });
     if (m.origin === 'user' && m.userId && m.userId !== me.user.id)
       return users.find((u) => u.id === m.userId)?.name;
     return undefined;
@@ -263,6 +275,17 @@ export function Conversation(props: { chatId: string; lists: InboxLists; atMessa
                 {t('chat.capture')}
               </button>
             )}
+            {may.takeOver && (
+              <button
+                type="button"
+                className="btn primary"
+                disabled={busy}
+                title={t('supervisor.takeOverHint')}
+                onClick={() => void act('takeover')}
+              >
+                {t('supervisor.takeOver')}
+              </button>
+            )}
             {canTransfer && (
               <button type="button" className="btn" disabled={busy} onClick={() => setDialog('transfer')}>
                 {t('chat.transfer')}
@@ -324,7 +347,14 @@ export function Conversation(props: { chatId: string; lists: InboxLists; atMessa
             </button>
           </div>
         ) : canReply ? (
-          <Composer chatId={chat.id} onSent={onSent} />
+          <>
+            {stepIn && (
+              <div className="composer-note supervisor-hint" role="note">
+                {t('supervisor.hint', { agent: attendant?.name ?? '' })}
+              </div>
+            )}
+            <Composer chatId={chat.id} onSent={onSent} />
+          </>
         ) : (
           <div className="composer-note">{canCapture ? t('chat.captureToReply') : t('chat.notYours')}</div>
         )}

@@ -7,6 +7,7 @@ import { useDirectory, useDrafts, useMe } from '../session';
 import type { Chat, ChatViewFilters } from '../models';
 import { AllOpenFilters, NO_FILTER } from './all-open';
 import { activityOf, type AllOpenFilter, type ListName } from './chat-state';
+import { BulkBar, SelectBox, useSelection, type Selection } from './bulk';
 import { Conversation } from './conversation';
 import { useShortTime } from './format';
 import { ChatItemLabels } from './labels';
@@ -113,6 +114,8 @@ export function Inbox(props: { path: string }) {
   };
   const active = tabs.find((x) => x.id === tab) ?? tabs[0]!;
   useInboxKeys(active.chats, openId, lists);
+  const activeIds = active.chats.map((c) => c.id);
+  const selection = useSelection(activeIds, active.id);
   const isAll = active.id === 'all';
   const isFiltered = active.id === 'filter' || active.id.startsWith('view:');
   const loading = isFiltered
@@ -201,6 +204,7 @@ export function Inbox(props: { path: string }) {
                   </button>
                 </p>
               )}
+              <BulkBar chats={active.chats} selection={selection} />
               {loading ? (
                 <p className="list-empty" role="status">
                   {t('common.loading')}
@@ -210,7 +214,13 @@ export function Inbox(props: { path: string }) {
               ) : (
                 <ul className="chat-list" data-list={isFiltered ? 'filtered' : active.id}>
                   {active.chats.map((c) => (
-                    <ChatItem key={c.id} chat={c} current={c.id === openId} list={active.id} />
+                    <ChatItem
+                      key={c.id}
+                      chat={c}
+                      current={c.id === openId}
+                      list={active.id}
+                      selection={selection}
+                    />
                   ))}
                 </ul>
               )}
@@ -236,7 +246,7 @@ export function Inbox(props: { path: string }) {
   );
 }
 
-function ChatItem(props: { chat: Chat; current: boolean; list: Tab }) {
+function ChatItem(props: { chat: Chat; current: boolean; list: Tab; selection: Selection }) {
   const { t, time } = useI18n();
   const short = useShortTime();
   const { me } = useMe();
@@ -264,7 +274,11 @@ function ChatItem(props: { chat: Chat; current: boolean; list: Tab }) {
       : team?.name;
   const unread = chat.unreadMessages;
   return (
-    <li className={unread > 0 ? 'chat-item unread' : 'chat-item'} data-chat-id={chat.id}>
+    <li
+      className={unread > 0 ? 'chat-item selectable unread' : 'chat-item selectable'}
+      data-chat-id={chat.id}
+    >
+      <SelectBox chat={chat} selection={props.selection} />
       <Link href={`/inbox/${chat.id}`} aria-current={props.current ? 'page' : undefined}>
         <Avatar name={chat.contact.name} />
         <div className="chat-item-body">

@@ -107,7 +107,9 @@ export function Bubble(props: {
   const outgoing = isOutgoing(m);
   const mine = props.side === 'agent' ? outgoing : !outgoing;
   const text = messageText(m);
-  const cls = `${m.origin === 'system' ? 'msg system' : mine ? 'msg out' : 'msg in'}${props.found ? ' found' : ''}`;
+  const cls =
+    `${m.origin === 'system' ? 'msg system' : mine ? 'msg out' : 'msg in'}${props.found ? ' found' : ''}` +
+    (m.bySupervisor ? ' by-supervisor' : '');
   return (
     <li className={cls} data-message-id={m.id} data-origin={m.origin} data-status={m.status}>
       {props.author && <span className="msg-author">{props.author}</span>}

@@ -724,6 +724,28 @@ export const ptBR = {
   'mentions.in': '{by} na conversa com {contact}',
   'mentions.open': 'Abrir conversa',
   'mentions.markRead': 'Marcar como lida',
+  'bulk.title': 'Ação em massa nas conversas selecionadas',
+  'bulk.select': 'Selecionar a conversa com {name}',
+  'bulk.selected': '{n} selecionadas',
+  'bulk.action': 'Ação',
+  'bulk.target': 'Aplicar a',
+  'bulk.pick': 'Escolha',
+  'bulk.close': 'Encerrar',
+  'bulk.assign': 'Atribuir a um atendente',
+  'bulk.transfer': 'Transferir para uma equipe',
+  'bulk.labelAdd': 'Adicionar etiqueta',
+  'bulk.labelRemove': 'Remover etiqueta',
+  'bulk.apply': 'Aplicar',
+  'bulk.clear': 'Limpar seleção',
+  'bulk.done': '{n} concluídas',
+  'bulk.failed': '{n} não concluídas',
+  'bulk.dismiss': 'Fechar o resumo',
+  'supervisor.badge': 'Supervisor(a) {name}',
+  'supervisor.hint':
+    'Respondendo como supervisor(a): {agent} atende esta conversa, sua mensagem fica marcada como sua',
+  'supervisor.takeOver': 'Assumir',
+  'supervisor.takeOverHint': 'Transferir a conversa para você',
+  'activity.takeover': '{by} assumiu a conversa',
 } as const;
 
 export type MessageKey = keyof typeof ptBR;
