@@ -37,6 +37,7 @@ import * as m043 from './migrations/043_chat_notes.js';
 import * as m044 from './migrations/044_chat_activity.js';
 import * as m045 from './migrations/045_notification_preferences.js';
 import * as m046 from './migrations/046_typing_indicators.js';
+import * as m047 from './migrations/047_chat_snooze.js';
 
 /** Versioned migrations, in order. Names are permanent: never rename or edit one that has shipped. */
 const migrations: Record<string, Migration> = {
@@ -78,6 +79,7 @@ const migrations: Record<string, Migration> = {
   '044_chat_activity': m044,
   '045_notification_preferences': m045,
   '046_typing_indicators': m046,
+  '047_chat_snooze': m047,
 };
 
 class StaticProvider implements MigrationProvider {

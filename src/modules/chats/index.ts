@@ -11,7 +11,9 @@ export {
   CHAT_QUEUE,
   CHAT_REOPEN,
   CHAT_SPLIT,
+  CHAT_SNOOZED,
   CHAT_TRANSFER,
+  CHAT_UNSNOOZED,
   CHAT_UPDATE,
   AgentChatSchema,
   AgentListFilters,
@@ -34,5 +36,8 @@ export {
   TEAM_TRANSFER_WAIT_MS,
 } from './chat-moves.service.js';
 export { chatSearch, ChatsService } from './chats.service.js';
+export { ChatSnoozeRepo } from './chat-snooze.repo.js';
+export { ChatSnoozeService, type SnoozeInput } from './chat-snooze.service.js';
+export { SnoozeWaker } from './chat-snooze.worker.js';
 export { ChatListsRepo, type ChatSearch } from './chat-lists.repo.js';
 export { ChatTransfersRepo } from './chat-transfers.repo.js';

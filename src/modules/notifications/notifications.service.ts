@@ -11,7 +11,12 @@ import type { NotificationsRepo } from './notifications.repo.js';
 import { toNotification } from './notifications.presenter.js';
 
 export type NotificationKind =
-  'chat.assigned' | 'note.mention' | 'webhook.disabled' | 'channel.unhealthy' | 'contact.split';
+  | 'chat.assigned'
+  | 'chat.unsnoozed'
+  | 'note.mention'
+  | 'webhook.disabled'
+  | 'channel.unhealthy'
+  | 'contact.split';
 
 /** What needs a user's attention: stored, and a `notification.new` event in the same transaction. */
 export class NotificationsService {
