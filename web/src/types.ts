@@ -13437,7 +13437,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Which moments the console announces, and how; by default every one, both ways. `newChat`: a conversation arrives in the waiting queue of one of your teams. `newMessage`: a customer writes in a conversation you attend. `transfer`: a conversation is transferred or assigned to you. `mention`: someone mentions you in a note. */
+      /** @description Which moments the console announces, and how; by default every one, both ways. `newChat`: a conversation arrives in the waiting queue of one of your teams. `newMessage`: a customer writes in a conversation you attend. `transfer`: a conversation is transferred or assigned to you, or a snoozed one comes back to you. `mention`: someone mentions you in a note. */
       200: {
         headers: {
           [name: string]: unknown;
@@ -13516,7 +13516,7 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    /** @description `newChat`: a conversation arrives in the waiting queue of one of your teams. `newMessage`: a customer writes in a conversation you attend. `transfer`: a conversation is transferred or assigned to you. `mention`: someone mentions you in a note. */
+    /** @description `newChat`: a conversation arrives in the waiting queue of one of your teams. `newMessage`: a customer writes in a conversation you attend. `transfer`: a conversation is transferred or assigned to you, or a snoozed one comes back to you. `mention`: someone mentions you in a note. */
     requestBody: {
       content: {
         'application/json': {
@@ -13548,7 +13548,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Which moments the console announces, and how; by default every one, both ways. `newChat`: a conversation arrives in the waiting queue of one of your teams. `newMessage`: a customer writes in a conversation you attend. `transfer`: a conversation is transferred or assigned to you. `mention`: someone mentions you in a note. */
+      /** @description Which moments the console announces, and how; by default every one, both ways. `newChat`: a conversation arrives in the waiting queue of one of your teams. `newMessage`: a customer writes in a conversation you attend. `transfer`: a conversation is transferred or assigned to you, or a snoozed one comes back to you. `mention`: someone mentions you in a note. */
       200: {
         headers: {
           [name: string]: unknown;
