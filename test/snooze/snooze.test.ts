@@ -62,7 +62,9 @@ describe('snooze (services)', () => {
     });
   };
   const dueNow = async (chatId: string) => {
-    await sql`UPDATE chats SET snoozed_until = now() - interval '1 second' WHERE id = ${chatId}`.execute(t.db);
+    await sql`UPDATE chats SET snoozed_until = now() - interval '1 second' WHERE id = ${chatId}`.execute(
+      t.db,
+    );
   };
 
   it('leaves the open lists and their exact totals, shows in pending and snoozed, and comes back', async () => {
@@ -83,7 +85,9 @@ describe('snooze (services)', () => {
     const mineBefore = await exact(agent0, { assignee: 'mine' });
     assert.ok(ids(before[0]!).includes(waiting) && ids(before[0]!).includes(mine));
 
-    const snoozed = await s().chatSnooze.snooze(agent0, mine, { until: new Date(Date.now() + HOUR).toISOString() });
+    const snoozed = await s().chatSnooze.snooze(agent0, mine, {
+      until: new Date(Date.now() + HOUR).toISOString(),
+    });
     assert.ok(snoozed.snooze?.until);
     const snoozedWaiting = await s().chatSnooze.snooze(agent0, waiting, { untilCustomerMessage: true });
     assert.equal(snoozedWaiting.snooze?.until, null);
@@ -91,7 +95,10 @@ describe('snooze (services)', () => {
     const during = await Promise.all(shapes.map((q) => exact(f.admin, q)));
     // Out of every open list (and their totals), in the pending and snoozed views.
     for (const i of [0, 1, 2, 3, 4, 7]) {
-      assert.ok(!ids(during[i]!).includes(mine) && !ids(during[i]!).includes(waiting), JSON.stringify(shapes[i]));
+      assert.ok(
+        !ids(during[i]!).includes(mine) && !ids(during[i]!).includes(waiting),
+        JSON.stringify(shapes[i]),
+      );
     }
     assert.equal(during[0]!.total, before[0]!.total - 2);
     assert.equal(during[1]!.total, before[1]!.total - 2);
