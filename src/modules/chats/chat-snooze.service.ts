@@ -158,13 +158,17 @@ export class ChatSnoozeService {
     );
     for (const { accountId, chat } of chats) {
       events.add(accountId, CHAT_UNSNOOZED, { chat, reason }, targets.chatSnooze(chat));
-      const to = chat.userId !== null ? [chat.userId] : (teams.get(chat.teamId) ?? []);
-      await this.notifications.notify(tx, events, accountId, to, 'chat.unsnoozed', {
-        chatId: chat.id,
-        reason,
-        contact: { name: chat.contact.name, value: chat.contact.value },
-      });
     }
+    await this.notifications.notifyEach(
+      tx,
+      events,
+      'chat.unsnoozed',
+      chats.map(({ accountId, chat }) => ({
+        accountId,
+        userIds: chat.userId !== null ? [chat.userId] : (teams.get(chat.teamId) ?? []),
+        data: { chatId: chat.id, reason, contact: { name: chat.contact.name, value: chat.contact.value } },
+      })),
+    );
   }
 
   /**

@@ -30,13 +30,25 @@ export class NotificationsService {
     kind: NotificationKind,
     data: Record<string, unknown>,
   ): Promise<{ id: string; userId: string }[]> {
-    const rows = await this.repo.insert(
-      tx,
+    return this.notifyEach(tx, events, kind, [{ accountId, userIds, data }]);
+  }
+
+  /** `notify` for several notes of one kind (each its account, users and data), in one statement. */
+  async notifyEach(
+    tx: Tx,
+    events: EventBuffer,
+    kind: NotificationKind,
+    notes: readonly { accountId: string; userIds: readonly string[]; data: Record<string, unknown> }[],
+  ): Promise<{ id: string; userId: string }[]> {
+    const wanted = notes.flatMap(({ accountId, userIds, data }) =>
       [...new Set(userIds)].map((user_id) => ({ id: newId(), account_id: accountId, user_id, kind, data })),
     );
+    if (wanted.length === 0) return [];
+    const accountOf = new Map(wanted.map((w) => [w.id, w.account_id]));
+    const rows = await this.repo.insert(tx, wanted);
     for (const row of rows) {
       events.add(
-        accountId,
+        accountOf.get(row.id) ?? '',
         NOTIFICATION_NEW,
         { notification: toNotification(row) },
         targets.personal(row.user_id),
