@@ -6423,7 +6423,7 @@ export interface operations {
       };
       /**
        * @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate). Besides what the schema states, a valid request is refused when:
-       *     - `Informe até quando adiar: `until` ou `untilCustomerMessage: true``: neither `until` nor `untilCustomerMessage: true` is given
+       *     - `Informe até quando adiar (until) ou adie até o cliente responder (untilCustomerMessage: true)`: neither `until` nor `untilCustomerMessage: true` is given
        *     - `O horário do adiamento já passou`: `until` is not in the future
        *     - `Um chat pode ser adiado por no máximo um ano`: `until` is more than a year away
        */

@@ -17,8 +17,8 @@ import type { ChatsService } from './chats.service.js';
 export const MAX_SNOOZE_MS = 365 * 24 * 60 * 60 * 1000;
 
 export const SNOOZE_NEEDS_END = pt(
-  'Informe até quando adiar: `until` ou `untilCustomerMessage: true`',
-  'Say until when to snooze: `until` or `untilCustomerMessage: true`',
+  'Informe até quando adiar (until) ou adie até o cliente responder (untilCustomerMessage: true)',
+  'Say until when to snooze (until) or snooze until the customer replies (untilCustomerMessage: true)',
 );
 export const SNOOZE_IN_PAST = pt('O horário do adiamento já passou', 'The snooze time is in the past');
 export const SNOOZE_TOO_FAR = pt(
@@ -125,7 +125,8 @@ export class ChatSnoozeService {
       for (const d of due) byAccount.set(d.account_id, [...(byAccount.get(d.account_id) ?? []), d.id]);
       const chats: { accountId: string; chat: ChatT }[] = [];
       for (const [accountId, ids] of byAccount) {
-        for (const row of await this.repo.findMany(accountId, ids, tx)) chats.push({ accountId, chat: toChat(row) });
+        for (const row of await this.repo.findMany(accountId, ids, tx))
+          chats.push({ accountId, chat: toChat(row) });
       }
       await this.ended(tx, events, chats, 'time');
       return due.length;

@@ -66,7 +66,8 @@ export const ChatSnoozeSchema = Type.Object(
     until: Nullable(
       Type.String({
         format: 'date-time',
-        description: 'When it comes back by itself; null: only when the customer writes (or an agent ends it)',
+        description:
+          'When it comes back by itself; null: only when the customer writes (or an agent ends it)',
       }),
     ),
     by: Nullable(Type.String({ description: 'The user who snoozed it' })),
