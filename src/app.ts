@@ -19,6 +19,7 @@ import { EVENT_CATALOGUE } from './event-catalogue.js';
 import { docsPolicy, installBrowserProtections } from './http/browser-protections.js';
 import { installErrorHandling } from './http/errors.js';
 import { swaggerOptions } from './http/openapi.js';
+import { responseSerializers } from './http/serialization.js';
 import { requestValidators } from './http/validation.js';
 import { installInputGuard } from './http/input-guard.js';
 import { installJsonParser } from './http/json-body.js';
@@ -131,6 +132,7 @@ export async function buildApp({ config, services, logger, gateway }: AppOptions
     logController: new OneLinePerRequest(),
     // A hop count trusts that many proxies in front, whatever their address (as Fastify does for a number).
     trustProxy: typeof trust === 'number' ? (_address: string, hop: number) => hop < trust : trust,
+    schemaController: { compilersFactory: { buildSerializer: responseSerializers } },
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(requestValidators());
 

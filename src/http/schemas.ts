@@ -96,5 +96,11 @@ export const badRequestsWhen = (...cases: Array<[message: BadRequestCase['messag
   [BAD_REQUESTS]: cases.map(([message, when]) => ({ message, when })),
 });
 
+/**
+ * One frozen reference shared by every route: response serializers are compiled once per schema object
+ * (http/serialization.ts), so all the error answers of the API share one per status code.
+ */
+const ERROR_BODY_REF = Object.freeze({ $ref: 'ErrorBody#' });
+
 export const errorResponses = (...codes: number[]) =>
-  Object.fromEntries(codes.map((c) => [c, { $ref: 'ErrorBody#' }]));
+  Object.fromEntries(codes.map((c) => [c, ERROR_BODY_REF]));
