@@ -2,14 +2,16 @@
 // Runs the test suite against real PostgreSQL: the server in DATABASE_URL, or, on a machine without
 // one, an embedded PostgreSQL started here for the run. Each test file creates its own database.
 // The files are test/<module>/*.test.ts; test/e2e and test/faults are separate suites.
-// Most files run the sources through tsx; the few that start the built server or serve the built
-// console get it (re)built first when it is missing or older than its sources (build-if-stale.mjs).
+// The sources and tests run as JavaScript transpiled for the run (compile-tests.mjs), from a mirror of
+// the repository; the few files that start the built server or serve the built console get it
+// (re)built first when it is missing or older than its sources (build-if-stale.mjs).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, chmodSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import net from 'node:net';
 import { buildIfStale, buildsNeededBy } from './build-if-stale.mjs';
+import { compileTests } from './compile-tests.mjs';
 
 const root = path.dirname(path.dirname(new URL(import.meta.url).pathname));
 const args = process.argv.slice(2);
@@ -84,22 +86,23 @@ if (!process.env.DATABASE_URL) {
 }
 
 const started = Date.now();
+const mirror = await compileTests();
 const child = spawn(
   process.execPath,
   [
-    '--import',
-    'tsx',
+    '--enable-source-maps',
     '--test',
     `--test-concurrency=${concurrency}`,
     '--test-reporter=spec',
     '--test-reporter-destination=stdout',
     `--test-reporter=${path.join(root, 'scripts', 'test-times.mjs')}`,
     '--test-reporter-destination=stdout',
-    ...files,
+    ...files.map((f) => path.relative(root, path.resolve(root, f)).replace(/\.ts$/, '.js')),
   ],
-  { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } },
+  { cwd: mirror, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } },
 );
 const code = await new Promise((resolve) => child.on('exit', (c, sig) => resolve(c ?? (sig ? 1 : 0))));
+rmSync(mirror, { recursive: true, force: true });
 console.log(`# ${files.length} files in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 if (embedded) {
   await embedded.stop().catch(() => {});

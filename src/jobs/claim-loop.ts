@@ -37,11 +37,13 @@ import { settleWithin } from '../lib/settle.js';
  *   at a time; a failure is logged once until a renewal works again. Renewal goes on through the stop's
  *   wait, so no other node takes work this one is still finishing.
  * - **Stop, bounded.** No more claims; the poll and the wake-ups end; then, within `stopWaitMs`
- *   (10 s each), a claim still running is waited for and what it claimed runs, then every item in
- *   flight is waited for, and a renewal in progress; then `stopped` deals with what is left (the
- *   job queue fails its jobs still running, so they run again soon elsewhere; the send queue frees its
- *   leases, or logs the jobs it could not finish; the webhooks close their connections). The loop
- *   starts nothing after `stop()` resolves, so the pool can be closed next: a claim that answers
+ *   (10 s; the send queue 25 s), a claim still running is waited for and what it claimed runs — or,
+ *   for a loop with `giveBack` (the send queue), is given back unstarted: an item never started
+ *   cannot be done twice by a stop that runs out of time —, then every item in flight is waited for,
+ *   and a renewal in progress; then `stopped` deals with what is left (the job queue fails its jobs
+ *   still running, so they run again soon elsewhere; the send queue frees its leases, or logs the
+ *   jobs it could not finish; the webhooks close their connections). The loop starts nothing after
+ *   `stop()` resolves, so the pool can be closed next: a claim that answers
  *   only after the bound (a database that stalls) starts none of what it took, which comes back when
  *   its lease ends (logged at warn). Items still running past the bound are left to themselves.
  *
@@ -74,6 +76,12 @@ export interface ClaimLoopOptions<T> {
   stopWaitMs: number;
   /** Runs once the stop's wait is over (whether or not everything finished). */
   stopped?(): Promise<void>;
+  /**
+   * Given, what a claim answering during the stop took is handed here, unstarted, instead of run: for
+   * items whose second run would repeat something outside (a message to a provider), so the stop
+   * leaves them to the next worker at once rather than risk running out of time halfway.
+   */
+  giveBack?(items: readonly T[]): Promise<void>;
   /** The claim failure's log line, after the name: `fetching jobs failed`. */
   claimFailed: string;
   /**
@@ -199,6 +207,18 @@ export class ClaimLoop<T> {
       if (this.claimFailing && this.opts.claimWorksAgain)
         this.opts.logger.info(this.opts.logFields ?? {}, `${this.opts.name}: ${this.opts.claimWorksAgain}`);
       this.claimFailing = false;
+      if (this.stopping && this.opts.giveBack && claimed.items.length > 0) {
+        // Claimed as the stop began: handed back, and the stop waits for that.
+        try {
+          await this.opts.giveBack(claimed.items);
+        } catch (err) {
+          this.opts.logger.warn(
+            { err, items: claimed.items.length, ...this.opts.logFields },
+            `${this.opts.name}: giving back a claim at the stop failed; what it took comes back after its lease`,
+          );
+        }
+        return;
+      }
       // Claimed as the stop began too: they run, and the stop waits for them.
       if (claimed.items.length > 0) this.runItems(claimed.items);
       if (!claimed.more) break;

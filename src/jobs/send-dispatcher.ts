@@ -50,8 +50,12 @@ const LEASE_BATCH = 250;
 /** Empty lanes deleted per clean-up, and how often. */
 const PRUNE_BATCH = 1_000;
 const PRUNE_EVERY_MS = 60_000;
-/** How long a stopping node waits for its jobs in flight. */
-const STOP_WAIT_MS = 10_000;
+/**
+ * How long a stopping node waits for its jobs in flight. Longer than the other queues' 10 s: a send whose
+ * provider answer is not recorded by then runs again on the next worker — the customer gets it twice —
+ * and recording can wait on a slow database; still inside Kubernetes' default 30 s grace.
+ */
+const STOP_WAIT_MS = 25_000;
 
 /**
  * Runs the send queue's jobs on a worker node, on a claim loop (`claim-loop.ts`): leases due lanes
@@ -125,6 +129,14 @@ export class SendDispatcher {
       renew: { everyMs: this.leaseMs / 3, run: () => this.renew() },
       stopWaitMs: STOP_WAIT_MS,
       stopped: () => this.freeLeases(),
+      // A lease answering as the stop begins: its lanes are freed unsent, for the next worker.
+      giveBack: (jobs) =>
+        this.db(() =>
+          opts.queue.releaseLanes(
+            this.owner,
+            jobs.map((j) => j.lane),
+          ),
+        ),
       claimFailed: 'fetching jobs failed',
       logger: opts.logger,
     });

@@ -176,6 +176,18 @@ export class SendQueue {
       FROM mine WHERE l.lane = mine.lane`.execute(this.db);
   }
 
+  /** Gives up `owner`'s leases of `lanes`, whose jobs it will not run (leased as it stops). */
+  async releaseLanes(owner: string, lanes: readonly string[]): Promise<void> {
+    if (lanes.length === 0) return;
+    await sql`
+      WITH mine AS (
+        SELECT lane FROM send_lanes WHERE lane = ANY(${lanes}::text[]) AND lease_owner = ${owner}
+        ORDER BY lane FOR UPDATE
+      )
+      UPDATE send_lanes l SET leased_until = NULL, lease_owner = NULL
+      FROM mine WHERE l.lane = mine.lane`.execute(this.db);
+  }
+
   /**
    * Deletes up to `limit` lanes without jobs (one per contact ever written to). A lane a transaction
    * is queueing into is locked by it, and re-checked after: never deleted from under new jobs.

@@ -31,7 +31,9 @@ function filesUnder(dir: string): string[] {
 const files = [
   ...['src', 'test', 'web', 'bench', 'scripts', 'docs'].flatMap((d) => filesUnder(path.join(ROOT, d))),
   path.join(ROOT, 'README.md'),
-].filter((f) => f !== fileURLToPath(import.meta.url));
+]
+  .filter((f) => !/\.js$/.test(f) || !existsSync(f.replace(/\.js$/, '.ts'))) // compiled beside its source (npm test)
+  .filter((f) => f.replace(/\.js$/, '.ts') !== fileURLToPath(import.meta.url).replace(/\.js$/, '.ts'));
 
 /** The lines of a Markdown document outside its fenced code blocks. */
 function prose(markdown: string): string[] {

@@ -25,12 +25,15 @@ export class ThreadedFakeGraph {
   }
 
   static async start(): Promise<ThreadedFakeGraph> {
-    // A worker does not inherit the test's TypeScript loader: it loads the fake through tsx's API.
-    const worker = new Worker(
-      `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(({ tsImport }) =>
+    // Compiled (npm test runs the tests as JavaScript) the fake is a module beside this one; run from
+    // the TypeScript source, a worker does not inherit the loader and loads it through tsx's API.
+    const worker = import.meta.url.endsWith('.js')
+      ? new Worker(new URL('./fake-graph-worker.js', import.meta.url))
+      : new Worker(
+          `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(({ tsImport }) =>
         tsImport(${JSON.stringify(new URL('./fake-graph-worker.ts', import.meta.url).href)}, ${JSON.stringify(import.meta.url)}))`,
-      { eval: true },
-    );
+          { eval: true },
+        );
     const url = await new Promise<string>((resolve, reject) => {
       worker.once('message', (m: { url: string }) => resolve(m.url));
       worker.once('error', reject);

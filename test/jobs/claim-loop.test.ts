@@ -326,6 +326,40 @@ describe('claim loop', () => {
       assert.deepEqual(h.claims, [10]);
     });
 
+    it('with giveBack, hands back unstarted what a claim still running at the stop took', async () => {
+      const givenBack: number[] = [];
+      const h = await harness({
+        giveBack: async (ids) => {
+          await pool.query('UPDATE items SET claimed_until = NULL WHERE id = ANY($1::int[])', [ids]);
+          givenBack.push(...ids);
+        },
+      });
+      await insert(2);
+      const { rows: ids } = await pool.query<{ id: number }>(
+        'SELECT id FROM items WHERE NOT done ORDER BY id',
+      );
+      const hold = h.holdNextClaim();
+      await h.loop.start();
+      await hold.entered;
+
+      const stopping = h.loop.stop();
+      // Time for the stop to be over, were it not waiting for the claim (a round trip).
+      await pool.query('SELECT 1');
+      assert.equal(h.stoppedHookRan, false, 'the stop waits for the claim');
+      hold.release();
+      await stopping;
+      assert.equal(h.stoppedHookRan, true);
+      assert.deepEqual(h.started, [], 'nothing the late claim took was started');
+      assert.deepEqual(
+        givenBack.sort((x, y) => x - y),
+        ids.map((r) => r.id),
+      );
+      const { rows } = await pool.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM items WHERE claimed_until IS NULL AND NOT done',
+      );
+      assert.equal(rows[0]!.n, 2, 'free for the next worker at once');
+    });
+
     it('gives up on a claim that outlasts its bound, and starts nothing it took', async () => {
       const h = await harness({ stopWaitMs: 50 });
       h.release();

@@ -26,8 +26,11 @@ import {
 // started waiting. So that the stop meets one every time, the test holds the send queue's and the
 // webhooks' tables locked (a slow database) until the node's lease of sends and its claim of
 // deliveries are both waiting, with sends running and more due, stops the node, and lets the
-// database go once the stop has begun; the provider then takes its time over the sends that lease
-// finds, so that a stop that did not wait for them would be over (its pool closed) before they are.
+// database go once the stop has begun. The deliveries that claim took run and are waited for; the
+// sends that lease took are given back unsent (a send started at the stop and not finished within its
+// bound, on a starved machine, went out a second time from the next worker). The provider takes its
+// time over those sends, so that a stop that ran them without waiting would be over (its pool
+// closed) before they are.
 
 type Line = Record<string, unknown>;
 
