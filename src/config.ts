@@ -74,6 +74,11 @@ export interface Config {
   /** Days the log keeps a conversation's activity events (captures, transfers…): its timeline's lines. */
   activityRetentionDays: number;
   /**
+   * How often each worker node looks for snoozed chats whose time has come (a snooze made on the node,
+   * and the earliest one it knows of, also get a timer of their own).
+   */
+  snoozePollMs: number;
+  /**
    * Outgoing webhooks: per-attempt timeout, first retry delay (doubling, with jitter) and how long a
    * delivery is retried — also how long an endpoint may fail before it is disabled. Endpoints on
    * private, loopback or link-local addresses are refused unless `allowPrivateNetworks`.
@@ -324,6 +329,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     gatewayOrigins,
     eventRetentionDays: int('ATENDE_EVENT_RETENTION_DAYS', 7, 1, 3650),
     activityRetentionDays: int('ATENDE_ACTIVITY_RETENTION_DAYS', 365, 1, 3650),
+    snoozePollMs: int('ATENDE_SNOOZE_POLL_MS', 30_000, 100, 3_600_000),
     webhooks: {
       timeoutMs: int('ATENDE_WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
       retryBaseMs: int('ATENDE_WEBHOOK_RETRY_BASE_MS', 10_000, 10, 3_600_000),

@@ -5,8 +5,10 @@ import {
   CHAT_NEW,
   CHAT_QUEUE,
   CHAT_REOPEN,
+  CHAT_SNOOZED,
   CHAT_SPLIT,
   CHAT_TRANSFER,
+  CHAT_UNSNOOZED,
   CHAT_UPDATE,
 } from './modules/chats/index.js';
 import { CUSTOMER_MERGE, CUSTOMER_NOTE, CUSTOMER_UPDATE } from './modules/contacts/index.js';
@@ -38,6 +40,8 @@ export const EVENT_CATALOGUE: EventCatalogue = {
   'chat.close': CHAT_CLOSE,
   'chat.reopen': CHAT_REOPEN,
   'chat.split': CHAT_SPLIT,
+  'chat.snoozed': CHAT_SNOOZED,
+  'chat.unsnoozed': CHAT_UNSNOOZED,
   'chat.labels': CHAT_LABELS,
   'customer.labels': CUSTOMER_LABELS,
   'label.create': LABEL_CREATE,

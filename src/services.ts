@@ -25,6 +25,9 @@ import {
 import {
   ChatListsRepo,
   ChatMovesService,
+  ChatSnoozeRepo,
+  ChatSnoozeService,
+  SnoozeWaker,
   ChatsRepo,
   ChatsService,
   ChatTransfersRepo,
@@ -156,6 +159,10 @@ export function createServices(deps: {
   const mediaRepo = new MediaRepo();
   // Outbound files waiting for their upload to the provider.
   const mediaBlobs = new MediaBlobsRepo(db);
+  const chats = new ChatsService(repos.chats, new ChatListsRepo(db), repos.teams);
+  // Snoozes: started and ended by agents, ended by the customer's message (inbound) and by the worker
+  // role's wake-up loop at their time (SnoozeWaker).
+  const chatSnooze = new ChatSnoozeService(repos.chats, new ChatSnoozeRepo(db), chats, events, notifications);
   const inbound = new InboundService(
     db,
     repos.chats,
@@ -164,6 +171,7 @@ export function createServices(deps: {
     repos.channels,
     events,
     inboundActions,
+    chatSnooze,
     config.phoneDefaultCountry,
     new MediaDownloads(deps.jobs),
   );
@@ -187,7 +195,6 @@ export function createServices(deps: {
     deps.logger,
   );
   const readReceipts = new ReadReceiptsService(new ReadReceiptsRepo(db), deps.jobs, providers, deps.logger);
-  const chats = new ChatsService(repos.chats, new ChatListsRepo(db), repos.teams);
   // Transfers, queue moves, capture, close, reading: each change of a chat with its events.
   const chatMoves = new ChatMovesService(
     repos.chats,
@@ -262,6 +269,9 @@ export function createServices(deps: {
     labels,
     // Actions on a selection of chats: each through the single action's service above.
     bulk: new BulkService(repos.chats, chats, repos.teams, chatMoves, labels),
+    chatSnooze,
+    // Started by the worker role (src/workers.ts).
+    snoozeWaker: new SnoozeWaker(chatSnooze, config.snoozePollMs, deps.logger),
     chatViews: new ChatViewsService(db, new ChatViewsRepo(db), chats),
     customers,
     customerAttributes,

@@ -44,9 +44,16 @@ export async function registerWorkers(
   await sends.start();
   // Outgoing webhooks run on their own table (webhook_deliveries), not on pg-boss.
   await services.webhookDeliverer.start({ databaseUrl });
+  // Snoozed chats come back at their time: a claim loop on `chats` itself, not on pg-boss.
+  await services.snoozeWaker.start();
   return {
     stop: async () => {
-      await Promise.all([sends.stop(), services.webhookDeliverer.stop(), services.jobs.stopWorkers()]);
+      await Promise.all([
+        sends.stop(),
+        services.webhookDeliverer.stop(),
+        services.jobs.stopWorkers(),
+        services.snoozeWaker.stop(),
+      ]);
     },
   };
 }

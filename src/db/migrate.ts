@@ -37,6 +37,7 @@ import * as m043 from './migrations/043_chat_notes.js';
 import * as m044 from './migrations/044_chat_activity.js';
 import * as m045 from './migrations/045_notification_preferences.js';
 import * as m046 from './migrations/046_typing_indicators.js';
+import * as m047 from './migrations/047_chat_snooze.js';
 import * as m048 from './migrations/048_supervisors_step_in.js';
 import * as m050 from './migrations/050_message_search_vector.js';
 
@@ -80,6 +81,7 @@ const migrations: Record<string, Migration> = {
   '044_chat_activity': m044,
   '045_notification_preferences': m045,
   '046_typing_indicators': m046,
+  '047_chat_snooze': m047,
   '048_supervisors_step_in': m048,
   '050_message_search_vector': m050,
 };

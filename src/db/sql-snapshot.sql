@@ -54,6 +54,7 @@ SELECT id, account_id, api_enabled, api_key_hash, provider FROM channels WHERE i
 -- src/modules/chats/chat-transfers.repo.ts
 SELECT c.id, c.account_id, c.channel_id, c.team_id, c.user_id,
  c.status, c.queue, c.unread_messages, c.last_message, c.version, c.created_at, c.updated_at, c.contact_id,
+ c.snoozed_at, c.snoozed_until, c.snoozed_by,
  ct.name AS contact_name, ct.value AS contact_value, ct.last_inbound_at AS contact_last_inbound_at,
  coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
     ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
@@ -290,14 +291,14 @@ RETURNING d.id, d.account_id, d.webhook_id, d.generation, d.attempts, d.window_s
 
 -- listPage, first page of 20: open, every queue but the hidden one
 SELECT c.id, c.channel_id, c.team_id, c.user_id, c.status, c.queue, c.unread_messages,
- c.last_message, c.created_at, c.updated_at, c.contact_id, ct.name AS contact_name, ct.value AS contact_value,
+ c.last_message, c.created_at, c.updated_at, c.contact_id, c.snoozed_at, c.snoozed_until, c.snoozed_by, ct.name AS contact_name, ct.value AS contact_value,
  ct.last_inbound_at AS contact_last_inbound_at, ct.customer_id, coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
     ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
     WHERE cl.chat_id = c.id), '[]'::json) AS labels,
  (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'channel' AND queue <> 'Observação') AS total
 FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
-   created_at, updated_at, contact_id, waiting_since, last_customer_at
- FROM chats WHERE account_id = $2 AND status = 'open' AND queue <> 'Observação' ORDER BY created_at DESC, id DESC
+   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by
+ FROM chats WHERE account_id = $2 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' ORDER BY created_at DESC, id DESC
  LIMIT 32 OFFSET 0) AS p
  ORDER BY created_at DESC, id DESC LIMIT $3) AS c
 JOIN contacts ct ON ct.id = c.contact_id
@@ -307,8 +308,8 @@ ORDER BY c.created_at DESC, c.id DESC;
 SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'channel' AND queue <> 'Observação') AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $4 AND revoked_at IS NULL) AS key_active,
  coalesce('[' || string_agg(row_to_json(j)::text, ',' ORDER BY c.created_at DESC, c.id DESC) || ']', '[]') AS chats
 FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
-   created_at, updated_at, contact_id, waiting_since, last_customer_at
- FROM chats WHERE account_id = $2 AND status = 'open' AND queue <> 'Observação' ORDER BY created_at DESC, id DESC
+   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by
+ FROM chats WHERE account_id = $2 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' ORDER BY created_at DESC, id DESC
  LIMIT 32 OFFSET 0) AS p
  ORDER BY created_at DESC, id DESC LIMIT $3) AS c
 JOIN contacts ct ON ct.id = c.contact_id,
@@ -325,13 +326,13 @@ SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 
 
 -- listPage, first page of 20: closed
 SELECT c.id, c.channel_id, c.team_id, c.user_id, c.status, c.queue, c.unread_messages,
- c.last_message, c.created_at, c.updated_at, c.contact_id, ct.name AS contact_name, ct.value AS contact_value,
+ c.last_message, c.created_at, c.updated_at, c.contact_id, c.snoozed_at, c.snoozed_until, c.snoozed_by, ct.name AS contact_name, ct.value AS contact_value,
  ct.last_inbound_at AS contact_last_inbound_at, ct.customer_id, coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
     ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
     WHERE cl.chat_id = c.id), '[]'::json) AS labels,
  (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'closed' AND dim = 'channel' AND queue <> 'Observação') AS total
 FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
-   created_at, updated_at, contact_id, waiting_since, last_customer_at
+   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by
  FROM chats WHERE account_id = $2 AND status = 'closed' AND queue <> 'Observação' ORDER BY created_at DESC, id DESC
  LIMIT 32 OFFSET 0) AS p
  ORDER BY created_at DESC, id DESC LIMIT $3) AS c
@@ -342,7 +343,7 @@ ORDER BY c.created_at DESC, c.id DESC;
 SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'closed' AND dim = 'channel' AND queue <> 'Observação') AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $4 AND revoked_at IS NULL) AS key_active,
  coalesce('[' || string_agg(row_to_json(j)::text, ',' ORDER BY c.created_at DESC, c.id DESC) || ']', '[]') AS chats
 FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
-   created_at, updated_at, contact_id, waiting_since, last_customer_at
+   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by
  FROM chats WHERE account_id = $2 AND status = 'closed' AND queue <> 'Observação' ORDER BY created_at DESC, id DESC
  LIMIT 32 OFFSET 0) AS p
  ORDER BY created_at DESC, id DESC LIMIT $3) AS c
@@ -360,14 +361,14 @@ SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 
 
 -- listPage, first page of 20: a queue
 SELECT c.id, c.channel_id, c.team_id, c.user_id, c.status, c.queue, c.unread_messages,
- c.last_message, c.created_at, c.updated_at, c.contact_id, ct.name AS contact_name, ct.value AS contact_value,
+ c.last_message, c.created_at, c.updated_at, c.contact_id, c.snoozed_at, c.snoozed_until, c.snoozed_by, ct.name AS contact_name, ct.value AS contact_value,
  ct.last_inbound_at AS contact_last_inbound_at, ct.customer_id, coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
     ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
     WHERE cl.chat_id = c.id), '[]'::json) AS labels,
  (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'channel' AND queue = $2) AS total
 FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
-   created_at, updated_at, contact_id, waiting_since, last_customer_at
- FROM chats WHERE account_id = $3 AND status = 'open' AND queue = $4 ORDER BY created_at DESC, id DESC
+   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by
+ FROM chats WHERE account_id = $3 AND status = 'open' AND snoozed_at IS NULL AND queue = $4 ORDER BY created_at DESC, id DESC
  LIMIT 32 OFFSET 0) AS p
  ORDER BY created_at DESC, id DESC LIMIT $5) AS c
 JOIN contacts ct ON ct.id = c.contact_id
@@ -377,8 +378,8 @@ ORDER BY c.created_at DESC, c.id DESC;
 SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'channel' AND queue = $2) AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $6 AND revoked_at IS NULL) AS key_active,
  coalesce('[' || string_agg(row_to_json(j)::text, ',' ORDER BY c.created_at DESC, c.id DESC) || ']', '[]') AS chats
 FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
-   created_at, updated_at, contact_id, waiting_since, last_customer_at
- FROM chats WHERE account_id = $3 AND status = 'open' AND queue = $4 ORDER BY created_at DESC, id DESC
+   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by
+ FROM chats WHERE account_id = $3 AND status = 'open' AND snoozed_at IS NULL AND queue = $4 ORDER BY created_at DESC, id DESC
  LIMIT 32 OFFSET 0) AS p
  ORDER BY created_at DESC, id DESC LIMIT $5) AS c
 JOIN contacts ct ON ct.id = c.contact_id,
@@ -395,14 +396,14 @@ SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 
 
 -- listPage, first page of 20: a channel
 SELECT c.id, c.channel_id, c.team_id, c.user_id, c.status, c.queue, c.unread_messages,
- c.last_message, c.created_at, c.updated_at, c.contact_id, ct.name AS contact_name, ct.value AS contact_value,
+ c.last_message, c.created_at, c.updated_at, c.contact_id, c.snoozed_at, c.snoozed_until, c.snoozed_by, ct.name AS contact_name, ct.value AS contact_value,
  ct.last_inbound_at AS contact_last_inbound_at, ct.customer_id, coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
     ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
     WHERE cl.chat_id = c.id), '[]'::json) AS labels,
  (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'channel' AND value = $2 AND queue <> 'Observação') AS total
 FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
-   created_at, updated_at, contact_id, waiting_since, last_customer_at
- FROM chats WHERE account_id = $3 AND status = 'open' AND queue <> 'Observação' AND channel_id = $4 ORDER BY created_at DESC, id DESC
+   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by
+ FROM chats WHERE account_id = $3 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND channel_id = $4 ORDER BY created_at DESC, id DESC
  LIMIT 32 OFFSET 0) AS p
  ORDER BY created_at DESC, id DESC LIMIT $5) AS c
 JOIN contacts ct ON ct.id = c.contact_id
@@ -412,8 +413,8 @@ ORDER BY c.created_at DESC, c.id DESC;
 SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'channel' AND value = $2 AND queue <> 'Observação') AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $6 AND revoked_at IS NULL) AS key_active,
  coalesce('[' || string_agg(row_to_json(j)::text, ',' ORDER BY c.created_at DESC, c.id DESC) || ']', '[]') AS chats
 FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
-   created_at, updated_at, contact_id, waiting_since, last_customer_at
- FROM chats WHERE account_id = $3 AND status = 'open' AND queue <> 'Observação' AND channel_id = $4 ORDER BY created_at DESC, id DESC
+   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by
+ FROM chats WHERE account_id = $3 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND channel_id = $4 ORDER BY created_at DESC, id DESC
  LIMIT 32 OFFSET 0) AS p
  ORDER BY created_at DESC, id DESC LIMIT $5) AS c
 JOIN contacts ct ON ct.id = c.contact_id,
@@ -430,14 +431,14 @@ SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 
 
 -- listPage, first page of 20: an API key's channels
 SELECT c.id, c.channel_id, c.team_id, c.user_id, c.status, c.queue, c.unread_messages,
- c.last_message, c.created_at, c.updated_at, c.contact_id, ct.name AS contact_name, ct.value AS contact_value,
+ c.last_message, c.created_at, c.updated_at, c.contact_id, c.snoozed_at, c.snoozed_until, c.snoozed_by, ct.name AS contact_name, ct.value AS contact_value,
  ct.last_inbound_at AS contact_last_inbound_at, ct.customer_id, coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
     ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
     WHERE cl.chat_id = c.id), '[]'::json) AS labels,
  (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'channel' AND value = ANY($2::text[]) AND queue <> 'Observação') AS total
 FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
-   created_at, updated_at, contact_id, waiting_since, last_customer_at
- FROM chats WHERE account_id = $3 AND status = 'open' AND queue <> 'Observação' AND channel_id = ANY($4::text[]) ORDER BY created_at DESC, id DESC
+   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by
+ FROM chats WHERE account_id = $3 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND channel_id = ANY($4::text[]) ORDER BY created_at DESC, id DESC
  LIMIT 32 OFFSET 0) AS p
  ORDER BY created_at DESC, id DESC LIMIT $5) AS c
 JOIN contacts ct ON ct.id = c.contact_id
@@ -447,8 +448,8 @@ ORDER BY c.created_at DESC, c.id DESC;
 SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'channel' AND value = ANY($2::text[]) AND queue <> 'Observação') AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $6 AND revoked_at IS NULL) AS key_active,
  coalesce('[' || string_agg(row_to_json(j)::text, ',' ORDER BY c.created_at DESC, c.id DESC) || ']', '[]') AS chats
 FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
-   created_at, updated_at, contact_id, waiting_since, last_customer_at
- FROM chats WHERE account_id = $3 AND status = 'open' AND queue <> 'Observação' AND channel_id = ANY($4::text[]) ORDER BY created_at DESC, id DESC
+   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by
+ FROM chats WHERE account_id = $3 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND channel_id = ANY($4::text[]) ORDER BY created_at DESC, id DESC
  LIMIT 32 OFFSET 0) AS p
  ORDER BY created_at DESC, id DESC LIMIT $5) AS c
 JOIN contacts ct ON ct.id = c.contact_id,
@@ -465,14 +466,14 @@ SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 
 
 -- listPage, first page of 20: a channel among an API key's
 SELECT c.id, c.channel_id, c.team_id, c.user_id, c.status, c.queue, c.unread_messages,
- c.last_message, c.created_at, c.updated_at, c.contact_id, ct.name AS contact_name, ct.value AS contact_value,
+ c.last_message, c.created_at, c.updated_at, c.contact_id, c.snoozed_at, c.snoozed_until, c.snoozed_by, ct.name AS contact_name, ct.value AS contact_value,
  ct.last_inbound_at AS contact_last_inbound_at, ct.customer_id, coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
     ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
     WHERE cl.chat_id = c.id), '[]'::json) AS labels,
  (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'channel' AND value = $2 AND queue <> 'Observação') AS total
 FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
-   created_at, updated_at, contact_id, waiting_since, last_customer_at
- FROM chats WHERE account_id = $3 AND status = 'open' AND queue <> 'Observação' AND channel_id = $4 AND channel_id = ANY($5::text[]) ORDER BY created_at DESC, id DESC
+   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by
+ FROM chats WHERE account_id = $3 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND channel_id = $4 AND channel_id = ANY($5::text[]) ORDER BY created_at DESC, id DESC
  LIMIT 32 OFFSET 0) AS p
  ORDER BY created_at DESC, id DESC LIMIT $6) AS c
 JOIN contacts ct ON ct.id = c.contact_id
@@ -482,8 +483,8 @@ ORDER BY c.created_at DESC, c.id DESC;
 SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'channel' AND value = $2 AND queue <> 'Observação') AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $7 AND revoked_at IS NULL) AS key_active,
  coalesce('[' || string_agg(row_to_json(j)::text, ',' ORDER BY c.created_at DESC, c.id DESC) || ']', '[]') AS chats
 FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
-   created_at, updated_at, contact_id, waiting_since, last_customer_at
- FROM chats WHERE account_id = $3 AND status = 'open' AND queue <> 'Observação' AND channel_id = $4 AND channel_id = ANY($5::text[]) ORDER BY created_at DESC, id DESC
+   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by
+ FROM chats WHERE account_id = $3 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND channel_id = $4 AND channel_id = ANY($5::text[]) ORDER BY created_at DESC, id DESC
  LIMIT 32 OFFSET 0) AS p
  ORDER BY created_at DESC, id DESC LIMIT $6) AS c
 JOIN contacts ct ON ct.id = c.contact_id,
@@ -500,14 +501,14 @@ SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 
 
 -- listPage, first page of 20: a team
 SELECT c.id, c.channel_id, c.team_id, c.user_id, c.status, c.queue, c.unread_messages,
- c.last_message, c.created_at, c.updated_at, c.contact_id, ct.name AS contact_name, ct.value AS contact_value,
+ c.last_message, c.created_at, c.updated_at, c.contact_id, c.snoozed_at, c.snoozed_until, c.snoozed_by, ct.name AS contact_name, ct.value AS contact_value,
  ct.last_inbound_at AS contact_last_inbound_at, ct.customer_id, coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
     ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
     WHERE cl.chat_id = c.id), '[]'::json) AS labels,
  (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'team' AND value = $2 AND queue <> 'Observação') AS total
 FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
-   created_at, updated_at, contact_id, waiting_since, last_customer_at
- FROM chats WHERE account_id = $3 AND status = 'open' AND queue <> 'Observação' AND team_id = $4 ORDER BY created_at DESC, id DESC
+   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by
+ FROM chats WHERE account_id = $3 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND team_id = $4 ORDER BY created_at DESC, id DESC
  LIMIT 32 OFFSET 0) AS p
  ORDER BY created_at DESC, id DESC LIMIT $5) AS c
 JOIN contacts ct ON ct.id = c.contact_id
@@ -517,8 +518,8 @@ ORDER BY c.created_at DESC, c.id DESC;
 SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'team' AND value = $2 AND queue <> 'Observação') AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $6 AND revoked_at IS NULL) AS key_active,
  coalesce('[' || string_agg(row_to_json(j)::text, ',' ORDER BY c.created_at DESC, c.id DESC) || ']', '[]') AS chats
 FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
-   created_at, updated_at, contact_id, waiting_since, last_customer_at
- FROM chats WHERE account_id = $3 AND status = 'open' AND queue <> 'Observação' AND team_id = $4 ORDER BY created_at DESC, id DESC
+   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by
+ FROM chats WHERE account_id = $3 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND team_id = $4 ORDER BY created_at DESC, id DESC
  LIMIT 32 OFFSET 0) AS p
  ORDER BY created_at DESC, id DESC LIMIT $5) AS c
 JOIN contacts ct ON ct.id = c.contact_id,
@@ -535,14 +536,14 @@ SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 
 
 -- listPage, first page of 20: an attendant
 SELECT c.id, c.channel_id, c.team_id, c.user_id, c.status, c.queue, c.unread_messages,
- c.last_message, c.created_at, c.updated_at, c.contact_id, ct.name AS contact_name, ct.value AS contact_value,
+ c.last_message, c.created_at, c.updated_at, c.contact_id, c.snoozed_at, c.snoozed_until, c.snoozed_by, ct.name AS contact_name, ct.value AS contact_value,
  ct.last_inbound_at AS contact_last_inbound_at, ct.customer_id, coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
     ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
     WHERE cl.chat_id = c.id), '[]'::json) AS labels,
  (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'user' AND value = $2 AND queue <> 'Observação') AS total
 FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
-   created_at, updated_at, contact_id, waiting_since, last_customer_at
- FROM chats WHERE account_id = $3 AND status = 'open' AND queue <> 'Observação' AND user_id = $4 ORDER BY created_at DESC, id DESC
+   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by
+ FROM chats WHERE account_id = $3 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND user_id = $4 ORDER BY created_at DESC, id DESC
  LIMIT 32 OFFSET 0) AS p
  ORDER BY created_at DESC, id DESC LIMIT $5) AS c
 JOIN contacts ct ON ct.id = c.contact_id
@@ -552,8 +553,8 @@ ORDER BY c.created_at DESC, c.id DESC;
 SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'user' AND value = $2 AND queue <> 'Observação') AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $6 AND revoked_at IS NULL) AS key_active,
  coalesce('[' || string_agg(row_to_json(j)::text, ',' ORDER BY c.created_at DESC, c.id DESC) || ']', '[]') AS chats
 FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
-   created_at, updated_at, contact_id, waiting_since, last_customer_at
- FROM chats WHERE account_id = $3 AND status = 'open' AND queue <> 'Observação' AND user_id = $4 ORDER BY created_at DESC, id DESC
+   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by
+ FROM chats WHERE account_id = $3 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND user_id = $4 ORDER BY created_at DESC, id DESC
  LIMIT 32 OFFSET 0) AS p
  ORDER BY created_at DESC, id DESC LIMIT $5) AS c
 JOIN contacts ct ON ct.id = c.contact_id,
@@ -570,14 +571,14 @@ SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 
 
 -- listPage, first page of 20: a team and an attendant
 SELECT c.id, c.channel_id, c.team_id, c.user_id, c.status, c.queue, c.unread_messages,
- c.last_message, c.created_at, c.updated_at, c.contact_id, ct.name AS contact_name, ct.value AS contact_value,
+ c.last_message, c.created_at, c.updated_at, c.contact_id, c.snoozed_at, c.snoozed_until, c.snoozed_by, ct.name AS contact_name, ct.value AS contact_value,
  ct.last_inbound_at AS contact_last_inbound_at, ct.customer_id, coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
     ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
     WHERE cl.chat_id = c.id), '[]'::json) AS labels,
  (SELECT coalesce(sum(n), 0)::int8 FROM chat_counts WHERE account_id = $1 AND status = 'open' AND queue <> 'Observação' AND team_id = $2 AND user_id = $3) AS total
 FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
-   created_at, updated_at, contact_id, waiting_since, last_customer_at
- FROM chats WHERE account_id = $4 AND status = 'open' AND queue <> 'Observação' AND team_id = $5 AND user_id = $6 ORDER BY created_at DESC, id DESC
+   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by
+ FROM chats WHERE account_id = $4 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND team_id = $5 AND user_id = $6 ORDER BY created_at DESC, id DESC
  LIMIT 32 OFFSET 0) AS p
  ORDER BY created_at DESC, id DESC LIMIT $7) AS c
 JOIN contacts ct ON ct.id = c.contact_id
@@ -587,8 +588,8 @@ ORDER BY c.created_at DESC, c.id DESC;
 SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_counts WHERE account_id = $1 AND status = 'open' AND queue <> 'Observação' AND team_id = $2 AND user_id = $3) AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $8 AND revoked_at IS NULL) AS key_active,
  coalesce('[' || string_agg(row_to_json(j)::text, ',' ORDER BY c.created_at DESC, c.id DESC) || ']', '[]') AS chats
 FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
-   created_at, updated_at, contact_id, waiting_since, last_customer_at
- FROM chats WHERE account_id = $4 AND status = 'open' AND queue <> 'Observação' AND team_id = $5 AND user_id = $6 ORDER BY created_at DESC, id DESC
+   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by
+ FROM chats WHERE account_id = $4 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND team_id = $5 AND user_id = $6 ORDER BY created_at DESC, id DESC
  LIMIT 32 OFFSET 0) AS p
  ORDER BY created_at DESC, id DESC LIMIT $7) AS c
 JOIN contacts ct ON ct.id = c.contact_id,
@@ -605,14 +606,14 @@ SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_counts WHERE account_id = $1 
 
 -- listPage, first page of 20: an agent's visibility
 SELECT c.id, c.channel_id, c.team_id, c.user_id, c.status, c.queue, c.unread_messages,
- c.last_message, c.created_at, c.updated_at, c.contact_id, ct.name AS contact_name, ct.value AS contact_value,
+ c.last_message, c.created_at, c.updated_at, c.contact_id, c.snoozed_at, c.snoozed_until, c.snoozed_by, ct.name AS contact_name, ct.value AS contact_value,
  ct.last_inbound_at AS contact_last_inbound_at, ct.customer_id, coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
     ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
     WHERE cl.chat_id = c.id), '[]'::json) AS labels,
  (SELECT coalesce(sum(n), 0)::int8 FROM chat_counts WHERE account_id = $1 AND status = 'open' AND queue <> 'Observação' AND (team_id = ANY($2::text[]) OR user_id = $3)) AS total
 FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
-   created_at, updated_at, contact_id, waiting_since, last_customer_at
- FROM chats WHERE account_id = $4 AND status = 'open' AND queue <> 'Observação' AND (team_id = ANY($5::text[]) OR user_id = $6) ORDER BY created_at DESC, id DESC
+   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by
+ FROM chats WHERE account_id = $4 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND (team_id = ANY($5::text[]) OR user_id = $6) ORDER BY created_at DESC, id DESC
  LIMIT 32 OFFSET 0) AS p
  ORDER BY created_at DESC, id DESC LIMIT $7) AS c
 JOIN contacts ct ON ct.id = c.contact_id
@@ -622,8 +623,8 @@ ORDER BY c.created_at DESC, c.id DESC;
 SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_counts WHERE account_id = $1 AND status = 'open' AND queue <> 'Observação' AND (team_id = ANY($2::text[]) OR user_id = $3)) AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $8 AND revoked_at IS NULL) AS key_active,
  coalesce('[' || string_agg(row_to_json(j)::text, ',' ORDER BY c.created_at DESC, c.id DESC) || ']', '[]') AS chats
 FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
-   created_at, updated_at, contact_id, waiting_since, last_customer_at
- FROM chats WHERE account_id = $4 AND status = 'open' AND queue <> 'Observação' AND (team_id = ANY($5::text[]) OR user_id = $6) ORDER BY created_at DESC, id DESC
+   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by
+ FROM chats WHERE account_id = $4 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND (team_id = ANY($5::text[]) OR user_id = $6) ORDER BY created_at DESC, id DESC
  LIMIT 32 OFFSET 0) AS p
  ORDER BY created_at DESC, id DESC LIMIT $7) AS c
 JOIN contacts ct ON ct.id = c.contact_id,
@@ -640,25 +641,25 @@ SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_counts WHERE account_id = $1 
 
 -- listPage, first page of 20: a search by number
 SELECT c.id, c.channel_id, c.team_id, c.user_id, c.status, c.queue, c.unread_messages,
- c.last_message, c.created_at, c.updated_at, c.contact_id, ct.name AS contact_name, ct.value AS contact_value,
+ c.last_message, c.created_at, c.updated_at, c.contact_id, c.snoozed_at, c.snoozed_until, c.snoozed_by, ct.name AS contact_name, ct.value AS contact_value,
  ct.last_inbound_at AS contact_last_inbound_at, ct.customer_id, coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
     ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
     WHERE cl.chat_id = c.id), '[]'::json) AS labels,
- (SELECT count(*)::int8 FROM chats WHERE account_id = $1 AND status = 'open' AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $3 AND value LIKE '%' || $2 || '%')) AS total
+ (SELECT count(*)::int8 FROM chats WHERE account_id = $1 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $3 AND value LIKE '%' || $2 || '%')) AS total
 FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
-   created_at, updated_at, contact_id, waiting_since, last_customer_at
- FROM chats WHERE account_id = $4 AND status = 'open' AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $6 AND value LIKE '%' || $5 || '%') ORDER BY created_at DESC, id DESC
+   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by
+ FROM chats WHERE account_id = $4 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $6 AND value LIKE '%' || $5 || '%') ORDER BY created_at DESC, id DESC
  LIMIT 32 OFFSET 0) AS p
  ORDER BY created_at DESC, id DESC LIMIT $7) AS c
 JOIN contacts ct ON ct.id = c.contact_id
 ORDER BY c.created_at DESC, c.id DESC;
 
 -- listApiPageJson, first page of 20: a search by number
-SELECT (SELECT count(*)::int8 FROM chats WHERE account_id = $1 AND status = 'open' AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $3 AND value LIKE '%' || $2 || '%')) AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $8 AND revoked_at IS NULL) AS key_active,
+SELECT (SELECT count(*)::int8 FROM chats WHERE account_id = $1 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $3 AND value LIKE '%' || $2 || '%')) AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $8 AND revoked_at IS NULL) AS key_active,
  coalesce('[' || string_agg(row_to_json(j)::text, ',' ORDER BY c.created_at DESC, c.id DESC) || ']', '[]') AS chats
 FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
-   created_at, updated_at, contact_id, waiting_since, last_customer_at
- FROM chats WHERE account_id = $4 AND status = 'open' AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $6 AND value LIKE '%' || $5 || '%') ORDER BY created_at DESC, id DESC
+   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by
+ FROM chats WHERE account_id = $4 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $6 AND value LIKE '%' || $5 || '%') ORDER BY created_at DESC, id DESC
  LIMIT 32 OFFSET 0) AS p
  ORDER BY created_at DESC, id DESC LIMIT $7) AS c
 JOIN contacts ct ON ct.id = c.contact_id,
@@ -671,29 +672,29 @@ LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id 
     WHERE cl.chat_id = c.id), '[]'::json) AS labels) AS j;
 
 -- count: a search by number
-SELECT (SELECT count(*)::int8 FROM chats WHERE account_id = $1 AND status = 'open' AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $3 AND value LIKE '%' || $2 || '%')) AS total;
+SELECT (SELECT count(*)::int8 FROM chats WHERE account_id = $1 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $3 AND value LIKE '%' || $2 || '%')) AS total;
 
 -- listPage, first page of 20: a search by name
 SELECT c.id, c.channel_id, c.team_id, c.user_id, c.status, c.queue, c.unread_messages,
- c.last_message, c.created_at, c.updated_at, c.contact_id, ct.name AS contact_name, ct.value AS contact_value,
+ c.last_message, c.created_at, c.updated_at, c.contact_id, c.snoozed_at, c.snoozed_until, c.snoozed_by, ct.name AS contact_name, ct.value AS contact_value,
  ct.last_inbound_at AS contact_last_inbound_at, ct.customer_id, coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
     ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
     WHERE cl.chat_id = c.id), '[]'::json) AS labels,
- (SELECT count(*)::int8 FROM chats WHERE account_id = $1 AND status = 'open' AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $3 AND (search_fold(name) LIKE '%' || search_fold($2) || '%' OR value LIKE '%' || search_fold($2) || '%'))) AS total
+ (SELECT count(*)::int8 FROM chats WHERE account_id = $1 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $3 AND (search_fold(name) LIKE '%' || search_fold($2) || '%' OR value LIKE '%' || search_fold($2) || '%'))) AS total
 FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
-   created_at, updated_at, contact_id, waiting_since, last_customer_at
- FROM chats WHERE account_id = $4 AND status = 'open' AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $6 AND (search_fold(name) LIKE '%' || search_fold($5) || '%' OR value LIKE '%' || search_fold($5) || '%')) ORDER BY created_at DESC, id DESC
+   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by
+ FROM chats WHERE account_id = $4 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $6 AND (search_fold(name) LIKE '%' || search_fold($5) || '%' OR value LIKE '%' || search_fold($5) || '%')) ORDER BY created_at DESC, id DESC
  LIMIT 32 OFFSET 0) AS p
  ORDER BY created_at DESC, id DESC LIMIT $7) AS c
 JOIN contacts ct ON ct.id = c.contact_id
 ORDER BY c.created_at DESC, c.id DESC;
 
 -- listApiPageJson, first page of 20: a search by name
-SELECT (SELECT count(*)::int8 FROM chats WHERE account_id = $1 AND status = 'open' AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $3 AND (search_fold(name) LIKE '%' || search_fold($2) || '%' OR value LIKE '%' || search_fold($2) || '%'))) AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $8 AND revoked_at IS NULL) AS key_active,
+SELECT (SELECT count(*)::int8 FROM chats WHERE account_id = $1 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $3 AND (search_fold(name) LIKE '%' || search_fold($2) || '%' OR value LIKE '%' || search_fold($2) || '%'))) AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $8 AND revoked_at IS NULL) AS key_active,
  coalesce('[' || string_agg(row_to_json(j)::text, ',' ORDER BY c.created_at DESC, c.id DESC) || ']', '[]') AS chats
 FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
-   created_at, updated_at, contact_id, waiting_since, last_customer_at
- FROM chats WHERE account_id = $4 AND status = 'open' AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $6 AND (search_fold(name) LIKE '%' || search_fold($5) || '%' OR value LIKE '%' || search_fold($5) || '%')) ORDER BY created_at DESC, id DESC
+   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by
+ FROM chats WHERE account_id = $4 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $6 AND (search_fold(name) LIKE '%' || search_fold($5) || '%' OR value LIKE '%' || search_fold($5) || '%')) ORDER BY created_at DESC, id DESC
  LIMIT 32 OFFSET 0) AS p
  ORDER BY created_at DESC, id DESC LIMIT $7) AS c
 JOIN contacts ct ON ct.id = c.contact_id,
@@ -706,7 +707,7 @@ LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id 
     WHERE cl.chat_id = c.id), '[]'::json) AS labels) AS j;
 
 -- count: a search by name
-SELECT (SELECT count(*)::int8 FROM chats WHERE account_id = $1 AND status = 'open' AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $3 AND (search_fold(name) LIKE '%' || search_fold($2) || '%' OR value LIKE '%' || search_fold($2) || '%'))) AS total;
+SELECT (SELECT count(*)::int8 FROM chats WHERE account_id = $1 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $3 AND (search_fold(name) LIKE '%' || search_fold($2) || '%' OR value LIKE '%' || search_fold($2) || '%'))) AS total;
 
 -- foldCounts
 WITH picked AS (

@@ -264,6 +264,12 @@ export interface ChatsTable {
   last_customer_at: ColumnType<Date | null, never, never>;
   /** Since when the customer waits for an answer (null once answered); kept like `last_customer_at`. */
   waiting_since: ColumnType<Date | null, never, never>;
+  /** Set while the chat is snoozed (migration 047); cleared by the wake-up, the customer or a close. */
+  snoozed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** When the snooze ends by itself; null when only the customer's message (or an agent) ends it. */
+  snoozed_until: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** The user who snoozed it. */
+  snoozed_by: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** A user's saved view of the chat list (migration 030). */

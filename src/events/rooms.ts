@@ -88,6 +88,9 @@ export const targets = {
     chatTarget(chat, [room.team(chat.teamId), room.chat(chat.id), maybeUser(chat.userId)]),
   chatClose: (chat: ChatPlace) =>
     chatTarget(chat, [room.team(chat.teamId), room.chat(chat.id), maybeUser(chat.userId)]),
+  /** A snooze began or ended: it leaves or comes back to its team's lists and its attendant's. */
+  chatSnooze: (chat: ChatPlace) =>
+    chatTarget(chat, [room.team(chat.teamId), room.chat(chat.id), maybeUser(chat.userId)]),
   /** Whoever watches the chat's list item or its messages; the audience of both chats. */
   chatSplit: (chat: ChatPlace, into: ChatPlace) =>
     chatTarget(chat, [room.chat(chat.id), room.attendance(chat.id)], {

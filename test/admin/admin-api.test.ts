@@ -736,6 +736,7 @@ describe('admin API', () => {
         labels: [],
         // A sandbox customer opens the 24-hour window as a WhatsApp one does.
         window: { open: true, expiresAt: new Date(Date.parse(lastAt) + 24 * 3600 * 1000).toISOString() },
+        snooze: null,
       });
 
       const second = await inbound(channel, { from: '5511987654321', text: 'Tudo bem?' });
@@ -1020,7 +1021,7 @@ describe('admin API', () => {
         ['?limit=0', ['limit must not be less than 1']],
         ['?page=0', ['page must not be less than 1']],
         ['?limit=abc', ['limit must be an integer number']],
-        ['?status=waiting', ['status must be one of the following values: open, pending, closed']],
+        ['?status=waiting', ['status must be one of the following values: open, pending, closed, snoozed']],
         ['?channelId=123', ['channelId must be a 24-character hexadecimal id']],
       ];
       for (const [query, message] of cases) {

@@ -136,7 +136,9 @@ describe('labels and saved views', () => {
     await page.getByRole('tab', { name: /Filters/ }).click();
     const bar = page.getByRole('form', { name: 'Conversation filters' });
     await bar.getByRole('combobox', { name: 'Order' }).waitFor();
-    await bar.getByRole('combobox', { name: 'Status' }).selectOption({ label: 'Pending (no attendant)' });
+    await bar
+      .getByRole('combobox', { name: 'Status' })
+      .selectOption({ label: 'Pending (no attendant, and snoozed)' });
     await page.locator('.convo-head').getByRole('combobox', { name: 'Add a label' }).waitFor();
     await page.getByRole('combobox', { name: 'Language' }).selectOption('pt-BR');
 

@@ -89,10 +89,16 @@ describe('event log', () => {
     const { events } = await log(f.agents[1]!.token, before);
     assertRun(events, ['chat.transfer', 'notification.new'], before);
     assert.deepEqual(events, live);
-    // The event carries the agents' view of the chat: the Channel API's Chat plus its 24-hour window
-    // and its customer.
-    const { window: eventWindow, customerId, ...eventChat } = events[0]!.data.chat as Record<string, unknown>;
+    // The event carries the agents' view of the chat: the Channel API's Chat plus its 24-hour window,
+    // its customer and its snooze.
+    const {
+      window: eventWindow,
+      customerId,
+      snooze,
+      ...eventChat
+    } = events[0]!.data.chat as Record<string, unknown>;
     assert.deepEqual(eventChat, res.json);
+    assert.equal(snooze, null);
     const agentView = await t.request('GET', `/api/chats/${chatId}`, { headers: bearer(f.agents[1]!.token) });
     assert.deepEqual(eventWindow, agentView.json.window);
     assert.equal(customerId, agentView.json.customerId);

@@ -320,9 +320,14 @@ describe('gateway', () => {
       });
       assert.equal(res.status, 200);
       const transfer = await reaches('chat.transfer', [a0, a1, admin], (data) => {
-        // Agents get the Channel API's Chat plus its 24-hour window (the customer wrote: open) and
-        // its customer.
-        const { window: open, customerId: _customer, ...chat } = data.chat as Record<string, unknown>;
+        // Agents get the Channel API's Chat plus its 24-hour window (the customer wrote: open), its
+        // customer and its snooze.
+        const {
+          window: open,
+          customerId: _customer,
+          snooze: _snooze,
+          ...chat
+        } = data.chat as Record<string, unknown>;
         assert.equal((open as { open: boolean }).open, true);
         assert.deepEqual(
           { ...data, chat },
@@ -396,6 +401,33 @@ describe('gateway', () => {
           chat: res.json,
           from: 'Espera',
           to: 'Automação',
+          by: { type: 'user', id: f.admin.userId },
+        });
+      });
+    });
+
+    it('chat.snoozed and chat.unsnoozed: team, chat and attendant rooms', async () => {
+      const res = await t.request('POST', `/api/chats/${chatId}/snooze`, {
+        headers: bearer(f.adminToken),
+        body: { untilCustomerMessage: true },
+      });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      await reaches('chat.snoozed', [a1, admin], (data) => {
+        assert.deepEqual(data, {
+          chat: res.json,
+          until: null,
+          untilCustomerMessage: true,
+          by: { type: 'user', id: f.admin.userId },
+        });
+      });
+      const back = await t.request('DELETE', `/api/chats/${chatId}/snooze`, {
+        headers: bearer(f.adminToken),
+      });
+      assert.equal(back.status, 200);
+      await reaches('chat.unsnoozed', [a1, admin], (data) => {
+        assert.deepEqual(data, {
+          chat: back.json,
+          reason: 'manual',
           by: { type: 'user', id: f.admin.userId },
         });
       });

@@ -383,6 +383,7 @@ describe('WhatsApp Cloud channels and inbound webhooks', () => {
             Date.parse(String((view.lastMessage as { createdAt: unknown }).createdAt)) + 24 * 3600 * 1000,
           ).toISOString(),
         },
+        snooze: null,
       });
       assert.deepEqual(await contact(opened.contact_id), {
         value: '5511987654321',

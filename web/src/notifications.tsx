@@ -152,11 +152,21 @@ export function NotificationToasts() {
 /** What a notification says, by its kind. */
 function notificationText(t: ReturnType<typeof useI18n>['t'], n: AppNotification): string {
   if (n.kind === 'chat.assigned') return assignedText(t, n.data);
+  if (n.kind === 'chat.unsnoozed') return unsnoozedText(t, n.data);
   if (n.kind === 'note.mention')
     return t('notif.mention', { by: String(n.data.byName ?? ''), excerpt: String(n.data.excerpt ?? '') });
   if (n.kind === 'webhook.disabled') return t('notif.webhookDisabled', { url: String(n.data.url ?? '') });
   if (n.kind === 'channel.unhealthy') return t('notif.channelUnhealthy', { name: String(n.data.name ?? '') });
   return n.kind;
+}
+
+/** A snoozed conversation came back: with whom, and whether the customer's message brought it. */
+function unsnoozedText(t: ReturnType<typeof useI18n>['t'], data: Record<string, unknown>): string {
+  const contact = data.contact as { name?: unknown; value?: unknown } | undefined;
+  const who = typeof contact?.name === 'string' && contact.name ? contact.name : String(contact?.value ?? '');
+  return data.reason === 'customer_message'
+    ? t('notif.unsnoozedReply', { contact: who })
+    : t('notif.unsnoozed', { contact: who });
 }
 
 /** Whom the conversation is with and why it came, when the server says (older notes do not). */

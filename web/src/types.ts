@@ -317,6 +317,30 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/chats/{id}/snooze': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Snooze a chat
+     * @description The open chat leaves the open lists (and their totals) until `until` or the customer’s next message, whichever comes first; meanwhile it is listed by `status=pending` and `status=snoozed`. It comes back with `chat.unsnoozed` and a `chat.unsnoozed` notification to its attendant (or, without one, to its team's members). For its attendant, anyone who may see it while it has no attendant, or a user with `chats:read_all` (`chats:attend` needed; someone else’s chat → 403). A snoozed chat is snoozed again with the new end. Closed → 409; held by another operation → 409 after a short wait. Event `chat.snoozed`.
+     */
+    post: operations['snoozeChat'];
+    /**
+     * End a chat’s snooze
+     * @description The snoozed chat comes back to the lists now (`chat.unsnoozed`, reason `manual`), for whoever may snooze it. A chat that is not snoozed, or closed → 409.
+     */
+    delete: operations['unsnoozeChat'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/chats/{id}/capture': {
     parameters: {
       query?: never;
@@ -2389,6 +2413,21 @@ export interface components {
             /** @description CSS colour, `#rrggbb` */
             color: string;
           }[];
+          /** @description Set while the conversation is snoozed: out of the open lists, in the pending view, back at `until` or at the customer's next message, whichever comes first */
+          snooze?: {
+            /**
+             * Format: date-time
+             * @description When it was snoozed
+             */
+            since: string;
+            /**
+             * Format: date-time
+             * @description When it comes back by itself; null: only when the customer writes (or an agent ends it)
+             */
+            until: string | null;
+            /** @description The user who snoozed it */
+            by: string | null;
+          } | null;
           /** @description The customer behind the chat's contact: their conversations on every channel */
           customerId: string;
           /** @description The 24-hour customer-service window, opened by each of the customer's messages */
@@ -2458,6 +2497,21 @@ export interface components {
             /** @description CSS colour, `#rrggbb` */
             color: string;
           }[];
+          /** @description Set while the conversation is snoozed: out of the open lists, in the pending view, back at `until` or at the customer's next message, whichever comes first */
+          snooze?: {
+            /**
+             * Format: date-time
+             * @description When it was snoozed
+             */
+            since: string;
+            /**
+             * Format: date-time
+             * @description When it comes back by itself; null: only when the customer writes (or an agent ends it)
+             */
+            until: string | null;
+            /** @description The user who snoozed it */
+            by: string | null;
+          } | null;
           /** @description The customer behind the chat's contact: their conversations on every channel */
           customerId: string;
           /** @description The 24-hour customer-service window, opened by each of the customer's messages */
@@ -2527,6 +2581,21 @@ export interface components {
             /** @description CSS colour, `#rrggbb` */
             color: string;
           }[];
+          /** @description Set while the conversation is snoozed: out of the open lists, in the pending view, back at `until` or at the customer's next message, whichever comes first */
+          snooze?: {
+            /**
+             * Format: date-time
+             * @description When it was snoozed
+             */
+            since: string;
+            /**
+             * Format: date-time
+             * @description When it comes back by itself; null: only when the customer writes (or an agent ends it)
+             */
+            until: string | null;
+            /** @description The user who snoozed it */
+            by: string | null;
+          } | null;
           /** @description The customer behind the chat's contact: their conversations on every channel */
           customerId: string;
           /** @description The 24-hour customer-service window, opened by each of the customer's messages */
@@ -2603,6 +2672,21 @@ export interface components {
             /** @description CSS colour, `#rrggbb` */
             color: string;
           }[];
+          /** @description Set while the conversation is snoozed: out of the open lists, in the pending view, back at `until` or at the customer's next message, whichever comes first */
+          snooze?: {
+            /**
+             * Format: date-time
+             * @description When it was snoozed
+             */
+            since: string;
+            /**
+             * Format: date-time
+             * @description When it comes back by itself; null: only when the customer writes (or an agent ends it)
+             */
+            until: string | null;
+            /** @description The user who snoozed it */
+            by: string | null;
+          } | null;
           /** @description The customer behind the chat's contact: their conversations on every channel */
           customerId: string;
           /** @description The 24-hour customer-service window, opened by each of the customer's messages */
@@ -2677,6 +2761,21 @@ export interface components {
             /** @description CSS colour, `#rrggbb` */
             color: string;
           }[];
+          /** @description Set while the conversation is snoozed: out of the open lists, in the pending view, back at `until` or at the customer's next message, whichever comes first */
+          snooze?: {
+            /**
+             * Format: date-time
+             * @description When it was snoozed
+             */
+            since: string;
+            /**
+             * Format: date-time
+             * @description When it comes back by itself; null: only when the customer writes (or an agent ends it)
+             */
+            until: string | null;
+            /** @description The user who snoozed it */
+            by: string | null;
+          } | null;
           /** @description The customer behind the chat's contact: their conversations on every channel */
           customerId: string;
           /** @description The 24-hour customer-service window, opened by each of the customer's messages */
@@ -2761,6 +2860,21 @@ export interface components {
             /** @description CSS colour, `#rrggbb` */
             color: string;
           }[];
+          /** @description Set while the conversation is snoozed: out of the open lists, in the pending view, back at `until` or at the customer's next message, whichever comes first */
+          snooze?: {
+            /**
+             * Format: date-time
+             * @description When it was snoozed
+             */
+            since: string;
+            /**
+             * Format: date-time
+             * @description When it comes back by itself; null: only when the customer writes (or an agent ends it)
+             */
+            until: string | null;
+            /** @description The user who snoozed it */
+            by: string | null;
+          } | null;
           /** @description The customer behind the chat's contact: their conversations on every channel */
           customerId: string;
           /** @description The 24-hour customer-service window, opened by each of the customer's messages */
@@ -2835,6 +2949,21 @@ export interface components {
             /** @description CSS colour, `#rrggbb` */
             color: string;
           }[];
+          /** @description Set while the conversation is snoozed: out of the open lists, in the pending view, back at `until` or at the customer's next message, whichever comes first */
+          snooze?: {
+            /**
+             * Format: date-time
+             * @description When it was snoozed
+             */
+            since: string;
+            /**
+             * Format: date-time
+             * @description When it comes back by itself; null: only when the customer writes (or an agent ends it)
+             */
+            until: string | null;
+            /** @description The user who snoozed it */
+            by: string | null;
+          } | null;
           /** @description The customer behind the chat's contact: their conversations on every channel */
           customerId: string;
           /** @description The 24-hour customer-service window, opened by each of the customer's messages */
@@ -2906,6 +3035,21 @@ export interface components {
             /** @description CSS colour, `#rrggbb` */
             color: string;
           }[];
+          /** @description Set while the conversation is snoozed: out of the open lists, in the pending view, back at `until` or at the customer's next message, whichever comes first */
+          snooze?: {
+            /**
+             * Format: date-time
+             * @description When it was snoozed
+             */
+            since: string;
+            /**
+             * Format: date-time
+             * @description When it comes back by itself; null: only when the customer writes (or an agent ends it)
+             */
+            until: string | null;
+            /** @description The user who snoozed it */
+            by: string | null;
+          } | null;
           /** @description The customer behind the chat's contact: their conversations on every channel */
           customerId: string;
           /** @description The 24-hour customer-service window, opened by each of the customer's messages */
@@ -2956,6 +3100,21 @@ export interface components {
             /** @description CSS colour, `#rrggbb` */
             color: string;
           }[];
+          /** @description Set while the conversation is snoozed: out of the open lists, in the pending view, back at `until` or at the customer's next message, whichever comes first */
+          snooze?: {
+            /**
+             * Format: date-time
+             * @description When it was snoozed
+             */
+            since: string;
+            /**
+             * Format: date-time
+             * @description When it comes back by itself; null: only when the customer writes (or an agent ends it)
+             */
+            until: string | null;
+            /** @description The user who snoozed it */
+            by: string | null;
+          } | null;
           /** @description The customer behind the chat's contact: their conversations on every channel */
           customerId: string;
           /** @description The 24-hour customer-service window, opened by each of the customer's messages */
@@ -2970,6 +3129,193 @@ export interface components {
           };
         };
         messageIds: string[];
+      };
+    };
+    'chat.snoozed': {
+      /**
+       * Format: uuid
+       * @description Unique id of the event
+       */
+      id: string;
+      /** @constant */
+      event: 'chat.snoozed';
+      /** @constant */
+      schemaVersion: 1;
+      /** @description Position in the account’s event log; increases in commit order within an account */
+      seq: number;
+      /** Format: date-time */
+      occurredAt: string;
+      accountId: string;
+      /** @description The conversation was snoozed: it left the open lists (the pending view shows it) until `until` or the customer's next message */
+      data: {
+        chat: {
+          id: string;
+          /** @description `open` or `closed` */
+          status: string;
+          queue: string;
+          channelId: string;
+          teamId: string;
+          userId: string | null;
+          contact: {
+            id: string;
+            name: string;
+            value: string;
+          };
+          unreadMessages: number;
+          lastMessage: {
+            id: string;
+            /** @description contact, user, api or system */
+            origin: string;
+            type: string;
+            /** @description Text of the message, or a summary such as [image] for media */
+            content: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description The agent who wrote it, for `user` messages */
+            userId?: string;
+          } | null;
+          /** Format: date-time */
+          createdAt: string;
+          /** Format: date-time */
+          updatedAt: string;
+          /** @description The chat's labels, by name (additive to the contract's Chat) */
+          labels: {
+            id: string;
+            name: string;
+            /** @description CSS colour, `#rrggbb` */
+            color: string;
+          }[];
+          /** @description Set while the conversation is snoozed: out of the open lists, in the pending view, back at `until` or at the customer's next message, whichever comes first */
+          snooze?: {
+            /**
+             * Format: date-time
+             * @description When it was snoozed
+             */
+            since: string;
+            /**
+             * Format: date-time
+             * @description When it comes back by itself; null: only when the customer writes (or an agent ends it)
+             */
+            until: string | null;
+            /** @description The user who snoozed it */
+            by: string | null;
+          } | null;
+          /** @description The customer behind the chat's contact: their conversations on every channel */
+          customerId: string;
+          /** @description The 24-hour customer-service window, opened by each of the customer's messages */
+          window: {
+            /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
+            open: boolean;
+            /**
+             * Format: date-time
+             * @description 24 hours after the customer's last message; null when the customer never wrote
+             */
+            expiresAt: string | null;
+          };
+        };
+        /**
+         * Format: date-time
+         * @description When it comes back by itself
+         */
+        until: string | null;
+        /** @description True when no time was given: only the customer’s message (or an agent) brings it back */
+        untilCustomerMessage: boolean;
+        /** @description Who made the change: a user, or an account API key (Channel API) */
+        by?: {
+          type: 'user' | 'api_key';
+          id: string;
+        };
+      };
+    };
+    'chat.unsnoozed': {
+      /**
+       * Format: uuid
+       * @description Unique id of the event
+       */
+      id: string;
+      /** @constant */
+      event: 'chat.unsnoozed';
+      /** @constant */
+      schemaVersion: 1;
+      /** @description Position in the account’s event log; increases in commit order within an account */
+      seq: number;
+      /** Format: date-time */
+      occurredAt: string;
+      accountId: string;
+      /** @description A snoozed conversation came back to the lists */
+      data: {
+        chat: {
+          id: string;
+          /** @description `open` or `closed` */
+          status: string;
+          queue: string;
+          channelId: string;
+          teamId: string;
+          userId: string | null;
+          contact: {
+            id: string;
+            name: string;
+            value: string;
+          };
+          unreadMessages: number;
+          lastMessage: {
+            id: string;
+            /** @description contact, user, api or system */
+            origin: string;
+            type: string;
+            /** @description Text of the message, or a summary such as [image] for media */
+            content: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description The agent who wrote it, for `user` messages */
+            userId?: string;
+          } | null;
+          /** Format: date-time */
+          createdAt: string;
+          /** Format: date-time */
+          updatedAt: string;
+          /** @description The chat's labels, by name (additive to the contract's Chat) */
+          labels: {
+            id: string;
+            name: string;
+            /** @description CSS colour, `#rrggbb` */
+            color: string;
+          }[];
+          /** @description Set while the conversation is snoozed: out of the open lists, in the pending view, back at `until` or at the customer's next message, whichever comes first */
+          snooze?: {
+            /**
+             * Format: date-time
+             * @description When it was snoozed
+             */
+            since: string;
+            /**
+             * Format: date-time
+             * @description When it comes back by itself; null: only when the customer writes (or an agent ends it)
+             */
+            until: string | null;
+            /** @description The user who snoozed it */
+            by: string | null;
+          } | null;
+          /** @description The customer behind the chat's contact: their conversations on every channel */
+          customerId: string;
+          /** @description The 24-hour customer-service window, opened by each of the customer's messages */
+          window: {
+            /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
+            open: boolean;
+            /**
+             * Format: date-time
+             * @description 24 hours after the customer's last message; null when the customer never wrote
+             */
+            expiresAt: string | null;
+          };
+        };
+        /** @description `time` (its time came), `customer_message` (the customer wrote) or `manual` (an agent ended it; `by`) */
+        reason: 'time' | 'customer_message' | 'manual';
+        /** @description Who made the change: a user, or an account API key (Channel API) */
+        by?: {
+          type: 'user' | 'api_key';
+          id: string;
+        };
       };
     };
     'chat.labels': {
@@ -3026,6 +3372,21 @@ export interface components {
             /** @description CSS colour, `#rrggbb` */
             color: string;
           }[];
+          /** @description Set while the conversation is snoozed: out of the open lists, in the pending view, back at `until` or at the customer's next message, whichever comes first */
+          snooze?: {
+            /**
+             * Format: date-time
+             * @description When it was snoozed
+             */
+            since: string;
+            /**
+             * Format: date-time
+             * @description When it comes back by itself; null: only when the customer writes (or an agent ends it)
+             */
+            until: string | null;
+            /** @description The user who snoozed it */
+            by: string | null;
+          } | null;
           /** @description The customer behind the chat's contact: their conversations on every channel */
           customerId: string;
           /** @description The 24-hour customer-service window, opened by each of the customer's messages */
@@ -3283,9 +3644,9 @@ export interface components {
       data: {
         notification: {
           id: string;
-          /** @description `chat.assigned` (a chat was transferred or assigned to you), `note.mention` (a colleague mentioned you in a private note), `webhook.disabled` (an outgoing webhook endpoint was disabled after failing), `channel.unhealthy` (the provider refused a channel's access token; to users with `channels:manage`) or `contact.split` (`atende doctor` found other customers' messages in a contact and gave them contacts of their own; to users with `channels:manage`) */
+          /** @description `chat.assigned` (a chat was transferred or assigned to you), `chat.unsnoozed` (a snoozed chat you attend came back by itself, at its time or at the customer's message; for a chat without an attendant, to its team's members), `note.mention` (a colleague mentioned you in a private note), `webhook.disabled` (an outgoing webhook endpoint was disabled after failing), `channel.unhealthy` (the provider refused a channel's access token; to users with `channels:manage`) or `contact.split` (`atende doctor` found other customers' messages in a contact and gave them contacts of their own; to users with `channels:manage`) */
           kind: string;
-          /** @description `{chatId, by, contact: {name, value}, reasonCode, reason}` for chat.assigned; `{chatId, noteId, by, byName, contact: {name, value}, excerpt}` for note.mention; `{webhookId, url}` for webhook.disabled; `{channelId, name, reason: {code, message, details?}}` for channel.unhealthy; `{channelId, channelName, contact: {id, name, value}, customers: [{contactId, name, value, messages, chatIds}]}` for contact.split */
+          /** @description `{chatId, by, contact: {name, value}, reasonCode, reason}` for chat.assigned; `{chatId, reason: time | customer_message, contact: {name, value}}` for chat.unsnoozed; `{chatId, noteId, by, byName, contact: {name, value}, excerpt}` for note.mention; `{webhookId, url}` for webhook.disabled; `{channelId, name, reason: {code, message, details?}}` for channel.unhealthy; `{channelId, channelName, contact: {id, name, value}, customers: [{contactId, name, value, messages, chatIds}]}` for contact.split */
           data: {
             [key: string]: unknown;
           };
@@ -5403,8 +5764,8 @@ export interface operations {
         page?: number;
         /** @description Page size, 1 to 100 */
         limit?: number;
-        /** @description `open` (default), `pending` (open, waiting in a queue with no attendant) or `closed` */
-        status?: 'open' | 'pending' | 'closed';
+        /** @description `open` (default; snoozed chats left out), `pending` (open, waiting in a queue with no attendant, and the snoozed chats meanwhile), `closed`, or `snoozed` (only the snoozed ones) */
+        status?: 'open' | 'pending' | 'closed' | 'snoozed';
         /** @description `mine`, `unassigned`, or a user id: another user’s chats only for users with `chats:read_all` (else 403) */
         assignee?: 'mine' | 'unassigned' | string;
         /** @description `newest` (default: latest created first), `longest_waiting` (the customer waiting longest for an answer first; answered chats last) or `last_customer_message` (latest customer message first) */
@@ -5467,6 +5828,21 @@ export interface operations {
                 /** @description CSS colour, `#rrggbb` */
                 color: string;
               }[];
+              /** @description Set while the conversation is snoozed: out of the open lists, in the pending view, back at `until` or at the customer's next message, whichever comes first */
+              snooze?: {
+                /**
+                 * Format: date-time
+                 * @description When it was snoozed
+                 */
+                since: string;
+                /**
+                 * Format: date-time
+                 * @description When it comes back by itself; null: only when the customer writes (or an agent ends it)
+                 */
+                until: string | null;
+                /** @description The user who snoozed it */
+                by: string | null;
+              } | null;
               /** @description The customer behind the chat's contact: their conversations on every channel */
               customerId: string;
               /** @description The 24-hour customer-service window, opened by each of the customer's messages */
@@ -5589,6 +5965,21 @@ export interface operations {
               /** @description CSS colour, `#rrggbb` */
               color: string;
             }[];
+            /** @description Set while the conversation is snoozed: out of the open lists, in the pending view, back at `until` or at the customer's next message, whichever comes first */
+            snooze?: {
+              /**
+               * Format: date-time
+               * @description When it was snoozed
+               */
+              since: string;
+              /**
+               * Format: date-time
+               * @description When it comes back by itself; null: only when the customer writes (or an agent ends it)
+               */
+              until: string | null;
+              /** @description The user who snoozed it */
+              by: string | null;
+            } | null;
             /** @description The customer behind the chat's contact: their conversations on every channel */
             customerId: string;
             /** @description The 24-hour customer-service window, opened by each of the customer's messages */
@@ -5717,6 +6108,21 @@ export interface operations {
               /** @description CSS colour, `#rrggbb` */
               color: string;
             }[];
+            /** @description Set while the conversation is snoozed: out of the open lists, in the pending view, back at `until` or at the customer's next message, whichever comes first */
+            snooze?: {
+              /**
+               * Format: date-time
+               * @description When it was snoozed
+               */
+              since: string;
+              /**
+               * Format: date-time
+               * @description When it comes back by itself; null: only when the customer writes (or an agent ends it)
+               */
+              until: string | null;
+              /** @description The user who snoozed it */
+              by: string | null;
+            } | null;
             /** @description The customer behind the chat's contact: their conversations on every channel */
             customerId: string;
             /** @description The 24-hour customer-service window, opened by each of the customer's messages */
@@ -5888,6 +6294,21 @@ export interface operations {
               /** @description CSS colour, `#rrggbb` */
               color: string;
             }[];
+            /** @description Set while the conversation is snoozed: out of the open lists, in the pending view, back at `until` or at the customer's next message, whichever comes first */
+            snooze?: {
+              /**
+               * Format: date-time
+               * @description When it was snoozed
+               */
+              since: string;
+              /**
+               * Format: date-time
+               * @description When it comes back by itself; null: only when the customer writes (or an agent ends it)
+               */
+              until: string | null;
+              /** @description The user who snoozed it */
+              by: string | null;
+            } | null;
             /** @description The customer behind the chat's contact: their conversations on every channel */
             customerId: string;
             /** @description The 24-hour customer-service window, opened by each of the customer's messages */
@@ -5994,6 +6415,350 @@ export interface operations {
       };
     };
   };
+  snoozeChat: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Resource id (ObjectId) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    /** @description At least one of `until` and `untilCustomerMessage: true`. The customer's next message always brings the chat back, whichever comes first. */
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * Format: date-time
+           * @description When it comes back by itself: in the future, at most a year away
+           */
+          until?: string;
+          /** @description `true` with no `until`: back only at the customer's next message (or when an agent ends the snooze) */
+          untilCustomerMessage?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            /** @description `open` or `closed` */
+            status: string;
+            queue: string;
+            channelId: string;
+            teamId: string;
+            userId: string | null;
+            contact: {
+              id: string;
+              name: string;
+              value: string;
+            };
+            unreadMessages: number;
+            lastMessage: {
+              id: string;
+              /** @description contact, user, api or system */
+              origin: string;
+              type: string;
+              /** @description Text of the message, or a summary such as [image] for media */
+              content: string;
+              /** Format: date-time */
+              createdAt: string;
+              /** @description The agent who wrote it, for `user` messages */
+              userId?: string;
+            } | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description The chat's labels, by name (additive to the contract's Chat) */
+            labels: {
+              id: string;
+              name: string;
+              /** @description CSS colour, `#rrggbb` */
+              color: string;
+            }[];
+            /** @description Set while the conversation is snoozed: out of the open lists, in the pending view, back at `until` or at the customer's next message, whichever comes first */
+            snooze?: {
+              /**
+               * Format: date-time
+               * @description When it was snoozed
+               */
+              since: string;
+              /**
+               * Format: date-time
+               * @description When it comes back by itself; null: only when the customer writes (or an agent ends it)
+               */
+              until: string | null;
+              /** @description The user who snoozed it */
+              by: string | null;
+            } | null;
+            /** @description The customer behind the chat's contact: their conversations on every channel */
+            customerId: string;
+            /** @description The 24-hour customer-service window, opened by each of the customer's messages */
+            window: {
+              /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
+              open: boolean;
+              /**
+               * Format: date-time
+               * @description 24 hours after the customer's last message; null when the customer never wrote
+               */
+              expiresAt: string | null;
+            };
+          };
+        };
+      };
+      /**
+       * @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate). Besides what the schema states, a valid request is refused when:
+       *     - `Informe até quando adiar (until) ou adie até o cliente responder (untilCustomerMessage: true)`: neither `until` nor `untilCustomerMessage: true` is given
+       *     - `O horário do adiamento já passou`: `until` is not in the future
+       *     - `Um chat pode ser adiado por no máximo um ano`: `until` is more than a year away
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Conflicts with the current state */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Content-Type must be application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  unsnoozeChat: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Resource id (ObjectId) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            /** @description `open` or `closed` */
+            status: string;
+            queue: string;
+            channelId: string;
+            teamId: string;
+            userId: string | null;
+            contact: {
+              id: string;
+              name: string;
+              value: string;
+            };
+            unreadMessages: number;
+            lastMessage: {
+              id: string;
+              /** @description contact, user, api or system */
+              origin: string;
+              type: string;
+              /** @description Text of the message, or a summary such as [image] for media */
+              content: string;
+              /** Format: date-time */
+              createdAt: string;
+              /** @description The agent who wrote it, for `user` messages */
+              userId?: string;
+            } | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description The chat's labels, by name (additive to the contract's Chat) */
+            labels: {
+              id: string;
+              name: string;
+              /** @description CSS colour, `#rrggbb` */
+              color: string;
+            }[];
+            /** @description Set while the conversation is snoozed: out of the open lists, in the pending view, back at `until` or at the customer's next message, whichever comes first */
+            snooze?: {
+              /**
+               * Format: date-time
+               * @description When it was snoozed
+               */
+              since: string;
+              /**
+               * Format: date-time
+               * @description When it comes back by itself; null: only when the customer writes (or an agent ends it)
+               */
+              until: string | null;
+              /** @description The user who snoozed it */
+              by: string | null;
+            } | null;
+            /** @description The customer behind the chat's contact: their conversations on every channel */
+            customerId: string;
+            /** @description The 24-hour customer-service window, opened by each of the customer's messages */
+            window: {
+              /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
+              open: boolean;
+              /**
+               * Format: date-time
+               * @description 24 hours after the customer's last message; null when the customer never wrote
+               */
+              expiresAt: string | null;
+            };
+          };
+        };
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Conflicts with the current state */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
   captureChat: {
     parameters: {
       query?: never;
@@ -6049,6 +6814,21 @@ export interface operations {
               /** @description CSS colour, `#rrggbb` */
               color: string;
             }[];
+            /** @description Set while the conversation is snoozed: out of the open lists, in the pending view, back at `until` or at the customer's next message, whichever comes first */
+            snooze?: {
+              /**
+               * Format: date-time
+               * @description When it was snoozed
+               */
+              since: string;
+              /**
+               * Format: date-time
+               * @description When it comes back by itself; null: only when the customer writes (or an agent ends it)
+               */
+              until: string | null;
+              /** @description The user who snoozed it */
+              by: string | null;
+            } | null;
             /** @description The customer behind the chat's contact: their conversations on every channel */
             customerId: string;
             /** @description The 24-hour customer-service window, opened by each of the customer's messages */
@@ -6188,6 +6968,21 @@ export interface operations {
               /** @description CSS colour, `#rrggbb` */
               color: string;
             }[];
+            /** @description Set while the conversation is snoozed: out of the open lists, in the pending view, back at `until` or at the customer's next message, whichever comes first */
+            snooze?: {
+              /**
+               * Format: date-time
+               * @description When it was snoozed
+               */
+              since: string;
+              /**
+               * Format: date-time
+               * @description When it comes back by itself; null: only when the customer writes (or an agent ends it)
+               */
+              until: string | null;
+              /** @description The user who snoozed it */
+              by: string | null;
+            } | null;
             /** @description The customer behind the chat's contact: their conversations on every channel */
             customerId: string;
             /** @description The 24-hour customer-service window, opened by each of the customer's messages */
@@ -6327,6 +7122,21 @@ export interface operations {
               /** @description CSS colour, `#rrggbb` */
               color: string;
             }[];
+            /** @description Set while the conversation is snoozed: out of the open lists, in the pending view, back at `until` or at the customer's next message, whichever comes first */
+            snooze?: {
+              /**
+               * Format: date-time
+               * @description When it was snoozed
+               */
+              since: string;
+              /**
+               * Format: date-time
+               * @description When it comes back by itself; null: only when the customer writes (or an agent ends it)
+               */
+              until: string | null;
+              /** @description The user who snoozed it */
+              by: string | null;
+            } | null;
             /** @description The customer behind the chat's contact: their conversations on every channel */
             customerId: string;
             /** @description The 24-hour customer-service window, opened by each of the customer's messages */
@@ -6466,6 +7276,21 @@ export interface operations {
               /** @description CSS colour, `#rrggbb` */
               color: string;
             }[];
+            /** @description Set while the conversation is snoozed: out of the open lists, in the pending view, back at `until` or at the customer's next message, whichever comes first */
+            snooze?: {
+              /**
+               * Format: date-time
+               * @description When it was snoozed
+               */
+              since: string;
+              /**
+               * Format: date-time
+               * @description When it comes back by itself; null: only when the customer writes (or an agent ends it)
+               */
+              until: string | null;
+              /** @description The user who snoozed it */
+              by: string | null;
+            } | null;
             /** @description The customer behind the chat's contact: their conversations on every channel */
             customerId: string;
             /** @description The 24-hour customer-service window, opened by each of the customer's messages */
@@ -6605,6 +7430,21 @@ export interface operations {
               /** @description CSS colour, `#rrggbb` */
               color: string;
             }[];
+            /** @description Set while the conversation is snoozed: out of the open lists, in the pending view, back at `until` or at the customer's next message, whichever comes first */
+            snooze?: {
+              /**
+               * Format: date-time
+               * @description When it was snoozed
+               */
+              since: string;
+              /**
+               * Format: date-time
+               * @description When it comes back by itself; null: only when the customer writes (or an agent ends it)
+               */
+              until: string | null;
+              /** @description The user who snoozed it */
+              by: string | null;
+            } | null;
             /** @description The customer behind the chat's contact: their conversations on every channel */
             customerId: string;
             /** @description The 24-hour customer-service window, opened by each of the customer's messages */
@@ -7215,6 +8055,21 @@ export interface operations {
               /** @description CSS colour, `#rrggbb` */
               color: string;
             }[];
+            /** @description Set while the conversation is snoozed: out of the open lists, in the pending view, back at `until` or at the customer's next message, whichever comes first */
+            snooze?: {
+              /**
+               * Format: date-time
+               * @description When it was snoozed
+               */
+              since: string;
+              /**
+               * Format: date-time
+               * @description When it comes back by itself; null: only when the customer writes (or an agent ends it)
+               */
+              until: string | null;
+              /** @description The user who snoozed it */
+              by: string | null;
+            } | null;
             /** @description The customer behind the chat's contact: their conversations on every channel */
             customerId: string;
             /** @description The 24-hour customer-service window, opened by each of the customer's messages */
@@ -7347,6 +8202,21 @@ export interface operations {
               /** @description CSS colour, `#rrggbb` */
               color: string;
             }[];
+            /** @description Set while the conversation is snoozed: out of the open lists, in the pending view, back at `until` or at the customer's next message, whichever comes first */
+            snooze?: {
+              /**
+               * Format: date-time
+               * @description When it was snoozed
+               */
+              since: string;
+              /**
+               * Format: date-time
+               * @description When it comes back by itself; null: only when the customer writes (or an agent ends it)
+               */
+              until: string | null;
+              /** @description The user who snoozed it */
+              by: string | null;
+            } | null;
             /** @description The customer behind the chat's contact: their conversations on every channel */
             customerId: string;
             /** @description The 24-hour customer-service window, opened by each of the customer's messages */
@@ -7765,8 +8635,8 @@ export interface operations {
                * @description Only chats carrying this label (its id); another account’s matches none
                */
               label?: string;
-              /** @description `open` (default), `pending` (open, waiting in a queue with no attendant) or `closed` */
-              status?: 'open' | 'pending' | 'closed';
+              /** @description `open` (default; snoozed chats left out), `pending` (open, waiting in a queue with no attendant, and the snoozed chats meanwhile), `closed`, or `snoozed` (only the snoozed ones) */
+              status?: 'open' | 'pending' | 'closed' | 'snoozed';
               /** @description `mine`, `unassigned`, or a user id: another user’s chats only for users with `chats:read_all` (else 403) */
               assignee?: 'mine' | 'unassigned' | string;
               /** @description `newest` (default: latest created first), `longest_waiting` (the customer waiting longest for an answer first; answered chats last) or `last_customer_message` (latest customer message first) */
@@ -7851,8 +8721,8 @@ export interface operations {
              * @description Only chats carrying this label (its id); another account’s matches none
              */
             label?: string;
-            /** @description `open` (default), `pending` (open, waiting in a queue with no attendant) or `closed` */
-            status?: 'open' | 'pending' | 'closed';
+            /** @description `open` (default; snoozed chats left out), `pending` (open, waiting in a queue with no attendant, and the snoozed chats meanwhile), `closed`, or `snoozed` (only the snoozed ones) */
+            status?: 'open' | 'pending' | 'closed' | 'snoozed';
             /** @description `mine`, `unassigned`, or a user id: another user’s chats only for users with `chats:read_all` (else 403) */
             assignee?: 'mine' | 'unassigned' | string;
             /** @description `newest` (default: latest created first), `longest_waiting` (the customer waiting longest for an answer first; answered chats last) or `last_customer_message` (latest customer message first) */
@@ -7897,8 +8767,8 @@ export interface operations {
                * @description Only chats carrying this label (its id); another account’s matches none
                */
               label?: string;
-              /** @description `open` (default), `pending` (open, waiting in a queue with no attendant) or `closed` */
-              status?: 'open' | 'pending' | 'closed';
+              /** @description `open` (default; snoozed chats left out), `pending` (open, waiting in a queue with no attendant, and the snoozed chats meanwhile), `closed`, or `snoozed` (only the snoozed ones) */
+              status?: 'open' | 'pending' | 'closed' | 'snoozed';
               /** @description `mine`, `unassigned`, or a user id: another user’s chats only for users with `chats:read_all` (else 403) */
               assignee?: 'mine' | 'unassigned' | string;
               /** @description `newest` (default: latest created first), `longest_waiting` (the customer waiting longest for an answer first; answered chats last) or `last_customer_message` (latest customer message first) */
@@ -8161,8 +9031,8 @@ export interface operations {
              * @description Only chats carrying this label (its id); another account’s matches none
              */
             label?: string;
-            /** @description `open` (default), `pending` (open, waiting in a queue with no attendant) or `closed` */
-            status?: 'open' | 'pending' | 'closed';
+            /** @description `open` (default; snoozed chats left out), `pending` (open, waiting in a queue with no attendant, and the snoozed chats meanwhile), `closed`, or `snoozed` (only the snoozed ones) */
+            status?: 'open' | 'pending' | 'closed' | 'snoozed';
             /** @description `mine`, `unassigned`, or a user id: another user’s chats only for users with `chats:read_all` (else 403) */
             assignee?: 'mine' | 'unassigned' | string;
             /** @description `newest` (default: latest created first), `longest_waiting` (the customer waiting longest for an answer first; answered chats last) or `last_customer_message` (latest customer message first) */
@@ -8209,8 +9079,8 @@ export interface operations {
                * @description Only chats carrying this label (its id); another account’s matches none
                */
               label?: string;
-              /** @description `open` (default), `pending` (open, waiting in a queue with no attendant) or `closed` */
-              status?: 'open' | 'pending' | 'closed';
+              /** @description `open` (default; snoozed chats left out), `pending` (open, waiting in a queue with no attendant, and the snoozed chats meanwhile), `closed`, or `snoozed` (only the snoozed ones) */
+              status?: 'open' | 'pending' | 'closed' | 'snoozed';
               /** @description `mine`, `unassigned`, or a user id: another user’s chats only for users with `chats:read_all` (else 403) */
               assignee?: 'mine' | 'unassigned' | string;
               /** @description `newest` (default: latest created first), `longest_waiting` (the customer waiting longest for an answer first; answered chats last) or `last_customer_message` (latest customer message first) */
@@ -11455,7 +12325,7 @@ export interface operations {
             events: {
               /** Format: uuid */
               id: string;
-              /** @description message.upsert, message.update, chat.new, chat.update, chat.queue, chat.capture, chat.transfer, chat.close, chat.reopen, chat.split, chat.labels, customer.labels, label.create, label.update, label.delete, note.new, note.update, note.delete, notification.new, draft.update, customer.update, customer.merge, customer.note */
+              /** @description message.upsert, message.update, chat.new, chat.update, chat.queue, chat.capture, chat.transfer, chat.close, chat.reopen, chat.split, chat.snoozed, chat.unsnoozed, chat.labels, customer.labels, label.create, label.update, label.delete, note.new, note.update, note.delete, notification.new, draft.update, customer.update, customer.merge, customer.note */
               event: string;
               schemaVersion: number;
               seq: number;
@@ -12774,9 +13644,9 @@ export interface operations {
           'application/json': {
             notifications: {
               id: string;
-              /** @description `chat.assigned` (a chat was transferred or assigned to you), `note.mention` (a colleague mentioned you in a private note), `webhook.disabled` (an outgoing webhook endpoint was disabled after failing), `channel.unhealthy` (the provider refused a channel's access token; to users with `channels:manage`) or `contact.split` (`atende doctor` found other customers' messages in a contact and gave them contacts of their own; to users with `channels:manage`) */
+              /** @description `chat.assigned` (a chat was transferred or assigned to you), `chat.unsnoozed` (a snoozed chat you attend came back by itself, at its time or at the customer's message; for a chat without an attendant, to its team's members), `note.mention` (a colleague mentioned you in a private note), `webhook.disabled` (an outgoing webhook endpoint was disabled after failing), `channel.unhealthy` (the provider refused a channel's access token; to users with `channels:manage`) or `contact.split` (`atende doctor` found other customers' messages in a contact and gave them contacts of their own; to users with `channels:manage`) */
               kind: string;
-              /** @description `{chatId, by, contact: {name, value}, reasonCode, reason}` for chat.assigned; `{chatId, noteId, by, byName, contact: {name, value}, excerpt}` for note.mention; `{webhookId, url}` for webhook.disabled; `{channelId, name, reason: {code, message, details?}}` for channel.unhealthy; `{channelId, channelName, contact: {id, name, value}, customers: [{contactId, name, value, messages, chatIds}]}` for contact.split */
+              /** @description `{chatId, by, contact: {name, value}, reasonCode, reason}` for chat.assigned; `{chatId, reason: time | customer_message, contact: {name, value}}` for chat.unsnoozed; `{chatId, noteId, by, byName, contact: {name, value}, excerpt}` for note.mention; `{webhookId, url}` for webhook.disabled; `{channelId, name, reason: {code, message, details?}}` for channel.unhealthy; `{channelId, channelName, contact: {id, name, value}, customers: [{contactId, name, value, messages, chatIds}]}` for contact.split */
               data: {
                 [key: string]: unknown;
               };
@@ -12852,9 +13722,9 @@ export interface operations {
         content: {
           'application/json': {
             id: string;
-            /** @description `chat.assigned` (a chat was transferred or assigned to you), `note.mention` (a colleague mentioned you in a private note), `webhook.disabled` (an outgoing webhook endpoint was disabled after failing), `channel.unhealthy` (the provider refused a channel's access token; to users with `channels:manage`) or `contact.split` (`atende doctor` found other customers' messages in a contact and gave them contacts of their own; to users with `channels:manage`) */
+            /** @description `chat.assigned` (a chat was transferred or assigned to you), `chat.unsnoozed` (a snoozed chat you attend came back by itself, at its time or at the customer's message; for a chat without an attendant, to its team's members), `note.mention` (a colleague mentioned you in a private note), `webhook.disabled` (an outgoing webhook endpoint was disabled after failing), `channel.unhealthy` (the provider refused a channel's access token; to users with `channels:manage`) or `contact.split` (`atende doctor` found other customers' messages in a contact and gave them contacts of their own; to users with `channels:manage`) */
             kind: string;
-            /** @description `{chatId, by, contact: {name, value}, reasonCode, reason}` for chat.assigned; `{chatId, noteId, by, byName, contact: {name, value}, excerpt}` for note.mention; `{webhookId, url}` for webhook.disabled; `{channelId, name, reason: {code, message, details?}}` for channel.unhealthy; `{channelId, channelName, contact: {id, name, value}, customers: [{contactId, name, value, messages, chatIds}]}` for contact.split */
+            /** @description `{chatId, by, contact: {name, value}, reasonCode, reason}` for chat.assigned; `{chatId, reason: time | customer_message, contact: {name, value}}` for chat.unsnoozed; `{chatId, noteId, by, byName, contact: {name, value}, excerpt}` for note.mention; `{webhookId, url}` for webhook.disabled; `{channelId, name, reason: {code, message, details?}}` for channel.unhealthy; `{channelId, channelName, contact: {id, name, value}, customers: [{contactId, name, value, messages, chatIds}]}` for contact.split */
             data: {
               [key: string]: unknown;
             };
@@ -12934,7 +13804,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Which moments the console announces, and how; by default every one, both ways. `newChat`: a conversation arrives in the waiting queue of one of your teams. `newMessage`: a customer writes in a conversation you attend. `transfer`: a conversation is transferred or assigned to you. `mention`: someone mentions you in a note. */
+      /** @description Which moments the console announces, and how; by default every one, both ways. `newChat`: a conversation arrives in the waiting queue of one of your teams. `newMessage`: a customer writes in a conversation you attend. `transfer`: a conversation is transferred or assigned to you, or a snoozed one comes back to you. `mention`: someone mentions you in a note. */
       200: {
         headers: {
           [name: string]: unknown;
@@ -13013,7 +13883,7 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    /** @description `newChat`: a conversation arrives in the waiting queue of one of your teams. `newMessage`: a customer writes in a conversation you attend. `transfer`: a conversation is transferred or assigned to you. `mention`: someone mentions you in a note. */
+    /** @description `newChat`: a conversation arrives in the waiting queue of one of your teams. `newMessage`: a customer writes in a conversation you attend. `transfer`: a conversation is transferred or assigned to you, or a snoozed one comes back to you. `mention`: someone mentions you in a note. */
     requestBody: {
       content: {
         'application/json': {
@@ -13045,7 +13915,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Which moments the console announces, and how; by default every one, both ways. `newChat`: a conversation arrives in the waiting queue of one of your teams. `newMessage`: a customer writes in a conversation you attend. `transfer`: a conversation is transferred or assigned to you. `mention`: someone mentions you in a note. */
+      /** @description Which moments the console announces, and how; by default every one, both ways. `newChat`: a conversation arrives in the waiting queue of one of your teams. `newMessage`: a customer writes in a conversation you attend. `transfer`: a conversation is transferred or assigned to you, or a snoozed one comes back to you. `mention`: someone mentions you in a note. */
       200: {
         headers: {
           [name: string]: unknown;
@@ -13786,7 +14656,7 @@ export interface operations {
               seq: number;
               /** Format: date-time */
               at: string;
-              /** @description `capture` (an agent took the chat from the queue), `transfer.team`, `transfer.user`, `takeover` (a supervisor or admin took the conversation over: a transfer to themself), `queue` (moved to another queue), `close`, `reopen`, `label.added`, `label.removed`, `split` (another customer’s messages moved out); more kinds may be added */
+              /** @description `capture` (an agent took the chat from the queue), `transfer.team`, `transfer.user`, `takeover` (a supervisor or admin took the conversation over: a transfer to themself), `queue` (moved to another queue), `close`, `reopen`, `label.added`, `label.removed`, `split` (another customer’s messages moved out), `snoozed` (`until`), `unsnoozed` (`reasonCode`: `time`, `customer_message` or `manual`); more kinds may be added */
               kind: string;
               /** @description Who made the change: a user, or an account API key (Channel API) */
               by: {
@@ -13805,6 +14675,11 @@ export interface operations {
               } | null;
               reasonCode: string | null;
               reason: string | null;
+              /**
+               * Format: date-time
+               * @description For `snoozed`: when it comes back by itself; null: at the customer’s next message
+               */
+              until?: string | null;
               /** @description The label put on or taken off, for `label.added` and `label.removed` */
               label?: {
                 id: string;
@@ -13962,7 +14837,7 @@ export interface operations {
         'application/json': {
           /** @description Absolute http or https URL the events are POSTed to, without a user name or password, on a public address: loopback, private, link-local (cloud metadata), CGNAT, multicast and other non-public addresses, or names resolving to them, are refused unless the installation allows private networks */
           url: string & (unknown & unknown);
-          /** @description Events to receive: message.upsert, message.update, chat.new, chat.update, chat.queue, chat.capture, chat.transfer, chat.close, chat.reopen, chat.split, chat.labels, customer.labels, label.create, label.update, label.delete, note.new, note.update, note.delete, notification.new, draft.update, customer.update, customer.merge, customer.note; or `*` for every event, including ones added later */
+          /** @description Events to receive: message.upsert, message.update, chat.new, chat.update, chat.queue, chat.capture, chat.transfer, chat.close, chat.reopen, chat.split, chat.snoozed, chat.unsnoozed, chat.labels, customer.labels, label.create, label.update, label.delete, note.new, note.update, note.delete, notification.new, draft.update, customer.update, customer.merge, customer.note; or `*` for every event, including ones added later */
           events: (
             | 'message.upsert'
             | 'message.update'
@@ -13974,6 +14849,8 @@ export interface operations {
             | 'chat.close'
             | 'chat.reopen'
             | 'chat.split'
+            | 'chat.snoozed'
+            | 'chat.unsnoozed'
             | 'chat.labels'
             | 'customer.labels'
             | 'label.create'
@@ -14306,7 +15183,7 @@ export interface operations {
         'application/json': {
           /** @description Absolute http or https URL the events are POSTed to, without a user name or password, on a public address: loopback, private, link-local (cloud metadata), CGNAT, multicast and other non-public addresses, or names resolving to them, are refused unless the installation allows private networks */
           url?: string & (unknown & unknown);
-          /** @description Events to receive: message.upsert, message.update, chat.new, chat.update, chat.queue, chat.capture, chat.transfer, chat.close, chat.reopen, chat.split, chat.labels, customer.labels, label.create, label.update, label.delete, note.new, note.update, note.delete, notification.new, draft.update, customer.update, customer.merge, customer.note; or `*` for every event, including ones added later */
+          /** @description Events to receive: message.upsert, message.update, chat.new, chat.update, chat.queue, chat.capture, chat.transfer, chat.close, chat.reopen, chat.split, chat.snoozed, chat.unsnoozed, chat.labels, customer.labels, label.create, label.update, label.delete, note.new, note.update, note.delete, notification.new, draft.update, customer.update, customer.merge, customer.note; or `*` for every event, including ones added later */
           events?: (
             | 'message.upsert'
             | 'message.update'
@@ -14318,6 +15195,8 @@ export interface operations {
             | 'chat.close'
             | 'chat.reopen'
             | 'chat.split'
+            | 'chat.snoozed'
+            | 'chat.unsnoozed'
             | 'chat.labels'
             | 'customer.labels'
             | 'label.create'
@@ -14862,6 +15741,8 @@ export interface events {
   'chat.close': components['schemas']['chat.close'];
   'chat.reopen': components['schemas']['chat.reopen'];
   'chat.split': components['schemas']['chat.split'];
+  'chat.snoozed': components['schemas']['chat.snoozed'];
+  'chat.unsnoozed': components['schemas']['chat.unsnoozed'];
   'chat.labels': components['schemas']['chat.labels'];
   'customer.labels': components['schemas']['customer.labels'];
   'label.create': components['schemas']['label.create'];

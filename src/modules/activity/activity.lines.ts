@@ -67,6 +67,9 @@ export const ACTIVITY_LINES: Readonly<Record<string, (data: JsonObject) => Line>
     });
   },
   'chat.split': (d) => line('split', d),
+  // Snoozed until a time (null: until the customer writes); back by `time`, `customer_message` or `manual`.
+  'chat.snoozed': (d) => line('snoozed', d, { until: nullable(d.until) }),
+  'chat.unsnoozed': (d) => line('unsnoozed', d, { reasonCode: nullable(d.reason) }),
 };
 
 export const ACTIVITY_EVENTS = Object.keys(ACTIVITY_LINES);

@@ -19,13 +19,22 @@ export const ActivitySchema = Type.Object(
         '`capture` (an agent took the chat from the queue), `transfer.team`, `transfer.user`, `takeover` (a ' +
         'supervisor or admin took the conversation over: a transfer to themself), `queue` (moved to ' +
         'another queue), `close`, `reopen`, `label.added`, `label.removed`, `split` (another customer’s messages ' +
-        'moved out); more kinds may be added',
+        'moved out), `snoozed` (`until`), `unsnoozed` (`reasonCode`: `time`, `customer_message` or `manual`); ' +
+        'more kinds may be added',
     }),
     by: Nullable(ActorRefSchema),
     from: Nullable(Place),
     to: Nullable(Place),
     reasonCode: Nullable(Type.String()),
     reason: Nullable(Type.String()),
+    until: Type.Optional(
+      Nullable(
+        Type.String({
+          format: 'date-time',
+          description: 'For `snoozed`: when it comes back by itself; null: at the customer’s next message',
+        }),
+      ),
+    ),
     label: Type.Optional(
       Type.Object(
         { id: Type.String(), name: Type.String(), color: Type.String() },

@@ -23,6 +23,35 @@ export interface ChatFilter {
   visibleTo?: { teamIds: readonly string[]; userId: string };
   /** The customer searched for (ChatSearch): a part of the number, or of the name or address. */
   search?: ChatSearch;
+  /**
+   * Snoozed open chats (docs/adr/0078-snooze.md), which the counters count under the status
+   * `snoozed`: left out of an open list (`exclude`, the default), the only ones listed (`only`),
+   * listed like any open chat (`include`: the Channel API), or, for the pending view, listed beside
+   * the open chats nobody attends (`pending`). Only meaningful with status `open`.
+   */
+  snoozed?: SnoozedInList;
+}
+
+/** How an open list treats snoozed chats (`ChatFilter.snoozed`). */
+export type SnoozedInList = 'exclude' | 'only' | 'include' | 'pending';
+
+/** Each way's condition on `chats`, and on the counters (whose status is the list status). */
+const SNOOZED: Record<SnoozedInList, { rows: string; counters: string }> = {
+  exclude: { rows: `status = 'open' AND snoozed_at IS NULL`, counters: `status = 'open'` },
+  only: { rows: `status = 'open' AND snoozed_at IS NOT NULL`, counters: `status = 'snoozed'` },
+  include: { rows: `status = 'open'`, counters: `status IN ('open', 'snoozed')` },
+  pending: {
+    rows: `status = 'open' AND (user_id IS NULL OR snoozed_at IS NOT NULL)`,
+    counters: `(status = 'snoozed' OR (status = 'open' AND user_id = ''))`,
+  },
+};
+
+/** The status condition of a filter on `chats` or on the counters. */
+function statusSql(f: ChatFilter, counters: boolean): string {
+  if (!STATUSES.has(f.status)) throw new Error(`unknown chat status ${f.status}`);
+  if (f.status !== 'open') return `status = '${f.status}'`;
+  const way = SNOOZED[f.snoozed ?? 'exclude'];
+  return counters ? way.counters : way.rows;
 }
 
 /**
@@ -55,8 +84,7 @@ const STATUSES: ReadonlySet<string> = new Set<ChatStatus>(['open', 'closed']);
  */
 function filterSql(f: ChatFilter, values: unknown[], counters = false): string {
   const p = (v: unknown) => `$${values.push(v)}`;
-  if (!STATUSES.has(f.status)) throw new Error(`unknown chat status ${f.status}`);
-  let out = `account_id = ${p(f.accountId)} AND status = '${f.status}'`;
+  let out = `account_id = ${p(f.accountId)} AND ${statusSql(f, counters)}`;
   out += f.queue !== undefined ? ` AND queue = ${p(f.queue)}` : ` AND queue <> '${HIDDEN_QUEUE}'`;
   if (f.channelId !== undefined) out += ` AND channel_id = ${p(f.channelId)}`;
   if (f.channelIds) out += ` AND channel_id = ANY(${p(f.channelIds)}::text[])`;
@@ -111,10 +139,9 @@ function totalSql(f: ChatFilter, values: unknown[]): string {
 function totalsSql(f: ChatFilter, values: unknown[]): string | null {
   const channel = f.channelId !== undefined || f.channelIds ? 1 : 0;
   const one = channel + (f.teamId !== undefined ? 1 : 0) + (f.userId !== undefined ? 1 : 0);
-  if (one > 1 || f.visibleTo || f.unassigned) return null;
+  if (one > 1 || f.visibleTo || f.unassigned || f.snoozed === 'pending') return null;
   const p = (v: unknown) => `$${values.push(v)}`;
-  if (!STATUSES.has(f.status)) throw new Error(`unknown chat status ${f.status}`);
-  let out = `SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = ${p(f.accountId)} AND status = '${f.status}'`;
+  let out = `SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = ${p(f.accountId)} AND ${statusSql(f, true)}`;
   if (f.channelId !== undefined) {
     // A channel outside the key's channels matches nothing, as in `filterSql`.
     if (f.channelIds && !f.channelIds.includes(f.channelId)) return 'SELECT 0::int8';
@@ -154,7 +181,7 @@ function pageSql(
   const where = filterSql(f, values) + searchSql(f, values);
   const size = `$${values.push(limit)}`;
   return `SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
-   created_at, updated_at, contact_id, waiting_since, last_customer_at
+   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by
  FROM chats WHERE ${where} ORDER BY ${ORDER[sort]('')}
  LIMIT ${sqlInteger(limitBucket(limit))} OFFSET ${sqlInteger(offset)}) AS p
  ORDER BY ${ORDER[sort]('')} LIMIT ${size}`;
@@ -219,7 +246,7 @@ export class ChatListsRepo {
     const values: unknown[] = [];
     const total = totalSql(f, values);
     const text = `SELECT c.id, c.channel_id, c.team_id, c.user_id, c.status, c.queue, c.unread_messages,
- c.last_message, c.created_at, c.updated_at, c.contact_id, ct.name AS contact_name, ct.value AS contact_value,
+ c.last_message, c.created_at, c.updated_at, c.contact_id, c.snoozed_at, c.snoozed_until, c.snoozed_by, ct.name AS contact_name, ct.value AS contact_value,
  ct.last_inbound_at AS contact_last_inbound_at, ct.customer_id, ${chatLabelsSql('c.id')} AS labels,
  (${total}) AS total
 FROM (${pageSql(f, values, limit, offset, sort)}) AS c

@@ -21,6 +21,7 @@ export interface TransferView extends ChatRow {
 const transferView =
   Statement.prepared<TransferView>(`SELECT c.id, c.account_id, c.channel_id, c.team_id, c.user_id,
  c.status, c.queue, c.unread_messages, c.last_message, c.version, c.created_at, c.updated_at, c.contact_id,
+ c.snoozed_at, c.snoozed_until, c.snoozed_by,
  ct.name AS contact_name, ct.value AS contact_value, ct.last_inbound_at AS contact_last_inbound_at,
  ${chatLabelsSql('c.id')} AS labels,
  ct.customer_id, ($8::text IS NULL OR ${keyActiveSql('$8::text')}) AS key_active,

@@ -29,5 +29,12 @@ export function toChat(row: ChatListRow): ChatT {
     updatedAt: row.updated_at.toISOString(),
     labels: row.labels,
     window: chatWindow(row.contact_last_inbound_at),
+    snooze: row.snoozed_at
+      ? {
+          since: row.snoozed_at.toISOString(),
+          until: row.snoozed_until?.toISOString() ?? null,
+          by: row.snoozed_by,
+        }
+      : null,
   };
 }

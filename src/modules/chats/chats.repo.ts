@@ -30,6 +30,10 @@ export interface ChatListRow {
   contact_last_inbound_at: Date | null;
   /** The chat's labels (`chatLabelsSql`), by name. */
   labels: LabelRefT[];
+  /** Since when the chat is snoozed (null: it is not), until when (null: until the customer writes), by whom. */
+  snoozed_at: Date | null;
+  snoozed_until: Date | null;
+  snoozed_by: string | null;
 }
 
 /**
@@ -76,6 +80,9 @@ export const chatColumns = [
   'c.created_at',
   'c.updated_at',
   'c.contact_id',
+  'c.snoozed_at',
+  'c.snoozed_until',
+  'c.snoozed_by',
   'ct.name as contact_name',
   'ct.value as contact_value',
   'ct.customer_id',
@@ -148,12 +155,13 @@ export class ChatsRepo {
         team_id: string;
         user_id: string | null;
         queue: string;
+        snoozed_at: Date | null;
       }
     | undefined
   > {
     let q = tx
       .selectFrom('chats')
-      .select(['id', 'status', 'channel_id', 'team_id', 'user_id', 'queue'])
+      .select(['id', 'status', 'channel_id', 'team_id', 'user_id', 'queue', 'snoozed_at'])
       .where('account_id', '=', accountId)
       .where('id', '=', id);
     if (opts.channelIds)
@@ -225,19 +233,25 @@ export class ChatsRepo {
   }
 
   /**
-   * A customer's message on the chat: it becomes the last message and counts as unread, and the
+   * A customer's message on the chat: it becomes the last message and counts as unread, the
    * customer's 24-hour window starts again (on the contact: the window is the customer's, whichever
-   * chat the message is in). One statement for both rows.
+   * chat the message is in), and a snooze ends (docs/adr/0078-snooze.md). One statement for both
+   * rows; answers whether the chat was snoozed (read before the change, under the chat's lock).
    */
-  async recordInbound(tx: Tx, id: string, last: LastMessage): Promise<void> {
-    await sql`
-      WITH chat AS (
+  async recordInbound(tx: Tx, id: string, last: LastMessage): Promise<{ wasSnoozed: boolean }> {
+    const { rows } = await sql<{ was_snoozed: boolean | null }>`
+      WITH before AS (SELECT snoozed_at IS NOT NULL AS snoozed FROM chats WHERE id = ${id}),
+      chat AS (
         UPDATE chats SET last_message = ${JSON.stringify(last)}::jsonb,
-          unread_messages = unread_messages + 1, version = version + 1, updated_at = now()
+          unread_messages = unread_messages + 1, version = version + 1, updated_at = now(),
+          snoozed_at = NULL, snoozed_until = NULL, snoozed_by = NULL
         WHERE id = ${id}
-        RETURNING contact_id)
-      UPDATE contacts ct SET last_inbound_at = greatest(ct.last_inbound_at, now())
-      FROM chat WHERE ct.id = chat.contact_id`.execute(tx);
+        RETURNING contact_id),
+      contact AS (
+        UPDATE contacts ct SET last_inbound_at = greatest(ct.last_inbound_at, now())
+        FROM chat WHERE ct.id = chat.contact_id)
+      SELECT (SELECT snoozed FROM before) AS was_snoozed`.execute(tx);
+    return { wasSnoozed: rows[0]?.was_snoozed === true };
   }
 
   /**

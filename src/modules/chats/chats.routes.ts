@@ -12,6 +12,12 @@ import { AgentChatPageSchema, AgentChatSchema, type ChatT } from './chats.schema
 import type { UserActor } from '../../access/actors.js';
 import { AgentListChatsQuery } from './chats.schemas.js';
 import { NO_ATTENDANT_FOR_QUEUE, type ChatMovesService } from './chat-moves.service.js';
+import {
+  SNOOZE_IN_PAST,
+  SNOOZE_NEEDS_END,
+  SNOOZE_TOO_FAR,
+  type ChatSnoozeService,
+} from './chat-snooze.service.js';
 import type { ChatsService } from './chats.service.js';
 import { USER_NOT_FOUND } from '../users/index.js';
 import { TEAM_NOT_FOUND } from '../teams/index.js';
@@ -31,10 +37,34 @@ const TransferBody = Type.Object(
   { additionalProperties: false, oneOf: exactlyOneOf('teamId', 'userId') },
 );
 
+const SnoozeBody = Type.Object(
+  {
+    until: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description: 'When it comes back by itself: in the future, at most a year away',
+      }),
+    ),
+    untilCustomerMessage: Type.Optional(
+      Type.Boolean({
+        description:
+          "`true` with no `until`: back only at the customer's next message (or when an agent ends the snooze)",
+      }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description:
+      "At least one of `until` and `untilCustomerMessage: true`. The customer's next message always brings the chat " +
+      'back, whichever comes first.',
+  },
+);
+
 /** What these routes use of the services. */
 export type ChatsRoutesDeps = UserGuardDeps & {
   chats: ChatsService;
   chatMoves: ChatMovesService;
+  chatSnooze: ChatSnoozeService;
 };
 
 export function chatsRoutes(app: App, services: ChatsRoutesDeps): void {
@@ -121,6 +151,50 @@ export function chatsRoutes(app: App, services: ChatsRoutesDeps): void {
             ...reason,
           });
     },
+  );
+  app.post(
+    '/api/chats/:id/snooze',
+    {
+      onRequest,
+      schema: {
+        operationId: 'snoozeChat',
+        ...badRequestsWhen(
+          [SNOOZE_NEEDS_END, 'neither `until` nor `untilCustomerMessage: true` is given'],
+          [SNOOZE_IN_PAST, '`until` is not in the future'],
+          [SNOOZE_TOO_FAR, '`until` is more than a year away'],
+        ),
+        ...common,
+        summary: 'Snooze a chat',
+        description:
+          'The open chat leaves the open lists (and their totals) until `until` or the customer’s next message, ' +
+          'whichever comes first; meanwhile it is listed by `status=pending` and `status=snoozed`. It comes back ' +
+          'with `chat.unsnoozed` and a `chat.unsnoozed` notification to its attendant (or, without one, to its ' +
+          "team's members). For its attendant, anyone who may see it while it has no attendant, or a user with " +
+          '`chats:read_all` (`chats:attend` needed; someone else’s chat → 403). A snoozed chat is snoozed again ' +
+          'with the new end. Closed → 409; held by another operation → 409 after a short wait. Event `chat.snoozed`.',
+        params: IdParams,
+        body: SnoozeBody,
+        response: { 200: AgentChatSchema, ...errorResponses(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request) => services.chatSnooze.snooze(userOf(request), request.params.id, request.body),
+  );
+  app.delete(
+    '/api/chats/:id/snooze',
+    {
+      onRequest,
+      schema: {
+        operationId: 'unsnoozeChat',
+        ...common,
+        summary: 'End a chat’s snooze',
+        description:
+          'The snoozed chat comes back to the lists now (`chat.unsnoozed`, reason `manual`), for whoever may snooze ' +
+          'it. A chat that is not snoozed, or closed → 409.',
+        params: IdParams,
+        response: { 200: AgentChatSchema, ...errorResponses(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request) => services.chatSnooze.unsnooze(userOf(request), request.params.id),
   );
   const change = (
     path: 'capture' | 'close' | 'read' | 'reopen' | 'takeover',

@@ -59,8 +59,31 @@ export const ChatWindowSchema = Type.Object(
  * customer-service window and the customer the contact belongs to. The Channel API answers with `ChatSchema`, whose serializer leaves
  * `window` and `customerId` out, so its Chat stays exactly the contract's.
  */
+/** A snoozed chat's snooze (docs/adr/0078-snooze.md). */
+export const ChatSnoozeSchema = Type.Object(
+  {
+    since: Type.String({ format: 'date-time', description: 'When it was snoozed' }),
+    until: Nullable(
+      Type.String({
+        format: 'date-time',
+        description:
+          'When it comes back by itself; null: only when the customer writes (or an agent ends it)',
+      }),
+    ),
+    by: Nullable(Type.String({ description: 'The user who snoozed it' })),
+  },
+  {
+    description:
+      'Set while the conversation is snoozed: out of the open lists, in the pending view, back at `until` or at the ' +
+      "customer's next message, whichever comes first",
+  },
+);
+export type ChatSnoozeT = Static<typeof ChatSnoozeSchema>;
+
 export const AgentChatSchema = Type.Object({
   ...ChatSchema.properties,
+  // Absent from events recorded before snoozing existed; null when the chat is not snoozed.
+  snooze: Type.Optional(Nullable(ChatSnoozeSchema)),
   customerId: Type.String({
     description: "The customer behind the chat's contact: their conversations on every channel",
   }),
@@ -95,9 +118,14 @@ export type ListChatsQueryT = Static<typeof ListChatsQuery>;
 /** What the agent API's list adds to the Channel API's filters; a saved view stores these (less the page). */
 export const AgentListFilters = {
   status: Type.Optional(
-    Type.Union([Type.Literal('open'), Type.Literal('pending'), Type.Literal('closed')], {
-      description: '`open` (default), `pending` (open, waiting in a queue with no attendant) or `closed`',
-    }),
+    Type.Union(
+      [Type.Literal('open'), Type.Literal('pending'), Type.Literal('closed'), Type.Literal('snoozed')],
+      {
+        description:
+          '`open` (default; snoozed chats left out), `pending` (open, waiting in a queue with no attendant, and the ' +
+          'snoozed chats meanwhile), `closed`, or `snoozed` (only the snoozed ones)',
+      },
+    ),
   ),
   assignee: Type.Optional(
     Type.Union([Type.Literal('mine'), Type.Literal('unassigned'), ObjectIdString()], {
@@ -203,5 +231,43 @@ export const CHAT_SPLIT = eventType(
       description:
         "Messages of the chat were another customer's (two customers once shared one contact): they moved to `into`, that customer's own chat (`atende doctor`)",
     },
+  ),
+);
+
+export const SNOOZE_REASONS = ['time', 'customer_message', 'manual'] as const;
+export type SnoozeReason = (typeof SNOOZE_REASONS)[number];
+
+export const CHAT_SNOOZED = eventType(
+  'chat.snoozed',
+  Type.Object(
+    {
+      ...chat,
+      until: Nullable(Type.String({ format: 'date-time', description: 'When it comes back by itself' })),
+      untilCustomerMessage: Type.Boolean({
+        description: 'True when no time was given: only the customer’s message (or an agent) brings it back',
+      }),
+      ...by,
+    },
+    {
+      description:
+        "The conversation was snoozed: it left the open lists (the pending view shows it) until `until` or the customer's next message",
+    },
+  ),
+);
+export const CHAT_UNSNOOZED = eventType(
+  'chat.unsnoozed',
+  Type.Object(
+    {
+      ...chat,
+      reason: Type.Union(
+        SNOOZE_REASONS.map((r) => Type.Literal(r)),
+        {
+          description:
+            '`time` (its time came), `customer_message` (the customer wrote) or `manual` (an agent ended it; `by`)',
+        },
+      ),
+      ...by,
+    },
+    { description: 'A snoozed conversation came back to the lists' },
   ),
 );

@@ -54,7 +54,15 @@ export class ChatsService {
             ]),
             () =>
               this.lists.listApiPageJson(
-                { accountId: actor.accountId, status: 'open', channelIds: actor.channelIds, ...pick(query) },
+                {
+                  accountId: actor.accountId,
+                  status: 'open',
+                  channelIds: actor.channelIds,
+                  // The contract's open chats are every open chat: snoozing only organises the
+                  // agents' lists (docs/adr/0078-snooze.md).
+                  snoozed: 'include',
+                  ...pick(query),
+                },
                 page,
                 limit,
                 actor.keyId,
@@ -122,8 +130,9 @@ export class ChatsService {
   }
 
   /**
-   * The filter of an agent list. `pending` is an open chat that waits in a queue with no attendant;
-   * `assignee` is `mine`, `unassigned` or a user's id — someone else's only for users with
+   * The filter of an agent list. `open` leaves snoozed chats out; `snoozed` lists only them; `pending`
+   * is an open chat that waits in a queue with no attendant, and, meanwhile, a snoozed one
+   * (docs/adr/0078-snooze.md); `assignee` is `mine`, `unassigned` or a user's id — someone else's only for users with
    * `chats:read_all` (403 otherwise: an agent sees their teams' queues, not a colleague's desk).
    */
   private async agentFilter(
@@ -134,10 +143,11 @@ export class ChatsService {
     const status = query.status ?? 'open';
     const filter: ChatFilter = {
       accountId: actor.accountId,
-      status: status === 'pending' ? 'open' : status,
+      status: status === 'closed' ? 'closed' : 'open',
       ...pick(query),
     };
-    if (status === 'pending') filter.unassigned = true;
+    if (status === 'pending') filter.snoozed = 'pending';
+    else if (status === 'snoozed') filter.snoozed = 'only';
     const readAll = actor.permissions.has('chats:read_all');
     const assignee = query.assignee;
     if (assignee === 'unassigned') filter.unassigned = true;

@@ -11,7 +11,9 @@ export {
   CHAT_QUEUE,
   CHAT_REOPEN,
   CHAT_SPLIT,
+  CHAT_SNOOZED,
   CHAT_TRANSFER,
+  CHAT_UNSNOOZED,
   CHAT_UPDATE,
   AgentChatSchema,
   AgentListFilters,
@@ -35,5 +37,8 @@ export {
 } from './chat-moves.service.js';
 export { ALREADY_YOURS, TAKEOVER_FORBIDDEN, TAKEOVER_REASON } from './chat-takeover.js';
 export { chatSearch, ChatsService } from './chats.service.js';
+export { ChatSnoozeRepo } from './chat-snooze.repo.js';
+export { ChatSnoozeService, type SnoozeInput } from './chat-snooze.service.js';
+export { SnoozeWaker } from './chat-snooze.worker.js';
 export { ChatListsRepo, type ChatSearch } from './chat-lists.repo.js';
 export { ChatTransfersRepo } from './chat-transfers.repo.js';

@@ -1,5 +1,12 @@
 import type { Db } from '../../db/index.js';
-import { CHAT_NEW, CHAT_QUEUE, CHAT_UPDATE, type ChatsRepo, toChat } from '../chats/index.js';
+import {
+  CHAT_NEW,
+  CHAT_QUEUE,
+  CHAT_UPDATE,
+  type ChatSnoozeService,
+  type ChatsRepo,
+  toChat,
+} from '../chats/index.js';
 import { MESSAGE_UPSERT, type MessagesRepo } from '../messages/index.js';
 import type { EventsService } from '../../events/events.service.js';
 import { targets } from '../../events/rooms.js';
@@ -77,6 +84,8 @@ export class InboundService {
     private readonly channels: ChannelsRepo,
     private readonly events: EventsService,
     private readonly actions: InboundActions,
+    /** A snoozed chat the customer writes in comes back (its event and notification). */
+    private readonly snoozes: Pick<ChatSnoozeService, 'customerWrote'>,
     /** How the sandbox reads a customer's number typed without its country code (as the Channel API). */
     private readonly phoneDefaultCountry: PhoneDefaultCountry,
     /** Queues the download of a customer's file with its message. */
@@ -179,7 +188,7 @@ export class InboundService {
           content: input.summary,
           createdAt: stored.created_at.toISOString(),
         };
-        await this.chats.recordInbound(tx, chat.id, last);
+        const { wasSnoozed } = await this.chats.recordInbound(tx, chat.id, last);
         const row = await this.chats.find(channel.account_id, chat.id, tx);
         if (row) {
           const c = toChat(row);
@@ -213,6 +222,7 @@ export class InboundService {
           }
           events.add(account, MESSAGE_UPSERT, { chatId: chat.id, message }, targets.message(c));
           if (!chat.created) events.add(account, CHAT_UPDATE, { chat: c }, targets.chatUpdate(c));
+          if (wasSnoozed) await this.snoozes.customerWrote(tx, events, account, c);
         }
         return { duplicate: false as const, chatId: chat.id, messageId: id, chatCreated: chat.created };
       });

@@ -11,7 +11,12 @@ import type { NotificationsRepo } from './notifications.repo.js';
 import { toNotification } from './notifications.presenter.js';
 
 export type NotificationKind =
-  'chat.assigned' | 'note.mention' | 'webhook.disabled' | 'channel.unhealthy' | 'contact.split';
+  | 'chat.assigned'
+  | 'chat.unsnoozed'
+  | 'note.mention'
+  | 'webhook.disabled'
+  | 'channel.unhealthy'
+  | 'contact.split';
 
 /** What needs a user's attention: stored, and a `notification.new` event in the same transaction. */
 export class NotificationsService {
@@ -25,13 +30,25 @@ export class NotificationsService {
     kind: NotificationKind,
     data: Record<string, unknown>,
   ): Promise<{ id: string; userId: string }[]> {
-    const rows = await this.repo.insert(
-      tx,
+    return this.notifyEach(tx, events, kind, [{ accountId, userIds, data }]);
+  }
+
+  /** `notify` for several notes of one kind (each its account, users and data), in one statement. */
+  async notifyEach(
+    tx: Tx,
+    events: EventBuffer,
+    kind: NotificationKind,
+    notes: readonly { accountId: string; userIds: readonly string[]; data: Record<string, unknown> }[],
+  ): Promise<{ id: string; userId: string }[]> {
+    const wanted = notes.flatMap(({ accountId, userIds, data }) =>
       [...new Set(userIds)].map((user_id) => ({ id: newId(), account_id: accountId, user_id, kind, data })),
     );
+    if (wanted.length === 0) return [];
+    const accountOf = new Map(wanted.map((w) => [w.id, w.account_id]));
+    const rows = await this.repo.insert(tx, wanted);
     for (const row of rows) {
       events.add(
-        accountId,
+        accountOf.get(row.id) ?? '',
         NOTIFICATION_NEW,
         { notification: toNotification(row) },
         targets.personal(row.user_id),

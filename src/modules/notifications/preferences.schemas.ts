@@ -16,7 +16,7 @@ const Announce = Type.Object(
 const MOMENTS = {
   newChat: 'a conversation arrives in the waiting queue of one of your teams',
   newMessage: 'a customer writes in a conversation you attend',
-  transfer: 'a conversation is transferred or assigned to you',
+  transfer: 'a conversation is transferred or assigned to you, or a snoozed one comes back to you',
   mention: 'someone mentions you in a note',
 } as const;
 

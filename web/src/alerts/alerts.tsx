@@ -154,6 +154,9 @@ export function AlertsProvider(props: { children: ReactNode }) {
         const tr = state.current.t;
         if (n.kind === 'chat.assigned') {
           announce('transfer', { title: tr('alerts.transfer'), body: notificationBody(n) }, n.id, chatId);
+        } else if (n.kind === 'chat.unsnoozed') {
+          // A conversation back from snooze comes to the agent as a transferred one does.
+          announce('transfer', { title: tr('alerts.unsnoozed'), body: notificationBody(n) }, n.id, chatId);
         } else if (isMention(n)) {
           // A note's mention names its author (`byName`, `by: {id}`) and carries the note's start.
           const byId = typeof n.data.by === 'string' ? n.data.by : (n.data.by as { id?: unknown } | null)?.id;

@@ -10,6 +10,7 @@ interface Names {
   by: string;
   team(id: string | null | undefined): string;
   user(id: string | null | undefined): string;
+  time(iso: string): string;
 }
 
 /**
@@ -27,6 +28,16 @@ const ACTIVITY_TEXT: Record<string, (t: T, l: ActivityLine, n: Names) => string>
   'label.added': (t, l, n) => t('activity.labelAdded', { by: n.by, label: l.label?.name ?? '' }),
   'label.removed': (t, l, n) => t('activity.labelRemoved', { by: n.by, label: l.label?.name ?? '' }),
   split: (t) => t('activity.split'),
+  snoozed: (t, l, n) =>
+    l.until
+      ? t('activity.snoozed', { by: n.by, time: n.time(l.until) })
+      : t('activity.snoozedReply', { by: n.by }),
+  unsnoozed: (t, l, n) =>
+    l.reasonCode === 'time'
+      ? t('activity.unsnoozedTime')
+      : l.reasonCode === 'customer_message'
+        ? t('activity.unsnoozedReply')
+        : t('activity.unsnoozedManual', { by: n.by }),
 };
 
 /** One activity line of the timeline: who did what, the reason of a transfer, when. */
@@ -46,11 +57,13 @@ export function ActivityItem(props: { line: ActivityLine }) {
         : userName(line.by.id),
     team: (id) => teams.find((x) => x.id === id)?.name ?? id ?? '',
     user: userName,
+    time,
   };
   const text = ACTIVITY_TEXT[line.kind]?.(t, line, names) ?? line.kind;
-  // A take-over's reason code is its kind, already said by the line.
+  // A take-over's reason code is its kind, already said by the line; a snooze's end says its reason in
+  // its text.
   const code = line.kind === 'takeover' ? null : line.reasonCode;
-  const reason = [code, line.reason].filter(Boolean).join(' — ');
+  const reason = line.kind === 'unsnoozed' ? '' : [code, line.reason].filter(Boolean).join(' — ');
   return (
     <li className="activity-line" data-kind={line.kind} data-testid="activity-line">
       <span className="activity-text">{text}</span>

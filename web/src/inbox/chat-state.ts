@@ -19,12 +19,14 @@ export const CHAT_EVENTS = [
   'chat.close',
   'chat.labels',
   'chat.reopen',
+  'chat.snoozed',
+  'chat.unsnoozed',
 ] as const satisfies readonly EventName[];
 export type ChatEvent = (typeof CHAT_EVENTS)[number];
 
-/** The list a chat belongs in for this user, after any change; null = in neither. */
+/** The list a chat belongs in for this user, after any change; null = in neither (a snoozed one too). */
 export function listOf(chat: Chat, me: string, myTeamIds: readonly string[]): ListName | null {
-  if (chat.status !== 'open') return null;
+  if (chat.status !== 'open' || chat.snooze) return null;
   if (chat.queue === QUEUE_ATTENDING && chat.userId === me) return 'mine';
   if (chat.queue === QUEUE_WAITING && chat.userId === null && myTeamIds.includes(chat.teamId))
     return 'waiting';
@@ -124,7 +126,7 @@ export function searchOf(q: string): { digits: string } | { text: string } | nul
 
 /** Whether a chat belongs in the all-open view with this filter (for chats events bring). */
 export function matchesAllOpen(chat: Chat, f: AllOpenFilter): boolean {
-  if (chat.status !== 'open') return false;
+  if (chat.status !== 'open' || chat.snooze) return false;
   if (f.queue ? chat.queue !== f.queue : chat.queue === QUEUE_HIDDEN) return false;
   if (f.teamId && chat.teamId !== f.teamId) return false;
   if (f.channelId && chat.channelId !== f.channelId) return false;

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { ApiError, post } from '../api';
+import { ApiError, del, post } from '../api';
 import { Avatar, Dialog } from '../components';
 import { queueLabel, useI18n } from '../i18n';
 import type { Chat, Message } from '../models';
@@ -18,6 +18,7 @@ import { PresenceBar } from './presence';
 import { TemplateDialog, useNow, WindowBadge, windowOf } from './template-form';
 import { ReplyModes, useAgentTimeline } from './timeline-view';
 import { TransferDialog } from './transfer';
+import { SnoozeBadge, SnoozeDialog } from './snooze';
 import type { InboxLists } from './use-inbox';
 
 /**
@@ -38,7 +39,7 @@ export function Conversation(props: { chatId: string; lists: InboxLists; atMessa
   const { chat, applyChat } = convo;
   const [busy, setBusy] = useState(false);
   const [actionError, setActionError] = useState<string | null>(null);
-  const [dialog, setDialog] = useState<'transfer' | 'close' | 'template' | null>(null);
+  const [dialog, setDialog] = useState<'transfer' | 'close' | 'template' | 'snooze' | null>(null);
   const now = useNow();
   const list = useRef<MessageListHandle>(null);
   const [panel, setPanel] = useContactPanelOpen();
@@ -65,12 +66,16 @@ export function Conversation(props: { chatId: string; lists: InboxLists; atMessa
     return () => document.removeEventListener('visibilitychange', markRead);
   }, [attending, chat, applyChat]);
 
-  const act = async (path: 'capture' | 'close' | 'reopen' | 'takeover') => {
+  const act = async (path: 'capture' | 'close' | 'reopen' | 'takeover' | 'unsnooze') => {
     if (!chat) return;
     setBusy(true);
     setActionError(null);
     try {
-      applyChat(await post<Chat>(`/api/chats/${chat.id}/${path}`));
+      applyChat(
+        await (path === 'unsnooze'
+          ? del<Chat>(`/api/chats/${chat.id}/snooze`)
+          : post<Chat>(`/api/chats/${chat.id}/${path}`)),
+      );
       setDialog(null);
     } catch (err) {
       setActionError(err instanceof ApiError && err.status !== 0 ? err.message : t('common.error'));
@@ -93,6 +98,8 @@ export function Conversation(props: { chatId: string; lists: InboxLists; atMessa
     capture: isOpen && chat.queue === QUEUE_WAITING && chat.userId === null && can('chats:attend'),
     transfer: isOpen && can('chats:transfer'),
     close: isOpen && (attending || can('chats:read_all')) && can('chats:attend'),
+    // As the server: its attendant, anyone who sees it while it has none, or a supervisor.
+    snooze: isOpen && (chat.userId === null || attending || can('chats:read_all')) && can('chats:attend'),
     reply: (attending || stepIn) && can('chats:attend'),
     takeOver: stepIn && can('chats:transfer'),
     note: can('chats:attend'),
@@ -143,6 +150,14 @@ export function Conversation(props: { chatId: string; lists: InboxLists; atMessa
         keys: 't',
         run: () => setDialog('transfer'),
       });
+    if (may.snooze)
+      list.push({
+        id: 'chat.snooze',
+        group: 'chat',
+        title: t('keys.snooze'),
+        keys: 'z',
+        run: () => setDialog('snooze'),
+      });
     if (may.close)
       list.push({
         id: 'chat.close',
@@ -160,7 +175,7 @@ export function Conversation(props: { chatId: string; lists: InboxLists; atMessa
       run: () => document.querySelector<HTMLSelectElement>('.convo-labels select.label-add')?.focus(),
     });
     return list;
-  }, [may.reply, may.note, may.capture, may.transfer, may.close, setMode, t]);
+  }, [may.reply, may.note, may.capture, may.transfer, may.snooze, may.close, setMode, t]);
   useCommands(keyCommands);
 
   if (convo.load === 'gone') {
@@ -245,6 +260,7 @@ export function Conversation(props: { chatId: string; lists: InboxLists; atMessa
               </span>
               {channel && <span className="meta-extra">{channel.name}</span>}
               <WindowBadge chat={chat} />
+              {open && <SnoozeBadge chat={chat} />}
             </div>
             <ChatLabelsEditor chat={chat} onChat={applyChat} />
             <PresenceBar chatId={chat.id} />
@@ -289,6 +305,22 @@ export function Conversation(props: { chatId: string; lists: InboxLists; atMessa
             {canTransfer && (
               <button type="button" className="btn" disabled={busy} onClick={() => setDialog('transfer')}>
                 {t('chat.transfer')}
+              </button>
+            )}
+            {may.snooze && (
+              <button
+                type="button"
+                className="btn"
+                disabled={busy}
+                aria-haspopup="dialog"
+                onClick={() => setDialog('snooze')}
+              >
+                {t('chat.snooze')}
+              </button>
+            )}
+            {may.snooze && chat.snooze && (
+              <button type="button" className="btn" disabled={busy} onClick={() => void act('unsnooze')}>
+                {t('chat.unsnooze')}
               </button>
             )}
             {canReopen && (
@@ -367,6 +399,18 @@ export function Conversation(props: { chatId: string; lists: InboxLists; atMessa
               setDialog(null);
               // The conversation left the agent's hands: back to the lists, unless it came to them.
               if (c.userId !== me.user.id) navigate('/inbox');
+            }}
+          />
+        )}
+        {dialog === 'snooze' && (
+          <SnoozeDialog
+            chat={chat}
+            onClose={() => setDialog(null)}
+            onDone={(c) => {
+              applyChat(c);
+              setDialog(null);
+              // It left the lists: back to them, as after a transfer.
+              navigate('/inbox');
             }}
           />
         )}

@@ -14,6 +14,7 @@ import { ChatItemLabels } from './labels';
 import { NO_SEARCH, SearchBox, SearchResults, type SearchState } from './search';
 import { useInboxKeys } from './inbox-keys';
 import { useInboxLists } from './use-inbox';
+import { SnoozeBadge } from './snooze';
 import { FilterBar, useFilteredChats, useViews } from './views';
 
 /**
@@ -311,6 +312,7 @@ function ChatItem(props: { chat: Chat; current: boolean; list: Tab; selection: S
             )}
           </div>
           {meta && <div className="chat-item-meta">{meta}</div>}
+          <SnoozeBadge chat={chat} />
           <ChatItemLabels chat={chat} />
         </div>
       </Link>

@@ -11,7 +11,14 @@ import { useDirectory, useGateway, useMe } from '../session';
 const EXTRAS_PAGE = 200;
 
 /** The events after which the chat's activity has a new line. */
-const ACTIVITY_EVENTS = ['chat.capture', 'chat.transfer', 'chat.queue', 'chat.close'] as const;
+const ACTIVITY_EVENTS = [
+  'chat.capture',
+  'chat.transfer',
+  'chat.queue',
+  'chat.close',
+  'chat.snoozed',
+  'chat.unsnoozed',
+] as const;
 
 export type TimelineItem =
   | { type: 'message'; at: string; key: string; message: Message }

@@ -20,6 +20,8 @@ const LIST_EVENTS = [
   'chat.transfer',
   'chat.close',
   'chat.labels',
+  'chat.snoozed',
+  'chat.unsnoozed',
   'label.delete',
 ] as const;
 /** Events come in bursts (a transfer is several): one reload after them. */
@@ -194,6 +196,7 @@ export function FilterBar(props: {
         {select('status', t('views.status'), t('views.statusOpen'), [
           ['pending', t('views.statusPending')],
           ['closed', t('views.statusClosed')],
+          ['snoozed', t('views.statusSnoozed')],
         ])}
         {select('assignee', t('views.assignee'), t('views.anyAssignee'), [
           ['mine', t('views.mine')],

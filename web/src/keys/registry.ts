@@ -39,6 +39,7 @@ export const SHORTCUTS: ShortcutHelp[] = [
   { keys: 'r', label: 'keys.reply', group: 'chat' },
   { keys: 'c', label: 'keys.capture', group: 'chat' },
   { keys: 't', label: 'keys.transfer', group: 'chat' },
+  { keys: 'z', label: 'keys.snooze', group: 'chat' },
   { keys: 'e', label: 'keys.close', group: 'chat' },
   { keys: 'l', label: 'keys.label', group: 'chat' },
 ];
