@@ -268,7 +268,7 @@ export function createServices(deps: {
     chatMoves,
     labels,
     // Actions on a selection of chats: each through the single action's service above.
-    bulk: new BulkService(repos.chats, chats, repos.teams, chatMoves, labels),
+    bulk: new BulkService(repos.chats, chats, repos.teams, chatMoves, labels, chatSnooze),
     chatSnooze,
     // Started by the worker role (src/workers.ts).
     snoozeWaker: new SnoozeWaker(chatSnooze, config.snoozePollMs, deps.logger),

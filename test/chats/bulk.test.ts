@@ -295,5 +295,28 @@ describe('bulk actions', () => {
       }
       assert.deepEqual([...seen].sort(), [...ids].sort());
     });
+
+    it('snooze: every chat of the selection snoozed, an end in the past refused once for all', async () => {
+      const ids = [await chat(f, 0, f.agents[0]!.id), await chat(f, 0, null)];
+      const past = await bulk(f.adminToken, {
+        chatIds: ids,
+        action: { type: 'snooze', until: new Date(Date.now() - 60_000).toISOString() },
+      });
+      assert.equal(past.status, 400);
+      assert.equal(past.json.statusCode, 400);
+      for (const id of ids)
+        assert.equal((await get(id)).snooze ?? null, null, 'nothing snoozed by a refusal');
+
+      const until = new Date(Date.now() + 3_600_000).toISOString();
+      const out = results(await bulk(f.adminToken, { chatIds: ids, action: { type: 'snooze', until } }));
+      assert.ok(
+        out.every((r) => r.ok),
+        JSON.stringify(out),
+      );
+      for (const id of ids) {
+        const snooze = (await get(id)).snooze as { until: string | null } | null;
+        assert.equal(snooze?.until, until);
+      }
+    });
   });
 });

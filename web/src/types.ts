@@ -1560,6 +1560,21 @@ export interface components {
        */
       type: 'close';
     };
+    /** BulkSnoozeAction */
+    BulkSnoozeAction: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'snooze';
+      /**
+       * Format: date-time
+       * @description When each chat comes back by itself: in the future, at most a year away
+       */
+      until?: string;
+      /** @description `true` with no `until`: back only at the customer's next message */
+      untilCustomerMessage?: boolean;
+    };
     /**
      * SendTextMessage
      * @description A `text` message: `text` is required
@@ -8488,14 +8503,15 @@ export interface operations {
         'application/json': {
           /** @description The selection: 1 to 500 distinct chat ids */
           chatIds: string[];
-          /** @description `assign` (transfer to a user), `transfer` (to a team), `label` (`add` and/or `remove` label ids), `close` */
+          /** @description `assign` (transfer to a user), `transfer` (to a team), `label` (`add` and/or `remove` label ids), `close`, `snooze` (`until` and/or `untilCustomerMessage`, as `snoozeChat`) */
           action: {
-            type: 'assign' | 'transfer' | 'label' | 'close';
+            type: 'assign' | 'transfer' | 'label' | 'close' | 'snooze';
           } & (
             | components['schemas']['BulkAssignAction']
             | components['schemas']['BulkTransferAction']
             | components['schemas']['BulkLabelAction']
             | components['schemas']['BulkCloseAction']
+            | components['schemas']['BulkSnoozeAction']
           );
         };
       };

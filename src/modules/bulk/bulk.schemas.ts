@@ -40,13 +40,38 @@ const LabelAction = Type.Object(
   branch('BulkLabelAction'),
 );
 const CloseAction = Type.Object({ type: Type.Literal('close') }, branch('BulkCloseAction'));
+const SnoozeAction = Type.Object(
+  {
+    type: Type.Literal('snooze'),
+    until: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description: 'When each chat comes back by itself: in the future, at most a year away',
+      }),
+    ),
+    untilCustomerMessage: Type.Optional(
+      Type.Boolean({ description: "`true` with no `until`: back only at the customer's next message" }),
+    ),
+  },
+  branch('BulkSnoozeAction'),
+);
 
-const ACTION_TYPES = ['assign', 'transfer', 'label', 'close'] as const;
-const ActionBranches = [AssignAction, TransferAction, LabelAction, CloseAction];
+const ACTION_TYPES = ['assign', 'transfer', 'label', 'close', 'snooze'] as const;
+const ActionBranches = [AssignAction, TransferAction, LabelAction, CloseAction, SnoozeAction];
 
 /** What to do with every chat of the selection, named by `type` (OpenAPI's discriminator). */
 export const BulkAction = Type.Unsafe<
-  Static<TUnion<[typeof AssignAction, typeof TransferAction, typeof LabelAction, typeof CloseAction]>>
+  Static<
+    TUnion<
+      [
+        typeof AssignAction,
+        typeof TransferAction,
+        typeof LabelAction,
+        typeof CloseAction,
+        typeof SnoozeAction,
+      ]
+    >
+  >
 >({
   type: 'object',
   required: ['type'],
@@ -54,7 +79,8 @@ export const BulkAction = Type.Unsafe<
   discriminator: { propertyName: 'type' },
   oneOf: ActionBranches,
   description:
-    '`assign` (transfer to a user), `transfer` (to a team), `label` (`add` and/or `remove` label ids), `close`',
+    '`assign` (transfer to a user), `transfer` (to a team), `label` (`add` and/or `remove` label ids), `close`, ' +
+    '`snooze` (`until` and/or `untilCustomerMessage`, as `snoozeChat`)',
 });
 export type BulkActionT = Static<typeof BulkAction>;
 

@@ -1,7 +1,13 @@
 import { AppError, badRequest, forbidden, notFound } from '../../http/errors.js';
 import { pt } from '../../http/language.js';
 import type { UserActor } from '../../access/actors.js';
-import type { ChatMovesService, ChatsRepo, ChatsService } from '../chats/index.js';
+import {
+  snoozeEnd,
+  type ChatMovesService,
+  type ChatSnoozeService,
+  type ChatsRepo,
+  type ChatsService,
+} from '../chats/index.js';
 import type { TeamsRepo } from '../teams/index.js';
 import type { ChatLabelChange, LabelsService } from '../labels/index.js';
 import type { BulkActionT } from './bulk.schemas.js';
@@ -36,6 +42,7 @@ export class BulkService {
     private readonly teams: TeamsRepo,
     private readonly moves: ChatMovesService,
     private readonly labels: LabelsService,
+    private readonly snoozes: ChatSnoozeService,
   ) {}
 
   async apply(actor: UserActor, chatIds: readonly string[], action: BulkActionT): Promise<BulkOutcome[]> {
@@ -96,6 +103,17 @@ export class BulkService {
       }
       case 'close':
         return (chatId) => this.moves.close(actor, chatId);
+      case 'snooze': {
+        const input = {
+          ...(action.until !== undefined ? { until: action.until } : {}),
+          ...(action.untilCustomerMessage !== undefined
+            ? { untilCustomerMessage: action.untilCustomerMessage }
+            : {}),
+        };
+        // A missing, past or too distant end is the same for every chat: refused once, 400.
+        snoozeEnd(input, new Date());
+        return (chatId) => this.snoozes.snooze(actor, chatId, input);
+      }
     }
   }
 }

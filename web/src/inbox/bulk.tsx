@@ -3,6 +3,7 @@ import { ApiError, post } from '../api';
 import { useI18n } from '../i18n';
 import { useDirectory, useLabels } from '../session';
 import type { BulkAction, BulkResults, Chat } from '../models';
+import { snoozeTimes } from './snooze';
 
 // Bulk actions on a list's selection (bulkUpdateChats): checkboxes on the list's items (space toggles
 // the focused one, shift+click or shift+space selects the range from the last one toggled), a bar
@@ -77,12 +78,12 @@ export function SelectBox(props: { chat: Chat; selection: Selection }) {
   );
 }
 
-type Kind = 'assign' | 'transfer' | 'label.add' | 'label.remove' | 'close';
+type Kind = 'assign' | 'transfer' | 'label.add' | 'label.remove' | 'close' | 'snooze';
 type Outcome = { done: number; failures: { chatId: string; name: string; error: string }[] };
 
 /** The bar over a list with a selection: what to do with it, and what came of the last action. */
 export function BulkBar(props: { chats: Chat[]; selection: Selection }) {
-  const { t } = useI18n();
+  const { t, time } = useI18n();
   const { teams, users } = useDirectory();
   const { labels } = useLabels();
   const { selection, chats } = props;
@@ -101,7 +102,15 @@ export function BulkBar(props: { chats: Chat[]; selection: Selection }) {
         ? teams.filter((x) => x.status === 'active')
         : kind === 'close'
           ? []
-          : labels;
+          : kind === 'snooze'
+            ? [
+                ...(['hour', 'tomorrow', 'nextWeek'] as const).map((id): { id: string; name: string } => ({
+                  id,
+                  name: t(`snooze.${id}`, { time: time(snoozeTimes(new Date())[id].toISOString()) }),
+                })),
+                { id: 'reply', name: t('snooze.reply') },
+              ]
+            : labels;
   const action = (): BulkAction => {
     switch (kind) {
       case 'assign':
@@ -114,6 +123,13 @@ export function BulkBar(props: { chats: Chat[]; selection: Selection }) {
         return { type: 'label', remove: [target] };
       case 'close':
         return { type: 'close' };
+      case 'snooze': {
+        if (target === 'reply') return { type: 'snooze', untilCustomerMessage: true };
+        const times = snoozeTimes(new Date());
+        const at =
+          target === 'tomorrow' ? times.tomorrow : target === 'nextWeek' ? times.nextWeek : times.hour;
+        return { type: 'snooze', until: at.toISOString() };
+      }
     }
   };
   const submit = async (e: FormEvent) => {
@@ -156,6 +172,7 @@ export function BulkBar(props: { chats: Chat[]; selection: Selection }) {
             <option value="transfer">{t('bulk.transfer')}</option>
             <option value="label.add">{t('bulk.labelAdd')}</option>
             <option value="label.remove">{t('bulk.labelRemove')}</option>
+            <option value="snooze">{t('bulk.snooze')}</option>
           </select>
           {kind !== 'close' && (
             <select

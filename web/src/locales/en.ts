@@ -729,6 +729,7 @@ export const en: Messages = {
   'bulk.transfer': 'Transfer to a team',
   'bulk.labelAdd': 'Add a label',
   'bulk.labelRemove': 'Remove a label',
+  'bulk.snooze': 'Snooze',
   'bulk.apply': 'Apply',
   'bulk.clear': 'Clear selection',
   'bulk.done': '{n} done',

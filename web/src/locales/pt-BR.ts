@@ -735,6 +735,7 @@ export const ptBR = {
   'bulk.transfer': 'Transferir para uma equipe',
   'bulk.labelAdd': 'Adicionar etiqueta',
   'bulk.labelRemove': 'Remover etiqueta',
+  'bulk.snooze': 'Adiar',
   'bulk.apply': 'Aplicar',
   'bulk.clear': 'Limpar seleção',
   'bulk.done': '{n} concluídas',
