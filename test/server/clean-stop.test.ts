@@ -64,6 +64,8 @@ describe('stopping a node under load', () => {
   /** The next start: finishes what the stopped node left. */
   let next: TestApp | null = null;
   const logged: Line[] = [];
+  /** The test's lock on the queues while it is held (released in `after` if the test fails with it). */
+  let heldLock: pg.PoolClient | null = null;
   const env = {
     ATENDE_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
   };
@@ -82,6 +84,10 @@ describe('stopping a node under load', () => {
     });
   });
   after(async () => {
+    if (heldLock) {
+      await heldLock.query('ROLLBACK').catch(() => undefined);
+      heldLock.release();
+    }
     await node?.server.close();
     await next?.server.close();
     await api?.server.close();
@@ -261,6 +267,9 @@ describe('stopping a node under load', () => {
     nodeServes = false;
     await Promise.all([...toNode]);
     const { lock, lanes } = await lockQueuesWhileClaiming(() => accepted.length);
+    // Whatever fails from here on, the tables are let go: a lock held past a failure would leave the
+    // node's close (in `after`) waiting on it for ever.
+    heldLock = lock;
     // The sends that lease will find take the provider a while (more than the rest of the stop), so
     // that a stop that did not wait for them would be over before they are.
     const late = new Set(lanes.map((lane) => lane.slice(lane.indexOf(':') + 1).replace(/\D/g, '')));
@@ -279,6 +288,7 @@ describe('stopping a node under load', () => {
       );
       return listening === 0;
     });
+    heldLock = null;
     await lock.query('COMMIT');
     lock.release();
     setTimeout(() => slow.release(), 3_000);
