@@ -8540,6 +8540,9 @@ export interface operations {
        * @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate). Besides what the schema states, a valid request is refused when:
        *     - `Etiqueta não encontrada nesta conta`: `label`: an id of `add` or `remove` is not a label of the account
        *     - `Informe ao menos uma etiqueta em add ou remove`: `label`: neither `add` nor `remove` names a label
+       *     - `Informe até quando adiar (until) ou adie até o cliente responder (untilCustomerMessage: true)`: `snooze`: neither `until` nor `untilCustomerMessage: true` is given
+       *     - `O horário do adiamento já passou`: `snooze`: `until` is not in the future
+       *     - `Um chat pode ser adiado por no máximo um ano`: `snooze`: `until` is more than a year away
        */
       400: {
         headers: {

@@ -2,6 +2,7 @@ import type { App } from '../../http/app-type.js';
 import { requestLanguage } from '../../http/language.js';
 import { badRequestsWhen, errorResponses } from '../../http/schemas.js';
 import { userGuard, userOf, type UserGuardDeps } from '../../access/request-actor.js';
+import { SNOOZE_IN_PAST, SNOOZE_NEEDS_END, SNOOZE_TOO_FAR } from '../chats/index.js';
 import { UNKNOWN_LABELS } from '../labels/index.js';
 import { BulkBody, BulkResponseSchema, MAX_BULK_CHATS } from './bulk.schemas.js';
 import { NO_LABEL_CHANGE, type BulkService } from './bulk.service.js';
@@ -19,6 +20,9 @@ export function bulkRoutes(app: App, services: BulkRoutesDeps): void {
         ...badRequestsWhen(
           [UNKNOWN_LABELS, '`label`: an id of `add` or `remove` is not a label of the account'],
           [NO_LABEL_CHANGE, '`label`: neither `add` nor `remove` names a label'],
+          [SNOOZE_NEEDS_END, '`snooze`: neither `until` nor `untilCustomerMessage: true` is given'],
+          [SNOOZE_IN_PAST, '`snooze`: `until` is not in the future'],
+          [SNOOZE_TOO_FAR, '`snooze`: `until` is more than a year away'],
         ),
         tags: ['Chats'],
         summary: 'Act on a selection of chats',

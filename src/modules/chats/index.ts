@@ -38,7 +38,14 @@ export {
 export { ALREADY_YOURS, TAKEOVER_FORBIDDEN, TAKEOVER_REASON } from './chat-takeover.js';
 export { chatSearch, ChatsService } from './chats.service.js';
 export { ChatSnoozeRepo } from './chat-snooze.repo.js';
-export { ChatSnoozeService, snoozeEnd, type SnoozeInput } from './chat-snooze.service.js';
+export {
+  ChatSnoozeService,
+  snoozeEnd,
+  SNOOZE_IN_PAST,
+  SNOOZE_NEEDS_END,
+  SNOOZE_TOO_FAR,
+  type SnoozeInput,
+} from './chat-snooze.service.js';
 export { SnoozeWaker } from './chat-snooze.worker.js';
 export { ChatListsRepo, type ChatSearch } from './chat-lists.repo.js';
 export { ChatTransfersRepo } from './chat-transfers.repo.js';
