@@ -1,4 +1,10 @@
-import { Migrator, type Migration, type MigrationProvider, type Kysely } from 'kysely';
+import {
+  Migrator,
+  type Kysely,
+  type Migration,
+  type MigrationProvider,
+  type MigrationResultSet,
+} from 'kysely';
 import * as m001 from './migrations/001_foundation.js';
 import * as m002 from './migrations/002_send_pipeline.js';
 import * as m003 from './migrations/003_inbound_webhooks.js';
@@ -97,18 +103,27 @@ export const LATEST_MIGRATION = Object.keys(migrations).sort().at(-1) ?? '';
 
 /** Applies pending migrations; Kysely's migration lock makes concurrent node start-ups safe. */
 export async function migrateToLatest<T>(db: Kysely<T>): Promise<void> {
-  await migrateTo(db, LATEST_MIGRATION);
+  // Not `migrateTo(LATEST_MIGRATION)`: with the latest already applied, Kysely would call the
+  // database up to date and skip an earlier one still pending (a feature that landed later).
+  await run(migratorOf(db), (m) => m.migrateToLatest());
 }
 
 /** Applies the migrations up to and including `name` (an earlier version's schema, for upgrade tests). */
 export async function migrateTo<T>(db: Kysely<T>, name: string): Promise<void> {
-  const migrator = new Migrator({
+  await run(migratorOf(db), (m) => m.migrateTo(name));
+}
+
+function migratorOf<T>(db: Kysely<T>): Migrator {
+  return new Migrator({
     db: db as Kysely<unknown>,
     provider: new StaticProvider(),
     // Features developed side by side land in any order; each migration stands on its own.
     allowUnorderedMigrations: true,
   });
-  const { error, results } = await migrator.migrateTo(name);
+}
+
+async function run(migrator: Migrator, step: (m: Migrator) => Promise<MigrationResultSet>): Promise<void> {
+  const { error, results } = await step(migrator);
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
     const reason = error instanceof Error ? error.message : String(error ?? '');
