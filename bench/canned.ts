@@ -283,7 +283,8 @@ export async function runCannedRow(p: {
 export async function checkPicker(base: string, tokens: string[]): Promise<boolean> {
   const ask = async (query: string, limit = SHOWN) => {
     const res = await fetch(`${base}${pickerPath(query).replace(`limit=${SHOWN}`, `limit=${limit}`)}`, {
-      headers: { authorization: `Bearer ${tokens[0]!}` },
+      // Agent 1: in one team (the seed adds agent 0, the search rows' agent, to two more).
+      headers: { authorization: `Bearer ${tokens[1]!}` },
     });
     return {
       status: res.status,
