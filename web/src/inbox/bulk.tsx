@@ -103,14 +103,18 @@ export function BulkBar(props: { chats: Chat[]; selection: Selection }) {
         : kind === 'close'
           ? []
           : kind === 'snooze'
-            ? [
-                ...(['hour', 'tomorrow', 'nextWeek'] as const).map((id): { id: string; name: string } => ({
-                  id,
-                  name: t(`snooze.${id}`, { time: time(snoozeTimes(new Date())[id].toISOString()) }),
-                })),
-                { id: 'reply', name: t('snooze.reply') },
-              ]
+            ? snoozeOptions(snoozeTimes(new Date()))
             : labels;
+  /** The snooze choices, each quick one with its time (computed once per render). */
+  function snoozeOptions(times: ReturnType<typeof snoozeTimes>): { id: string; name: string }[] {
+    return [
+      ...(['hour', 'tomorrow', 'nextWeek'] as const).map((id) => ({
+        id,
+        name: t(`snooze.${id}`, { time: time(times[id].toISOString()) }),
+      })),
+      { id: 'reply', name: t('snooze.reply') },
+    ];
+  }
   const action = (): BulkAction => {
     switch (kind) {
       case 'assign':
