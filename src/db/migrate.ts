@@ -46,6 +46,7 @@ import * as m046 from './migrations/046_typing_indicators.js';
 import * as m047 from './migrations/047_chat_snooze.js';
 import * as m048 from './migrations/048_supervisors_step_in.js';
 import * as m050 from './migrations/050_message_search_vector.js';
+import * as m051 from './migrations/051_label_totals.js';
 
 /** Versioned migrations, in order. Names are permanent: never rename or edit one that has shipped. */
 const migrations: Record<string, Migration> = {
@@ -90,6 +91,7 @@ const migrations: Record<string, Migration> = {
   '047_chat_snooze': m047,
   '048_supervisors_step_in': m048,
   '050_message_search_vector': m050,
+  '051_label_totals': m051,
 };
 
 class StaticProvider implements MigrationProvider {

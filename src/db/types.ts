@@ -300,7 +300,7 @@ export interface ChatCountsTable {
 export interface ChatTotalsTable {
   account_id: string;
   status: string;
-  dim: 'channel' | 'team' | 'user';
+  dim: 'channel' | 'team' | 'user' | 'label';
   value: string;
   queue: string;
   slot: ColumnType<number, number | undefined, number>;

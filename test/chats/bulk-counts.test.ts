@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { sql } from 'kysely';
+import { countersOff as helperCountersOff } from '../helpers/counters.js';
 import { seedAccount, type Fixture } from '../helpers/fixtures.js';
 import { startTestServices, type TestServices } from '../helpers/services.js';
 
@@ -23,28 +23,7 @@ describe('bulk actions, services', () => {
     await s?.close();
   });
 
-  /** Combinations whose counter (the sum of its slots) differs from the count of their chats: none. */
-  const countersOff = async () => {
-    const { rows } = await sql<{ bad: number }>`
-      SELECT (SELECT count(*) FROM
-         (SELECT status, channel_id, team_id, queue, coalesce(user_id, '') AS user_id, count(*) AS n
-            FROM chats WHERE account_id = ${f.accountId} GROUP BY 1, 2, 3, 4, 5) a
-         FULL JOIN (SELECT status, channel_id, team_id, queue, user_id, sum(n) AS n FROM chat_counts
-                     WHERE account_id = ${f.accountId} GROUP BY 1, 2, 3, 4, 5 HAVING sum(n) <> 0) b
-           USING (status, channel_id, team_id, queue, user_id)
-        WHERE a.n IS DISTINCT FROM b.n)
-       + (SELECT count(*) FROM
-         (SELECT status, d.dim, d.value, queue, count(*) AS n
-            FROM chats,
-                 LATERAL (VALUES ('channel', channel_id), ('team', team_id), ('user', coalesce(user_id, '')))
-                   AS d(dim, value)
-           WHERE account_id = ${f.accountId} GROUP BY 1, 2, 3, 4) a
-         FULL JOIN (SELECT status, dim, value, queue, sum(n) AS n FROM chat_totals
-                     WHERE account_id = ${f.accountId} GROUP BY 1, 2, 3, 4 HAVING sum(n) <> 0) b
-           USING (status, dim, value, queue)
-        WHERE a.n IS DISTINCT FROM b.n)::int AS bad`.execute(s.db);
-    return rows[0]!.bad;
-  };
+  const countersOff = () => helperCountersOff(s.db, f.accountId);
   const total = async (query: Record<string, string>) =>
     (await s.services.chats.listForUser(f.admin, query)).total;
 

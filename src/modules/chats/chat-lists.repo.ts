@@ -122,24 +122,30 @@ function searchSql(f: ChatFilter, values: unknown[]): string {
 
 /**
  * The exact total of a filter: from the counters, or by counting the chats a search matches. A filter on
- * nothing but the status, the queue and at most one of channel (or the key's channels), team or
- * attendant reads `chat_totals`, a few rows per queue; any other combination sums `chat_counts`.
+ * nothing but the status, the queue and at most one of channel (or the key's channels), team,
+ * attendant or label reads `chat_totals`, a few rows per queue; a search, or a label beside another
+ * filter, counts the chats; any other combination sums `chat_counts`.
  */
 function totalSql(f: ChatFilter, values: unknown[]): string {
+  const rollup = totalsSql(f, values);
+  if (rollup !== null) return rollup;
   if (f.search || f.labelId !== undefined) {
     const where = filterSql(f, values);
     return `SELECT count(*)::int8 FROM chats WHERE ${where}${searchSql(f, values)}`;
   }
-  const rollup = totalsSql(f, values);
-  if (rollup !== null) return rollup;
   return `SELECT coalesce(sum(n), 0)::int8 FROM chat_counts WHERE ${filterSql(f, values, true)}`;
 }
 
-/** `totalSql` from `chat_totals`, or null when the filter is a combination only `chat_counts` answers. */
+/**
+ * `totalSql` from `chat_totals`, or null when the filter is a combination only `chat_counts` (or
+ * counting the chats) answers. A label counts as one dimension (migration 051): alone, its total is
+ * a few rows; beside a channel, team or attendant, the label's chats are counted.
+ */
 function totalsSql(f: ChatFilter, values: unknown[]): string | null {
   const channel = f.channelId !== undefined || f.channelIds ? 1 : 0;
-  const one = channel + (f.teamId !== undefined ? 1 : 0) + (f.userId !== undefined ? 1 : 0);
-  if (one > 1 || f.visibleTo || f.unassigned || f.snoozed === 'pending') return null;
+  const label = f.labelId !== undefined ? 1 : 0;
+  const one = channel + label + (f.teamId !== undefined ? 1 : 0) + (f.userId !== undefined ? 1 : 0);
+  if (one > 1 || f.search || f.visibleTo || f.unassigned || f.snoozed === 'pending') return null;
   const p = (v: unknown) => `$${values.push(v)}`;
   let out = `SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = ${p(f.accountId)} AND ${statusSql(f, true)}`;
   if (f.channelId !== undefined) {
@@ -149,6 +155,7 @@ function totalsSql(f: ChatFilter, values: unknown[]): string | null {
   } else if (f.channelIds) out += ` AND dim = 'channel' AND value = ANY(${p(f.channelIds)}::text[])`;
   else if (f.teamId !== undefined) out += ` AND dim = 'team' AND value = ${p(f.teamId)}`;
   else if (f.userId !== undefined) out += ` AND dim = 'user' AND value = ${p(f.userId)}`;
+  else if (f.labelId !== undefined) out += ` AND dim = 'label' AND value = ${p(f.labelId)}`;
   // No filter: the sum over the channels (a few rows per channel).
   else out += ` AND dim = 'channel'`;
   out += f.queue !== undefined ? ` AND queue = ${p(f.queue)}` : ` AND queue <> '${HIDDEN_QUEUE}'`;
