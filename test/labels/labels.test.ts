@@ -172,10 +172,16 @@ describe('labels', () => {
       const outsider = await connect(t.gatewayUrl!, { token: f.agents[1]!.token });
       clients.push(outsider);
 
+      const before = await t.request('GET', `/api/chats/${chatId}`, { headers: bearer(f.agents[0]!.token) });
       const added = await put(f.agents[0]!.token, chatId, label.id);
       assert.equal(added.status, 200, JSON.stringify(added.body));
       const ref = { id: label.id, name: 'Reclamação', color: '#aa0000' };
       assert.deepEqual((added.json as unknown as Chat).labels, [ref]);
+      // A change of its labels is a change of the chat: a copy read before it is older by updatedAt.
+      assert.ok(
+        (added.json.updatedAt as string) > (before.json.updatedAt as string),
+        `${String(added.json.updatedAt)} after ${String(before.json.updatedAt)}`,
+      );
 
       const live = await watcher.next('chat.labels');
       assert.equal(live.event, 'chat.labels');

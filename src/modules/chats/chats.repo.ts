@@ -179,6 +179,14 @@ export class ChatsRepo {
     await sql`SELECT set_config('lock_timeout', ${`${ms}ms`}, true)`.execute(tx);
   }
 
+  /**
+   * Marks the chat changed (its version and `updatedAt`) when something it carries changed without a
+   * column of its own, such as its labels: readers keep the newest copy of a chat by `updatedAt`.
+   */
+  async touch(tx: Tx, id: string): Promise<void> {
+    await this.update(tx, id, {});
+  }
+
   async update(
     tx: Tx,
     id: string,

@@ -162,6 +162,7 @@ export class LabelsService {
           if (await this.repo.removeFromChat(tx, chatId, label.id))
             changed.push({ label, action: 'removed' });
         }
+        if (changed.length > 0) await this.chatsRepo.touch(tx, chatId);
         const row = await this.chatsRepo.find(actor.accountId, chatId, tx);
         if (!row) throw notFound();
         const chat = toChat(row);
@@ -203,6 +204,7 @@ export class LabelsService {
           action === 'added'
             ? await this.repo.addToChat(tx, actor.accountId, chatId, labelId, actor.userId)
             : await this.repo.removeFromChat(tx, chatId, labelId);
+        if (changed) await this.chatsRepo.touch(tx, chatId);
         const row = await this.chatsRepo.find(actor.accountId, chatId, tx);
         if (!row) throw notFound();
         const chat = toChat(row);
