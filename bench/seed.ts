@@ -504,7 +504,11 @@ export async function countsExact(url: string, accountId: string): Promise<boole
             FROM chats,
                  LATERAL (VALUES ('channel', channel_id), ('team', team_id), ('user', coalesce(user_id, '')))
                    AS d(dim, value)
-           WHERE account_id = $1 GROUP BY 1, 2, 3, 4) a
+           WHERE account_id = $1 GROUP BY 1, 2, 3, 4
+          UNION ALL
+          SELECT c.status, 'label', l.label_id, c.queue, count(*)
+            FROM chat_labels l JOIN chats c ON c.id = l.chat_id
+           WHERE c.account_id = $1 GROUP BY 1, 3, 4) a
          FULL JOIN (SELECT status, dim, value, queue, sum(n) AS n FROM chat_totals
                      WHERE account_id = $1 GROUP BY 1, 2, 3, 4 HAVING sum(n) <> 0) b
            USING (status, dim, value, queue)
@@ -614,7 +618,12 @@ async function rebuildCounters(c: pg.Client, accountId: string): Promise<void> {
             LATERAL (VALUES ('channel', channel_id), ('team', team_id), ('user', coalesce(user_id, '')))
               AS d(dim, value)
       WHERE account_id = $1
-      GROUP BY 1, 2, 3, 4, 5`,
+      GROUP BY 1, 2, 3, 4, 5
+     UNION ALL
+     SELECT c.account_id, c.status, 'label', l.label_id, c.queue, count(*)
+       FROM chat_labels l JOIN chats c ON c.id = l.chat_id
+      WHERE c.account_id = $1
+      GROUP BY 1, 2, 4, 5`,
     [accountId],
   );
 }
