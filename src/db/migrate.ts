@@ -47,6 +47,7 @@ import * as m047 from './migrations/047_chat_snooze.js';
 import * as m048 from './migrations/048_supervisors_step_in.js';
 import * as m050 from './migrations/050_message_search_vector.js';
 import * as m051 from './migrations/051_label_totals.js';
+import * as m052 from './migrations/052_contact_search_walk.js';
 
 /** Versioned migrations, in order. Names are permanent: never rename or edit one that has shipped. */
 const migrations: Record<string, Migration> = {
@@ -92,6 +93,7 @@ const migrations: Record<string, Migration> = {
   '048_supervisors_step_in': m048,
   '050_message_search_vector': m050,
   '051_label_totals': m051,
+  '052_contact_search_walk': m052,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -680,21 +680,21 @@ SELECT c.id, c.channel_id, c.team_id, c.user_id, c.status, c.queue, c.unread_mes
  ct.last_inbound_at AS contact_last_inbound_at, ct.customer_id, coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
     ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
     WHERE cl.chat_id = c.id), '[]'::json) AS labels,
- (SELECT count(*)::int8 FROM chats WHERE account_id = $1 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $3 AND (search_fold(name) LIKE '%' || search_fold($2) || '%' OR value LIKE '%' || search_fold($2) || '%'))) AS total
+ (SELECT count(*)::int8 FROM chats WHERE account_id = $1 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $3 AND (search_name LIKE '%' || search_fold($2) || '%' OR value LIKE '%' || search_fold($2) || '%'))) AS total
 FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
    created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by
- FROM chats WHERE account_id = $4 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $6 AND (search_fold(name) LIKE '%' || search_fold($5) || '%' OR value LIKE '%' || search_fold($5) || '%')) ORDER BY created_at DESC, id DESC
+ FROM chats WHERE account_id = $4 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $6 AND (search_name LIKE '%' || search_fold($5) || '%' OR value LIKE '%' || search_fold($5) || '%')) ORDER BY created_at DESC, id DESC
  LIMIT 32 OFFSET 0) AS p
  ORDER BY created_at DESC, id DESC LIMIT $7) AS c
 JOIN contacts ct ON ct.id = c.contact_id
 ORDER BY c.created_at DESC, c.id DESC;
 
 -- listApiPageJson, first page of 20: a search by name
-SELECT (SELECT count(*)::int8 FROM chats WHERE account_id = $1 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $3 AND (search_fold(name) LIKE '%' || search_fold($2) || '%' OR value LIKE '%' || search_fold($2) || '%'))) AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $8 AND revoked_at IS NULL) AS key_active,
+SELECT (SELECT count(*)::int8 FROM chats WHERE account_id = $1 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $3 AND (search_name LIKE '%' || search_fold($2) || '%' OR value LIKE '%' || search_fold($2) || '%'))) AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $8 AND revoked_at IS NULL) AS key_active,
  coalesce('[' || string_agg(row_to_json(j)::text, ',' ORDER BY c.created_at DESC, c.id DESC) || ']', '[]') AS chats
 FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
    created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by
- FROM chats WHERE account_id = $4 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $6 AND (search_fold(name) LIKE '%' || search_fold($5) || '%' OR value LIKE '%' || search_fold($5) || '%')) ORDER BY created_at DESC, id DESC
+ FROM chats WHERE account_id = $4 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $6 AND (search_name LIKE '%' || search_fold($5) || '%' OR value LIKE '%' || search_fold($5) || '%')) ORDER BY created_at DESC, id DESC
  LIMIT 32 OFFSET 0) AS p
  ORDER BY created_at DESC, id DESC LIMIT $7) AS c
 JOIN contacts ct ON ct.id = c.contact_id,
@@ -707,7 +707,7 @@ LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id 
     WHERE cl.chat_id = c.id), '[]'::json) AS labels) AS j;
 
 -- count: a search by name
-SELECT (SELECT count(*)::int8 FROM chats WHERE account_id = $1 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $3 AND (search_fold(name) LIKE '%' || search_fold($2) || '%' OR value LIKE '%' || search_fold($2) || '%'))) AS total;
+SELECT (SELECT count(*)::int8 FROM chats WHERE account_id = $1 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $3 AND (search_name LIKE '%' || search_fold($2) || '%' OR value LIKE '%' || search_fold($2) || '%'))) AS total;
 
 -- foldCounts
 WITH picked AS (

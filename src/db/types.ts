@@ -111,6 +111,8 @@ export interface ContactsTable {
    * its own with the contact's id); code sets it only to move a contact to another customer.
    */
   customer_id: ColumnType<string, string | undefined, string>;
+  /** `search_fold(name)`, kept by the database (migration 052): what name searches compare. */
+  search_name: ColumnType<string | null, never, never>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

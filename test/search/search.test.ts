@@ -287,6 +287,36 @@ describe('search', () => {
     }
   });
 
+  it('contacts: each once, with its newest conversation the user may open, newest first', async () => {
+    type ContactPage = Page<{ name: string; chat: { id: string } }>;
+    // Rebeca Um: a closed conversation of team 0, then a newer one moved to team 1; Rebeca Dois: newer.
+    const older = await f.inbound(0, '5511922230001', 'Oi', 'Rebeca Um');
+    await t.request('POST', `/api/chats/${older}/close`, { headers: bearer(f.adminToken) });
+    const newer = await f.inbound(0, '5511922230001', 'Oi de novo', 'Rebeca Um');
+    const moved = await t.request('POST', `/api/chats/${newer}/transfer`, {
+      headers: bearer(f.adminToken),
+      body: { teamId: f.teams[1]!.id },
+    });
+    assert.equal(moved.status, 200, JSON.stringify(moved.body));
+    const other = await f.inbound(0, '5511922230002', 'Olá', 'Rebeca Dois');
+    const found = async (token: string, extra = '') =>
+      ((await search(token, 'rebeca', extra, '/api/search/contacts')) as unknown as ContactPage).results.map(
+        (r) => [r.name, r.chat.id],
+      );
+    assert.deepEqual(await found(f.adminToken), [
+      ['Rebeca Dois', other],
+      ['Rebeca Um', newer],
+    ]);
+    // Agent 0 (team 0) may open only the older conversation of Rebeca Um's.
+    assert.deepEqual(await found(f.agents[0]!.token), [
+      ['Rebeca Dois', other],
+      ['Rebeca Um', older],
+    ]);
+    // Agent 1 (team 1) sees Rebeca Um through the conversation moved to their team, and not Rebeca Dois.
+    assert.deepEqual(await found(f.agents[1]!.token), [['Rebeca Um', newer]]);
+    assert.deepEqual(await found(f.adminToken, '&limit=1&page=2'), [['Rebeca Um', newer]]);
+  });
+
   it('conversations: open and closed, by the customer', async () => {
     const closed = await f.inbound(1, '5511922220008', 'Oi', 'Marcela');
     await t.request('POST', `/api/chats/${closed}/close`, { headers: bearer(f.adminToken) });

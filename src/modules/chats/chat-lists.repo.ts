@@ -56,7 +56,8 @@ function statusSql(f: ChatFilter, counters: boolean): string {
 
 /**
  * A search by contact: `number` matches digits anywhere in the contact's value (E.164 digits);
- * `text` matches the name with accents and case ignored (`search_fold`, migration 014), or the value
+ * `text` matches the name with accents and case ignored (`search_fold`, migration 014, stored as
+ * `search_name`, migration 052), or the value
  * (an e-mail address). Both are trigram-indexed `LIKE '%…%'` on contacts.
  */
 export type ChatSearch = { kind: 'number'; digits: string } | { kind: 'text'; text: string };
@@ -115,7 +116,7 @@ function searchSql(f: ChatFilter, values: unknown[]): string {
       ? `value LIKE '%' || ${p(f.search.digits)} || '%'`
       : (() => {
           const term = `'%' || search_fold(${p(likeEscape(f.search.text))}) || '%'`;
-          return `(search_fold(name) LIKE ${term} OR value LIKE ${term})`;
+          return `(search_name LIKE ${term} OR value LIKE ${term})`;
         })();
   return `${label} AND contact_id IN (SELECT id FROM contacts WHERE account_id = ${p(f.accountId)} AND ${match})`;
 }

@@ -68,7 +68,7 @@ function whereSql(scope: CustomerScope, f: CustomerFilter = {}): RawBuilder<unkn
   } else if (f.search?.kind === 'text') {
     const term = sql`'%' || search_fold(${likeEscape(f.search.text)}) || '%'`;
     parts.push(sql`(search_fold(cu.name) LIKE ${term} OR cu.id IN (SELECT customer_id FROM contacts
-      WHERE account_id = ${scope.accountId} AND (search_fold(name) LIKE ${term} OR value LIKE ${term})))`);
+      WHERE account_id = ${scope.accountId} AND (search_name LIKE ${term} OR value LIKE ${term})))`);
   }
   if (f.labelId !== undefined) {
     parts.push(sql`cu.id IN (SELECT customer_id FROM customer_labels

@@ -29,10 +29,11 @@ export interface ConversationRow {
  * The chats a viewer may open, as a condition on `chats c`: the same rule as opening one
  * (ChatsService.canSee) — its attendant, members of its team, or everyone with `chats:read_all`.
  */
-export const visibleSql = (viewer: Viewer) =>
-  viewer === null
-    ? sql<boolean>`true`
-    : sql<boolean>`(c.user_id = ${viewer.userId} OR c.team_id = ANY(${sql.val(viewer.teamIds)}::text[]))`;
+export const visibleSql = (viewer: Viewer, alias = 'c') => {
+  if (viewer === null) return sql<boolean>`true`;
+  const c = sql.table(alias);
+  return sql<boolean>`(${c}.user_id = ${viewer.userId} OR ${c}.team_id = ANY(${sql.val(viewer.teamIds)}::text[]))`;
+};
 
 /** A customer's conversations on every channel (their contacts lead to them), newest first. */
 export class HistoryRepo {

@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import type { Db } from '../../db/index.js';
+import { serialPlan, type Db } from '../../db/index.js';
 import type { LastMessage } from '../../db/types.js';
 import type { ChatSearch } from '../chats/index.js';
 import { visibleSql, type Viewer } from '../history/index.js';
@@ -55,15 +55,19 @@ const chatColumns = sql`c.id AS chat_id, c.status AS chat_status, c.queue AS cha
   CASE WHEN jsonb_typeof(c.last_message) = 'object' THEN c.last_message END AS chat_last_message,
   ct.customer_id, ct.id AS contact_id, ct.name AS contact_name, ct.value AS contact_value`;
 
-/** The conditions on `chats c` every search shares: account, visibility, channel, team, agent, label. */
-function chatConditions(f: SearchFilter): RawBuilder<boolean> {
-  const parts: RawBuilder<unknown>[] = [sql`c.account_id = ${f.accountId}`, visibleSql(f.viewer)];
-  if (f.channelId !== undefined) parts.push(sql`c.channel_id = ${f.channelId}`);
-  if (f.teamId !== undefined) parts.push(sql`c.team_id = ${f.teamId}`);
-  if (f.userId !== undefined) parts.push(sql`c.user_id = ${f.userId}`);
+/**
+ * The conditions on `chats` (alias `c` unless named) every search shares: account, visibility,
+ * channel, team, agent, label.
+ */
+function chatConditions(f: SearchFilter, alias = 'c'): RawBuilder<boolean> {
+  const c = sql.table(alias);
+  const parts: RawBuilder<unknown>[] = [sql`${c}.account_id = ${f.accountId}`, visibleSql(f.viewer, alias)];
+  if (f.channelId !== undefined) parts.push(sql`${c}.channel_id = ${f.channelId}`);
+  if (f.teamId !== undefined) parts.push(sql`${c}.team_id = ${f.teamId}`);
+  if (f.userId !== undefined) parts.push(sql`${c}.user_id = ${f.userId}`);
   if (f.labelId !== undefined) {
     parts.push(
-      sql`EXISTS (SELECT 1 FROM chat_labels cl WHERE cl.chat_id = c.id AND cl.label_id = ${f.labelId})`,
+      sql`EXISTS (SELECT 1 FROM chat_labels cl WHERE cl.chat_id = ${c}.id AND cl.label_id = ${f.labelId})`,
     );
   }
   return sql<boolean>`${sql.join(parts, sql` AND `)}`;
@@ -80,11 +84,14 @@ function rangeOf(column: RawBuilder<unknown>, f: SearchFilter): RawBuilder<boole
 /** `LIKE` treats `%`, `_` and the escape character as patterns; a search means them literally. */
 const likeEscape = (s: string) => s.replace(/[\\%_]/g, '\\$&');
 
-/** Contacts matching a customer search: the trigram indexes of migration 014 (as `GET /api/chats?q=`). */
+/**
+ * Contacts matching a customer search: the trigram indexes of migrations 014 and 052 (as
+ * `GET /api/chats?q=`), the name compared folded as stored (`search_name`).
+ */
 function contactMatch(search: ChatSearch): RawBuilder<boolean> {
   if (search.kind === 'number') return sql<boolean>`ct.value LIKE '%' || ${search.digits} || '%'`;
   const term = sql`'%' || search_fold(${likeEscape(search.text)}) || '%'`;
-  return sql<boolean>`(search_fold(ct.name) LIKE ${term} OR ct.value LIKE ${term})`;
+  return sql<boolean>`(ct.search_name LIKE ${term} OR ct.value LIKE ${term})`;
 }
 
 /**
@@ -98,17 +105,21 @@ export class SearchRepo {
    * Messages whose words match, newest first, compared on their stored vector (migration 050): the
    * GIN index `messages_search_vector_idx` finds a rare word's, a common word's are met walking the
    * newest messages (the planner picks by the word's frequency); the conditions keep the reader's.
+   * Planned without parallel workers (`serialPlan`): a word in ≈ 1,000 messages cost 31 ms of
+   * PostgreSQL in parallel, 7 ms in one process.
    */
   async messages(f: SearchFilter, q: string, limit: number, offset: number): Promise<MessageHitRow[]> {
-    const { rows } = await sql<MessageHitRow>`
+    return serialPlan(this.db, async (tx) => {
+      const { rows } = await sql<MessageHitRow>`
       SELECT m.id, m.origin, m.type, m.user_id, m.created_at, message_search_text(m.content) AS text, ${chatColumns}
       FROM messages m JOIN chats c ON c.id = m.chat_id JOIN contacts ct ON ct.id = c.contact_id
       WHERE m.account_id = ${f.accountId}
         AND m.search_vector @@ websearch_to_tsquery('pg_catalog.portuguese', search_words(${q}))
         AND ${rangeOf(sql`m.created_at`, f)} AND ${chatConditions(f)}
       ORDER BY m.created_at DESC, m.id DESC
-      LIMIT ${limit} OFFSET ${offset}`.execute(this.db);
-    return rows;
+      LIMIT ${limit} OFFSET ${offset}`.execute(tx);
+      return rows;
+    });
   }
 
   /** Of these words, those a search for `q` matches (stemmed, accents and case ignored). */
@@ -121,36 +132,48 @@ export class SearchRepo {
     return new Set(rows.map((r) => r.w));
   }
 
-  /** Contacts matching the search, each with the newest conversation of theirs the reader may open. */
+  /**
+   * Contacts matching the search, each with the newest conversation of theirs the reader may open,
+   * newest first (docs/adr/0083-contact-search-walk.md). Written as the reader's conversations whose
+   * contact matches and that no newer one of that contact's (the reader may open) follows, so the
+   * planner may walk the account's newest conversations (`chats_account_time_idx`) until a page is
+   * found — what a common name or number part needs — or, for a rare one, gather the few matching
+   * contacts from the trigram indexes and sort their conversations; it picks by the match's estimated
+   * frequency. Planned without parallel workers (`serialPlan`).
+   */
   async contacts(
     f: SearchFilter,
     search: ChatSearch,
     limit: number,
     offset: number,
   ): Promise<ContactHitRow[]> {
-    const { rows } = await sql<ContactHitRow>`
-      SELECT ct.channel_id, ct.name, ct.value, ${chatColumns}, ct.id
-      FROM contacts ct
-      JOIN LATERAL (
-        SELECT c.* FROM chats c
-        WHERE c.contact_id = ct.id AND ${chatConditions(f)} AND ${rangeOf(sql`c.created_at`, f)}
-        ORDER BY c.created_at DESC, c.id DESC LIMIT 1
-      ) c ON true
-      WHERE ct.account_id = ${f.accountId} AND ${contactMatch(search)}
-      ORDER BY c.created_at DESC, ct.id DESC
-      LIMIT ${limit} OFFSET ${offset}`.execute(this.db);
-    return rows;
+    return serialPlan(this.db, async (tx) => {
+      const { rows } = await sql<ContactHitRow>`
+        SELECT ct.channel_id, ct.name, ct.value, ${chatColumns}, ct.id
+        FROM chats c JOIN contacts ct ON ct.id = c.contact_id
+        WHERE ct.account_id = ${f.accountId} AND ${contactMatch(search)}
+          AND ${chatConditions(f)} AND ${rangeOf(sql`c.created_at`, f)}
+          AND NOT EXISTS (
+            SELECT 1 FROM chats n
+            WHERE n.contact_id = c.contact_id AND ${chatConditions(f, 'n')} AND ${rangeOf(sql`n.created_at`, f)}
+              AND (n.created_at, n.id) > (c.created_at, c.id))
+        ORDER BY c.created_at DESC, c.id DESC
+        LIMIT ${limit} OFFSET ${offset}`.execute(tx);
+      return rows;
+    });
   }
 
   /** Conversations, open and closed, whose customer matches the search, newest first. */
   async chats(f: SearchFilter, search: ChatSearch, limit: number, offset: number): Promise<SearchChatRow[]> {
-    const { rows } = await sql<SearchChatRow>`
+    return serialPlan(this.db, async (tx) => {
+      const { rows } = await sql<SearchChatRow>`
       SELECT ${chatColumns}
       FROM chats c JOIN contacts ct ON ct.id = c.contact_id
       WHERE c.contact_id IN (SELECT ct.id FROM contacts ct WHERE ct.account_id = ${f.accountId} AND ${contactMatch(search)})
         AND ${chatConditions(f)} AND ${rangeOf(sql`c.created_at`, f)}
       ORDER BY c.created_at DESC, c.id DESC
-      LIMIT ${limit} OFFSET ${offset}`.execute(this.db);
-    return rows;
+      LIMIT ${limit} OFFSET ${offset}`.execute(tx);
+      return rows;
+    });
   }
 }
