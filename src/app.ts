@@ -44,7 +44,7 @@ import { messagesRoutes } from './modules/messages/index.js';
 import { historyRoutes } from './modules/history/index.js';
 import { searchRoutes } from './modules/search/index.js';
 import { mediaRoutes } from './modules/media/index.js';
-import { teamsRoutes } from './modules/teams/index.js';
+import { businessHoursRoutes, teamsRoutes } from './modules/teams/index.js';
 import { labelsRoutes } from './modules/labels/index.js';
 import { bulkRoutes } from './modules/bulk/index.js';
 import { chatViewsRoutes } from './modules/chat-views/index.js';
@@ -181,6 +181,7 @@ export async function buildApp({ config, services, logger, gateway }: AppOptions
   channelApiRoutes(app, services);
   usersRoutes(app, services);
   teamsRoutes(app, services);
+  businessHoursRoutes(app, services);
   channelsRoutes(app, services);
   apiKeysRoutes(app, services);
   chatsRoutes(app, services);

@@ -23,6 +23,7 @@ import {
 import { MESSAGE_UPDATE, MESSAGE_UPSERT } from './modules/messages/index.js';
 import { NOTE_DELETE, NOTE_NEW, NOTE_UPDATE } from './modules/notes/index.js';
 import { NOTIFICATION_NEW } from './modules/notifications/index.js';
+import { TEAM_BUSINESS_HOURS } from './modules/teams/index.js';
 
 /**
  * Every event of the log with the schema of its data, as the modules that own them declare them: what
@@ -55,4 +56,5 @@ export const EVENT_CATALOGUE: EventCatalogue = {
   'customer.update': CUSTOMER_UPDATE,
   'customer.merge': CUSTOMER_MERGE,
   'customer.note': CUSTOMER_NOTE,
+  'team.business_hours': TEAM_BUSINESS_HOURS,
 };

@@ -87,7 +87,7 @@ import {
 import { ProviderRegistry } from './providers/registry.js';
 import { SettingsRepo } from './modules/settings/index.js';
 import { SandboxRepo, SandboxService } from './modules/sandbox/index.js';
-import { TeamsRepo, TeamsService } from './modules/teams/index.js';
+import { createTeamsServices, TeamsRepo } from './modules/teams/index.js';
 import { LabelsRepo, LabelsService } from './modules/labels/index.js';
 import { BulkService } from './modules/bulk/index.js';
 import { ChatViewsRepo, ChatViewsService } from './modules/chat-views/index.js';
@@ -260,7 +260,7 @@ export function createServices(deps: {
       new LoginRateLimiter(config.loginRateLimit, deps.redis),
     ),
     users: new UsersService(db, repos.users, events),
-    teams: new TeamsService(db, repos.teams, repos.users, events),
+    ...createTeamsServices(db, repos.teams, repos.users, events),
     channels: new ChannelsService(db, repos.channels, repos.teams),
     templates: new TemplatesService(repos.channels, providers),
     apiKeys: new ApiKeysService(repos.apiKeys),

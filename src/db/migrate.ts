@@ -48,6 +48,7 @@ import * as m048 from './migrations/048_supervisors_step_in.js';
 import * as m050 from './migrations/050_message_search_vector.js';
 import * as m051 from './migrations/051_label_totals.js';
 import * as m052 from './migrations/052_contact_search_walk.js';
+import * as m053 from './migrations/053_team_business_hours.js';
 
 /** Versioned migrations, in order. Names are permanent: never rename or edit one that has shipped. */
 const migrations: Record<string, Migration> = {
@@ -94,6 +95,7 @@ const migrations: Record<string, Migration> = {
   '050_message_search_vector': m050,
   '051_label_totals': m051,
   '052_contact_search_walk': m052,
+  '053_team_business_hours': m053,
 };
 
 class StaticProvider implements MigrationProvider {

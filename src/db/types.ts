@@ -44,6 +44,18 @@ export interface TeamsTable {
   updated_at: Timestamp;
 }
 
+/** A team's business hours (migration 053); a team without a row is always open. */
+export interface TeamBusinessHoursTable {
+  team_id: string;
+  account_id: string;
+  time_zone: ColumnType<string, string | undefined, string>;
+  /** Seven lists of `{start, end}` (`HH:MM`), Sunday first; null: no weekly hours. */
+  weekly: Json<{ start: string; end: string }[][]> | null;
+  holidays: ColumnType<string[], string[] | undefined, string[]>;
+  updated_by: string | null;
+  updated_at: Timestamp;
+}
+
 export interface TeamMembersTable {
   team_id: string;
   user_id: string;
@@ -581,6 +593,7 @@ export interface Database {
   users: UsersTable;
   teams: TeamsTable;
   team_members: TeamMembersTable;
+  team_business_hours: TeamBusinessHoursTable;
   channels: ChannelsTable;
   account_api_keys: AccountApiKeysTable;
   contacts: ContactsTable;

@@ -37,6 +37,7 @@ export const EVENT_NAMES = [
   'customer.update',
   'customer.merge',
   'customer.note',
+  'team.business_hours',
 ] as const;
 export type EventName = (typeof EVENT_NAMES)[number];
 
@@ -97,6 +98,7 @@ export const EVENT_ROOMS: Record<EventName, string> = {
   'customer.update': "team:<teamId> of each team with one of the customer's chats, user:<attendant> of each",
   'customer.merge': 'as customer.update, for the chats of both customers',
   'customer.note': 'as customer.update',
+  'team.business_hours': 'account:<accountId>',
 };
 
 export const envelopeSchema = <T extends TSchema>(event: string, data: T) =>

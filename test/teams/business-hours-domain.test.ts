@@ -17,7 +17,8 @@ const iso = (d: Date | null) => d?.toISOString() ?? null;
 const week = (days: Partial<Record<number, Interval[]>>): Interval[][] =>
   Array.from({ length: 7 }, (_, d) => days[d] ?? []);
 const nineToSix = [{ start: '09:00', end: '18:00' }];
-const weekdays = (intervals: Interval[]) => week({ 1: intervals, 2: intervals, 3: intervals, 4: intervals, 5: intervals });
+const weekdays = (intervals: Interval[]) =>
+  week({ 1: intervals, 2: intervals, 3: intervals, 4: intervals, 5: intervals });
 
 describe('business hours', () => {
   it('no configuration is always open and never changes', () => {
@@ -117,7 +118,10 @@ describe('business hours', () => {
   it('states what is wrong with a configuration', () => {
     assert.equal(canonicalTimeZone('america/sao_paulo'), 'America/Sao_Paulo');
     assert.equal(canonicalTimeZone('Mars/Olympus'), undefined);
-    assert.deepEqual(problemsOf({ timeZone: 'UTC', weekly: weekdays(nineToSix), holidays: ['2026-12-25'] }), []);
+    assert.deepEqual(
+      problemsOf({ timeZone: 'UTC', weekly: weekdays(nineToSix), holidays: ['2026-12-25'] }),
+      [],
+    );
     const problems = problemsOf({
       timeZone: 'Mars/Olympus',
       weekly: week({

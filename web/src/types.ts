@@ -129,6 +129,30 @@ export interface paths {
     patch: operations['updateTeam'];
     trace?: never;
   };
+  '/api/teams/{id}/business-hours': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a team’s business hours
+     * @description For any user of the account. A team without business hours is always open (`configured: false`). `openNow` and `nextChange` are as of the answer. Another account’s team → 404.
+     */
+    get: operations['getTeamBusinessHours'];
+    /**
+     * Set a team’s business hours
+     * @description Needs `teams:manage` (admins). Replaces the team’s hours whole: time zone (default `America/Sao_Paulo`), weekly intervals (Sunday first, at most 4 a day; null: open at any time that is not a holiday) and holidays. Publishes `team.business_hours` to the account.
+     */
+    put: operations['updateTeamBusinessHours'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/channels': {
     parameters: {
       query?: never;
@@ -3846,6 +3870,55 @@ export interface components {
         action: string;
       };
     };
+    'team.business_hours': {
+      /**
+       * Format: uuid
+       * @description Unique id of the event
+       */
+      id: string;
+      /** @constant */
+      event: 'team.business_hours';
+      /** @constant */
+      schemaVersion: 1;
+      /** @description Position in the account’s event log; increases in commit order within an account */
+      seq: number;
+      /** Format: date-time */
+      occurredAt: string;
+      accountId: string;
+      /** @description An admin set a team's business hours; `openNow` and `nextChange` are as of the change */
+      data: {
+        businessHours: {
+          teamId: string;
+          /** @description false: the team has no business hours and is always open */
+          configured: boolean;
+          /** @description IANA time zone the hours are read in */
+          timeZone: string;
+          /** @description Seven days, Sunday first (0 Sunday … 6 Saturday); null: no weekly hours, open at any time that is not a holiday */
+          weekly:
+            | {
+                /** @description Local time `HH:MM`, 00:00 to 23:59; `24:00` is the end of the day */
+                start: string;
+                /** @description Local time `HH:MM`, 00:00 to 23:59; `24:00` is the end of the day */
+                end: string;
+              }[][]
+            | null;
+          /** @description In date order */
+          holidays: string[];
+          /** @description Whether the team attends at the time of the answer */
+          openNow: boolean;
+          /**
+           * Format: date-time
+           * @description When the team next opens (closed now) or closes (open now); null: never
+           */
+          nextChange: string | null;
+          /**
+           * Format: date-time
+           * @description null: never configured
+           */
+          updatedAt: string | null;
+        };
+      };
+    };
     'session.ready': {
       userId: string | null;
       accountId: string | null;
@@ -4739,6 +4812,259 @@ export interface operations {
       /**
        * @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate). Besides what the schema states, a valid request is refused when:
        *     - `members contains unknown users: <ids>`: `members` names ids that are not users of the account
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Content-Type must be application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  getTeamBusinessHours: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Resource id (ObjectId) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            teamId: string;
+            /** @description false: the team has no business hours and is always open */
+            configured: boolean;
+            /** @description IANA time zone the hours are read in */
+            timeZone: string;
+            /** @description Seven days, Sunday first (0 Sunday … 6 Saturday); null: no weekly hours, open at any time that is not a holiday */
+            weekly:
+              | {
+                  /** @description Local time `HH:MM`, 00:00 to 23:59; `24:00` is the end of the day */
+                  start: string;
+                  /** @description Local time `HH:MM`, 00:00 to 23:59; `24:00` is the end of the day */
+                  end: string;
+                }[][]
+              | null;
+            /** @description In date order */
+            holidays: string[];
+            /** @description Whether the team attends at the time of the answer */
+            openNow: boolean;
+            /**
+             * Format: date-time
+             * @description When the team next opens (closed now) or closes (open now); null: never
+             */
+            nextChange: string | null;
+            /**
+             * Format: date-time
+             * @description null: never configured
+             */
+            updatedAt: string | null;
+          };
+        };
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  updateTeamBusinessHours: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Resource id (ObjectId) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description IANA time zone (e.g. `America/Sao_Paulo`, `Europe/Lisbon`); default `America/Sao_Paulo` */
+          timeZone?: string;
+          /** @description Seven days, Sunday first (0 Sunday … 6 Saturday); null: no weekly hours, open at any time that is not a holiday */
+          weekly:
+            | {
+                /** @description Local time `HH:MM`, 00:00 to 23:59; `24:00` is the end of the day */
+                start: string;
+                /** @description Local time `HH:MM`, 00:00 to 23:59; `24:00` is the end of the day */
+                end: string;
+              }[][]
+            | null;
+          /** @description At most 100 dates on which the team is closed */
+          holidays?: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            teamId: string;
+            /** @description false: the team has no business hours and is always open */
+            configured: boolean;
+            /** @description IANA time zone the hours are read in */
+            timeZone: string;
+            /** @description Seven days, Sunday first (0 Sunday … 6 Saturday); null: no weekly hours, open at any time that is not a holiday */
+            weekly:
+              | {
+                  /** @description Local time `HH:MM`, 00:00 to 23:59; `24:00` is the end of the day */
+                  start: string;
+                  /** @description Local time `HH:MM`, 00:00 to 23:59; `24:00` is the end of the day */
+                  end: string;
+                }[][]
+              | null;
+            /** @description In date order */
+            holidays: string[];
+            /** @description Whether the team attends at the time of the answer */
+            openNow: boolean;
+            /**
+             * Format: date-time
+             * @description When the team next opens (closed now) or closes (open now); null: never
+             */
+            nextChange: string | null;
+            /**
+             * Format: date-time
+             * @description null: never configured
+             */
+            updatedAt: string | null;
+          };
+        };
+      };
+      /**
+       * @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate). Besides what the schema states, a valid request is refused when:
+       *     - `timeZone <zone> is not a known IANA time zone`: the server’s time zone data has no such zone
+       *     - `weekly.<d>.<i> must start before it ends`: an interval’s start is not before its end
+       *     - `weekly.<d>.<i> and weekly.<d>.<j> overlap`: two intervals of a day overlap
+       *     - `holidays.<i> <date> is not a date YYYY-MM-DD`: a date that does not exist (e.g. 2026-02-30)
        */
       400: {
         headers: {
@@ -12344,7 +12670,7 @@ export interface operations {
             events: {
               /** Format: uuid */
               id: string;
-              /** @description message.upsert, message.update, chat.new, chat.update, chat.queue, chat.capture, chat.transfer, chat.close, chat.reopen, chat.split, chat.snoozed, chat.unsnoozed, chat.labels, customer.labels, label.create, label.update, label.delete, note.new, note.update, note.delete, notification.new, draft.update, customer.update, customer.merge, customer.note */
+              /** @description message.upsert, message.update, chat.new, chat.update, chat.queue, chat.capture, chat.transfer, chat.close, chat.reopen, chat.split, chat.snoozed, chat.unsnoozed, chat.labels, customer.labels, label.create, label.update, label.delete, note.new, note.update, note.delete, notification.new, draft.update, customer.update, customer.merge, customer.note, team.business_hours */
               event: string;
               schemaVersion: number;
               seq: number;
@@ -14856,7 +15182,7 @@ export interface operations {
         'application/json': {
           /** @description Absolute http or https URL the events are POSTed to, without a user name or password, on a public address: loopback, private, link-local (cloud metadata), CGNAT, multicast and other non-public addresses, or names resolving to them, are refused unless the installation allows private networks */
           url: string & (unknown & unknown);
-          /** @description Events to receive: message.upsert, message.update, chat.new, chat.update, chat.queue, chat.capture, chat.transfer, chat.close, chat.reopen, chat.split, chat.snoozed, chat.unsnoozed, chat.labels, customer.labels, label.create, label.update, label.delete, note.new, note.update, note.delete, notification.new, draft.update, customer.update, customer.merge, customer.note; or `*` for every event, including ones added later */
+          /** @description Events to receive: message.upsert, message.update, chat.new, chat.update, chat.queue, chat.capture, chat.transfer, chat.close, chat.reopen, chat.split, chat.snoozed, chat.unsnoozed, chat.labels, customer.labels, label.create, label.update, label.delete, note.new, note.update, note.delete, notification.new, draft.update, customer.update, customer.merge, customer.note, team.business_hours; or `*` for every event, including ones added later */
           events: (
             | 'message.upsert'
             | 'message.update'
@@ -14883,6 +15209,7 @@ export interface operations {
             | 'customer.update'
             | 'customer.merge'
             | 'customer.note'
+            | 'team.business_hours'
             | '*'
           )[];
           /** @description Key of the HMAC-SHA256 signature (`Atende-Signature`); generated when absent */
@@ -15202,7 +15529,7 @@ export interface operations {
         'application/json': {
           /** @description Absolute http or https URL the events are POSTed to, without a user name or password, on a public address: loopback, private, link-local (cloud metadata), CGNAT, multicast and other non-public addresses, or names resolving to them, are refused unless the installation allows private networks */
           url?: string & (unknown & unknown);
-          /** @description Events to receive: message.upsert, message.update, chat.new, chat.update, chat.queue, chat.capture, chat.transfer, chat.close, chat.reopen, chat.split, chat.snoozed, chat.unsnoozed, chat.labels, customer.labels, label.create, label.update, label.delete, note.new, note.update, note.delete, notification.new, draft.update, customer.update, customer.merge, customer.note; or `*` for every event, including ones added later */
+          /** @description Events to receive: message.upsert, message.update, chat.new, chat.update, chat.queue, chat.capture, chat.transfer, chat.close, chat.reopen, chat.split, chat.snoozed, chat.unsnoozed, chat.labels, customer.labels, label.create, label.update, label.delete, note.new, note.update, note.delete, notification.new, draft.update, customer.update, customer.merge, customer.note, team.business_hours; or `*` for every event, including ones added later */
           events?: (
             | 'message.upsert'
             | 'message.update'
@@ -15229,6 +15556,7 @@ export interface operations {
             | 'customer.update'
             | 'customer.merge'
             | 'customer.note'
+            | 'team.business_hours'
             | '*'
           )[];
           /** @description `false` pauses the endpoint; `true` turns a disabled one back on */
@@ -15775,5 +16103,6 @@ export interface events {
   'customer.update': components['schemas']['customer.update'];
   'customer.merge': components['schemas']['customer.merge'];
   'customer.note': components['schemas']['customer.note'];
+  'team.business_hours': components['schemas']['team.business_hours'];
   'session.ready': components['schemas']['session.ready'];
 }

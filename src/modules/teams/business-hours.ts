@@ -155,11 +155,7 @@ export function nextChange(hours: BusinessHours | null | undefined, instant: Dat
     }
     for (const m of minutes) {
       const wall = day + m * MINUTE;
-      const offsets = new Set([
-        offsetAt(tz, wall - DAY),
-        offsetAt(tz, wall),
-        offsetAt(tz, wall + DAY),
-      ]);
+      const offsets = new Set([offsetAt(tz, wall - DAY), offsetAt(tz, wall), offsetAt(tz, wall + DAY)]);
       for (const o of offsets) {
         const t = wall - o;
         if (t > now && wallMs(tz, t) === wall) pending.push(t);
