@@ -143,7 +143,7 @@ export interface paths {
     get: operations['getTeamBusinessHours'];
     /**
      * Set a team’s business hours
-     * @description Needs `teams:manage` (admins). Replaces the team’s hours whole: time zone (default `America/Sao_Paulo`), weekly intervals (Sunday first, at most 4 a day; null: open at any time that is not a holiday) and holidays. Publishes `team.business_hours` to the account.
+     * @description Needs `teams:manage` (admins and supervisors). Replaces the team’s hours whole: time zone (default `America/Sao_Paulo`), weekly intervals (Sunday first, at most 4 a day; null: open at any time that is not a holiday) and holidays. Publishes `team.business_hours` to the account.
      */
     put: operations['updateTeamBusinessHours'];
     post?: never;

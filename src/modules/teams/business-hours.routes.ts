@@ -43,7 +43,7 @@ export function businessHoursRoutes(app: App, services: BusinessHoursRoutesDeps)
         ...common,
         summary: 'Set a team’s business hours',
         description:
-          'Needs `teams:manage` (admins). Replaces the team’s hours whole: time zone (default ' +
+          'Needs `teams:manage` (admins and supervisors). Replaces the team’s hours whole: time zone (default ' +
           '`America/Sao_Paulo`), weekly intervals (Sunday first, at most ' +
           `${MAX_INTERVALS_PER_DAY} a day; null: open at any time that is not a holiday) and holidays. ` +
           'Publishes `team.business_hours` to the account.',
