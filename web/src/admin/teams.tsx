@@ -7,11 +7,20 @@ import type { Team, User } from '../models';
 import { CheckList, FormErrors, TextField } from './fields';
 import { FormDialog } from './form-dialog';
 import { AdminListPage, Badge, type Column } from './list-page';
+import { BusinessHoursDialog, OpenBadge, useTeamsHours } from './business-hours';
 import { useList, useRowAction, useSubmit } from './load';
 
-type DialogState = { kind: 'create' } | { kind: 'edit'; team: Team } | { kind: 'members'; team: Team } | null;
+type DialogState =
+  | { kind: 'create' }
+  | { kind: 'edit'; team: Team }
+  | { kind: 'members'; team: Team }
+  | { kind: 'hours'; team: Team }
+  | null;
 
-/** Teams: list, create, rename, activate or deactivate, and members (the API takes the whole list). */
+/**
+ * Teams: list, create, rename, activate or deactivate, members (the API takes the whole list), and
+ * business hours, with whether each team is open now.
+ */
 export function TeamsPage() {
   const { t, tr } = useI18n();
   const { reloadDirectory } = useDirectory();
@@ -19,6 +28,7 @@ export function TeamsPage() {
   const users = useList<User>('/api/users');
   const [dialog, setDialog] = useState<DialogState>(null);
   const row = useRowAction();
+  const hours = useTeamsHours(teams.data);
 
   const userById = useMemo(() => new Map((users.data ?? []).map((u) => [u.id, u])), [users.data]);
 
@@ -55,6 +65,11 @@ export function TeamsPage() {
       ),
     },
     {
+      key: 'hours',
+      label: t('hours.column'),
+      render: (team) => <OpenBadge hours={hours.hours[team.id]} />,
+    },
+    {
       key: 'members',
       label: t('teams.members'),
       render: (team) =>
@@ -89,6 +104,14 @@ export function TeamsPage() {
             aria-label={t('teams.editMembers', { name: team.name })}
           >
             {t('teams.members')}
+          </button>
+          <button
+            type="button"
+            className="btn small"
+            onClick={() => setDialog({ kind: 'hours', team })}
+            aria-label={t('hours.edit', { name: team.name })}
+          >
+            {t('hours.title')}
           </button>
           <button
             type="button"
@@ -134,6 +157,9 @@ export function TeamsPage() {
           onClose={() => setDialog(null)}
           onSaved={saved}
         />
+      )}
+      {dialog?.kind === 'hours' && (
+        <BusinessHoursDialog team={dialog.team} onClose={() => setDialog(null)} onSaved={hours.saved} />
       )}
       {dialog?.kind === 'members' && (
         <MembersDialog

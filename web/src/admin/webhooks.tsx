@@ -32,6 +32,7 @@ const KNOWN_EVENTS = [
   'note.delete',
   'notification.new',
   'draft.update',
+  'team.business_hours',
 ];
 interface CatalogueEvent {
   name: string;
