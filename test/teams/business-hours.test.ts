@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
 import pg from 'pg';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { seedAccount, type Fixture } from '../helpers/fixtures.js';
@@ -253,9 +255,19 @@ describe('team business hours', () => {
     assert.equal(bad.status, 400);
   });
 
-  it('the event is in the published catalogue', async () => {
+  it('the event is in the published catalogue, and what was sent matches its schema', async () => {
     const res = await t.request('GET', '/docs/events.json');
     assert.equal(res.status, 200);
-    assert.ok(JSON.stringify(res.body).includes('team.business_hours'));
+    const doc = res.json as {
+      components: { messages: Record<string, { name: string; payload: Record<string, unknown> }> };
+    };
+    const message = Object.values(doc.components.messages).find((m) => m.name === 'team.business_hours');
+    assert.ok(message, 'team.business_hours is in the AsyncAPI document');
+    const ajv = new Ajv({ strict: false, allErrors: true });
+    (addFormatsModule as unknown as (a: Ajv) => void)(ajv);
+    const validate = ajv.compile(message.payload);
+    const sent = clients.flatMap((c) => c.events()).filter((e) => e.event === 'team.business_hours');
+    assert.ok(sent.length > 0);
+    for (const e of sent) assert.ok(validate(e), JSON.stringify(validate.errors));
   });
 });
