@@ -5,7 +5,8 @@ import { startE2E, waitForValue, type E2E, type TestPage } from './harness.js';
 
 // A team's business hours in a real browser: the teams page says whether each team is open now; an
 // admin opens the editor by keyboard, sets a time zone, intervals and a holiday, sees the server's
-// sentence for overlapping intervals, saves, and finds the hours again after a reload. Then in English.
+// sentence for overlapping intervals, saves, and finds the hours again after a reload; a change made
+// elsewhere reaches the list live. Then in English.
 
 interface Hours {
   timeZone: string;
@@ -114,6 +115,20 @@ describe('business hours in the console', () => {
     await waitForValue(dialog.getByRole('textbox', { name: 'Feriados' }), '2026-12-25');
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
+  });
+
+  it('a change made elsewhere shows live in the list', async () => {
+    const { page } = tab;
+    const line = teamRow(page, 'Suporte Noturno');
+    await page.locator('.shell[data-conn="online"]').waitFor();
+    const closedAllWeek = Array.from({ length: 7 }, () => []);
+    await e2e.admin.api.ok('PUT', `/api/teams/${team.id}/business-hours`, {
+      timeZone: 'UTC',
+      weekly: closedAllWeek,
+    });
+    await line.getByText('Fechado', { exact: true }).waitFor();
+    await e2e.admin.api.ok('PUT', `/api/teams/${team.id}/business-hours`, { timeZone: 'UTC', weekly: null });
+    await line.getByText('Aberto agora', { exact: true }).waitFor();
   });
 
   it('speaks English', async () => {

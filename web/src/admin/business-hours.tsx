@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useId, useMemo, useState } from 'react';
 import { get, put } from '../api';
 import { useI18n, type MessageKey } from '../i18n';
+import { useGateway } from '../session';
 import type { Team, TeamBusinessHours, TeamBusinessHoursBody } from '../models';
 import { FieldErrors, TextField } from './fields';
 import { FormDialog } from './form-dialog';
@@ -21,8 +22,8 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 const dayKey = (d: number) => `hours.day.${d}` as MessageKey;
 
 /**
- * Every team's hours, read one team at a time, and read again when a team's `nextChange` comes (so
- * "open now" turns to "closed" at closing time without a reload).
+ * Every team's hours, read one team at a time, read again when a team's `nextChange` comes (so "open
+ * now" turns to "closed" at closing time without a reload), and kept live by `team.business_hours`.
  */
 export function useTeamsHours(teams: Team[] | null) {
   const [hours, setHours] = useState<Record<string, TeamBusinessHours>>({});
@@ -38,6 +39,19 @@ export function useTeamsHours(teams: Team[] | null) {
   useEffect(() => {
     for (const id of ids ? ids.split(',') : []) void loadOne(id);
   }, [ids, loadOne]);
+  const { gateway } = useGateway();
+  useEffect(() => {
+    if (!gateway) return;
+    const offs = [
+      gateway.on('team.business_hours', (e) =>
+        setHours((prev) => ({ ...prev, [e.data.businessHours.teamId]: e.data.businessHours })),
+      ),
+      gateway.onResync(() => {
+        for (const id of ids ? ids.split(',') : []) void loadOne(id);
+      }),
+    ];
+    return () => offs.forEach((off) => off());
+  }, [gateway, ids, loadOne]);
   useEffect(() => {
     const next = Object.values(hours)
       .map((h) => (h.nextChange ? Date.parse(h.nextChange) : Infinity))
