@@ -366,6 +366,7 @@ export function createServices(deps: {
       sendQueue,
       providers,
       config.phoneDefaultCountry,
+      repos.chats,
     ),
     messages: new MessagesService(
       db,

@@ -33,5 +33,11 @@ export const BUILT_IN_ROLES: Record<RoleName, Permission[]> = {
 };
 
 /** Scopes of account API keys: one per Channel API route. */
-export const API_KEY_SCOPES = ['chats:read', 'chats:transfer', 'users:read', 'teams:read'] as const;
+export const API_KEY_SCOPES = [
+  'chats:read',
+  'chats:write',
+  'chats:transfer',
+  'users:read',
+  'teams:read',
+] as const;
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];

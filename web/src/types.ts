@@ -5906,7 +5906,7 @@ export interface operations {
       content: {
         'application/json': {
           name: string;
-          scopes: ('chats:read' | 'chats:transfer' | 'users:read' | 'teams:read')[];
+          scopes: ('chats:read' | 'chats:write' | 'chats:transfer' | 'users:read' | 'teams:read')[];
           channelIds?: string[] | null;
         };
       };

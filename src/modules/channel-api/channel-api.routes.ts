@@ -3,7 +3,6 @@ import type { FastifyRequest } from 'fastify';
 import type { App } from '../../http/app-type.js';
 import { apiKeyOf } from '../../access/request-actor.js';
 import { notFound } from '../../http/errors.js';
-import { inputProblems } from '../../http/input-guard.js';
 import { sendJsonText } from '../../http/json-text.js';
 import { badRequestsWhen, errorResponses, IdParams, ObjectIdString } from '../../http/schemas.js';
 import { TeamSchema, TEAM_NOT_FOUND, type TeamsService } from '../teams/index.js';
@@ -17,7 +16,7 @@ import {
 } from '../chats/index.js';
 import { isObjectId } from '../../lib/ids.js';
 import { keyAllowsChannel } from '../../access/guards.js';
-import { accountKeyGuard, type AccountKeyGuardDeps } from './guards.js';
+import { accountKeyGuard, chatReach, partPasses, type AccountKeyGuardDeps } from './guards.js';
 
 const rateLimitNote =
   'Limited to 120 requests per 60 s per API key (headers `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset`; `Retry-After` on 429).';
@@ -55,30 +54,6 @@ const channelReach = (services: { chats: ChatsService }) => async (request: Fast
   // no page, and its 404 must come before the 400.
   if (!partPasses(request, 'querystring')) await services.chats.assertChannelReachable(actor, channelId);
 };
-
-/**
- * A chat the key cannot reach answers 404 before its body's 400. A body that will pass needs no
- * lookup here: the transfer itself answers 404 for such a chat, one round trip fewer per transfer.
- */
-const chatReach = (services: { chats: ChatsService }) => async (request: FastifyRequest) => {
-  const { id } = request.params as Record<string, unknown>;
-  if (typeof id === 'string' && isObjectId(id) && !partPasses(request, 'body')) {
-    await services.chats.assertChatReachable(apiKeyOf(request), id);
-  }
-};
-
-/**
- * Whether the route's validation of that part of the request and the input guard will let it through
- * (a reach check answers 404 before the 400 only for a request that will be refused).
- */
-function partPasses(request: FastifyRequest, part: 'querystring' | 'body'): boolean {
-  const validate = request.getValidationFunction(part);
-  const value = part === 'body' ? request.body : request.query;
-  if (validate === undefined || value === null || typeof value !== 'object') return false;
-  // The validator coerces and fills defaults in place: it checks a copy.
-  const copy = { ...(value as Record<string, unknown>) };
-  return validate(copy) === true && inputProblems(copy).length === 0;
-}
 
 /** What these routes use of the services. */
 export type ChannelApiRoutesDeps = AccountKeyGuardDeps & {

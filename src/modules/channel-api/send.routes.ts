@@ -9,19 +9,34 @@ import {
   RequestLogSchema,
   SendAccepted,
   SendHeaders,
+  SendChatMessageBody,
   SendMessageBody,
   type SendService,
 } from '../outbound/index.js';
 import { messageRulesJudgedOnSend, SEND_BODY_LIMIT_BYTES, SEND_JSON_BODY } from '../message-content/index.js';
-import { apiChannelOf, channelKeyGuard, type ChannelKeyGuardDeps } from './guards.js';
+import {
+  accountKeyGuard,
+  apiChannelOf,
+  channelKeyGuard,
+  chatReach,
+  type AccountKeyGuardDeps,
+  type ChannelKeyGuardDeps,
+} from './guards.js';
+import { apiKeyOf } from '../../access/request-actor.js';
+import type { ChatsService } from '../chats/index.js';
 
 /** What these routes use of the services. */
 export type SendRoutesDeps = ChannelKeyGuardDeps &
+  AccountKeyGuardDeps &
   UserGuardDeps & {
     send: SendService;
+    chats: ChatsService;
   };
 
-/** Channel API send-message (channel key) and the channel's request log (agent JWT). */
+/**
+ * Channel API send-message (channel key), sending into a chat by its id (account key), and the
+ * channel's request log (agent JWT).
+ */
 export function sendRoutes(app: App, services: SendRoutesDeps): void {
   const channelKey = channelKeyGuard(services);
 
@@ -68,6 +83,45 @@ export function sendRoutes(app: App, services: SendRoutesDeps): void {
         .send(
           await services.send.accept(
             apiChannelOf(request),
+            request.body,
+            request.headers['idempotency-key'],
+            streamedBase64Of(request),
+          ),
+        ),
+  );
+
+  app.post(
+    '/channel-api/chats/:id/messages',
+    {
+      onRequest: accountKeyGuard(services, 'chats:write'),
+      preValidation: chatReach(services),
+      bodyLimit: SEND_BODY_LIMIT_BYTES,
+      config: {
+        jsonBody: SEND_JSON_BODY,
+      },
+      schema: {
+        operationId: 'sendChatMessage',
+        ...badRequestsWhen(...messageRulesJudgedOnSend('message.')),
+        tags: ['Channel API'],
+        summary: 'Send a message into a chat (queued)',
+        description:
+          "Send-message by the chat's id, with an account API key (`chats:write`): the recipient is the chat's contact on the chat's channel, " +
+          'and the request is checked, stored and queued as `POST /channel-api/messages/send` does, answering 201 `{requestId}`. ' +
+          'A chat of another account, outside the key’s channels, or closed answers 404. `Idempotency-Key` works per channel as on send-message. ' +
+          'The body is read as it arrives, with the bounds of send-message.',
+        headers: SendHeaders,
+        params: IdParams,
+        body: SendChatMessageBody,
+        response: { 201: SendAccepted, ...errorResponses(400, 401, 404, 413, 429) },
+      },
+    },
+    async (request, reply) =>
+      reply
+        .status(201)
+        .send(
+          await services.send.acceptForChat(
+            apiKeyOf(request),
+            request.params.id,
             request.body,
             request.headers['idempotency-key'],
             streamedBase64Of(request),

@@ -120,6 +120,29 @@ export class ChatsRepo {
       .executeTakeFirst();
   }
 
+  /**
+   * What a message sent into an open chat by its id needs (`SendService.acceptForChat`): the chat's
+   * channel and its provider, and the contact as stored (already normalized). Undefined for a chat of
+   * another account or a closed one.
+   */
+  async findOpenSendTarget(accountId: string, id: string) {
+    return this.db
+      .selectFrom('chats as c')
+      .innerJoin('contacts as ct', 'ct.id', 'c.contact_id')
+      .innerJoin('channels as ch', 'ch.id', 'c.channel_id')
+      .select([
+        'c.channel_id',
+        'ch.provider',
+        'ct.type as contact_type',
+        'ct.value as contact_value',
+        'ct.name as contact_name',
+      ])
+      .where('c.account_id', '=', accountId)
+      .where('c.id', '=', id)
+      .where('c.status', '=', 'open')
+      .executeTakeFirst();
+  }
+
   async find(accountId: string, id: string, db: Db | Tx = this.db): Promise<ChatRow | undefined> {
     return this.select(db)
       .where('c.account_id', '=', accountId)

@@ -10,6 +10,7 @@ export {
   RequestLogSchema,
   SendAccepted,
   SendHeaders,
+  SendChatMessageBody,
   SendMessageBody,
 } from './send.schemas.js';
 export { SendService } from './send.service.js';

@@ -65,6 +65,18 @@ export const SendMessageBody = Type.Object(
 );
 export type SendMessageBodyT = Static<typeof SendMessageBody>;
 
+/** `sendChatMessage`'s body: send-message's without `contact` (the chat names the recipient). */
+export const SendChatMessageBody = Type.Object(
+  {
+    message: Message,
+    flowId: SendMessageBody.properties.flowId,
+    closeConversation: SendMessageBody.properties.closeConversation,
+    metadata: SendMessageBody.properties.metadata,
+  },
+  { additionalProperties: false },
+);
+export type SendChatMessageBodyT = Static<typeof SendChatMessageBody>;
+
 export const SendHeaders = Type.Object({
   'idempotency-key': Type.Optional(
     Type.String({

@@ -12,7 +12,16 @@ import { normalizeContact, type PhoneDefaultCountry } from '../contacts/index.js
 import { prepareMessage, type SendMessage } from '../message-content/index.js';
 import type { DecodedBase64 } from '../../lib/base64-stream.js';
 import type { MediaBlobsRepo, NewMediaBlob } from '../media/index.js';
-import type { RequestLogQueryT, RequestLogT, SendMessageBodyT } from './send.schemas.js';
+import type { ApiKeyActor } from '../../access/actors.js';
+import { keyAllowsChannel, requireScope } from '../../access/guards.js';
+import type { ChatsRepo } from '../chats/index.js';
+import type { ContactType } from '../../db/types.js';
+import type {
+  RequestLogQueryT,
+  RequestLogT,
+  SendChatMessageBodyT,
+  SendMessageBodyT,
+} from './send.schemas.js';
 import { keyOf, type NewRequest, type RequestLogsRepo } from './request-logs.repo.js';
 import type { ProviderRegistry } from '../../providers/registry.js';
 import { toRequestLog } from './outbound.presenter.js';
@@ -45,6 +54,7 @@ export class SendService {
     private readonly providers: ProviderRegistry,
     /** How a phone written without its country code is read (`ATENDE_PHONE_DEFAULT_COUNTRY`). */
     private readonly phoneDefaultCountry: PhoneDefaultCountry,
+    private readonly chats: Pick<ChatsRepo, 'findOpenSendTarget'>,
   ) {
     // Few transactions in flight, so that under load each carries many requests: the database's work
     // per request, not the number of transactions, is what bounds acceptance (docs/adr/0010-send-acceptance-group-commit.md).
@@ -74,13 +84,53 @@ export class SendService {
     else if (contactType === 'email' && channel.provider === 'whatsapp-cloud') {
       issues.push('contact.type must be phone on a WhatsApp channel');
     }
+    const recipient = contact.ok
+      ? { type: contactType, value: contact.value, name: body.contact.name?.trim() || null }
+      : null;
+    return this.queue(channel, recipient, body, idempotencyKey, file, issues);
+  }
+
+  /**
+   * `sendChatMessage`: a message into an open chat the key reaches, by the chat's id — the same
+   * request, checks, queue and 201 as `accept`, its recipient the chat's contact on the chat's channel.
+   * A chat of another account, outside the key's channels or closed answers 404, as every Channel API
+   * route that names a chat.
+   */
+  async acceptForChat(
+    actor: ApiKeyActor,
+    chatId: string,
+    body: SendChatMessageBodyT,
+    idempotencyKey: string | undefined,
+    file: DecodedBase64 | null = null,
+  ): Promise<{ requestId: string }> {
+    requireScope(actor, 'chats:write');
+    const target = await this.chats.findOpenSendTarget(actor.accountId, chatId);
+    if (!target || !keyAllowsChannel(actor, target.channel_id)) throw notFound();
+    const channel: ApiChannel = {
+      id: target.channel_id,
+      accountId: actor.accountId,
+      provider: target.provider,
+    };
+    const recipient = { type: target.contact_type, value: target.contact_value, name: target.contact_name };
+    return this.queue(channel, recipient, body, idempotencyKey, file, []);
+  }
+
+  /** The part of a send both routes share: the message checked, then stored and queued. */
+  private async queue(
+    channel: ApiChannel,
+    recipient: { type: ContactType; value: string; name: string | null } | null,
+    body: SendChatMessageBodyT,
+    idempotencyKey: string | undefined,
+    file: DecodedBase64 | null,
+    issues: string[],
+  ): Promise<{ requestId: string }> {
     const prepared = prepareMessage(
       body.message as SendMessage,
       this.providers.get(channel.provider).limits,
       { pathPrefix: 'message.', ...(file ? { base64: file } : {}) },
     );
     if (!prepared.ok) issues.push(...prepared.messages);
-    if (issues.length > 0 || !contact.ok || !prepared.ok) throw badRequest(issues);
+    if (issues.length > 0 || !recipient || !prepared.ok) throw badRequest(issues);
 
     const message = prepared.prepared;
     const requestId = uuidv7();
@@ -105,7 +155,7 @@ export class SendService {
         idempotency_key: idempotencyKey ?? null,
         flow_id: body.flowId ?? null,
         metadata: body.metadata ?? {},
-        contact: { type: contactType, value: contact.value, name: body.contact.name?.trim() || null },
+        contact: recipient,
         message_type: message.type,
         template_name: message.type === 'template' ? message.template.name : null,
         close_conversation: body.closeConversation ?? false,
@@ -115,7 +165,7 @@ export class SendService {
       blob,
       blobBytes: message.type === 'media' ? message.media.byteLength : 0,
       job: {
-        lane: sendOrderingKey(channel.id, contact.value),
+        lane: sendOrderingKey(channel.id, recipient.value),
         job: { kind: 'api_request', requestId },
       },
     };

@@ -7,7 +7,7 @@ import { ConfirmDialog, FormDialog, SecretDialog } from './form-dialog';
 import { AdminListPage, Badge, type Column } from './list-page';
 import { useList, useSubmit } from './load';
 
-const SCOPES = ['chats:read', 'chats:transfer', 'users:read', 'teams:read'] as const;
+const SCOPES = ['chats:read', 'chats:write', 'chats:transfer', 'users:read', 'teams:read'] as const;
 
 /** Account API keys for the Channel API: list, create with scopes and channels (token shown once), revoke. */
 export function ApiKeysPage() {

@@ -472,6 +472,7 @@ export const en: Messages = {
   'keys.active': 'Active',
   'keys.empty': 'No keys yet.',
   'keys.scope.chats:read': 'List chats',
+  'keys.scope.chats:write': 'Send messages into chats',
   'keys.scope.chats:transfer': 'Transfer chats',
   'keys.scope.users:read': 'List users',
   'keys.scope.teams:read': 'List teams',

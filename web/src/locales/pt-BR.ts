@@ -478,6 +478,7 @@ export const ptBR = {
   'keys.active': 'Ativa',
   'keys.empty': 'Nenhuma chave ainda.',
   'keys.scope.chats:read': 'Listar conversas',
+  'keys.scope.chats:write': 'Enviar mensagens nas conversas',
   'keys.scope.chats:transfer': 'Transferir conversas',
   'keys.scope.users:read': 'Listar usuários',
   'keys.scope.teams:read': 'Listar equipes',
