@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { API_KEY_SCOPES } from '../../src/access/permissions.js';
 import { startTestApp, type TestApp, type TestResponse } from '../helpers/app.js';
 import { seedAccount, type Fixture } from '../helpers/fixtures.js';
 import { createWhatsAppChannel, hubSignature } from '../helpers/whatsapp.js';
@@ -45,7 +46,7 @@ describe('security: request bodies', () => {
     });
     expectBody(scopes, 400, {
       statusCode: 400,
-      message: ['scopes must contain no more than 4 elements'],
+      message: [`scopes must contain no more than ${API_KEY_SCOPES.length} elements`],
       error: 'Bad Request',
     });
     const extra: Record<string, number> = { name: 1 };
