@@ -21,28 +21,30 @@ import { sql, type Kysely } from 'kysely';
 const listStatus = (t: string) =>
   `CASE WHEN ${t}.status = 'open' AND ${t}.snoozed_at IS NOT NULL THEN 'snoozed' ELSE ${t}.status END`;
 
-/** Add label deltas `(account_id, s, label_id, q, n)` to `chat_totals`, in the session's slot. */
-const applyLabels = (deltas: string) => `
+/** The INSERT adding label deltas `(account_id, s, label_id, q, n)` to `chat_totals`, in the session's slot. */
+const insertLabels = (deltas: string) => `
   INSERT INTO chat_totals AS c (account_id, status, dim, value, queue, slot, n)
   SELECT account_id, s, 'label', label_id, q, pg_backend_pid(), sum(n)
   FROM (${deltas}) AS d (account_id, s, label_id, q, n)
   -- An account being deleted: its counters went with it (cascade), none is written again.
   WHERE EXISTS (SELECT 1 FROM accounts a WHERE a.id = d.account_id)
   GROUP BY account_id, s, label_id, q HAVING sum(n) <> 0
-  ON CONFLICT (account_id, status, dim, value, queue, slot) DO UPDATE SET n = c.n + EXCLUDED.n;`;
+  ON CONFLICT (account_id, status, dim, value, queue, slot) DO UPDATE SET n = c.n + EXCLUDED.n`;
+
+/** `insertLabels` as a statement of its own. */
+const applyLabels = (deltas: string) => `${insertLabels(deltas)};`;
 
 const linkDeltas = (links: string, n: number) =>
   `SELECT c.account_id, ${listStatus('c')}, l.label_id, c.queue, ${n}
    FROM ${links} l JOIN chats c ON c.id = l.chat_id`;
 
-// The chats whose list status or queue a statement changed, with their labels as they are.
+// The chats whose list status or queue a statement changed, with their labels as they are: −1 as the
+// chat was, +1 as it is, from one join of the statement's rows with their links.
 const movedDeltas = `
-  SELECT o.account_id, ${listStatus('o')}, l.label_id, o.queue, -1
+  SELECT v.account_id, v.s, l.label_id, v.q, v.n
   FROM old_chats o JOIN new_chats n ON n.id = o.id JOIN chat_labels l ON l.chat_id = o.id
-  WHERE (${listStatus('o')}, o.queue) IS DISTINCT FROM (${listStatus('n')}, n.queue)
-  UNION ALL
-  SELECT n.account_id, ${listStatus('n')}, l.label_id, n.queue, 1
-  FROM old_chats o JOIN new_chats n ON n.id = o.id JOIN chat_labels l ON l.chat_id = n.id
+  CROSS JOIN LATERAL (VALUES (o.account_id, ${listStatus('o')}, o.queue, -1),
+                             (n.account_id, ${listStatus('n')}, n.queue, 1)) AS v (account_id, s, q, n)
   WHERE (${listStatus('o')}, o.queue) IS DISTINCT FROM (${listStatus('n')}, n.queue)`;
 
 /**
@@ -55,13 +57,7 @@ const countsUpdated = (labels: boolean) => {
   const row = (table: string, n: number) =>
     `SELECT account_id, ${listStatus(table)}, channel_id, team_id, queue, coalesce(user_id, ''), ${n} FROM ${table}`;
   const labelPart = labels
-    ? `labels AS (
-    INSERT INTO chat_totals AS c (account_id, status, dim, value, queue, slot, n)
-    SELECT account_id, s, 'label', label_id, q, pg_backend_pid(), sum(n)
-    FROM (${movedDeltas}) AS d (account_id, s, label_id, q, n)
-    WHERE EXISTS (SELECT 1 FROM accounts a WHERE a.id = d.account_id)
-    GROUP BY account_id, s, label_id, q HAVING sum(n) <> 0
-    ON CONFLICT (account_id, status, dim, value, queue, slot) DO UPDATE SET n = c.n + EXCLUDED.n
+    ? `labels AS (${insertLabels(movedDeltas)}
   ), `
     : '';
   return `

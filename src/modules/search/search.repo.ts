@@ -101,6 +101,11 @@ function contactMatch(search: ChatSearch): RawBuilder<boolean> {
 export class SearchRepo {
   constructor(private readonly db: Db) {}
 
+  /** A search's rows, planned without parallel workers (`serialPlan`, docs/adr/0083-contact-search-walk.md). */
+  private serialRows<R>(query: RawBuilder<R>): Promise<R[]> {
+    return serialPlan(this.db, async (tx) => (await query.execute(tx)).rows);
+  }
+
   /**
    * Messages whose words match, newest first, compared on their stored vector (migration 050): the
    * GIN index `messages_search_vector_idx` finds a rare word's, a common word's are met walking the
@@ -109,17 +114,14 @@ export class SearchRepo {
    * PostgreSQL in parallel, 7 ms in one process.
    */
   async messages(f: SearchFilter, q: string, limit: number, offset: number): Promise<MessageHitRow[]> {
-    return serialPlan(this.db, async (tx) => {
-      const { rows } = await sql<MessageHitRow>`
+    return this.serialRows(sql<MessageHitRow>`
       SELECT m.id, m.origin, m.type, m.user_id, m.created_at, message_search_text(m.content) AS text, ${chatColumns}
       FROM messages m JOIN chats c ON c.id = m.chat_id JOIN contacts ct ON ct.id = c.contact_id
       WHERE m.account_id = ${f.accountId}
         AND m.search_vector @@ websearch_to_tsquery('pg_catalog.portuguese', search_words(${q}))
         AND ${rangeOf(sql`m.created_at`, f)} AND ${chatConditions(f)}
       ORDER BY m.created_at DESC, m.id DESC
-      LIMIT ${limit} OFFSET ${offset}`.execute(tx);
-      return rows;
-    });
+      LIMIT ${limit} OFFSET ${offset}`);
   }
 
   /** Of these words, those a search for `q` matches (stemmed, accents and case ignored). */
@@ -147,33 +149,27 @@ export class SearchRepo {
     limit: number,
     offset: number,
   ): Promise<ContactHitRow[]> {
-    return serialPlan(this.db, async (tx) => {
-      const { rows } = await sql<ContactHitRow>`
-        SELECT ct.channel_id, ct.name, ct.value, ${chatColumns}, ct.id
-        FROM chats c JOIN contacts ct ON ct.id = c.contact_id
-        WHERE ct.account_id = ${f.accountId} AND ${contactMatch(search)}
-          AND ${chatConditions(f)} AND ${rangeOf(sql`c.created_at`, f)}
-          AND NOT EXISTS (
-            SELECT 1 FROM chats n
-            WHERE n.contact_id = c.contact_id AND ${chatConditions(f, 'n')} AND ${rangeOf(sql`n.created_at`, f)}
-              AND (n.created_at, n.id) > (c.created_at, c.id))
-        ORDER BY c.created_at DESC, c.id DESC
-        LIMIT ${limit} OFFSET ${offset}`.execute(tx);
-      return rows;
-    });
+    return this.serialRows(sql<ContactHitRow>`
+      SELECT ct.channel_id, ct.name, ct.value, ${chatColumns}, ct.id
+      FROM chats c JOIN contacts ct ON ct.id = c.contact_id
+      WHERE ct.account_id = ${f.accountId} AND ${contactMatch(search)}
+        AND ${chatConditions(f)} AND ${rangeOf(sql`c.created_at`, f)}
+        AND NOT EXISTS (
+          SELECT 1 FROM chats n
+          WHERE n.contact_id = c.contact_id AND ${chatConditions(f, 'n')} AND ${rangeOf(sql`n.created_at`, f)}
+            AND (n.created_at, n.id) > (c.created_at, c.id))
+      ORDER BY c.created_at DESC, c.id DESC
+      LIMIT ${limit} OFFSET ${offset}`);
   }
 
   /** Conversations, open and closed, whose customer matches the search, newest first. */
   async chats(f: SearchFilter, search: ChatSearch, limit: number, offset: number): Promise<SearchChatRow[]> {
-    return serialPlan(this.db, async (tx) => {
-      const { rows } = await sql<SearchChatRow>`
+    return this.serialRows(sql<SearchChatRow>`
       SELECT ${chatColumns}
       FROM chats c JOIN contacts ct ON ct.id = c.contact_id
       WHERE c.contact_id IN (SELECT ct.id FROM contacts ct WHERE ct.account_id = ${f.accountId} AND ${contactMatch(search)})
         AND ${chatConditions(f)} AND ${rangeOf(sql`c.created_at`, f)}
       ORDER BY c.created_at DESC, c.id DESC
-      LIMIT ${limit} OFFSET ${offset}`.execute(tx);
-      return rows;
-    });
+      LIMIT ${limit} OFFSET ${offset}`);
   }
 }
