@@ -14,6 +14,11 @@ export default tseslint.config(
     },
   },
   {
+    // The examples are plain Node.js 20 programs: its globals.
+    files: ['examples/**/*.mjs'],
+    languageOptions: { globals: { Buffer: 'readonly', fetch: 'readonly' } },
+  },
+  {
     // A server file past 400 lines splits along a seam, or says why not at its top:
     // `/* eslint-disable max-lines -- <reason> */`.
     files: ['src/**/*.ts'],

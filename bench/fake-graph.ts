@@ -21,6 +21,8 @@ export class BenchGraph {
   uploadedBytes = 0;
   /** Called with the text of every message received, and when (performance.now()). */
   onText: ((text: string, at: number) => void) | null = null;
+  /** Called with the recipient and type of every message accepted, and when (performance.now()). */
+  onSend: ((to: string, type: string, at: number) => void) | null = null;
   private seq = 0;
   /** Ids stay unique across fake servers of different runs against the same database. */
   private readonly prefix = `${Date.now().toString(36)}${process.pid.toString(36)}`;
@@ -72,6 +74,7 @@ export class BenchGraph {
     const to = body.to as string;
     const text = body.text?.body;
     if (typeof text === 'string') this.onText?.(text, at);
+    this.onSend?.(to, body.type as string, at);
     if (this.delayMs > 0) await new Promise((r) => setTimeout(r, this.delayMs));
     this.delivered++;
     answer(res, 200, {

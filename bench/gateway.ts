@@ -54,7 +54,7 @@ export interface GatewayPhase {
 }
 
 /** A child process with sockets, driven over IPC. */
-class ClientProcess {
+export class ClientProcess {
   private readonly replies: ClientReply[] = [];
   private wake: (() => void) | null = null;
 
@@ -106,7 +106,7 @@ class ClientProcess {
 }
 
 /** A group of client processes sharing `specs` evenly. */
-async function connectClients(
+export async function connectClients(
   url: string,
   specs: SocketSpec[],
   processes: number,
@@ -139,7 +139,7 @@ async function connectClients(
   return { clients, ok, failed, seconds: (now() - t0) / 1000 };
 }
 
-async function closeAll(clients: ClientProcess[]): Promise<void> {
+export async function closeAll(clients: ClientProcess[]): Promise<void> {
   await Promise.all(clients.map((c) => c.close()));
 }
 

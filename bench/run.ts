@@ -32,9 +32,13 @@ import { BenchGraph } from './fake-graph.js';
 import { createLiveAccount, dropLiveAccount, GRAPH_TOKEN, type LiveAccount } from './live.js';
 import { GATEWAY_ROWS, login, runGatewayPhase } from './gateway.js';
 import { runSendPhase, SEND_ROWS } from './send.js';
+import { FLOW_ROW, runFlowRow } from './flows.js';
 import { runWebhooksRow } from './webhooks.js';
 import { MEDIA_ROW, runMediaRow } from './media.js';
 import { BULK_ROW, runBulkRow } from './bulk.js';
+import { ASSIGN_ROW, runAssignRow } from './assign.js';
+import { REPORT_ROW, ROLLUP_ROW, runReportRow, runRollupRow } from './reports.js';
+import { BOARD_ROW, runBoardRow } from './board.js';
 import { CANNED_ROW, checkPicker, ensureCanned, loginAgents, runCannedRow } from './canned.js';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
@@ -526,6 +530,11 @@ async function main(): Promise<void> {
   const webhooksRow = !only || only.has('webhooks');
   const mediaRow = !only || only.has(MEDIA_ROW);
   const bulkRow = !only || only.has(BULK_ROW);
+  const assignRow = !only || only.has(ASSIGN_ROW);
+  const boardRow = !only || only.has(BOARD_ROW);
+  const flowRow = !only || only.has(FLOW_ROW);
+  const reportRow = !only || only.has(REPORT_ROW);
+  const rollupRow = !only || only.has(ROLLUP_ROW);
   const withRedis =
     !args['no-redis'] && defs.some((d) => d.server === 'redis') && (await redisReachable(redisUrl));
   if (!withRedis && defs.some((d) => d.server === 'redis')) {
@@ -668,6 +677,71 @@ async function main(): Promise<void> {
       await server.stop();
     }
   }
+  // Automatic assignment: two api+worker servers take a burst of first messages and assign them.
+  if (assignRow) {
+    const redis = !args['no-redis'] && (await redisReachable(redisUrl));
+    const start = (n: number) =>
+      startServerProcess({
+        main,
+        env: serverEnv(redis),
+        roles: 'api,worker',
+        log,
+        label: `server ${n} (assign)`,
+      });
+    const one = await start(1);
+    try {
+      const two = await start(2);
+      try {
+        liveRows.push(
+          await runAssignRow({ dbUrl: db.url, servers: [one, two], accountId: seed.accountId, redis, log }),
+        );
+      } finally {
+        await two.stop();
+      }
+    } finally {
+      await one.stop();
+    }
+  }
+  // Reports over the seed's rollups (filled set-based by the seed), on an api server.
+  if (reportRow) {
+    const server = await startServerProcess({ main, env: serverEnv(false), log, label: 'server (reports)' });
+    try {
+      liveRows.push(await runReportRow({ dbUrl: db.url, server, seed, duration, warmup, log }));
+    } finally {
+      await server.stop();
+    }
+  }
+  // The rollups' consumer at 1,000 events a second, on a worker server, in the live account's log.
+  if (rollupRow) {
+    const account = await liveAccount();
+    const server = await startServerProcess({
+      main,
+      env: serverEnv(false),
+      roles: 'api,worker',
+      log,
+      label: 'server api+worker (rollups)',
+    });
+    try {
+      liveRows.push(await runRollupRow({ dbUrl: db.url, server, live: account, duration, log }));
+    } finally {
+      await server.stop();
+    }
+  }
+  // The live board: a supervisor's board client and 200 agents' sockets on one api+gateway server.
+  if (boardRow) {
+    const server = await startServerProcess({
+      main,
+      env: serverEnv(false),
+      roles: 'api,gateway',
+      log,
+      label: 'server api+gateway (board)',
+    });
+    try {
+      liveRows.push(await runBoardRow({ dbUrl: db.url, server, log }));
+    } finally {
+      await server.stop();
+    }
+  }
   if (
     defs.some((d) => d.id === 'transfer') ||
     gatewayIds.includes('gw-latency') ||
@@ -721,6 +795,24 @@ async function main(): Promise<void> {
       await server.stop();
       await graph.close();
       await withClient(db.url, (c) => c.query('TRUNCATE bench_insert'));
+    }
+  }
+  // New conversations through a channel's built-in menu (issue 27), on the live account's WhatsApp channel.
+  if (flowRow) {
+    const account = await liveAccount();
+    const graph = await BenchGraph.start(GRAPH_TOKEN, 0);
+    const server = await startServerProcess({
+      main,
+      env: { ...serverEnv(false), WHATSAPP_GRAPH_BASE_URL: graph.url },
+      roles: 'api,worker',
+      log,
+      label: 'server api+worker (flow)',
+    });
+    try {
+      liveRows.push(await runFlowRow({ dbUrl: db.url, server, graph, live: account, duration, warmup, log }));
+    } finally {
+      await server.stop();
+      await graph.close();
     }
   }
   // After the send rows, so that their events create no deliveries.

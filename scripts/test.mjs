@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Runs the test suite against real PostgreSQL: the server in DATABASE_URL, or, on a machine without
 // one, an embedded PostgreSQL started here for the run. Each test file creates its own database.
-// The files are test/<module>/*.test.ts; test/e2e and test/faults are separate suites.
+// The files are test/<module>/*.test.ts; test/e2e, test/faults and test/cluster are separate suites.
 // The sources and tests run as JavaScript transpiled for the run (compile-tests.mjs), from a mirror of
 // the repository; the few files that start the built server or serve the built console get it
 // (re)built first when it is missing or older than its sources (build-if-stale.mjs).
@@ -16,8 +16,8 @@ import { compileTests } from './compile-tests.mjs';
 const root = path.dirname(path.dirname(new URL(import.meta.url).pathname));
 const args = process.argv.slice(2);
 
-// The suites run apart (npm run test:e2e, npm run test:faults) and what the tests share.
-const NOT_SUITE = new Set(['e2e', 'faults', 'helpers', 'fixtures']);
+// The suites run apart (npm run test:e2e, npm run test:faults, npm run test:cluster) and what the tests share.
+const NOT_SUITE = new Set(['e2e', 'faults', 'cluster', 'helpers', 'fixtures']);
 
 /** The test files under test/<module>/ (and test/ itself), relative to the root, in path order. */
 function suiteFiles(dir = 'test') {

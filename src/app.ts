@@ -26,6 +26,7 @@ import { installJsonParser } from './http/json-body.js';
 import { httpServerOptions } from './http/timeouts.js';
 import { ErrorBodySchema } from './http/schemas.js';
 import { apiKeysRoutes } from './modules/api-keys/index.js';
+import { auditRoutes } from './modules/audit/index.js';
 import { authRoutes } from './modules/auth/index.js';
 import { benchRoutes } from './modules/bench/index.js';
 import { channelApiRoutes, keyConfirmation, sendRoutes } from './modules/channel-api/index.js';
@@ -44,12 +45,18 @@ import { messagesRoutes } from './modules/messages/index.js';
 import { historyRoutes } from './modules/history/index.js';
 import { searchRoutes } from './modules/search/index.js';
 import { mediaRoutes } from './modules/media/index.js';
-import { businessHoursRoutes, teamsRoutes } from './modules/teams/index.js';
+import { privacyRoutes } from './modules/privacy/index.js';
+import { businessHoursRoutes, teamSlaRoutes, teamsRoutes } from './modules/teams/index.js';
+import { assignmentRoutes } from './modules/assignment/index.js';
+import { boardRoutes } from './modules/board/index.js';
+import { flowsRoutes } from './modules/flows/index.js';
 import { labelsRoutes } from './modules/labels/index.js';
 import { bulkRoutes } from './modules/bulk/index.js';
 import { chatViewsRoutes } from './modules/chat-views/index.js';
 import { usersRoutes } from './modules/users/index.js';
 import { webhooksRoutes } from './modules/webhooks/index.js';
+import { botsRoutes } from './modules/bots/index.js';
+import { reportsRoutes } from './modules/reports/index.js';
 import { installHttpMetrics, metricsRoute } from './metrics/endpoint.js';
 import { whatsappWebhookRoutes } from './modules/inbound/index.js';
 import type { Services } from './services.js';
@@ -182,8 +189,13 @@ export async function buildApp({ config, services, logger, gateway }: AppOptions
   usersRoutes(app, services);
   teamsRoutes(app, services);
   businessHoursRoutes(app, services);
+  teamSlaRoutes(app, services);
+  assignmentRoutes(app, services);
+  boardRoutes(app, services);
+  flowsRoutes(app, services);
   channelsRoutes(app, services);
   apiKeysRoutes(app, services);
+  auditRoutes(app, services);
   chatsRoutes(app, services);
   labelsRoutes(app, services);
   bulkRoutes(app, services);
@@ -194,6 +206,7 @@ export async function buildApp({ config, services, logger, gateway }: AppOptions
   historyRoutes(app, services);
   searchRoutes(app, services);
   mediaRoutes(app, services);
+  privacyRoutes(app, services);
   sandboxRoutes(app, services);
   sendRoutes(app, services);
   whatsappWebhookRoutes(app, services);
@@ -204,6 +217,8 @@ export async function buildApp({ config, services, logger, gateway }: AppOptions
   notesRoutes(app, services);
   activityRoutes(app, services);
   webhooksRoutes(app, services);
+  botsRoutes(app, services);
+  reportsRoutes(app, services);
   // Reference routes of `npm run bench` (bench/README.md); off unless the benchmark starts the server.
   if (process.env.ATENDE_BENCH_ROUTES === '1') benchRoutes(app, services);
   // The web console at `/` (every GET outside the API paths above).

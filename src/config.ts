@@ -73,11 +73,21 @@ export interface Config {
   eventRetentionDays: number;
   /** Days the log keeps a conversation's activity events (captures, transfers…): its timeline's lines. */
   activityRetentionDays: number;
-  /**
-   * How often each worker node looks for snoozed chats whose time has come (a snooze made on the node,
-   * and the earliest one it knows of, also get a timer of their own).
-   */
+  /** How often each worker node looks for snoozed chats whose time has come (besides its own timers). */
   snoozePollMs: number;
+  /** How often the worker looks for bots' overdue answers besides its own timers (docs/adr/0087-bots.md). */
+  botPollMs: number;
+  /** How often the worker role looks for flows' due timers: unanswered menus, expired ratings, idle chats. */
+  flowPollMs: number;
+  /** How often the breach loop looks for SLA due instants that passed (a timer covers those it knows of). */
+  slaPollMs: number;
+  /**
+   * Automatic assignment and availability (docs/adr/0085-availability-and-auto-assignment.md): how often
+   * each worker node looks for waiting chats without a wake-up (`ATENDE_ASSIGNMENT_POLL_MS`), and how
+   * long after a user's last gateway connection went they become offline (`ATENDE_AVAILABILITY_GRACE_MS`,
+   * a minute; gateway nodes renew their connections every third of it).
+   */
+  assignment: { pollMs: number; availabilityGraceMs: number };
   /**
    * Outgoing webhooks: per-attempt timeout, first retry delay (doubling, with jitter) and how long a
    * delivery is retried — also how long an endpoint may fail before it is disabled. Endpoints on
@@ -330,6 +340,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     eventRetentionDays: int('ATENDE_EVENT_RETENTION_DAYS', 7, 1, 3650),
     activityRetentionDays: int('ATENDE_ACTIVITY_RETENTION_DAYS', 365, 1, 3650),
     snoozePollMs: int('ATENDE_SNOOZE_POLL_MS', 30_000, 100, 3_600_000),
+    botPollMs: int('ATENDE_BOT_POLL_MS', 5_000, 100, 3_600_000),
+    flowPollMs: int('ATENDE_FLOW_POLL_MS', 10_000, 100, 3_600_000),
+    slaPollMs: int('ATENDE_SLA_POLL_MS', 30_000, 100, 3_600_000),
+    assignment: {
+      pollMs: int('ATENDE_ASSIGNMENT_POLL_MS', 5_000, 100, 3_600_000),
+      availabilityGraceMs: int('ATENDE_AVAILABILITY_GRACE_MS', 60_000, 300, 86_400_000),
+    },
     webhooks: {
       timeoutMs: int('ATENDE_WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
       retryBaseMs: int('ATENDE_WEBHOOK_RETRY_BASE_MS', 10_000, 10, 3_600_000),

@@ -1,5 +1,6 @@
 import type { EventCatalogue } from './events/catalogue.js';
 import {
+  CHAT_BOT_RELEASED,
   CHAT_CAPTURE,
   CHAT_CLOSE,
   CHAT_NEW,
@@ -10,6 +11,7 @@ import {
   CHAT_TRANSFER,
   CHAT_UNSNOOZED,
   CHAT_UPDATE,
+  SLA_BREACHED,
 } from './modules/chats/index.js';
 import { CUSTOMER_MERGE, CUSTOMER_NOTE, CUSTOMER_UPDATE } from './modules/contacts/index.js';
 import { DRAFT_UPDATE } from './modules/drafts/index.js';
@@ -23,7 +25,10 @@ import {
 import { MESSAGE_UPDATE, MESSAGE_UPSERT } from './modules/messages/index.js';
 import { NOTE_DELETE, NOTE_NEW, NOTE_UPDATE } from './modules/notes/index.js';
 import { NOTIFICATION_NEW } from './modules/notifications/index.js';
-import { TEAM_BUSINESS_HOURS } from './modules/teams/index.js';
+import { BOT_UPDATE } from './modules/bots/index.js';
+import { TEAM_BUSINESS_HOURS, TEAM_SLA } from './modules/teams/index.js';
+import { TEAM_ASSIGNMENT, USER_AVAILABILITY } from './modules/assignment/index.js';
+import { CHANNEL_FLOW, CHAT_CSAT } from './modules/flows/index.js';
 
 /**
  * Every event of the log with the schema of its data, as the modules that own them declare them: what
@@ -43,6 +48,7 @@ export const EVENT_CATALOGUE: EventCatalogue = {
   'chat.split': CHAT_SPLIT,
   'chat.snoozed': CHAT_SNOOZED,
   'chat.unsnoozed': CHAT_UNSNOOZED,
+  'chat.bot_released': CHAT_BOT_RELEASED,
   'chat.labels': CHAT_LABELS,
   'customer.labels': CUSTOMER_LABELS,
   'label.create': LABEL_CREATE,
@@ -57,4 +63,11 @@ export const EVENT_CATALOGUE: EventCatalogue = {
   'customer.merge': CUSTOMER_MERGE,
   'customer.note': CUSTOMER_NOTE,
   'team.business_hours': TEAM_BUSINESS_HOURS,
+  'bot.update': BOT_UPDATE,
+  'team.sla': TEAM_SLA,
+  'sla.breached': SLA_BREACHED,
+  'team.assignment': TEAM_ASSIGNMENT,
+  'user.availability': USER_AVAILABILITY,
+  'channel.flow': CHANNEL_FLOW,
+  'chat.csat': CHAT_CSAT,
 };

@@ -1,3 +1,4 @@
+/* eslint-disable max-lines -- the one wiring of every service, kept whole so that each dependency is found in one place. */
 import type { Logger } from 'pino';
 import type { JobQueue } from './jobs/queue.js';
 import { SendQueue } from './jobs/send-queue.js';
@@ -14,6 +15,7 @@ import { TokenService } from './lib/jwt.js';
 import type { SharedStore } from './lib/shared-rate-limit.js';
 import { AccountsRepo, AccountsService } from './modules/accounts/index.js';
 import { ApiKeysRepo, ApiKeysService } from './modules/api-keys/index.js';
+import { AuditRepo, AuditService } from './modules/audit/index.js';
 import { AuthService, LoginRateLimiter } from './modules/auth/index.js';
 import {
   ChannelHealthService,
@@ -25,9 +27,7 @@ import {
 import {
   ChatListsRepo,
   ChatMovesService,
-  ChatSnoozeRepo,
-  ChatSnoozeService,
-  SnoozeWaker,
+  createChatTimers,
   ChatsRepo,
   ChatsService,
   ChatTransfersRepo,
@@ -84,16 +84,28 @@ import {
   MediaDownloads,
   MediaService,
 } from './modules/media/index.js';
+import {
+  DataExportService,
+  ErasureRepo,
+  ErasureService,
+  PrivacyRepo,
+  RetentionService,
+} from './modules/privacy/index.js';
 import { ProviderRegistry } from './providers/registry.js';
 import { SettingsRepo } from './modules/settings/index.js';
 import { SandboxRepo, SandboxService } from './modules/sandbox/index.js';
 import { createTeamsServices, TeamsRepo } from './modules/teams/index.js';
+import { createAssignmentServices } from './modules/assignment/index.js';
+import { createBoardServices } from './modules/board/index.js';
+import { createFlowsServices } from './modules/flows/index.js';
+import { createReportsServices } from './modules/reports/index.js';
 import { LabelsRepo, LabelsService } from './modules/labels/index.js';
 import { BulkService } from './modules/bulk/index.js';
 import { ChatViewsRepo, ChatViewsService } from './modules/chat-views/index.js';
 import { HistoryRepo, HistoryService } from './modules/history/index.js';
 import { SearchRepo, SearchService } from './modules/search/index.js';
 import { UsersRepo, UsersService } from './modules/users/index.js';
+import { createBotsServices } from './modules/bots/index.js';
 import {
   WebhookEgress,
   WebhooksRepo,
@@ -126,6 +138,8 @@ export function createServices(deps: {
     requestLogs: new RequestLogsRepo(db),
     settings: new SettingsRepo(db),
   };
+  // The audit log: written by the admin services in the transaction of each change they make.
+  const audit = new AuditService(new AuditRepo(db));
   const tokens = new TokenService(deps.jwtSecret, config.jwtTtlSeconds);
   // Outgoing webhooks: deliveries are created with the events in the same statement (they are their
   // own queue), then sent by the worker role (webhookDeliverer).
@@ -159,10 +173,25 @@ export function createServices(deps: {
   const mediaRepo = new MediaRepo();
   // Outbound files waiting for their upload to the provider.
   const mediaBlobs = new MediaBlobsRepo(db);
+  // Data subjects' rights (LGPD): export and erasure of everything about a person.
+  const privacyRepo = new PrivacyRepo(db);
   const chats = new ChatsService(repos.chats, new ChatListsRepo(db), repos.teams);
-  // Snoozes: started and ended by agents, ended by the customer's message (inbound) and by the worker
-  // role's wake-up loop at their time (SnoozeWaker).
-  const chatSnooze = new ChatSnoozeService(repos.chats, new ChatSnoozeRepo(db), chats, events, notifications);
+  // Snoozes and SLA clocks: started by agents and customers' messages (inbound), ended or raised at
+  // their time by the worker role's loops (SnoozeWaker, SlaBreachLoop; src/workers.ts).
+  const timers = createChatTimers(db, repos.chats, chats, events, notifications, config, deps.logger);
+  // Bots: their hold on conversations starts in inbound, ends by the chat moves or the worker role's
+  // deadline loop (docs/adr/0087-bots.md); their admin.
+  const hooks = { repo: webhooksRepo, egress: webhookEgress };
+  const bots = createBotsServices(db, repos, events, hooks, config.botPollMs, deps.logger);
+  // Outbound messages (Channel API requests, agents' replies, flows'): FIFO per contact, run by SendWorker.
+  const sendQueue = new SendQueue(db);
+  const teamsServices = createTeamsServices(db, repos.teams, repos.users, events, audit);
+  // Channels' built-in flows: run in inbound messages' and closes' transactions, and by the worker role.
+  const flowsServices = createFlowsServices(
+    deps,
+    { repos, chats, messageEvents, sendQueue, events },
+    teamsServices,
+  );
   const inbound = new InboundService(
     db,
     repos.chats,
@@ -171,8 +200,11 @@ export function createServices(deps: {
     repos.channels,
     events,
     inboundActions,
-    chatSnooze,
+    timers.chatSnooze,
+    timers.chatSla,
     config.phoneDefaultCountry,
+    bots.botHold,
+    flowsServices.flows,
     new MediaDownloads(deps.jobs),
   );
   // Delivery statuses: applied from provider webhooks, and caught up by the send pipeline.
@@ -203,12 +235,11 @@ export function createServices(deps: {
     events,
     notifications,
     readReceipts,
+    flowsServices.flows,
   );
   const labels = new LabelsService(new LabelsRepo(db), chats, repos.chats, events);
   // A customer's conversations, and who may open which (also the search's rule).
   const history = new HistoryService(new HistoryRepo(db), repos.teams);
-  // Outbound messages (Channel API requests, agents' replies): FIFO per contact, run by SendWorker.
-  const sendQueue = new SendQueue(db);
   const replySender = new ReplySender(
     db,
     repos.messages,
@@ -259,19 +290,32 @@ export function createServices(deps: {
       events,
       new LoginRateLimiter(config.loginRateLimit, deps.redis),
     ),
-    users: new UsersService(db, repos.users, events),
-    ...createTeamsServices(db, repos.teams, repos.users, events),
-    channels: new ChannelsService(db, repos.channels, repos.teams),
+    users: new UsersService(db, repos.users, events, audit),
+    audit,
+    // Availability and automatic assignment; its loops start with the worker role and the gateway.
+    ...createAssignmentServices(db, repos, { events, notifications, doorbell }, config, deps.logger),
+    ...teamsServices,
+    // The supervisors' live board: one read of the account's open conversations, shared.
+    ...createBoardServices(db, repos),
+    ...flowsServices,
+    // Reports: read from rollups that the worker role's consumer of the event log keeps up to date.
+    ...createReportsServices(
+      db,
+      repos,
+      { horizon: events.horizon, doorbell },
+      { pollMs: 1_000, batch: 1_000 },
+      deps.logger,
+    ),
+    channels: new ChannelsService(db, repos.channels, repos.teams, audit),
     templates: new TemplatesService(repos.channels, providers),
-    apiKeys: new ApiKeysService(repos.apiKeys),
+    apiKeys: new ApiKeysService(repos.apiKeys, db, audit),
+    ...bots,
     chats,
     chatMoves,
     labels,
     // Actions on a selection of chats: each through the single action's service above.
-    bulk: new BulkService(repos.chats, chats, repos.teams, chatMoves, labels, chatSnooze),
-    chatSnooze,
-    // Started by the worker role (src/workers.ts).
-    snoozeWaker: new SnoozeWaker(chatSnooze, config.snoozePollMs, deps.logger),
+    bulk: new BulkService(repos.chats, chats, repos.teams, chatMoves, labels, timers.chatSnooze),
+    ...timers,
     chatViews: new ChatViewsService(db, new ChatViewsRepo(db), chats),
     customers,
     customerAttributes,
@@ -325,6 +369,9 @@ export function createServices(deps: {
     messageStatuses,
     mediaStore,
     media: new MediaService(db, mediaRepo, mediaStore, chats),
+    dataExport: new DataExportService(db, privacyRepo, mediaStore),
+    erasures: new ErasureService(db, new ErasureRepo(db), privacyRepo, mediaStore, deps.jobs),
+    retention: new RetentionService(db, mediaStore),
     mediaDownloader: new MediaDownloader(
       db,
       mediaRepo,
@@ -367,6 +414,7 @@ export function createServices(deps: {
       providers,
       config.phoneDefaultCountry,
       repos.chats,
+      bots.botHold,
     ),
     messages: new MessagesService(
       db,

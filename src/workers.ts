@@ -3,6 +3,7 @@ import type { Services } from './services.js';
 import { housekeepingWorker } from './jobs/housekeeping.js';
 import { readReceiptWorker, inboundWebhookWorker, typingIndicatorWorker } from './modules/inbound/index.js';
 import { mediaDownloadWorker } from './modules/media/index.js';
+import { contactErasureWorker } from './modules/privacy/index.js';
 import { SendDispatcher } from './jobs/send-dispatcher.js';
 
 /**
@@ -21,6 +22,7 @@ export async function registerWorkers(
   await services.jobs.register(readReceiptWorker(services.readReceipts));
   await services.jobs.register(typingIndicatorWorker(services.typingIndicator));
   await services.jobs.register(mediaDownloadWorker(services.mediaDownloader));
+  await services.jobs.register(contactErasureWorker(services.erasures));
   await services.jobs.register(
     housekeepingWorker(
       [
@@ -30,6 +32,8 @@ export async function registerWorkers(
         { name: 'expired events deleted', run: () => services.events.purgeExpired() },
         // List totals' slots opened by concurrent changes, folded back into one row per combination.
         { name: 'list total slots folded', run: () => services.chats.foldCounts() },
+        // Accounts' retention: messages (or their files) older than the account keeps, in batches.
+        { name: 'messages past retention deleted', run: () => services.retention.enforce() },
       ],
       logger,
     ),
@@ -46,13 +50,32 @@ export async function registerWorkers(
   await services.webhookDeliverer.start({ databaseUrl });
   // Snoozed chats come back at their time: a claim loop on `chats` itself, not on pg-boss.
   await services.snoozeWaker.start();
+  // Bots' overdue answers hand their conversations to the channel's team: a claim loop on `chats`.
+  await services.botTimeouts.start();
+  // SLA breaches are raised at their time: a claim loop on `chats` too.
+  await services.slaBreaches.start();
+  // Waiting chats given to online agents, and users gone from the gateway set offline.
+  const assigner = services.assignmentWorker(databaseUrl);
+  await assigner.start();
+  await services.availabilitySweeper.start();
+  // Flows' timers (menu timeouts, rating windows, auto-close): a claim loop on `chat_flows` and `chats`.
+  await services.flowTimer.start();
+  // Reports' rollups follow the event log from their cursor (one node at a time, under a lock).
+  const rollups = services.rollupWorker(databaseUrl);
+  await rollups.start();
   return {
     stop: async () => {
       await Promise.all([
+        assigner.stop(),
+        services.availabilitySweeper.stop(),
         sends.stop(),
         services.webhookDeliverer.stop(),
         services.jobs.stopWorkers(),
         services.snoozeWaker.stop(),
+        services.botTimeouts.stop(),
+        services.slaBreaches.stop(),
+        services.flowTimer.stop(),
+        rollups.stop(),
       ]);
     },
   };

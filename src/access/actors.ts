@@ -7,6 +7,13 @@ export interface UserActor {
   userId: string;
   name: string;
   permissions: ReadonlySet<Permission>;
+  /** Where the request came from, for the audit log (absent when the actor acts outside a request). */
+  origin?: RequestOrigin;
+}
+
+export interface RequestOrigin {
+  ip: string | null;
+  userAgent: string | null;
 }
 
 /** An account API key calling the Channel API. `channelIds` null means every channel. */

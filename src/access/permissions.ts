@@ -13,6 +13,7 @@ export const PERMISSIONS = [
   'canned_responses:manage',
   'canned_responses:manage_team',
   'customers:manage',
+  'audit:read',
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 

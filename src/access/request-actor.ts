@@ -39,7 +39,11 @@ export function userGuard(deps: UserGuardDeps) {
   return documented(async (request: FastifyRequest, reply: FastifyReply) => {
     const user = await deps.auth.authenticate(sessionToken(request));
     reply.headers((await deps.userRateLimiter.consume(user.userId)).headers);
-    request.user = user;
+    // A copy: the authenticated actor may be shared by this node's cache of sessions.
+    request.user = {
+      ...user,
+      origin: { ip: request.ip, userAgent: request.headers['user-agent']?.slice(0, 500) ?? null },
+    };
   }, USER_DOC);
 }
 

@@ -49,6 +49,14 @@ import * as m050 from './migrations/050_message_search_vector.js';
 import * as m051 from './migrations/051_label_totals.js';
 import * as m052 from './migrations/052_contact_search_walk.js';
 import * as m053 from './migrations/053_team_business_hours.js';
+import * as m054 from './migrations/054_automation_markers.js';
+import * as m055 from './migrations/055_team_assignment.js';
+import * as m056 from './migrations/056_channel_flows.js';
+import * as m057 from './migrations/057_bots.js';
+import * as m058 from './migrations/058_slas.js';
+import * as m059 from './migrations/059_report_rollups.js';
+import * as m060 from './migrations/060_data_protection.js';
+import * as m061 from './migrations/061_audit_log.js';
 
 /** Versioned migrations, in order. Names are permanent: never rename or edit one that has shipped. */
 const migrations: Record<string, Migration> = {
@@ -96,6 +104,14 @@ const migrations: Record<string, Migration> = {
   '051_label_totals': m051,
   '052_contact_search_walk': m052,
   '053_team_business_hours': m053,
+  '054_automation_markers': m054,
+  '055_team_assignment': m055,
+  '056_channel_flows': m056,
+  '057_bots': m057,
+  '058_slas': m058,
+  '059_report_rollups': m059,
+  '060_data_protection': m060,
+  '061_audit_log': m061,
 };
 
 class StaticProvider implements MigrationProvider {

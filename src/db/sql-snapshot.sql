@@ -19,12 +19,13 @@ WITH evt AS (
          CASE WHEN x.stamp IS NULL THEN x.data ELSE jsonb_set(x.data, x.stamp, to_jsonb(to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))) END
   FROM evt, jsonb_to_recordset($2::jsonb)
     AS x(id uuid, event text, schema_version int, rooms text[], audience text[], data jsonb, stamp text[])
-  RETURNING account_id, seq, event
+  RETURNING account_id, seq, event, rooms
 ), wd AS (
   INSERT INTO webhook_deliveries (id, account_id, webhook_id, event_seq)
   SELECT gen_random_uuid(), ev.account_id, s.id, ev.seq
   FROM ev JOIN webhook_subscriptions s ON s.account_id = ev.account_id
   WHERE s.enabled AND (ev.event = ANY(s.events) OR '*' = ANY(s.events)) AND ev.event = ANY($3::text[])
+    AND (s.bot_id IS NULL OR 'bot:' || s.bot_id = ANY(ev.rooms))
   RETURNING 1
 )
 SELECT (SELECT max(seq) FROM ev) AS last_seq, EXISTS (SELECT 1 FROM wd) AS deliveries;
@@ -51,10 +52,11 @@ SELECT id, account_id, token_hash, scopes, channel_ids, last_used_at FROM accoun
 -- src/modules/channels/channels.repo.ts
 SELECT id, account_id, api_enabled, api_key_hash, provider FROM channels WHERE id = ANY($1::text[]);
 
--- src/modules/chats/chat-transfers.repo.ts
+-- src/modules/chats/chat-lists.repo.ts
 SELECT c.id, c.account_id, c.channel_id, c.team_id, c.user_id,
  c.status, c.queue, c.unread_messages, c.last_message, c.version, c.created_at, c.updated_at, c.contact_id,
- c.snoozed_at, c.snoozed_until, c.snoozed_by,
+ c.snoozed_at, c.snoozed_until, c.snoozed_by, c.bot_id,
+ c.sla_started_at, c.first_response_due_at, c.first_responded_at, c.first_response_breached_at, c.resolution_due_at, c.resolution_breached_at,
  ct.name AS contact_name, ct.value AS contact_value, ct.last_inbound_at AS contact_last_inbound_at,
  coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
     ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
@@ -81,7 +83,7 @@ WITH input AS (
   FOR UPDATE OF c
 ), up AS (
   UPDATE chats c SET team_id = i.team_id, user_id = i.user_id, queue = i.queue, version = c.version + 1,
-    updated_at = now()
+    updated_at = now(), bot_id = NULL, bot_due_at = NULL
   FROM lk JOIN input i ON i.chat_id = lk.id WHERE c.id = lk.id
   RETURNING c.id, c.account_id, c.updated_at
 ), tr AS (
@@ -105,12 +107,13 @@ WITH input AS (
          CASE WHEN x.stamp IS NULL THEN x.data ELSE jsonb_set(x.data, x.stamp, to_jsonb(to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))) END
   FROM up JOIN input i ON i.chat_id = up.id, evt, jsonb_to_recordset(i.events)
     AS x(id uuid, event text, schema_version int, rooms text[], audience text[], data jsonb, stamp text[])
-  RETURNING account_id, seq, event
+  RETURNING account_id, seq, event, rooms
 ), wd AS (
   INSERT INTO webhook_deliveries (id, account_id, webhook_id, event_seq)
   SELECT gen_random_uuid(), ev.account_id, s.id, ev.seq
   FROM ev JOIN webhook_subscriptions s ON s.account_id = ev.account_id
   WHERE s.enabled AND (ev.event = ANY(s.events) OR '*' = ANY(s.events)) AND ev.event = ANY($2::text[])
+    AND (s.bot_id IS NULL OR 'bot:' || s.bot_id = ANY(ev.rooms))
   RETURNING 1
 )
 SELECT up.id, up.updated_at, (SELECT max(seq) FROM ev) AS last_seq, EXISTS (SELECT 1 FROM wd) AS deliveries FROM up;
@@ -127,7 +130,7 @@ WITH input AS (
   FOR UPDATE OF c NOWAIT
 ), up AS (
   UPDATE chats c SET team_id = i.team_id, user_id = i.user_id, queue = i.queue, version = c.version + 1,
-    updated_at = now()
+    updated_at = now(), bot_id = NULL, bot_due_at = NULL
   FROM lk JOIN input i ON i.chat_id = lk.id WHERE c.id = lk.id
   RETURNING c.id, c.account_id, c.updated_at
 ), tr AS (
@@ -151,12 +154,13 @@ WITH input AS (
          CASE WHEN x.stamp IS NULL THEN x.data ELSE jsonb_set(x.data, x.stamp, to_jsonb(to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))) END
   FROM up JOIN input i ON i.chat_id = up.id, evt, jsonb_to_recordset(i.events)
     AS x(id uuid, event text, schema_version int, rooms text[], audience text[], data jsonb, stamp text[])
-  RETURNING account_id, seq, event
+  RETURNING account_id, seq, event, rooms
 ), wd AS (
   INSERT INTO webhook_deliveries (id, account_id, webhook_id, event_seq)
   SELECT gen_random_uuid(), ev.account_id, s.id, ev.seq
   FROM ev JOIN webhook_subscriptions s ON s.account_id = ev.account_id
   WHERE s.enabled AND (ev.event = ANY(s.events) OR '*' = ANY(s.events)) AND ev.event = ANY($2::text[])
+    AND (s.bot_id IS NULL OR 'bot:' || s.bot_id = ANY(ev.rooms))
   RETURNING 1
 )
 SELECT up.id, up.updated_at, (SELECT max(seq) FROM ev) AS last_seq, EXISTS (SELECT 1 FROM wd) AS deliveries FROM up;
@@ -173,7 +177,7 @@ WITH input AS (
   FOR UPDATE OF c SKIP LOCKED
 ), up AS (
   UPDATE chats c SET team_id = i.team_id, user_id = i.user_id, queue = i.queue, version = c.version + 1,
-    updated_at = now()
+    updated_at = now(), bot_id = NULL, bot_due_at = NULL
   FROM lk JOIN input i ON i.chat_id = lk.id WHERE c.id = lk.id
   RETURNING c.id, c.account_id, c.updated_at
 ), tr AS (
@@ -197,12 +201,13 @@ WITH input AS (
          CASE WHEN x.stamp IS NULL THEN x.data ELSE jsonb_set(x.data, x.stamp, to_jsonb(to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))) END
   FROM up JOIN input i ON i.chat_id = up.id, evt, jsonb_to_recordset(i.events)
     AS x(id uuid, event text, schema_version int, rooms text[], audience text[], data jsonb, stamp text[])
-  RETURNING account_id, seq, event
+  RETURNING account_id, seq, event, rooms
 ), wd AS (
   INSERT INTO webhook_deliveries (id, account_id, webhook_id, event_seq)
   SELECT gen_random_uuid(), ev.account_id, s.id, ev.seq
   FROM ev JOIN webhook_subscriptions s ON s.account_id = ev.account_id
   WHERE s.enabled AND (ev.event = ANY(s.events) OR '*' = ANY(s.events)) AND ev.event = ANY($2::text[])
+    AND (s.bot_id IS NULL OR 'bot:' || s.bot_id = ANY(ev.rooms))
   RETURNING 1
 )
 SELECT up.id, up.updated_at, (SELECT max(seq) FROM ev) AS last_seq, EXISTS (SELECT 1 FROM wd) AS deliveries FROM up;
@@ -231,9 +236,68 @@ WITH requests AS (
 )
 SELECT pg_notify('atende_send', '');
 
+-- src/modules/reports/rollup.repo.ts
+INSERT INTO report_chats (chat_id, account_id, status, queue, team_id, user_id, channel_id, label_ids, cycle_started_at, human_since, waiting_since, assigned_at, first_response_at, first_response_due_at, first_response_breached, closed_at)
+SELECT x.chat_id, x.account_id, x.status, x.queue, x.team_id, x.user_id, x.channel_id, x.label_ids, x.cycle_started_at, x.human_since, x.waiting_since, x.assigned_at, x.first_response_at, x.first_response_due_at, x.first_response_breached, x.closed_at
+FROM jsonb_to_recordset($1::jsonb) AS x(chat_id text, account_id text, status text, queue text, team_id text,
+  user_id text, channel_id text, label_ids text[], cycle_started_at timestamptz, human_since timestamptz,
+  waiting_since timestamptz, assigned_at timestamptz, first_response_at timestamptz,
+  first_response_due_at timestamptz, first_response_breached boolean, closed_at timestamptz)
+ORDER BY x.chat_id
+ON CONFLICT (chat_id) DO UPDATE SET
+  account_id = excluded.account_id,
+  status = excluded.status,
+  queue = excluded.queue,
+  team_id = excluded.team_id,
+  user_id = excluded.user_id,
+  channel_id = excluded.channel_id,
+  label_ids = excluded.label_ids,
+  cycle_started_at = excluded.cycle_started_at,
+  human_since = excluded.human_since,
+  waiting_since = excluded.waiting_since,
+  assigned_at = excluded.assigned_at,
+  first_response_at = excluded.first_response_at,
+  first_response_due_at = excluded.first_response_due_at,
+  first_response_breached = excluded.first_response_breached,
+  closed_at = excluded.closed_at;
+
+-- src/modules/reports/rollup.repo.ts
+INSERT INTO report_rollups AS r
+  (account_id, span, grain, hour, team_id, user_id, channel_id, label_id, opened, closed, reopened, transfers, attended, messages_in, messages_out, sla_fr_met, sla_fr_breached, sla_res_met, sla_res_breached, csat, fr_n, fr_sum, fr_hist, wait_n, wait_sum, wait_hist, handling_n, handling_sum, handling_hist, resolution_n, resolution_sum, resolution_hist)
+SELECT x.account_id, x.span, x.grain, x.hour, x.team_id, x.user_id, x.channel_id, x.label_id, x.opened, x.closed, x.reopened, x.transfers, x.attended, x.messages_in, x.messages_out, x.sla_fr_met, x.sla_fr_breached, x.sla_res_met, x.sla_res_breached, x.csat, x.fr_n, x.fr_sum, x.fr_hist, x.wait_n, x.wait_sum, x.wait_hist, x.handling_n, x.handling_sum, x.handling_hist, x.resolution_n, x.resolution_sum, x.resolution_hist
+FROM jsonb_to_recordset($1::jsonb) AS x(account_id text, span smallint, grain smallint, hour timestamptz, team_id text,
+  user_id text, channel_id text, label_id text, opened int, closed int, reopened int, transfers int, attended int, messages_in int, messages_out int, sla_fr_met int, sla_fr_breached int, sla_res_met int, sla_res_breached int, csat int[], fr_n int, fr_sum float8, fr_hist jsonb, wait_n int, wait_sum float8, wait_hist jsonb, handling_n int, handling_sum float8, handling_hist jsonb, resolution_n int, resolution_sum float8, resolution_hist jsonb)
+ORDER BY 1, 2, 3, 4, 5, 6, 7, 8
+ON CONFLICT (account_id, span, grain, hour, team_id, user_id, channel_id, label_id) DO UPDATE SET
+  opened = r.opened + excluded.opened,
+  closed = r.closed + excluded.closed,
+  reopened = r.reopened + excluded.reopened,
+  transfers = r.transfers + excluded.transfers,
+  attended = r.attended + excluded.attended,
+  messages_in = r.messages_in + excluded.messages_in,
+  messages_out = r.messages_out + excluded.messages_out,
+  sla_fr_met = r.sla_fr_met + excluded.sla_fr_met,
+  sla_fr_breached = r.sla_fr_breached + excluded.sla_fr_breached,
+  sla_res_met = r.sla_res_met + excluded.sla_res_met,
+  sla_res_breached = r.sla_res_breached + excluded.sla_res_breached,
+  csat = ARRAY(SELECT a + b FROM unnest(r.csat, excluded.csat) AS u(a, b)),
+  fr_n = r.fr_n + excluded.fr_n,
+  fr_sum = r.fr_sum + excluded.fr_sum,
+  fr_hist = report_hist_add(r.fr_hist, excluded.fr_hist),
+  wait_n = r.wait_n + excluded.wait_n,
+  wait_sum = r.wait_sum + excluded.wait_sum,
+  wait_hist = report_hist_add(r.wait_hist, excluded.wait_hist),
+  handling_n = r.handling_n + excluded.handling_n,
+  handling_sum = r.handling_sum + excluded.handling_sum,
+  handling_hist = report_hist_add(r.handling_hist, excluded.handling_hist),
+  resolution_n = r.resolution_n + excluded.resolution_n,
+  resolution_sum = r.resolution_sum + excluded.resolution_sum,
+  resolution_hist = report_hist_add(r.resolution_hist, excluded.resolution_hist);
+
 -- src/modules/users/users.repo.ts
 SELECT coalesce('[' || string_agg(json_build_object('id', u.id, 'name', u.name, 'email', u.email,
-   'status', u.status, 'role', json_build_object('id', r.id, 'name', r.name))::text, ','
+   'status', u.status, 'role', json_build_object('id', r.id, 'name', r.name),
+   'availability', u.availability)::text, ','
    ORDER BY u.created_at, u.id) || ']', '[]') AS users, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $2::text AND revoked_at IS NULL) AS key_active
  FROM users u JOIN roles r ON r.id = u.role_id
  WHERE u.account_id = $1 AND u.status IN ('active', 'onboarding');
@@ -291,13 +355,16 @@ RETURNING d.id, d.account_id, d.webhook_id, d.generation, d.attempts, d.window_s
 
 -- listPage, first page of 20: open, every queue but the hidden one
 SELECT c.id, c.channel_id, c.team_id, c.user_id, c.status, c.queue, c.unread_messages,
- c.last_message, c.created_at, c.updated_at, c.contact_id, c.snoozed_at, c.snoozed_until, c.snoozed_by, ct.name AS contact_name, ct.value AS contact_value,
+ c.last_message, c.created_at, c.updated_at, c.contact_id, c.snoozed_at, c.snoozed_until, c.snoozed_by, c.bot_id,
+ c.sla_started_at, c.first_response_due_at, c.first_responded_at, c.first_response_breached_at, c.resolution_due_at, c.resolution_breached_at,
+ ct.name AS contact_name, ct.value AS contact_value,
  ct.last_inbound_at AS contact_last_inbound_at, ct.customer_id, coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
     ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
     WHERE cl.chat_id = c.id), '[]'::json) AS labels,
  (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'channel' AND queue <> 'Observação') AS total
 FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
-   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by
+   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by, bot_id,
+   sla_started_at, first_response_due_at, first_responded_at, first_response_breached_at, resolution_due_at, resolution_breached_at
  FROM chats WHERE account_id = $2 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' ORDER BY created_at DESC, id DESC
  LIMIT 32 OFFSET 0) AS p
  ORDER BY created_at DESC, id DESC LIMIT $3) AS c
@@ -308,7 +375,8 @@ ORDER BY c.created_at DESC, c.id DESC;
 SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'channel' AND queue <> 'Observação') AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $4 AND revoked_at IS NULL) AS key_active,
  coalesce('[' || string_agg(row_to_json(j)::text, ',' ORDER BY c.created_at DESC, c.id DESC) || ']', '[]') AS chats
 FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
-   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by
+   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by, bot_id,
+   sla_started_at, first_response_due_at, first_responded_at, first_response_breached_at, resolution_due_at, resolution_breached_at
  FROM chats WHERE account_id = $2 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' ORDER BY created_at DESC, id DESC
  LIMIT 32 OFFSET 0) AS p
  ORDER BY created_at DESC, id DESC LIMIT $3) AS c
@@ -319,20 +387,29 @@ LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id 
    to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(c.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
    coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
     ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
-    WHERE cl.chat_id = c.id), '[]'::json) AS labels) AS j;
+    WHERE cl.chat_id = c.id), '[]'::json) AS labels, CASE WHEN c.first_response_due_at IS NULL AND c.resolution_due_at IS NULL THEN NULL
+   ELSE json_build_object('startedAt', to_char(c.sla_started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+     'firstResponseDueAt', to_char(c.first_response_due_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+     'firstRespondedAt', to_char(c.first_responded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+     'firstResponseBreached', c.first_response_breached_at IS NOT NULL,
+     'resolutionDueAt', to_char(c.resolution_due_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+     'resolutionBreached', c.resolution_breached_at IS NOT NULL) END AS sla) AS j;
 
 -- count: open, every queue but the hidden one
 SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'channel' AND queue <> 'Observação') AS total;
 
 -- listPage, first page of 20: closed
 SELECT c.id, c.channel_id, c.team_id, c.user_id, c.status, c.queue, c.unread_messages,
- c.last_message, c.created_at, c.updated_at, c.contact_id, c.snoozed_at, c.snoozed_until, c.snoozed_by, ct.name AS contact_name, ct.value AS contact_value,
+ c.last_message, c.created_at, c.updated_at, c.contact_id, c.snoozed_at, c.snoozed_until, c.snoozed_by, c.bot_id,
+ c.sla_started_at, c.first_response_due_at, c.first_responded_at, c.first_response_breached_at, c.resolution_due_at, c.resolution_breached_at,
+ ct.name AS contact_name, ct.value AS contact_value,
  ct.last_inbound_at AS contact_last_inbound_at, ct.customer_id, coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
     ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
     WHERE cl.chat_id = c.id), '[]'::json) AS labels,
  (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'closed' AND dim = 'channel' AND queue <> 'Observação') AS total
 FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
-   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by
+   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by, bot_id,
+   sla_started_at, first_response_due_at, first_responded_at, first_response_breached_at, resolution_due_at, resolution_breached_at
  FROM chats WHERE account_id = $2 AND status = 'closed' AND queue <> 'Observação' ORDER BY created_at DESC, id DESC
  LIMIT 32 OFFSET 0) AS p
  ORDER BY created_at DESC, id DESC LIMIT $3) AS c
@@ -343,7 +420,8 @@ ORDER BY c.created_at DESC, c.id DESC;
 SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'closed' AND dim = 'channel' AND queue <> 'Observação') AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $4 AND revoked_at IS NULL) AS key_active,
  coalesce('[' || string_agg(row_to_json(j)::text, ',' ORDER BY c.created_at DESC, c.id DESC) || ']', '[]') AS chats
 FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
-   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by
+   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by, bot_id,
+   sla_started_at, first_response_due_at, first_responded_at, first_response_breached_at, resolution_due_at, resolution_breached_at
  FROM chats WHERE account_id = $2 AND status = 'closed' AND queue <> 'Observação' ORDER BY created_at DESC, id DESC
  LIMIT 32 OFFSET 0) AS p
  ORDER BY created_at DESC, id DESC LIMIT $3) AS c
@@ -354,20 +432,29 @@ LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id 
    to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(c.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
    coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
     ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
-    WHERE cl.chat_id = c.id), '[]'::json) AS labels) AS j;
+    WHERE cl.chat_id = c.id), '[]'::json) AS labels, CASE WHEN c.first_response_due_at IS NULL AND c.resolution_due_at IS NULL THEN NULL
+   ELSE json_build_object('startedAt', to_char(c.sla_started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+     'firstResponseDueAt', to_char(c.first_response_due_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+     'firstRespondedAt', to_char(c.first_responded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+     'firstResponseBreached', c.first_response_breached_at IS NOT NULL,
+     'resolutionDueAt', to_char(c.resolution_due_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+     'resolutionBreached', c.resolution_breached_at IS NOT NULL) END AS sla) AS j;
 
 -- count: closed
 SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'closed' AND dim = 'channel' AND queue <> 'Observação') AS total;
 
 -- listPage, first page of 20: a queue
 SELECT c.id, c.channel_id, c.team_id, c.user_id, c.status, c.queue, c.unread_messages,
- c.last_message, c.created_at, c.updated_at, c.contact_id, c.snoozed_at, c.snoozed_until, c.snoozed_by, ct.name AS contact_name, ct.value AS contact_value,
+ c.last_message, c.created_at, c.updated_at, c.contact_id, c.snoozed_at, c.snoozed_until, c.snoozed_by, c.bot_id,
+ c.sla_started_at, c.first_response_due_at, c.first_responded_at, c.first_response_breached_at, c.resolution_due_at, c.resolution_breached_at,
+ ct.name AS contact_name, ct.value AS contact_value,
  ct.last_inbound_at AS contact_last_inbound_at, ct.customer_id, coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
     ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
     WHERE cl.chat_id = c.id), '[]'::json) AS labels,
  (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'channel' AND queue = $2) AS total
 FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
-   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by
+   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by, bot_id,
+   sla_started_at, first_response_due_at, first_responded_at, first_response_breached_at, resolution_due_at, resolution_breached_at
  FROM chats WHERE account_id = $3 AND status = 'open' AND snoozed_at IS NULL AND queue = $4 ORDER BY created_at DESC, id DESC
  LIMIT 32 OFFSET 0) AS p
  ORDER BY created_at DESC, id DESC LIMIT $5) AS c
@@ -378,7 +465,8 @@ ORDER BY c.created_at DESC, c.id DESC;
 SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'channel' AND queue = $2) AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $6 AND revoked_at IS NULL) AS key_active,
  coalesce('[' || string_agg(row_to_json(j)::text, ',' ORDER BY c.created_at DESC, c.id DESC) || ']', '[]') AS chats
 FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
-   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by
+   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by, bot_id,
+   sla_started_at, first_response_due_at, first_responded_at, first_response_breached_at, resolution_due_at, resolution_breached_at
  FROM chats WHERE account_id = $3 AND status = 'open' AND snoozed_at IS NULL AND queue = $4 ORDER BY created_at DESC, id DESC
  LIMIT 32 OFFSET 0) AS p
  ORDER BY created_at DESC, id DESC LIMIT $5) AS c
@@ -389,20 +477,29 @@ LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id 
    to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(c.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
    coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
     ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
-    WHERE cl.chat_id = c.id), '[]'::json) AS labels) AS j;
+    WHERE cl.chat_id = c.id), '[]'::json) AS labels, CASE WHEN c.first_response_due_at IS NULL AND c.resolution_due_at IS NULL THEN NULL
+   ELSE json_build_object('startedAt', to_char(c.sla_started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+     'firstResponseDueAt', to_char(c.first_response_due_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+     'firstRespondedAt', to_char(c.first_responded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+     'firstResponseBreached', c.first_response_breached_at IS NOT NULL,
+     'resolutionDueAt', to_char(c.resolution_due_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+     'resolutionBreached', c.resolution_breached_at IS NOT NULL) END AS sla) AS j;
 
 -- count: a queue
 SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'channel' AND queue = $2) AS total;
 
 -- listPage, first page of 20: a channel
 SELECT c.id, c.channel_id, c.team_id, c.user_id, c.status, c.queue, c.unread_messages,
- c.last_message, c.created_at, c.updated_at, c.contact_id, c.snoozed_at, c.snoozed_until, c.snoozed_by, ct.name AS contact_name, ct.value AS contact_value,
+ c.last_message, c.created_at, c.updated_at, c.contact_id, c.snoozed_at, c.snoozed_until, c.snoozed_by, c.bot_id,
+ c.sla_started_at, c.first_response_due_at, c.first_responded_at, c.first_response_breached_at, c.resolution_due_at, c.resolution_breached_at,
+ ct.name AS contact_name, ct.value AS contact_value,
  ct.last_inbound_at AS contact_last_inbound_at, ct.customer_id, coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
     ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
     WHERE cl.chat_id = c.id), '[]'::json) AS labels,
  (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'channel' AND value = $2 AND queue <> 'Observação') AS total
 FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
-   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by
+   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by, bot_id,
+   sla_started_at, first_response_due_at, first_responded_at, first_response_breached_at, resolution_due_at, resolution_breached_at
  FROM chats WHERE account_id = $3 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND channel_id = $4 ORDER BY created_at DESC, id DESC
  LIMIT 32 OFFSET 0) AS p
  ORDER BY created_at DESC, id DESC LIMIT $5) AS c
@@ -413,7 +510,8 @@ ORDER BY c.created_at DESC, c.id DESC;
 SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'channel' AND value = $2 AND queue <> 'Observação') AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $6 AND revoked_at IS NULL) AS key_active,
  coalesce('[' || string_agg(row_to_json(j)::text, ',' ORDER BY c.created_at DESC, c.id DESC) || ']', '[]') AS chats
 FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
-   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by
+   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by, bot_id,
+   sla_started_at, first_response_due_at, first_responded_at, first_response_breached_at, resolution_due_at, resolution_breached_at
  FROM chats WHERE account_id = $3 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND channel_id = $4 ORDER BY created_at DESC, id DESC
  LIMIT 32 OFFSET 0) AS p
  ORDER BY created_at DESC, id DESC LIMIT $5) AS c
@@ -424,20 +522,29 @@ LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id 
    to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(c.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
    coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
     ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
-    WHERE cl.chat_id = c.id), '[]'::json) AS labels) AS j;
+    WHERE cl.chat_id = c.id), '[]'::json) AS labels, CASE WHEN c.first_response_due_at IS NULL AND c.resolution_due_at IS NULL THEN NULL
+   ELSE json_build_object('startedAt', to_char(c.sla_started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+     'firstResponseDueAt', to_char(c.first_response_due_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+     'firstRespondedAt', to_char(c.first_responded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+     'firstResponseBreached', c.first_response_breached_at IS NOT NULL,
+     'resolutionDueAt', to_char(c.resolution_due_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+     'resolutionBreached', c.resolution_breached_at IS NOT NULL) END AS sla) AS j;
 
 -- count: a channel
 SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'channel' AND value = $2 AND queue <> 'Observação') AS total;
 
 -- listPage, first page of 20: an API key's channels
 SELECT c.id, c.channel_id, c.team_id, c.user_id, c.status, c.queue, c.unread_messages,
- c.last_message, c.created_at, c.updated_at, c.contact_id, c.snoozed_at, c.snoozed_until, c.snoozed_by, ct.name AS contact_name, ct.value AS contact_value,
+ c.last_message, c.created_at, c.updated_at, c.contact_id, c.snoozed_at, c.snoozed_until, c.snoozed_by, c.bot_id,
+ c.sla_started_at, c.first_response_due_at, c.first_responded_at, c.first_response_breached_at, c.resolution_due_at, c.resolution_breached_at,
+ ct.name AS contact_name, ct.value AS contact_value,
  ct.last_inbound_at AS contact_last_inbound_at, ct.customer_id, coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
     ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
     WHERE cl.chat_id = c.id), '[]'::json) AS labels,
  (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'channel' AND value = ANY($2::text[]) AND queue <> 'Observação') AS total
 FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
-   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by
+   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by, bot_id,
+   sla_started_at, first_response_due_at, first_responded_at, first_response_breached_at, resolution_due_at, resolution_breached_at
  FROM chats WHERE account_id = $3 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND channel_id = ANY($4::text[]) ORDER BY created_at DESC, id DESC
  LIMIT 32 OFFSET 0) AS p
  ORDER BY created_at DESC, id DESC LIMIT $5) AS c
@@ -448,7 +555,8 @@ ORDER BY c.created_at DESC, c.id DESC;
 SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'channel' AND value = ANY($2::text[]) AND queue <> 'Observação') AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $6 AND revoked_at IS NULL) AS key_active,
  coalesce('[' || string_agg(row_to_json(j)::text, ',' ORDER BY c.created_at DESC, c.id DESC) || ']', '[]') AS chats
 FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
-   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by
+   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by, bot_id,
+   sla_started_at, first_response_due_at, first_responded_at, first_response_breached_at, resolution_due_at, resolution_breached_at
  FROM chats WHERE account_id = $3 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND channel_id = ANY($4::text[]) ORDER BY created_at DESC, id DESC
  LIMIT 32 OFFSET 0) AS p
  ORDER BY created_at DESC, id DESC LIMIT $5) AS c
@@ -459,20 +567,29 @@ LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id 
    to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(c.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
    coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
     ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
-    WHERE cl.chat_id = c.id), '[]'::json) AS labels) AS j;
+    WHERE cl.chat_id = c.id), '[]'::json) AS labels, CASE WHEN c.first_response_due_at IS NULL AND c.resolution_due_at IS NULL THEN NULL
+   ELSE json_build_object('startedAt', to_char(c.sla_started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+     'firstResponseDueAt', to_char(c.first_response_due_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+     'firstRespondedAt', to_char(c.first_responded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+     'firstResponseBreached', c.first_response_breached_at IS NOT NULL,
+     'resolutionDueAt', to_char(c.resolution_due_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+     'resolutionBreached', c.resolution_breached_at IS NOT NULL) END AS sla) AS j;
 
 -- count: an API key's channels
 SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'channel' AND value = ANY($2::text[]) AND queue <> 'Observação') AS total;
 
 -- listPage, first page of 20: a channel among an API key's
 SELECT c.id, c.channel_id, c.team_id, c.user_id, c.status, c.queue, c.unread_messages,
- c.last_message, c.created_at, c.updated_at, c.contact_id, c.snoozed_at, c.snoozed_until, c.snoozed_by, ct.name AS contact_name, ct.value AS contact_value,
+ c.last_message, c.created_at, c.updated_at, c.contact_id, c.snoozed_at, c.snoozed_until, c.snoozed_by, c.bot_id,
+ c.sla_started_at, c.first_response_due_at, c.first_responded_at, c.first_response_breached_at, c.resolution_due_at, c.resolution_breached_at,
+ ct.name AS contact_name, ct.value AS contact_value,
  ct.last_inbound_at AS contact_last_inbound_at, ct.customer_id, coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
     ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
     WHERE cl.chat_id = c.id), '[]'::json) AS labels,
  (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'channel' AND value = $2 AND queue <> 'Observação') AS total
 FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
-   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by
+   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by, bot_id,
+   sla_started_at, first_response_due_at, first_responded_at, first_response_breached_at, resolution_due_at, resolution_breached_at
  FROM chats WHERE account_id = $3 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND channel_id = $4 AND channel_id = ANY($5::text[]) ORDER BY created_at DESC, id DESC
  LIMIT 32 OFFSET 0) AS p
  ORDER BY created_at DESC, id DESC LIMIT $6) AS c
@@ -483,7 +600,8 @@ ORDER BY c.created_at DESC, c.id DESC;
 SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'channel' AND value = $2 AND queue <> 'Observação') AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $7 AND revoked_at IS NULL) AS key_active,
  coalesce('[' || string_agg(row_to_json(j)::text, ',' ORDER BY c.created_at DESC, c.id DESC) || ']', '[]') AS chats
 FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
-   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by
+   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by, bot_id,
+   sla_started_at, first_response_due_at, first_responded_at, first_response_breached_at, resolution_due_at, resolution_breached_at
  FROM chats WHERE account_id = $3 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND channel_id = $4 AND channel_id = ANY($5::text[]) ORDER BY created_at DESC, id DESC
  LIMIT 32 OFFSET 0) AS p
  ORDER BY created_at DESC, id DESC LIMIT $6) AS c
@@ -494,20 +612,29 @@ LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id 
    to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(c.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
    coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
     ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
-    WHERE cl.chat_id = c.id), '[]'::json) AS labels) AS j;
+    WHERE cl.chat_id = c.id), '[]'::json) AS labels, CASE WHEN c.first_response_due_at IS NULL AND c.resolution_due_at IS NULL THEN NULL
+   ELSE json_build_object('startedAt', to_char(c.sla_started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+     'firstResponseDueAt', to_char(c.first_response_due_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+     'firstRespondedAt', to_char(c.first_responded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+     'firstResponseBreached', c.first_response_breached_at IS NOT NULL,
+     'resolutionDueAt', to_char(c.resolution_due_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+     'resolutionBreached', c.resolution_breached_at IS NOT NULL) END AS sla) AS j;
 
 -- count: a channel among an API key's
 SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'channel' AND value = $2 AND queue <> 'Observação') AS total;
 
 -- listPage, first page of 20: a team
 SELECT c.id, c.channel_id, c.team_id, c.user_id, c.status, c.queue, c.unread_messages,
- c.last_message, c.created_at, c.updated_at, c.contact_id, c.snoozed_at, c.snoozed_until, c.snoozed_by, ct.name AS contact_name, ct.value AS contact_value,
+ c.last_message, c.created_at, c.updated_at, c.contact_id, c.snoozed_at, c.snoozed_until, c.snoozed_by, c.bot_id,
+ c.sla_started_at, c.first_response_due_at, c.first_responded_at, c.first_response_breached_at, c.resolution_due_at, c.resolution_breached_at,
+ ct.name AS contact_name, ct.value AS contact_value,
  ct.last_inbound_at AS contact_last_inbound_at, ct.customer_id, coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
     ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
     WHERE cl.chat_id = c.id), '[]'::json) AS labels,
  (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'team' AND value = $2 AND queue <> 'Observação') AS total
 FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
-   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by
+   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by, bot_id,
+   sla_started_at, first_response_due_at, first_responded_at, first_response_breached_at, resolution_due_at, resolution_breached_at
  FROM chats WHERE account_id = $3 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND team_id = $4 ORDER BY created_at DESC, id DESC
  LIMIT 32 OFFSET 0) AS p
  ORDER BY created_at DESC, id DESC LIMIT $5) AS c
@@ -518,7 +645,8 @@ ORDER BY c.created_at DESC, c.id DESC;
 SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'team' AND value = $2 AND queue <> 'Observação') AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $6 AND revoked_at IS NULL) AS key_active,
  coalesce('[' || string_agg(row_to_json(j)::text, ',' ORDER BY c.created_at DESC, c.id DESC) || ']', '[]') AS chats
 FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
-   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by
+   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by, bot_id,
+   sla_started_at, first_response_due_at, first_responded_at, first_response_breached_at, resolution_due_at, resolution_breached_at
  FROM chats WHERE account_id = $3 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND team_id = $4 ORDER BY created_at DESC, id DESC
  LIMIT 32 OFFSET 0) AS p
  ORDER BY created_at DESC, id DESC LIMIT $5) AS c
@@ -529,20 +657,29 @@ LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id 
    to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(c.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
    coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
     ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
-    WHERE cl.chat_id = c.id), '[]'::json) AS labels) AS j;
+    WHERE cl.chat_id = c.id), '[]'::json) AS labels, CASE WHEN c.first_response_due_at IS NULL AND c.resolution_due_at IS NULL THEN NULL
+   ELSE json_build_object('startedAt', to_char(c.sla_started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+     'firstResponseDueAt', to_char(c.first_response_due_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+     'firstRespondedAt', to_char(c.first_responded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+     'firstResponseBreached', c.first_response_breached_at IS NOT NULL,
+     'resolutionDueAt', to_char(c.resolution_due_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+     'resolutionBreached', c.resolution_breached_at IS NOT NULL) END AS sla) AS j;
 
 -- count: a team
 SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'team' AND value = $2 AND queue <> 'Observação') AS total;
 
 -- listPage, first page of 20: an attendant
 SELECT c.id, c.channel_id, c.team_id, c.user_id, c.status, c.queue, c.unread_messages,
- c.last_message, c.created_at, c.updated_at, c.contact_id, c.snoozed_at, c.snoozed_until, c.snoozed_by, ct.name AS contact_name, ct.value AS contact_value,
+ c.last_message, c.created_at, c.updated_at, c.contact_id, c.snoozed_at, c.snoozed_until, c.snoozed_by, c.bot_id,
+ c.sla_started_at, c.first_response_due_at, c.first_responded_at, c.first_response_breached_at, c.resolution_due_at, c.resolution_breached_at,
+ ct.name AS contact_name, ct.value AS contact_value,
  ct.last_inbound_at AS contact_last_inbound_at, ct.customer_id, coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
     ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
     WHERE cl.chat_id = c.id), '[]'::json) AS labels,
  (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'user' AND value = $2 AND queue <> 'Observação') AS total
 FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
-   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by
+   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by, bot_id,
+   sla_started_at, first_response_due_at, first_responded_at, first_response_breached_at, resolution_due_at, resolution_breached_at
  FROM chats WHERE account_id = $3 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND user_id = $4 ORDER BY created_at DESC, id DESC
  LIMIT 32 OFFSET 0) AS p
  ORDER BY created_at DESC, id DESC LIMIT $5) AS c
@@ -553,7 +690,8 @@ ORDER BY c.created_at DESC, c.id DESC;
 SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'user' AND value = $2 AND queue <> 'Observação') AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $6 AND revoked_at IS NULL) AS key_active,
  coalesce('[' || string_agg(row_to_json(j)::text, ',' ORDER BY c.created_at DESC, c.id DESC) || ']', '[]') AS chats
 FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
-   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by
+   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by, bot_id,
+   sla_started_at, first_response_due_at, first_responded_at, first_response_breached_at, resolution_due_at, resolution_breached_at
  FROM chats WHERE account_id = $3 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND user_id = $4 ORDER BY created_at DESC, id DESC
  LIMIT 32 OFFSET 0) AS p
  ORDER BY created_at DESC, id DESC LIMIT $5) AS c
@@ -564,20 +702,29 @@ LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id 
    to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(c.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
    coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
     ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
-    WHERE cl.chat_id = c.id), '[]'::json) AS labels) AS j;
+    WHERE cl.chat_id = c.id), '[]'::json) AS labels, CASE WHEN c.first_response_due_at IS NULL AND c.resolution_due_at IS NULL THEN NULL
+   ELSE json_build_object('startedAt', to_char(c.sla_started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+     'firstResponseDueAt', to_char(c.first_response_due_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+     'firstRespondedAt', to_char(c.first_responded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+     'firstResponseBreached', c.first_response_breached_at IS NOT NULL,
+     'resolutionDueAt', to_char(c.resolution_due_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+     'resolutionBreached', c.resolution_breached_at IS NOT NULL) END AS sla) AS j;
 
 -- count: an attendant
 SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = $1 AND status = 'open' AND dim = 'user' AND value = $2 AND queue <> 'Observação') AS total;
 
 -- listPage, first page of 20: a team and an attendant
 SELECT c.id, c.channel_id, c.team_id, c.user_id, c.status, c.queue, c.unread_messages,
- c.last_message, c.created_at, c.updated_at, c.contact_id, c.snoozed_at, c.snoozed_until, c.snoozed_by, ct.name AS contact_name, ct.value AS contact_value,
+ c.last_message, c.created_at, c.updated_at, c.contact_id, c.snoozed_at, c.snoozed_until, c.snoozed_by, c.bot_id,
+ c.sla_started_at, c.first_response_due_at, c.first_responded_at, c.first_response_breached_at, c.resolution_due_at, c.resolution_breached_at,
+ ct.name AS contact_name, ct.value AS contact_value,
  ct.last_inbound_at AS contact_last_inbound_at, ct.customer_id, coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
     ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
     WHERE cl.chat_id = c.id), '[]'::json) AS labels,
  (SELECT coalesce(sum(n), 0)::int8 FROM chat_counts WHERE account_id = $1 AND status = 'open' AND queue <> 'Observação' AND team_id = $2 AND user_id = $3) AS total
 FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
-   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by
+   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by, bot_id,
+   sla_started_at, first_response_due_at, first_responded_at, first_response_breached_at, resolution_due_at, resolution_breached_at
  FROM chats WHERE account_id = $4 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND team_id = $5 AND user_id = $6 ORDER BY created_at DESC, id DESC
  LIMIT 32 OFFSET 0) AS p
  ORDER BY created_at DESC, id DESC LIMIT $7) AS c
@@ -588,7 +735,8 @@ ORDER BY c.created_at DESC, c.id DESC;
 SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_counts WHERE account_id = $1 AND status = 'open' AND queue <> 'Observação' AND team_id = $2 AND user_id = $3) AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $8 AND revoked_at IS NULL) AS key_active,
  coalesce('[' || string_agg(row_to_json(j)::text, ',' ORDER BY c.created_at DESC, c.id DESC) || ']', '[]') AS chats
 FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
-   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by
+   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by, bot_id,
+   sla_started_at, first_response_due_at, first_responded_at, first_response_breached_at, resolution_due_at, resolution_breached_at
  FROM chats WHERE account_id = $4 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND team_id = $5 AND user_id = $6 ORDER BY created_at DESC, id DESC
  LIMIT 32 OFFSET 0) AS p
  ORDER BY created_at DESC, id DESC LIMIT $7) AS c
@@ -599,20 +747,29 @@ LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id 
    to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(c.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
    coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
     ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
-    WHERE cl.chat_id = c.id), '[]'::json) AS labels) AS j;
+    WHERE cl.chat_id = c.id), '[]'::json) AS labels, CASE WHEN c.first_response_due_at IS NULL AND c.resolution_due_at IS NULL THEN NULL
+   ELSE json_build_object('startedAt', to_char(c.sla_started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+     'firstResponseDueAt', to_char(c.first_response_due_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+     'firstRespondedAt', to_char(c.first_responded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+     'firstResponseBreached', c.first_response_breached_at IS NOT NULL,
+     'resolutionDueAt', to_char(c.resolution_due_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+     'resolutionBreached', c.resolution_breached_at IS NOT NULL) END AS sla) AS j;
 
 -- count: a team and an attendant
 SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_counts WHERE account_id = $1 AND status = 'open' AND queue <> 'Observação' AND team_id = $2 AND user_id = $3) AS total;
 
 -- listPage, first page of 20: an agent's visibility
 SELECT c.id, c.channel_id, c.team_id, c.user_id, c.status, c.queue, c.unread_messages,
- c.last_message, c.created_at, c.updated_at, c.contact_id, c.snoozed_at, c.snoozed_until, c.snoozed_by, ct.name AS contact_name, ct.value AS contact_value,
+ c.last_message, c.created_at, c.updated_at, c.contact_id, c.snoozed_at, c.snoozed_until, c.snoozed_by, c.bot_id,
+ c.sla_started_at, c.first_response_due_at, c.first_responded_at, c.first_response_breached_at, c.resolution_due_at, c.resolution_breached_at,
+ ct.name AS contact_name, ct.value AS contact_value,
  ct.last_inbound_at AS contact_last_inbound_at, ct.customer_id, coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
     ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
     WHERE cl.chat_id = c.id), '[]'::json) AS labels,
  (SELECT coalesce(sum(n), 0)::int8 FROM chat_counts WHERE account_id = $1 AND status = 'open' AND queue <> 'Observação' AND (team_id = ANY($2::text[]) OR user_id = $3)) AS total
 FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
-   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by
+   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by, bot_id,
+   sla_started_at, first_response_due_at, first_responded_at, first_response_breached_at, resolution_due_at, resolution_breached_at
  FROM chats WHERE account_id = $4 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND (team_id = ANY($5::text[]) OR user_id = $6) ORDER BY created_at DESC, id DESC
  LIMIT 32 OFFSET 0) AS p
  ORDER BY created_at DESC, id DESC LIMIT $7) AS c
@@ -623,7 +780,8 @@ ORDER BY c.created_at DESC, c.id DESC;
 SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_counts WHERE account_id = $1 AND status = 'open' AND queue <> 'Observação' AND (team_id = ANY($2::text[]) OR user_id = $3)) AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $8 AND revoked_at IS NULL) AS key_active,
  coalesce('[' || string_agg(row_to_json(j)::text, ',' ORDER BY c.created_at DESC, c.id DESC) || ']', '[]') AS chats
 FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
-   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by
+   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by, bot_id,
+   sla_started_at, first_response_due_at, first_responded_at, first_response_breached_at, resolution_due_at, resolution_breached_at
  FROM chats WHERE account_id = $4 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND (team_id = ANY($5::text[]) OR user_id = $6) ORDER BY created_at DESC, id DESC
  LIMIT 32 OFFSET 0) AS p
  ORDER BY created_at DESC, id DESC LIMIT $7) AS c
@@ -634,20 +792,29 @@ LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id 
    to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(c.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
    coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
     ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
-    WHERE cl.chat_id = c.id), '[]'::json) AS labels) AS j;
+    WHERE cl.chat_id = c.id), '[]'::json) AS labels, CASE WHEN c.first_response_due_at IS NULL AND c.resolution_due_at IS NULL THEN NULL
+   ELSE json_build_object('startedAt', to_char(c.sla_started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+     'firstResponseDueAt', to_char(c.first_response_due_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+     'firstRespondedAt', to_char(c.first_responded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+     'firstResponseBreached', c.first_response_breached_at IS NOT NULL,
+     'resolutionDueAt', to_char(c.resolution_due_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+     'resolutionBreached', c.resolution_breached_at IS NOT NULL) END AS sla) AS j;
 
 -- count: an agent's visibility
 SELECT (SELECT coalesce(sum(n), 0)::int8 FROM chat_counts WHERE account_id = $1 AND status = 'open' AND queue <> 'Observação' AND (team_id = ANY($2::text[]) OR user_id = $3)) AS total;
 
 -- listPage, first page of 20: a search by number
 SELECT c.id, c.channel_id, c.team_id, c.user_id, c.status, c.queue, c.unread_messages,
- c.last_message, c.created_at, c.updated_at, c.contact_id, c.snoozed_at, c.snoozed_until, c.snoozed_by, ct.name AS contact_name, ct.value AS contact_value,
+ c.last_message, c.created_at, c.updated_at, c.contact_id, c.snoozed_at, c.snoozed_until, c.snoozed_by, c.bot_id,
+ c.sla_started_at, c.first_response_due_at, c.first_responded_at, c.first_response_breached_at, c.resolution_due_at, c.resolution_breached_at,
+ ct.name AS contact_name, ct.value AS contact_value,
  ct.last_inbound_at AS contact_last_inbound_at, ct.customer_id, coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
     ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
     WHERE cl.chat_id = c.id), '[]'::json) AS labels,
  (SELECT count(*)::int8 FROM chats WHERE account_id = $1 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $3 AND value LIKE '%' || $2 || '%')) AS total
 FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
-   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by
+   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by, bot_id,
+   sla_started_at, first_response_due_at, first_responded_at, first_response_breached_at, resolution_due_at, resolution_breached_at
  FROM chats WHERE account_id = $4 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $6 AND value LIKE '%' || $5 || '%') ORDER BY created_at DESC, id DESC
  LIMIT 32 OFFSET 0) AS p
  ORDER BY created_at DESC, id DESC LIMIT $7) AS c
@@ -658,7 +825,8 @@ ORDER BY c.created_at DESC, c.id DESC;
 SELECT (SELECT count(*)::int8 FROM chats WHERE account_id = $1 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $3 AND value LIKE '%' || $2 || '%')) AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $8 AND revoked_at IS NULL) AS key_active,
  coalesce('[' || string_agg(row_to_json(j)::text, ',' ORDER BY c.created_at DESC, c.id DESC) || ']', '[]') AS chats
 FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
-   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by
+   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by, bot_id,
+   sla_started_at, first_response_due_at, first_responded_at, first_response_breached_at, resolution_due_at, resolution_breached_at
  FROM chats WHERE account_id = $4 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $6 AND value LIKE '%' || $5 || '%') ORDER BY created_at DESC, id DESC
  LIMIT 32 OFFSET 0) AS p
  ORDER BY created_at DESC, id DESC LIMIT $7) AS c
@@ -669,20 +837,29 @@ LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id 
    to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(c.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
    coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
     ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
-    WHERE cl.chat_id = c.id), '[]'::json) AS labels) AS j;
+    WHERE cl.chat_id = c.id), '[]'::json) AS labels, CASE WHEN c.first_response_due_at IS NULL AND c.resolution_due_at IS NULL THEN NULL
+   ELSE json_build_object('startedAt', to_char(c.sla_started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+     'firstResponseDueAt', to_char(c.first_response_due_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+     'firstRespondedAt', to_char(c.first_responded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+     'firstResponseBreached', c.first_response_breached_at IS NOT NULL,
+     'resolutionDueAt', to_char(c.resolution_due_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+     'resolutionBreached', c.resolution_breached_at IS NOT NULL) END AS sla) AS j;
 
 -- count: a search by number
 SELECT (SELECT count(*)::int8 FROM chats WHERE account_id = $1 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $3 AND value LIKE '%' || $2 || '%')) AS total;
 
 -- listPage, first page of 20: a search by name
 SELECT c.id, c.channel_id, c.team_id, c.user_id, c.status, c.queue, c.unread_messages,
- c.last_message, c.created_at, c.updated_at, c.contact_id, c.snoozed_at, c.snoozed_until, c.snoozed_by, ct.name AS contact_name, ct.value AS contact_value,
+ c.last_message, c.created_at, c.updated_at, c.contact_id, c.snoozed_at, c.snoozed_until, c.snoozed_by, c.bot_id,
+ c.sla_started_at, c.first_response_due_at, c.first_responded_at, c.first_response_breached_at, c.resolution_due_at, c.resolution_breached_at,
+ ct.name AS contact_name, ct.value AS contact_value,
  ct.last_inbound_at AS contact_last_inbound_at, ct.customer_id, coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
     ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
     WHERE cl.chat_id = c.id), '[]'::json) AS labels,
  (SELECT count(*)::int8 FROM chats WHERE account_id = $1 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $3 AND (search_name LIKE '%' || search_fold($2) || '%' OR value LIKE '%' || search_fold($2) || '%'))) AS total
 FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
-   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by
+   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by, bot_id,
+   sla_started_at, first_response_due_at, first_responded_at, first_response_breached_at, resolution_due_at, resolution_breached_at
  FROM chats WHERE account_id = $4 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $6 AND (search_name LIKE '%' || search_fold($5) || '%' OR value LIKE '%' || search_fold($5) || '%')) ORDER BY created_at DESC, id DESC
  LIMIT 32 OFFSET 0) AS p
  ORDER BY created_at DESC, id DESC LIMIT $7) AS c
@@ -693,7 +870,8 @@ ORDER BY c.created_at DESC, c.id DESC;
 SELECT (SELECT count(*)::int8 FROM chats WHERE account_id = $1 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $3 AND (search_name LIKE '%' || search_fold($2) || '%' OR value LIKE '%' || search_fold($2) || '%'))) AS total, EXISTS (SELECT 1 FROM account_api_keys WHERE id = $8 AND revoked_at IS NULL) AS key_active,
  coalesce('[' || string_agg(row_to_json(j)::text, ',' ORDER BY c.created_at DESC, c.id DESC) || ']', '[]') AS chats
 FROM (SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
-   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by
+   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by, bot_id,
+   sla_started_at, first_response_due_at, first_responded_at, first_response_breached_at, resolution_due_at, resolution_breached_at
  FROM chats WHERE account_id = $4 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $6 AND (search_name LIKE '%' || search_fold($5) || '%' OR value LIKE '%' || search_fold($5) || '%')) ORDER BY created_at DESC, id DESC
  LIMIT 32 OFFSET 0) AS p
  ORDER BY created_at DESC, id DESC LIMIT $7) AS c
@@ -704,7 +882,13 @@ LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id 
    to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt", to_char(c.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt",
    coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
     ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
-    WHERE cl.chat_id = c.id), '[]'::json) AS labels) AS j;
+    WHERE cl.chat_id = c.id), '[]'::json) AS labels, CASE WHEN c.first_response_due_at IS NULL AND c.resolution_due_at IS NULL THEN NULL
+   ELSE json_build_object('startedAt', to_char(c.sla_started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+     'firstResponseDueAt', to_char(c.first_response_due_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+     'firstRespondedAt', to_char(c.first_responded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+     'firstResponseBreached', c.first_response_breached_at IS NOT NULL,
+     'resolutionDueAt', to_char(c.resolution_due_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+     'resolutionBreached', c.resolution_breached_at IS NOT NULL) END AS sla) AS j;
 
 -- count: a search by name
 SELECT (SELECT count(*)::int8 FROM chats WHERE account_id = $1 AND status = 'open' AND snoozed_at IS NULL AND queue <> 'Observação' AND contact_id IN (SELECT id FROM contacts WHERE account_id = $3 AND (search_name LIKE '%' || search_fold($2) || '%' OR value LIKE '%' || search_fold($2) || '%'))) AS total;

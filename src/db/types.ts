@@ -29,9 +29,39 @@ export interface UsersTable {
   password_hash: string;
   /** Bumped to end every session of the user (migration 010). */
   token_version: Generated<number>;
+  /** Whether the user takes conversations now (migration 054). */
+  availability: ColumnType<UserAvailability, UserAvailability | undefined, UserAvailability>;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** When the availability last changed (migration 055). */
+  availability_at: Timestamp;
+  /** What the sweep set offline, back at the user's next gateway connection (migration 055). */
+  availability_resume: ColumnType<'online' | 'away' | null, never, 'online' | 'away' | null>;
 }
+
+/** A user's gateway connections on one node (migration 055). */
+export interface UserConnectionsTable {
+  user_id: string;
+  node_id: string;
+  live: ColumnType<boolean, boolean | undefined, boolean>;
+  seen_at: Timestamp;
+}
+
+export type AssignmentMode = 'off' | 'round_robin' | 'capacity';
+/** A team's automatic assignment (migration 055); a team without a row assigns nothing. */
+export interface TeamAssignmentTable {
+  team_id: string;
+  account_id: string;
+  mode: AssignmentMode;
+  max_open: number | null;
+  /** Per-agent maximum of open conversations, by user id. */
+  overrides: Json<Record<string, number>>;
+  release_on_offline: boolean;
+  updated_by: string | null;
+  updated_at: Timestamp;
+}
+
+export type UserAvailability = 'online' | 'away' | 'offline';
 
 export type TeamStatus = 'active' | 'inactive';
 export interface TeamsTable {
@@ -56,10 +86,23 @@ export interface TeamBusinessHoursTable {
   updated_at: Timestamp;
 }
 
+export interface TeamSlasTable {
+  team_id: string;
+  account_id: string;
+  /** Business minutes to the first person's reply; null: no target. */
+  first_response_minutes: number | null;
+  /** Business minutes to the close; null: no target. */
+  resolution_minutes: number | null;
+  updated_by: string | null;
+  updated_at: Timestamp;
+}
+
 export interface TeamMembersTable {
   team_id: string;
   user_id: string;
   added_at: Timestamp;
+  /** When automatic assignment last gave the member a conversation of the team (migration 055). */
+  last_assigned_at: ColumnType<Date | null, never, Date | null>;
 }
 
 export type ProviderName = 'sandbox' | 'whatsapp-cloud';
@@ -79,6 +122,10 @@ export interface ChannelsTable {
   unhealthy_since: Date | null;
   /** Whether an agent reading a chat sends the provider a read receipt (migration 013). */
   send_read_receipts: ColumnType<boolean, boolean | undefined, boolean>;
+  /** The bot new conversations go to (migration 057), within `bot_hours` when set. */
+  bot_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** When the bot takes new conversations: business hours' shape; null: at any time. */
+  bot_hours: ColumnType<BotHours | null, string | null | undefined, string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -102,6 +149,22 @@ export interface AccountApiKeysTable {
   created_by: string | null;
   last_used_at: Date | null;
   revoked_at: Date | null;
+  created_at: Timestamp;
+}
+
+/** An admin action's line (migration 061): append-only, no secret in `details`. */
+export interface AuditLogTable {
+  /** bigserial: read as a string. */
+  id: Generated<string>;
+  account_id: string;
+  actor_type: 'user' | 'api_key' | 'system';
+  actor_id: string | null;
+  action: string;
+  target_type: string;
+  target_id: string | null;
+  details: Json<Record<string, unknown>>;
+  ip: string | null;
+  user_agent: string | null;
   created_at: Timestamp;
 }
 
@@ -246,6 +309,7 @@ export interface CustomerMergesTable {
 }
 
 export type MessageOrigin = 'contact' | 'user' | 'api' | 'system';
+export type MessageAutomation = 'flow' | 'bot';
 export interface LastMessage {
   id: string;
   origin: MessageOrigin;
@@ -284,6 +348,17 @@ export interface ChatsTable {
   snoozed_until: ColumnType<Date | null, Date | null | undefined, Date | null>;
   /** The user who snoozed it. */
   snoozed_by: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The bot holding the conversation in queue `Automação` (migration 057); null otherwise. */
+  bot_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** When the bot's answer to the customer is overdue; null while nothing waits for it. */
+  bot_due_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** SLA clocks (migration 058): started by the customer's first message of the conversation. */
+  sla_started_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  first_response_due_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  first_responded_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  first_response_breached_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  resolution_due_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  resolution_breached_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 /** A user's saved view of the chat list (migration 030). */
@@ -345,6 +420,10 @@ export interface MessagesTable {
   delivery: ColumnType<DeliveryDetails | null, never, never>;
   /** A reply by a supervisor or admin in a conversation another agent attends (migration 048). */
   by_supervisor: ColumnType<boolean, boolean | undefined, never>;
+  /** Written by the platform's automation: a channel's flow or a bot (migration 054); null otherwise. */
+  automation: ColumnType<MessageAutomation | null, MessageAutomation | null | undefined, never>;
+  /** The bot that wrote it, when `automation` is `bot`. */
+  bot_id: ColumnType<string | null, string | null | undefined, never>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -359,9 +438,44 @@ export interface ChatTransfersTable {
   to_user_id: string | null;
   reason_code: string | null;
   reason: string | null;
-  actor_type: 'api_key' | 'user';
+  /** `flow`: the channel's built-in flow routed it (`actor_id`: the channel; migration 056). */
+  actor_type: 'api_key' | 'user' | 'flow';
   actor_id: string;
   created_at: Generated<Date>;
+}
+
+/** A channel's built-in flow (migration 056): `settings` as modules/flows/flow.ts declares it. */
+export interface ChannelFlowsTable {
+  channel_id: string;
+  account_id: string;
+  enabled: boolean;
+  settings: Json<Record<string, unknown>>;
+  updated_by: string | null;
+  updated_at: Timestamp;
+}
+
+export type ChatFlowStage = 'menu' | 'csat';
+/** What a channel's flow waits for in a conversation, and until when (migration 056). */
+export interface ChatFlowsTable {
+  chat_id: string;
+  account_id: string;
+  channel_id: string;
+  contact_id: string;
+  stage: ChatFlowStage;
+  attempts: ColumnType<number, number | undefined, number>;
+  due_at: Date;
+  created_at: Timestamp;
+}
+
+/** A conversation's rating by the customer, with the attendant and team it is about (migration 056). */
+export interface ChatCsatTable {
+  chat_id: string;
+  account_id: string;
+  channel_id: string;
+  team_id: string;
+  user_id: string | null;
+  score: number;
+  created_at: Timestamp;
 }
 
 export type RequestStatus = 'queued' | 'processing' | 'sent' | 'failed';
@@ -561,6 +675,8 @@ export interface WebhookSubscriptionsTable {
   disabled_at: Date | null;
   disabled_reason: 'failing' | 'manual' | null;
   created_by: string | null;
+  /** The bot this endpoint is (migration 057): it receives only its conversations' events. */
+  bot_id: ColumnType<string | null, string | null | undefined, never>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -586,7 +702,92 @@ export interface WebhookDeliveriesTable {
   updated_at: Timestamp;
 }
 
+/** When a channel's bot takes new conversations (`channels.bot_hours`): business hours' shape. */
+export interface BotHours {
+  timeZone: string;
+  weekly: { start: string; end: string }[][] | null;
+  holidays: string[];
+}
+
+/** An account's bot (migration 057); deleted ones stay, named by the messages they wrote. */
+export interface BotsTable {
+  id: string;
+  account_id: string;
+  name: string;
+  api_key_id: string;
+  reply_timeout_seconds: ColumnType<number, number | undefined, number>;
+  created_by: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  deleted_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
+/** Reports' rollups (migration 059): one row per account, grain, UTC hour and key of the grain. */
+export interface ReportRollupsTable {
+  account_id: string;
+  /** 0: an hour's row; 1: a local day's, in the reports' day zone. */
+  span: number;
+  grain: number;
+  hour: Date;
+  team_id: string;
+  user_id: string;
+  channel_id: string;
+  label_id: string;
+  opened: number;
+  closed: number;
+  reopened: number;
+  transfers: number;
+  attended: number;
+  messages_in: number;
+  messages_out: number;
+  csat: number[];
+  sla_fr_met: number;
+  sla_fr_breached: number;
+  sla_res_met: number;
+  sla_res_breached: number;
+  fr_n: number;
+  fr_sum: number;
+  fr_hist: Json<Record<string, [number, number]>>;
+  wait_n: number;
+  wait_sum: number;
+  wait_hist: Json<Record<string, [number, number]>>;
+  handling_n: number;
+  handling_sum: number;
+  handling_hist: Json<Record<string, [number, number]>>;
+  resolution_n: number;
+  resolution_sum: number;
+  resolution_hist: Json<Record<string, [number, number]>>;
+}
+
+/** What the reports' consumer knows of a conversation between its events (migration 059). */
+export interface ReportChatsTable {
+  chat_id: string;
+  account_id: string;
+  status: string;
+  queue: string;
+  team_id: string;
+  user_id: string | null;
+  channel_id: string;
+  label_ids: string[];
+  cycle_started_at: Date | null;
+  human_since: Date | null;
+  waiting_since: Date | null;
+  assigned_at: Date | null;
+  first_response_at: Date | null;
+  first_response_due_at: Date | null;
+  first_response_breached: boolean;
+  closed_at: Date | null;
+}
+
+/** The last event seq applied to the rollups (migration 059). */
+export interface ReportCursorTable {
+  id: ColumnType<boolean, boolean | undefined, never>;
+  seq: number;
+  updated_at: ColumnType<Date, Date | undefined, Date>;
+}
+
 export interface Database {
+  bots: BotsTable;
   settings: SettingsTable;
   accounts: AccountsTable;
   roles: RolesTable;
@@ -594,8 +795,12 @@ export interface Database {
   teams: TeamsTable;
   team_members: TeamMembersTable;
   team_business_hours: TeamBusinessHoursTable;
+  team_slas: TeamSlasTable;
+  team_assignment: TeamAssignmentTable;
+  user_connections: UserConnectionsTable;
   channels: ChannelsTable;
   account_api_keys: AccountApiKeysTable;
+  audit_log: AuditLogTable;
   contacts: ContactsTable;
   customers: CustomersTable;
   labels: LabelsTable;
@@ -612,6 +817,9 @@ export interface Database {
   chat_totals: ChatTotalsTable;
   messages: MessagesTable;
   chat_transfers: ChatTransfersTable;
+  channel_flows: ChannelFlowsTable;
+  chat_flows: ChatFlowsTable;
+  chat_csat: ChatCsatTable;
   request_logs: RequestLogsTable;
   media_blobs: MediaBlobsTable;
   media_blob_chunks: MediaBlobChunksTable;
@@ -630,6 +838,9 @@ export interface Database {
   typing_indicators: TypingIndicatorsTable;
   webhook_subscriptions: WebhookSubscriptionsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  report_rollups: ReportRollupsTable;
+  report_chats: ReportChatsTable;
+  report_cursor: ReportCursorTable;
 }
 
 /** An error a provider gave with a delivery status or a webhook. */

@@ -24,6 +24,7 @@ export const EVENT_NAMES = [
   'chat.split',
   'chat.snoozed',
   'chat.unsnoozed',
+  'chat.bot_released',
   'chat.labels',
   'customer.labels',
   'label.create',
@@ -38,6 +39,13 @@ export const EVENT_NAMES = [
   'customer.merge',
   'customer.note',
   'team.business_hours',
+  'bot.update',
+  'team.sla',
+  'sla.breached',
+  'team.assignment',
+  'user.availability',
+  'channel.flow',
+  'chat.csat',
 ] as const;
 export type EventName = (typeof EVENT_NAMES)[number];
 
@@ -85,6 +93,7 @@ export const EVENT_ROOMS: Record<EventName, string> = {
   'chat.split': 'chat:<chatId>, attendance:<chatId>',
   'chat.snoozed': 'team:<teamId>, chat:<chatId>, user:<attendant>',
   'chat.unsnoozed': 'team:<teamId>, chat:<chatId>, user:<attendant>',
+  'chat.bot_released': 'team:<teamId>, chat:<chatId>, attendance:<chatId>, user:<attendant>, bot:<botId>',
   'chat.labels': 'chat:<chatId>, attendance:<chatId>',
   'customer.labels': "chat:<chatId>, attendance:<chatId> of each of the customer's open chats",
   'label.create': 'account:<accountId> (every signed-in user of the account)',
@@ -99,6 +108,13 @@ export const EVENT_ROOMS: Record<EventName, string> = {
   'customer.merge': 'as customer.update, for the chats of both customers',
   'customer.note': 'as customer.update',
   'team.business_hours': 'account:<accountId>',
+  'bot.update': 'account:<accountId>',
+  'team.sla': 'account:<accountId>',
+  'sla.breached': 'team:<teamId>, chat:<chatId>, user:<attendant>',
+  'team.assignment': 'account:<accountId>',
+  'user.availability': 'account:<accountId>',
+  'channel.flow': 'account:<accountId>',
+  'chat.csat': 'team:<teamId>, chat:<chatId>, user:<attendant>',
 };
 
 export const envelopeSchema = <T extends TSchema>(event: string, data: T) =>

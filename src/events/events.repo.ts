@@ -36,7 +36,9 @@ FROM events WHERE seq > $1::bigint AND seq <= $2::bigint ORDER BY seq LIMIT ${TA
  * without one the events are written unconditionally). `events` is JSON from EventBuffer.json: each
  * event's seq is the column's default, atende_event_seq() (the writer registers, then takes the number,
  * migration 019), in the order given; a `stamp` path in an event's data gets the transaction's time
- * (`now()`, what the change's own timestamps hold). The statement reads `ev` (account_id, seq) and `wd`.
+ * (`now()`, what the change's own timestamps hold). A bot's endpoint (`bot_id`) is owed only the events
+ * sent to its room (`bot:<id>`: those of the conversations it holds, and the end of its hold). The
+ * statement reads `ev` (account_id, seq) and `wd`.
  */
 export function eventWritesSql(p: { account: string; events: string; names: string; gate?: string }): string {
   return `evt AS (
@@ -47,12 +49,13 @@ export function eventWritesSql(p: { account: string; events: string; names: stri
          CASE WHEN x.stamp IS NULL THEN x.data ELSE jsonb_set(x.data, x.stamp, to_jsonb(${isoTime('now()')})) END
   FROM ${p.gate ? `${p.gate}, ` : ''}evt, jsonb_to_recordset(${p.events})
     AS x(id uuid, event text, schema_version int, rooms text[], audience text[], data jsonb, stamp text[])
-  RETURNING account_id, seq, event
+  RETURNING account_id, seq, event, rooms
 ), wd AS (
   INSERT INTO webhook_deliveries (id, account_id, webhook_id, event_seq)
   SELECT gen_random_uuid(), ev.account_id, s.id, ev.seq
   FROM ev JOIN webhook_subscriptions s ON s.account_id = ev.account_id
   WHERE s.enabled AND (ev.event = ANY(s.events) OR '*' = ANY(s.events)) AND ev.event = ANY(${p.names})
+    AND (s.bot_id IS NULL OR 'bot:' || s.bot_id = ANY(ev.rooms))
   RETURNING 1
 )`;
 }

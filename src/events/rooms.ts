@@ -16,6 +16,11 @@ export const room = {
    * shares (its labels) go there. Also the audience tag of those events.
    */
   account: (accountId: string) => `account:${accountId}`,
+  /**
+   * A bot's: no connection joins it; the events sent to it are what the bot's webhook endpoint
+   * receives (src/events/events.repo.ts `eventWritesSql`).
+   */
+  bot: (botId: string) => `bot:${botId}`,
 };
 
 /**
@@ -39,6 +44,8 @@ export interface ChatPlace {
   id: string;
   teamId: string;
   userId: string | null;
+  /** The bot holding it: its events also go to the bot's room. */
+  botId?: string | null;
 }
 
 const uniq = (xs: (string | null | undefined)[]): string[] => [
@@ -53,7 +60,7 @@ function chatTarget(
   const teams = [chat.teamId, ...(also.teams ?? [])].filter((t): t is string => t !== null);
   const users = [chat.userId, ...(also.users ?? [])].filter((u): u is string => u !== null);
   return {
-    rooms: uniq(rooms),
+    rooms: uniq([...rooms, chat.botId ? room.bot(chat.botId) : null]),
     audience: uniq([...teams.map(room.team), ...users.map(room.user), READ_ALL_TAG]),
   };
 }
@@ -90,6 +97,18 @@ export const targets = {
     chatTarget(chat, [room.team(chat.teamId), room.chat(chat.id), maybeUser(chat.userId)]),
   /** A snooze began or ended: it leaves or comes back to its team's lists and its attendant's. */
   chatSnooze: (chat: ChatPlace) =>
+    chatTarget(chat, [room.team(chat.teamId), room.chat(chat.id), maybeUser(chat.userId)]),
+  /** A bot's hold ended: the bot (its last event of the chat), the team's lists and the open conversation. */
+  botReleased: (chat: ChatPlace, botId: string) =>
+    chatTarget(chat, [
+      room.team(chat.teamId),
+      room.chat(chat.id),
+      room.attendance(chat.id),
+      maybeUser(chat.userId),
+      room.bot(botId),
+    ]),
+  /** A missed SLA target: the chat's team (its supervisors among them), its list item, its attendant. */
+  slaBreached: (chat: ChatPlace) =>
     chatTarget(chat, [room.team(chat.teamId), room.chat(chat.id), maybeUser(chat.userId)]),
   /** Whoever watches the chat's list item or its messages; the audience of both chats. */
   chatSplit: (chat: ChatPlace, into: ChatPlace) =>

@@ -190,7 +190,12 @@ export class EventTail {
   private async connect(): Promise<void> {
     this.reconnectTimer = null;
     if (this.closed) return;
-    const client = new pg.Client({ connectionString: this.opts.connectionString, keepAlive: true });
+    // Named, so that operators (and tests) can tell the tail's connection from the workers' listeners.
+    const client = new pg.Client({
+      connectionString: this.opts.connectionString,
+      keepAlive: true,
+      application_name: 'atende-event-tail',
+    });
     let gone = false;
     const lost = (err?: Error) => {
       if (gone) return;

@@ -16,6 +16,7 @@ import type { UserActor } from '../access/actors.js';
 import type { EventsRepo } from '../events/events.repo.js';
 import type { EventsService } from '../events/events.service.js';
 import type { AuthService } from '../modules/auth/index.js';
+import type { GatewayConnections } from '../modules/assignment/index.js';
 import type { GatewayAccess } from './access.js';
 import type { GatewayRepo } from './gateway.repo.js';
 import { guardRecovery, recoveryOptions, redisAdapter, type RedisAdapter } from './adapter.js';
@@ -31,6 +32,8 @@ export interface GatewayServices extends PresenceServices {
   gatewayRepo: GatewayRepo;
   events: EventsService;
   eventsRepo: EventsRepo;
+  /** The node's connections per user, for availability (absent: not recorded). */
+  gatewayConnections?: Pick<GatewayConnections, 'opened' | 'closed' | 'start' | 'stop'>;
 }
 
 /** What a connection carries (restored with the session on recovery, so plain data only). */
@@ -152,6 +155,7 @@ export async function startGateway(
   try {
     await tail.start();
     services.events.attachSender(tail);
+    services.gatewayConnections?.start();
   } catch (err) {
     await tail.close();
     await io.close();
@@ -164,6 +168,7 @@ export async function startGateway(
     tail,
     close: async () => {
       services.events.attachSender(null);
+      await services.gatewayConnections?.stop();
       await tail.close();
       await io.close();
       await redis?.close();
@@ -241,8 +246,11 @@ export function installGateway(io: GatewayServer, services: GatewayServices, log
         timer.unref();
       };
       arm();
+      // Availability: a user with no connection left on any node goes offline after a while.
+      services.gatewayConnections?.opened(identity.userId);
       socket.once('disconnect', () => {
         if (timer) clearTimeout(timer);
+        services.gatewayConnections?.closed(identity.userId);
       });
     }
 

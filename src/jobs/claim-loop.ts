@@ -62,6 +62,12 @@ export interface ClaimLoopOptions<T> {
   pollMs: number;
   wakeUps?: readonly WakeUp[];
   /**
+   * Given, wake-ups within this long of a first one fold into one claim after it: for a loop woken by
+   * every commit, where one commit rings twice (this process's doorbell at once, its NOTIFY a moment
+   * later) and commits come in bursts. Default: each wake-up claims at once.
+   */
+  gatherMs?: number;
+  /**
    * Claims due work for up to `room` free slots: the items to start (they may be fewer than it took,
    * e.g. one already running here), and whether it found a full batch, so that more may be due.
    */
@@ -121,6 +127,31 @@ export function doorbellRings(doorbell: Doorbell, channel: string): WakeUp {
   };
 }
 
+/**
+ * Wake-ups on every committed change of a channel written with the doorbell (the event log's): this
+ * process's writers at once, other nodes' by NOTIFY on a LISTEN connection of the loop's own (opened
+ * again 2 s after it is lost; the poll covers the gap).
+ */
+export function committedChanges(o: {
+  doorbell: Doorbell;
+  channel: string;
+  databaseUrl: string;
+  logger: Logger;
+  name: string;
+}): WakeUp[] {
+  return [
+    doorbellRings(o.doorbell, o.channel),
+    listenFor({
+      databaseUrl: o.databaseUrl,
+      channel: o.channel,
+      retryDelayMs: 2_000,
+      logger: o.logger,
+      name: o.name,
+      waitsFor: 'committed changes',
+    }),
+  ];
+}
+
 export class ClaimLoop<T> {
   private readonly inFlight = new Set<Promise<void>>();
   /** True until started, and from the stop on. */
@@ -138,6 +169,7 @@ export class ClaimLoop<T> {
   private stopped: Promise<void> | null = null;
   /** The stop's wait is over: nothing more starts. */
   private closed = false;
+  private gathering: NodeJS.Timeout | undefined;
 
   constructor(private readonly opts: ClaimLoopOptions<T>) {}
 
@@ -159,9 +191,17 @@ export class ClaimLoop<T> {
     this.wake();
   }
 
-  /** Looks for due work now; during a claim, once more after it. */
+  /** Looks for due work now (or once `gatherMs` is over); during a claim, once more after it. */
   wake(): void {
-    this.claims.run();
+    const { gatherMs } = this.opts;
+    if (!gatherMs) {
+      this.claims.run();
+      return;
+    }
+    this.gathering ??= setTimeout(() => {
+      this.gathering = undefined;
+      this.claims.run();
+    }, gatherMs);
   }
 
   /** See the class's comment: bounded, and nothing of the loop runs after it. */
@@ -174,6 +214,7 @@ export class ClaimLoop<T> {
     this.stopping = true;
     const until = Date.now() + this.opts.stopWaitMs;
     clearInterval(this.pollTimer);
+    clearTimeout(this.gathering);
     await Promise.all(this.stopWakeUps.splice(0).map((stop) => stop()));
     await settleWithin([this.claims.idle()], until - Date.now());
     await settleWithin(this.inFlight, until - Date.now());

@@ -34,3 +34,8 @@ export interface TypingIndicatorJob {
 export interface MediaDownloadJob {
   messageId: string;
 }
+
+/** `contact-erasure` queue: an erasure (row in erasures) whose steps remain. */
+export interface ContactErasureJob {
+  erasureId: string;
+}

@@ -38,6 +38,11 @@ export const QUEUES = {
   mediaDownload: 'media-download',
   /** Periodic clean-up (event log retention): one job per period for the whole installation. */
   housekeeping: 'housekeeping',
+  /**
+   * A data subject's erasure (row in erasures), done in bounded batches; a run cut short (a crash, an
+   * expiry) runs again and does what is left.
+   */
+  contactErasure: 'contact-erasure',
 } as const;
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 
@@ -94,6 +99,14 @@ const QUEUE_DEFINITIONS: Record<QueueName, Omit<PgBoss.Queue, 'name'>> = {
     retryBackoff: true,
     // A 100 MB document on a slow link.
     expireInSeconds: 900,
+  },
+  [QUEUES.contactErasure]: {
+    policy: 'standard',
+    retryLimit: 20,
+    retryDelay: 30,
+    retryBackoff: true,
+    // Many short transactions; a person with a million messages takes minutes.
+    expireInSeconds: 3600,
   },
   [QUEUES.housekeeping]: {
     policy: 'singleton',

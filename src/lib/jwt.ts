@@ -16,7 +16,7 @@ export class TokenService {
   /**
    * The secret imported once as an HMAC key: given the raw bytes, jose imports them again on every
    * call, which was most of a token check's cost (≈ 140 µs of CPU against ≈ 50 µs; every authenticated
-   * request checks one — issue 26, bench/README.md `canned-picker`).
+   * request checks one — bench/README.md `canned-picker`).
    */
   private readonly key: Promise<webcrypto.CryptoKey>;
   /**

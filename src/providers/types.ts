@@ -66,8 +66,23 @@ export interface PreparedMedia {
   caption?: string;
 }
 
+/**
+ * A message the customer answers by tapping (WhatsApp interactive): up to three reply buttons, or one
+ * list of up to ten rows behind a button. Sent by the platform's own flows (modules/flows); the body
+ * carries the options as text too, so a channel that shows only text still reads as a menu.
+ */
+export interface PreparedInteractive {
+  kind: 'button' | 'list';
+  body: string;
+  /** The text of the button that opens the list (`list`), at most 20 characters. */
+  button?: string;
+  /** The reply's id comes back in the customer's `interactive` answer. */
+  options: Array<{ id: string; title: string; description?: string }>;
+}
+
 export type PreparedMessage =
   | { type: 'text'; text: string }
+  | { type: 'interactive'; interactive: PreparedInteractive }
   | { type: 'template'; template: PreparedTemplate }
   | { type: 'media'; media: PreparedMedia };
 

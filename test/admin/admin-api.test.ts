@@ -186,6 +186,7 @@ describe('admin API', () => {
           email: adminRow.email,
           status: 'active',
           role: { id: roles.admin, name: 'admin' },
+          availability: 'offline',
         },
         ...f.agents.map((a, i) => ({
           id: a.id,
@@ -193,6 +194,7 @@ describe('admin API', () => {
           email: a.email,
           status: 'active',
           role: { id: roles.agent, name: 'agent' },
+          availability: 'offline',
         })),
       ]);
       const ids = (res.body as { id: string }[]).map((u) => u.id);
@@ -214,6 +216,7 @@ describe('admin API', () => {
         email: email.toLowerCase(),
         status: 'active',
         role: { id: roles.supervisor, name: 'supervisor' },
+        availability: 'offline',
       });
       const row = await f.services.db
         .selectFrom('users')
@@ -313,6 +316,7 @@ describe('admin API', () => {
         email,
         status: 'active',
         role: { id: roles.supervisor, name: 'supervisor' },
+        availability: 'offline',
       });
       const login = (password: string) => t.request('POST', '/auth/login', { body: { email, password } });
       assert.equal((await login('old-password')).status, 401);
@@ -465,6 +469,8 @@ describe('admin API', () => {
         healthReason: null,
         unhealthySince: null,
         sendReadReceipts: false,
+        botId: null,
+        botHours: null,
         createdAt: iso(first.createdAt),
         updatedAt: iso(first.updatedAt),
       });
@@ -495,6 +501,8 @@ describe('admin API', () => {
         healthReason: null,
         unhealthySince: null,
         sendReadReceipts: false,
+        botId: null,
+        botHours: null,
         createdAt: iso(created.json.createdAt),
         updatedAt: iso(created.json.updatedAt),
       });
@@ -735,6 +743,9 @@ describe('admin API', () => {
         // A sandbox customer opens the 24-hour window as a WhatsApp one does.
         window: { open: true, expiresAt: new Date(Date.parse(lastAt) + 24 * 3600 * 1000).toISOString() },
         snooze: null,
+        // No SLA on the team; no bot holds it.
+        sla: null,
+        botId: null,
       });
 
       const second = await inbound(channel, { from: '5511987654321', text: 'Tudo bem?' });

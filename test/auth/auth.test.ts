@@ -83,6 +83,7 @@ describe('login and JWT authentication', () => {
       email: agent.email,
       status: 'active',
       role: { id: await roleIdOf(f, agent.id), name: 'agent' },
+      availability: 'offline',
     });
     assert.doesNotMatch(JSON.stringify(res.body), /password|hash|scrypt/i);
   });
@@ -390,6 +391,7 @@ describe('first-run admin', () => {
           email: 'root@example.com',
           status: 'active',
           role: { id: user.role.id, name: 'admin' },
+          availability: 'offline',
         });
         const me = await first.request('GET', '/api/me', { headers: bearer(res.json.accessToken as string) });
         assert.deepEqual([...(me.json.permissions as string[])].sort(), [...PERMISSIONS].sort());

@@ -36,6 +36,7 @@ const CHAT_FIELDS = [
   'labels',
   'lastMessage',
   'queue',
+  'sla',
   'status',
   'teamId',
   'unreadMessages',
@@ -234,8 +235,9 @@ describe('GET /channel-api/chats', () => {
         },
         createdAt: first.createdAt,
         updatedAt: first.updatedAt,
-        // Additive to the contract's Chat: the chat's labels (none yet).
+        // Additive to the contract's Chat: the chat's labels (none yet) and its SLA (its team has none).
         labels: [],
+        sla: null,
       });
       assert.ok(isIso(String(first.lastMessage!.createdAt)));
       // A contact without a name is shown by its number.

@@ -56,12 +56,16 @@ describe('Channel API transfers', () => {
       headers: { authorization: `ApiKey ${key}` },
       body,
     });
-  /** The stored chat as the Channel API shows it (the agent view's `window`, `customerId` and `snooze` left out). */
+  /**
+   * The stored chat as the Channel API shows it (the agent view's `window`, `customerId`, `snooze` and
+   * `botId` left out).
+   */
   const stored = async (chatId: string, fx = f): Promise<Chat> => {
     const {
       window: _window,
       customerId: _customer,
       snooze: _snooze,
+      botId: _bot,
       ...chat
     } = await fx.services.chats.getForUser(fx.admin, chatId);
     return chat;

@@ -140,6 +140,7 @@ describe('Channel API users and teams', () => {
         email: f.agents[i]!.email,
         status: 'active',
         role: roles.agent!,
+        availability: 'offline',
       });
       const adminRow = await db.query<{ email: string }>('SELECT email FROM users WHERE id = $1', [
         f.admin.userId,
@@ -153,15 +154,16 @@ describe('Channel API users and teams', () => {
             email: adminRow.rows[0]!.email,
             status: 'active',
             role: roles.admin!,
+            availability: 'offline',
           },
           agent(0),
           agent(1),
-          { ...supervisor, status: 'active', role: roles.supervisor! },
-          { ...onboarding, status: 'onboarding', role: roles.agent! },
+          { ...supervisor, status: 'active', role: roles.supervisor!, availability: 'offline' },
+          { ...onboarding, status: 'onboarding', role: roles.agent!, availability: 'offline' },
         ]),
       );
       for (const user of users)
-        assert.deepEqual(Object.keys(user).sort(), ['email', 'id', 'name', 'role', 'status']);
+        assert.deepEqual(Object.keys(user).sort(), ['availability', 'email', 'id', 'name', 'role', 'status']);
       const listed = new Set(users.map((u) => u.id));
       assert.ok(!listed.has(cancelled.id) && !listed.has(cancelledAtOnce.id));
       // Nothing from the other account.

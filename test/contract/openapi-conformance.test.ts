@@ -302,6 +302,12 @@ describe('OpenAPI conformance: generated requests against the server', () => {
       { format: 'image', link: 'https://example.com/a.png' },
       { format: 'document', fileId: '123', filename: 'a.pdf' },
     );
+    const reportDates = fc
+      .date({ min: new Date('2025-01-01'), max: new Date('2027-12-31'), noInvalidDate: true })
+      .map((d) => d.toISOString().slice(0, 10));
+    const auditInstants = fc
+      .date({ min: new Date('2025-01-01'), max: new Date('2027-12-31'), noInvalidDate: true })
+      .map((d) => d.toISOString());
     const pools = (extra: Record<string, fc.Arbitrary<unknown>> = {}): Pools => ({
       anyId: fc.constantFrom(...ids.team, ...ids.user, ...ids.channel, fixtures.chat!),
       byName: {
@@ -397,6 +403,16 @@ describe('OpenAPI conformance: generated requests against the server', () => {
         const chatPath = path.startsWith('/api/chats/{id}') || path.startsWith('/channel-api/chats/{id}');
         const p = pools({
           ...(chatPath ? { id: fc.constant(fixtures.chat!) } : {}),
+          // A report's `from` and `to` are dates (elsewhere `from` is a customer's number).
+          ...(path.startsWith('/api/reports') ? { from: reportDates, to: reportDates } : {}),
+          // The audit log's range is instants, and its page cursor a line's number.
+          ...(path === '/api/audit-log'
+            ? {
+                from: auditInstants,
+                to: auditInstants,
+                before: fc.bigInt({ min: 1n, max: 10n ** 17n }).map(String),
+              }
+            : {}),
           ...(pathIds[op.operationId] ? { id: pathIds[op.operationId]! } : {}),
         });
         const freshId = fresh[op.operationId];

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { DATABASE_UNAVAILABLE_MESSAGE } from '../../src/http/errors.js';
-import { CHAT_BUSY } from '../../src/modules/chats/chat-moves.service.js';
+import { CHAT_BUSY } from '../../src/modules/chats/held-change.js';
 import { TEAM_NOT_FOUND } from '../../src/modules/teams/teams.service.js';
 import { INVALID_API_TOKEN, MISSING_CHANNEL_KEY } from '../../src/modules/channels/channel-keys.js';
 

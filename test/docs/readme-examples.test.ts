@@ -127,7 +127,13 @@ describe('README and guide examples', () => {
       const blocks: { heading: string; code: string }[] = [];
       for (const file of await documents()) {
         const text = await readFile(path.join(ROOT, file), 'utf8');
-        blocks.push(...curlBlocks(text).map((b) => ({ ...b, heading: `${file} ${b.heading}` })));
+        blocks.push(
+          ...curlBlocks(text)
+            .map((b) => ({ ...b, heading: `${file} ${b.heading}` }))
+            // The bots walk-through needs a server that lets webhooks reach this machine and the example
+            // bot running: test/examples/example-bot.test.ts runs it so.
+            .filter((b) => b.heading !== 'README.md ### 15. Bots'),
+        );
       }
       // The README's tour and the guides' examples: fewer means examples were lost, not moved.
       assert.ok(blocks.length >= 11, `only ${blocks.length} curl blocks found`);

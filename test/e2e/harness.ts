@@ -1,9 +1,9 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { makeDataDir, ROOT, spawnNode, MAIN, type Child } from '../helpers/processes.js';
+import { freePorts } from '../helpers/ports.js';
 
 // Browser tests of the web console: the built server (`node dist/src/main.js`, as `npm start` runs
 // it) on the embedded PostgreSQL in a fresh data directory, and Debian's Chromium driven by
@@ -127,17 +127,6 @@ export async function waitForValue(locator: Locator, value: string): Promise<voi
 let unique = 0;
 const uniq = () => `${Date.now().toString(36)}${(unique++).toString(36)}`;
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 /** The reasons a run cannot start, in plain words (nothing to build here). */
 export function missingPrerequisites(): string[] {
   const missing: string[] = [];
@@ -159,7 +148,7 @@ export async function startE2E(opts: { env?: Record<string, string> } = {}): Pro
   await mkdir(SCREENSHOTS, { recursive: true });
 
   const dataDir = await makeDataDir();
-  const [port, gatewayPort] = [await freePort(), await freePort()];
+  const [port, gatewayPort] = (await freePorts(2)) as [number, number];
   const child: Child = spawnNode(MAIN, [], {
     HOST: '127.0.0.1',
     PORT: String(port),

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
+import { freePort } from '../helpers/ports.js';
 import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
 import pg from 'pg';
@@ -112,7 +112,7 @@ describe('event tail without Redis', () => {
     try {
       // The tail's listening connection is terminated; an event is committed before it is back.
       const { rows } = await admin.query<{ pid: number }>(
-        `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN atende_events'`,
+        `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'atende-event-tail' AND query = 'LISTEN atende_events'`,
       );
       assert.equal(rows.length, 1);
       await admin.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
@@ -121,7 +121,7 @@ describe('event tail without Redis', () => {
       // A new listening connection replaced it.
       await until(async () => {
         const again = await admin.query<{ pid: number }>(
-          `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN atende_events'`,
+          `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'atende-event-tail' AND query = 'LISTEN atende_events'`,
         );
         return again.rows.length === 1 && again.rows[0]!.pid !== rows[0]!.pid;
       }, 'the tail to listen again');
@@ -215,16 +215,6 @@ async function seedAccountView(core: Core, f: Fixture): Promise<Pick<Fixture, 'i
         })
       ).chatId,
   };
-}
-
-/** A free TCP port on 127.0.0.1. */
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const p = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(p));
-    });
-  });
 }
 
 /** A redis-server of this test's own, on a free port, without persistence. */

@@ -90,15 +90,17 @@ describe('event log', () => {
     assertRun(events, ['chat.transfer', 'notification.new'], before);
     assert.deepEqual(events, live);
     // The event carries the agents' view of the chat: the Channel API's Chat plus its 24-hour window,
-    // its customer and its snooze.
+    // its customer, its snooze and the bot holding it.
     const {
       window: eventWindow,
       customerId,
       snooze,
+      botId,
       ...eventChat
     } = events[0]!.data.chat as Record<string, unknown>;
     assert.deepEqual(eventChat, res.json);
     assert.equal(snooze, null);
+    assert.equal(botId, null);
     const agentView = await t.request('GET', `/api/chats/${chatId}`, { headers: bearer(f.agents[1]!.token) });
     assert.deepEqual(eventWindow, agentView.json.window);
     assert.equal(customerId, agentView.json.customerId);

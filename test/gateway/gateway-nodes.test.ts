@@ -91,11 +91,13 @@ describe('gateway on several nodes', { skip: REDIS_URL ? false : 'needs REDIS_UR
     assert.equal(transfer.status, 200);
     const [tA, tB] = await Promise.all([onA.next('chat.transfer'), onB.next('chat.transfer')]);
     assert.deepEqual(tB, tA);
-    // Agents' events carry the Channel API's Chat plus the customer's 24-hour window, customer and snooze.
+    // Agents' events carry the Channel API's Chat plus the customer's 24-hour window, customer, snooze
+    // and the bot holding it.
     const {
       window: customerWindow,
       customerId,
       snooze: _snooze,
+      botId: _bot,
       ...chat
     } = (tB.data as { chat: Record<string, unknown> }).chat;
     assert.equal(typeof customerId, 'string');

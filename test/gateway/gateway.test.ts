@@ -321,11 +321,12 @@ describe('gateway', () => {
       assert.equal(res.status, 200);
       const transfer = await reaches('chat.transfer', [a0, a1, admin], (data) => {
         // Agents get the Channel API's Chat plus its 24-hour window (the customer wrote: open), its
-        // customer and its snooze.
+        // customer, its snooze and the bot holding it.
         const {
           window: open,
           customerId: _customer,
           snooze: _snooze,
+          botId: _bot,
           ...chat
         } = data.chat as Record<string, unknown>;
         assert.equal((open as { open: boolean }).open, true);

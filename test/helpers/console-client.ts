@@ -20,7 +20,8 @@ export class ConsoleClient {
   /** Envelopes by id, with how each arrived. */
   readonly events = new Map<string, { envelope: Envelope; via: 'live' | 'resync'; at: number }>();
   lastSeq: number | null = null;
-  private connects = 0;
+  /** Connections so far (reconnections included). */
+  connects = 0;
   private readonly waiters = new Set<() => void>();
 
   private constructor(
@@ -28,10 +29,11 @@ export class ConsoleClient {
     private readonly apiUrl: string,
     private readonly token: string,
     private readonly subscribe: { userId: string; teamIds: string[]; attendance?: string },
+    transports: Array<'websocket' | 'polling'>,
   ) {
     this.socket = io(gatewayUrl, {
       path: '/socket.io',
-      transports: ['websocket'],
+      transports,
       forceNew: true,
       auth: { token },
       reconnectionDelay: 200,
@@ -57,8 +59,10 @@ export class ConsoleClient {
     apiUrl: string,
     token: string,
     subscribe: { userId: string; teamIds: string[]; attendance?: string },
+    /** WebSocket only by default; `['polling']` is HTTP long-polling only (sticky sessions needed). */
+    transports: Array<'websocket' | 'polling'> = ['websocket'],
   ): Promise<ConsoleClient> {
-    const client = new ConsoleClient(gatewayUrl, apiUrl, token, subscribe);
+    const client = new ConsoleClient(gatewayUrl, apiUrl, token, subscribe, transports);
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no gateway connection to ${gatewayUrl}`)), 30_000);
       client.socket.once('connect', () => {

@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import type { RecordedRequest } from './fake-graph.js';
+import type { FakeGraphOptions, RecordedRequest } from './fake-graph.js';
 
 /**
  * The fake Graph API (`FakeGraph`, answering as usual) on a thread of its own, for tests whose own
@@ -24,15 +24,15 @@ export class ThreadedFakeGraph {
     });
   }
 
-  static async start(): Promise<ThreadedFakeGraph> {
+  static async start(options: FakeGraphOptions = {}): Promise<ThreadedFakeGraph> {
     // Compiled (npm test runs the tests as JavaScript) the fake is a module beside this one; run from
     // the TypeScript source, a worker does not inherit the loader and loads it through tsx's API.
     const worker = import.meta.url.endsWith('.js')
-      ? new Worker(new URL('./fake-graph-worker.js', import.meta.url))
+      ? new Worker(new URL('./fake-graph-worker.js', import.meta.url), { workerData: options })
       : new Worker(
           `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(({ tsImport }) =>
         tsImport(${JSON.stringify(new URL('./fake-graph-worker.ts', import.meta.url).href)}, ${JSON.stringify(import.meta.url)}))`,
-          { eval: true },
+          { eval: true, workerData: options },
         );
     const url = await new Promise<string>((resolve, reject) => {
       worker.once('message', (m: { url: string }) => resolve(m.url));

@@ -35,6 +35,11 @@ export interface FakeGraphOptions {
   token?: string;
   /** `to` (digits, without `+`) → the `wa_id` to answer; default the `to` itself. */
   waIds?: Record<string, string>;
+  /**
+   * Sent messages' ids are `wamid.<n>` from n = this + 1 (default 1). A second fake standing for the
+   * same Graph starts past the first one's, since Graph never answers an id twice.
+   */
+  messageIdsAfter?: number;
 }
 
 /** A customer's file the fake holds, as Graph keeps an inbound media. */
@@ -71,6 +76,7 @@ export class FakeGraph {
   private constructor(opts: FakeGraphOptions) {
     this.token = opts.token ?? 'test-token';
     this.waIds = new Map(Object.entries(opts.waIds ?? {}));
+    this.messageSeq = opts.messageIdsAfter ?? 0;
   }
 
   static async start(opts: FakeGraphOptions = {}): Promise<FakeGraph> {

@@ -4,9 +4,9 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import pg from 'pg';
 import type { RecordedRequest } from './fake-graph.js';
 import { ThreadedFakeGraph } from './fake-graph-thread.js';
-import { startOwnPostgres, type OwnPostgres } from './own-postgres.js';
+import { startOwnPostgres, type OwnPostgres, type OwnPostgresOptions } from './own-postgres.js';
 import { startOwnRedis, type OwnRedis } from './own-redis.js';
-import { freePort } from './ports.js';
+import { freePorts } from './ports.js';
 import { MAIN, spawnNode, type Child } from './processes.js';
 
 /**
@@ -17,8 +17,8 @@ import { MAIN, spawnNode, type Child } from './processes.js';
  */
 
 export const JWT_SECRET = 'fault-suite-secret-fault-suite-secret-0123456789';
-const ADMIN_EMAIL = 'admin@example.com';
-const ADMIN_PASSWORD = 'fault-suite-password';
+export const ADMIN_EMAIL = 'admin@example.com';
+export const ADMIN_PASSWORD = 'fault-suite-password';
 export const PHONE_NUMBER_ID = '1098765432';
 
 export interface FaultNode {
@@ -48,8 +48,13 @@ export interface Cluster {
   receivedAt: WeakMap<RecordedRequest, number>;
   /** A query on the nodes' database; rejects while it is down. */
   query<R extends pg.QueryResultRow>(text: string, params?: unknown[]): Promise<R[]>;
-  /** Starts (again) the node of that index, on new ports; replaces it in `nodes`. */
-  startNode(index: number): Promise<FaultNode>;
+  /**
+   * Starts (again) the node of that index, on new ports (or on the ports it had, with `samePorts`:
+   * a load balancer in front names them); replaces it in `nodes`.
+   */
+  startNode(index: number, opts?: { samePorts?: boolean }): Promise<FaultNode>;
+  /** SIGTERM (a clean stop, as systemd does), then waits for the exit. */
+  stopNode(index: number): Promise<void>;
   /** SIGKILL, then waits for the exit. */
   killNode(index: number): Promise<void>;
   close(): Promise<void>;
@@ -91,14 +96,24 @@ async function expectStatus(
   return res.json;
 }
 
-export async function startCluster(): Promise<Cluster> {
+export interface ClusterOptions {
+  /** ATENDE_ROLES of each node, in order; the first must include `api`. Default: two full nodes. */
+  roles?: string[];
+  /** More environment for every node (e.g. the trusted proxy). */
+  env?: Record<string, string>;
+  /** How the cluster's own PostgreSQL is started (e.g. with pg_dump at hand). */
+  postgres?: Pick<OwnPostgresOptions, 'dumpTools'>;
+}
+
+export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> {
+  const roles = opts.roles ?? ['api,gateway,worker', 'api,gateway,worker'];
   const cleanups: Array<() => Promise<unknown>> = [];
   const runCleanups = async () => {
     for (const fn of cleanups.reverse()) await fn().catch(() => undefined);
     cleanups.length = 0;
   };
   try {
-    const ownPg = await startOwnPostgres();
+    const ownPg = await startOwnPostgres(opts.postgres);
     cleanups.push(() => ownPg.destroy());
     const redis = await startOwnRedis();
     cleanups.push(() => redis.close());
@@ -118,16 +133,19 @@ export async function startCluster(): Promise<Cluster> {
     cleanups.push(() => pool.end());
 
     const nodes: FaultNode[] = [];
-    const names = ['A', 'B'];
-    const spawnOne = async (index: number): Promise<FaultNode> => {
-      const [port, gatewayPort] = [await freePort(), await freePort()];
+    const names = ['A', 'B', 'C', 'D'];
+    const ports: Array<[number, number]> = [];
+    const spawnOne = async (index: number, samePorts: boolean): Promise<FaultNode> => {
+      const known = ports[index];
+      const [port, gatewayPort] = samePorts && known ? known : ((await freePorts(2)) as [number, number]);
+      ports[index] = [port, gatewayPort];
       const child = spawnNode(MAIN, [], {
         HOST: '127.0.0.1',
         PORT: String(port),
         GATEWAY_PORT: String(gatewayPort),
         DATABASE_URL: ownPg.url(),
         REDIS_URL: redis.url,
-        ATENDE_ROLES: 'api,gateway,worker',
+        ATENDE_ROLES: roles[index] ?? 'api,gateway,worker',
         ATENDE_JWT_SECRET: JWT_SECRET,
         ATENDE_ADMIN_EMAIL: ADMIN_EMAIL,
         ATENDE_ADMIN_PASSWORD: ADMIN_PASSWORD,
@@ -135,6 +153,7 @@ export async function startCluster(): Promise<Cluster> {
         ATENDE_RATE_LIMIT_POINTS: '100000000',
         WHATSAPP_GRAPH_BASE_URL: fake.url,
         LOG_LEVEL: 'info',
+        ...opts.env,
       });
       const node: FaultNode = {
         name: names[index] ?? `N${index}`,
@@ -168,15 +187,15 @@ export async function startCluster(): Promise<Cluster> {
         }
       }
     });
-    const startNode = async (index: number) => {
-      const node = await spawnOne(index);
+    const startNode = async (index: number, o: { samePorts?: boolean } = {}) => {
+      const node = await spawnOne(index, o.samePorts ?? false);
       all.push(node);
       nodes[index] = node;
       return node;
     };
     // One first, so that the migrations and the first admin are in place; then the other.
     await startNode(0);
-    await startNode(1);
+    for (let i = 1; i < roles.length; i++) await startNode(i);
     const a = nodes[0]!.url;
 
     const login = await expectStatus(
@@ -243,6 +262,11 @@ export async function startCluster(): Promise<Cluster> {
       killNode: async (index) => {
         const node = nodes[index]!;
         node.child.proc.kill('SIGKILL');
+        await node.child.exited;
+      },
+      stopNode: async (index) => {
+        const node = nodes[index]!;
+        node.child.proc.kill('SIGTERM');
         await node.child.exited;
       },
       close: runCleanups,

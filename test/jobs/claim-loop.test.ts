@@ -254,6 +254,24 @@ describe('claim loop', () => {
     await h.loop.stop();
   });
 
+  it('with gatherMs, wake-ups close together are one claim (without it, a claim and one more)', async () => {
+    for (const [gatherMs, claims] of [
+      [100, 2],
+      [undefined, 3],
+    ] as const) {
+      const h = await harness(gatherMs ? { gatherMs } : {});
+      h.release();
+      await h.loop.start();
+      await h.until('the first claim', () => h.claims.length === 1);
+      await insert(3);
+      for (let i = 0; i < 5; i++) h.loop.wake();
+      await h.until('the items', () => h.started.length === 3);
+      await h.until('the claims over', () => h.claimsEnded === claims);
+      assert.equal(h.claims.length, claims, `gatherMs ${String(gatherMs)}`);
+      await h.loop.stop();
+    }
+  });
+
   it('runs at most `concurrency` items, claims for the free room, and waits for `minRoom`', async () => {
     const h = await harness({ concurrency: 4, minRoom: 2 });
     await insert(9);

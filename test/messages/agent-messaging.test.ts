@@ -33,6 +33,8 @@ interface Message {
   requestId: string | null;
   userId: string | null;
   bySupervisor: boolean;
+  automation: 'flow' | 'bot' | null;
+  botId: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -48,6 +50,8 @@ interface MessageRow {
   request_id: string | null;
   user_id: string | null;
   by_supervisor: boolean;
+  automation: 'flow' | 'bot' | null;
+  bot_id: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -57,7 +61,7 @@ const BUSY = { statusCode: 409, message: 'O chat ja esta sendo processado.', err
 const CAPTURED = { statusCode: 409, message: 'O chat já foi capturado', error: 'Conflict' };
 const NOT_WAITING = {
   statusCode: 409,
-  message: 'Somente um chat na fila Espera pode ser capturado',
+  message: 'Somente um chat na fila Espera ou Automação pode ser capturado',
   error: 'Conflict',
 };
 const CLOSED = { statusCode: 409, message: 'O chat está encerrado', error: 'Conflict' };
@@ -113,6 +117,8 @@ describe('Agent messaging', () => {
       requestId: r.request_id,
       userId: r.user_id,
       bySupervisor: r.by_supervisor,
+      automation: r.automation,
+      botId: r.bot_id,
       createdAt: r.created_at.toISOString(),
       updatedAt: r.updated_at.toISOString(),
     };
@@ -245,7 +251,8 @@ describe('Agent messaging', () => {
 
       const elsewhere = await f.inbound(0, phone(), 'Oi');
       assert.equal(
-        (await post(`/api/chats/${elsewhere}/queue`, agent(0), { queue: 'Automação' })).status,
+        // Automação is capturable too (a channel's flow holds conversations there): Observação is not.
+        (await post(`/api/chats/${elsewhere}/queue`, agent(0), { queue: 'Observação' })).status,
         200,
       );
       const r = await post(`/api/chats/${elsewhere}/capture`, agent(0));
@@ -381,6 +388,8 @@ describe('Agent messaging', () => {
         requestId: null,
         userId: f.agents[0]!.id,
         bySupervisor: false,
+        automation: null,
+        botId: null,
         createdAt: body.createdAt,
         updatedAt: body.updatedAt,
       };

@@ -161,6 +161,9 @@ describe('WhatsApp Cloud channels and inbound webhooks', () => {
         healthReason: null,
         unhealthySince: null,
         sendReadReceipts: false,
+        // No bot routing.
+        botId: null,
+        botHours: null,
         createdAt: iso(created.json.createdAt),
         updatedAt: iso(created.json.updatedAt),
       };
@@ -384,6 +387,9 @@ describe('WhatsApp Cloud channels and inbound webhooks', () => {
           ).toISOString(),
         },
         snooze: null,
+        // No SLA on the team; no bot holds it.
+        sla: null,
+        botId: null,
       });
       assert.deepEqual(await contact(opened.contact_id), {
         value: '5511987654321',

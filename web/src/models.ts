@@ -18,6 +18,19 @@ export type UserStatus = NonNullable<Body<'createUser'>['status']>;
 export type Team = Answer<'getTeam'>;
 export type TeamBusinessHours = Answer<'getTeamBusinessHours'>;
 export type TeamBusinessHoursBody = Body<'updateTeamBusinessHours'>;
+export type TeamSla = Answer<'getTeamSla'>;
+export type TeamSlaBody = Body<'updateTeamSla'>;
+export type TeamAssignment = Answer<'getTeamAssignment'>;
+export type TeamAssignmentBody = Body<'updateTeamAssignment'>;
+export type MyAvailability = Answer<'getMyAvailability'>;
+export type Availability = MyAvailability['availability'];
+/** The supervisors' live board. */
+export type LiveBoard = Answer<'getLiveBoard'>;
+export type BoardTeam = LiveBoard['teams'][number];
+export type BoardChannel = LiveBoard['channels'][number];
+export type ChannelFlow = Answer<'getChannelFlow'>;
+export type ChannelFlowBody = Body<'updateChannelFlow'>;
+export type ChatCsat = Answer<'getChatCsat'>;
 export type Channel = Answer<'getChannel'>;
 export type ChannelTemplates = Answer<'listChannelTemplates'>;
 export type ChannelTemplate = ChannelTemplates['templates'][number];
@@ -129,3 +142,14 @@ export interface CustomerChat {
 }
 export type BulkAction = Body<'bulkUpdateChats'>['action'];
 export type BulkResults = Answer<'bulkUpdateChats'>;
+export type Bot = Answer<'getBot'>;
+export type CreatedBot = Answer<'createBot'>;
+export type UpdatedBot = Answer<'updateBot'>;
+export type ChannelBotBody = Body<'updateChannelBot'>;
+/** A report (conversations or agents: one envelope), its figures, and the caller's own day. */
+export type Report = Answer<'getConversationReport'>;
+export type ReportMetrics = Report['totals'];
+export type MyReport = Answer<'getMyReport'>;
+
+export type AuditPage = Answer<'listAuditLog'>;
+export type AuditEntry = AuditPage['entries'][number];

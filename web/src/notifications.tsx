@@ -153,6 +153,14 @@ export function NotificationToasts() {
 function notificationText(t: ReturnType<typeof useI18n>['t'], n: AppNotification): string {
   if (n.kind === 'chat.assigned') return assignedText(t, n.data);
   if (n.kind === 'chat.unsnoozed') return unsnoozedText(t, n.data);
+  if (n.kind === 'sla.breached') {
+    const contact = n.data.contact as { name?: unknown; value?: unknown } | undefined;
+    const who =
+      typeof contact?.name === 'string' && contact.name ? contact.name : String(contact?.value ?? '');
+    return n.data.kind === 'resolution'
+      ? t('notif.slaResolution', { contact: who })
+      : t('notif.slaFirstResponse', { contact: who });
+  }
   if (n.kind === 'note.mention')
     return t('notif.mention', { by: String(n.data.byName ?? ''), excerpt: String(n.data.excerpt ?? '') });
   if (n.kind === 'webhook.disabled') return t('notif.webhookDisabled', { url: String(n.data.url ?? '') });
@@ -175,6 +183,8 @@ function assignedText(t: ReturnType<typeof useI18n>['t'], data: Record<string, u
   const name = typeof contact?.name === 'string' ? contact.name : '';
   const value = typeof contact?.value === 'string' ? contact.value : '';
   const who = name && value ? `${name} (${value})` : name || value;
+  if (data.reasonCode === 'auto_assignment')
+    return who ? t('notif.autoAssignedContact', { contact: who }) : t('notif.autoAssigned');
   const head = who ? t('notif.assignedContact', { contact: who }) : t('notif.assigned');
   const reason = typeof data.reason === 'string' && data.reason ? data.reason : data.reasonCode;
   return typeof reason === 'string' && reason ? `${head} — ${t('notif.reason', { reason })}` : head;

@@ -1,13 +1,16 @@
-import { useEffect, useMemo, useState } from 'react';
+import { Suspense, useEffect, useMemo, useState } from 'react';
 import { adminNav, AdminArea, CannedResponsesPage } from './admin/index';
 import { PreferencesDialog } from './alerts/preferences-dialog';
+import { AvailabilitySwitch } from './availability';
 import { LangSwitch } from './components';
+import { BoardPage } from './board/board-page';
 import { ContactsArea } from './contacts/contacts-page';
 import { useI18n } from './i18n';
 import { useCommands, useKeys, type Command } from './keys/registry';
 import { Inbox } from './inbox/inbox';
 import { MentionsPage } from './mentions';
 import { Notifications, NotificationToasts } from './notifications';
+import { canReadReports, MyDayPage, ReportsPage } from './reports';
 import { Link, navigate, usePath } from './router';
 import { useGateway, useMe } from './session';
 import { Simulator } from './simulator';
@@ -27,12 +30,17 @@ export function Shell() {
   }, [path]);
   useEffect(() => setMenuOpen(false), [path]);
 
+  // The live board: admins (every team) and supervisors (their own).
+  const supervises = can('chats:supervise') || can('chats:supervise_team');
   const nav = [
     { path: '/inbox', label: t('nav.inbox') },
+    ...(supervises ? [{ path: '/board', label: t('nav.board') }] : []),
     { path: '/contacts', label: t('nav.contacts') },
     { path: '/mentions', label: t('nav.mentions') },
     { path: '/simulator', label: t('nav.simulator') },
     { path: '/canned-responses', label: t('nav.canned') },
+    { path: '/my-day', label: t('nav.myDay') },
+    ...(canReadReports(can) ? [{ path: '/reports', label: t('nav.reports') }] : []),
     ...adminNav.filter((n) => can(n.permission)).map((n) => ({ path: n.path, label: tr(n.labelKey) })),
   ];
   const current = (p: string) => path === p || path.startsWith(`${p}/`);
@@ -68,6 +76,7 @@ export function Shell() {
   if (path.startsWith('/admin')) page = <AdminArea path={path} />;
   else if (current('/simulator')) page = <Simulator path={path} />;
   else if (current('/mentions')) page = <MentionsPage />;
+  else if (current('/board')) page = <BoardPage />;
   else if (current('/canned-responses'))
     page = (
       <section className="page adm-page">
@@ -75,6 +84,15 @@ export function Shell() {
       </section>
     );
   else if (current('/contacts')) page = <ContactsArea path={path} />;
+  else if (current('/my-day')) page = <MyDayPage />;
+  else if (current('/reports'))
+    page = canReadReports(can) ? (
+      <ReportsPage />
+    ) : (
+      <section className="page">
+        <p className="muted">{t('admin.forbidden')}</p>
+      </section>
+    );
   else page = <Inbox path={path} />;
 
   return (
@@ -109,6 +127,7 @@ export function Shell() {
         </nav>
         <div className="topbar-end">
           <ConnIndicator />
+          <AvailabilitySwitch />
           <Notifications onPreferences={() => setPrefsOpen(true)} />
           <LangSwitch />
           <span className="me" title={me.user.email}>
@@ -125,7 +144,15 @@ export function Shell() {
         </div>
       )}
       <main id="main" className="main" tabIndex={-1}>
-        {page}
+        <Suspense
+          fallback={
+            <p className="page muted" role="status">
+              {t('common.loading')}
+            </p>
+          }
+        >
+          {page}
+        </Suspense>
       </main>
       <NotificationToasts />
       {prefsOpen && <PreferencesDialog onClose={() => setPrefsOpen(false)} />}

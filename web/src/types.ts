@@ -153,6 +153,139 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/teams/{id}/sla': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a team’s SLA targets
+     * @description For any user of the account. Targets are minutes of the team’s business hours; null is no target (a team never set has none). Another account’s team → 404.
+     */
+    get: operations['getTeamSla'];
+    /**
+     * Set a team’s SLA targets
+     * @description Needs `teams:manage` (admins and supervisors). Replaces both targets: the first response (from the customer’s first message of a conversation to a person’s first reply) and the resolution (to its close), in minutes of the team’s business hours; null or absent is no target. Applies to conversations whose clock starts afterwards. Publishes `team.sla` to the account.
+     */
+    put: operations['updateTeamSla'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/me/availability': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Your availability */
+    get: operations['getMyAvailability'];
+    /**
+     * Set your availability
+     * @description `online` receives conversations by automatic assignment; `away` and `offline` receive none. Going `offline` gives back to `Espera` the conversations you have not answered, in teams that say so (`releaseOnOffline`). The platform also sets you `offline` once your last console connection has been gone for a minute, and brings back what you were at your next connection. Publishes `user.availability` to the account when it changes.
+     */
+    put: operations['setMyAvailability'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/teams/{id}/assignment': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a team’s automatic assignment
+     * @description For any user of the account. A team never configured answers `mode: off`. Another account’s team → 404.
+     */
+    get: operations['getTeamAssignment'];
+    /**
+     * Set a team’s automatic assignment
+     * @description Needs `teams:manage` (admins and supervisors). Replaces the configuration whole: `mode` (`off`, `round_robin`, `capacity`), `maxOpen` (the most open conversations an agent may have for assignment to give them another; required for `capacity`), per-agent `overrides`, and `releaseOnOffline`. Conversations waiting in the team’s `Espera` are assigned at once when the change allows it. Publishes `team.assignment` to the account.
+     */
+    put: operations['updateTeamAssignment'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/board': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The supervisors’ live board
+     * @description What the teams’ queues look like now, per team and per channel: conversations waiting in `Espera` and since when the longest-waiting customer waits, conversations in attendance, SLA targets at risk (due within `atRiskMinutes`) and breached, and each team’s agents with their availability, load and capacity. Admins (`chats:supervise`) see every active team; supervisors (`chats:supervise_team`) the teams they belong to; anyone else → 403. Snoozed conversations are counted in no figure but the agents’ loads. Read in one statement over the open conversations only. Not pushed: the console reads it again, at most about three times a second, after the gateway events that change it (`chat.*`, `sla.breached`, `user.availability`, `team.assignment`).
+     */
+    get: operations['getLiveBoard'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/channels/{id}/flow': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a channel’s built-in flow
+     * @description Needs `channels:manage` (admins). A channel never configured answers the defaults, disabled (`configured: false`). Another account’s channel → 404.
+     */
+    get: operations['getChannelFlow'];
+    /**
+     * Set a channel’s built-in flow
+     * @description Needs `channels:manage` (admins). Replaces the flow whole: greeting, numbered menu mapping options to teams (interactive buttons or list on WhatsApp), re-prompt and attempts, timeout to the default team, out-of-hours and away messages, auto-close and the CSAT question. While `enabled`, new conversations of the channel open in queue `Automação`. Publishes `channel.flow` to the account.
+     */
+    put: operations['updateChannelFlow'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/chats/{id}/csat': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a conversation’s customer rating (CSAT)
+     * @description The rating (1–5) the customer gave when the conversation closed, with the attendant and team it is about; `csat: null` when none. For whoever may see the chat; another account’s → 404.
+     */
+    get: operations['getChatCsat'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/channels': {
     parameters: {
       query?: never;
@@ -267,6 +400,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/audit-log': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the account's audit log of admin actions (admins only)
+     * @description Newest first, keyset-paginated: pass `nextBefore` as `before` for the next page. Filters combine: `actorId`, `action` (an action or its prefix, e.g. `apikey.`), `targetType`/`targetId`, and the date range `from` (inclusive) to `to` (exclusive). Details never hold a secret. Requires `audit:read`.
+     */
+    get: operations['listAuditLog'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/chats': {
     parameters: {
       query?: never;
@@ -376,7 +529,7 @@ export interface paths {
     put?: never;
     /**
      * Capture a waiting chat
-     * @description A chat in `Espera` of one of your teams moves to `Em Atendimento` with you as attendant (`chats:attend`). Already captured, closed or in another queue → 409; held by another operation → 409 at once.
+     * @description A chat in `Espera` (or held by the channel’s flow in `Automação`, which stops it) of one of your teams moves to `Em Atendimento` with you as attendant (`chats:attend`). Already captured, closed or in another queue → 409; held by another operation → 409 at once.
      */
     post: operations['captureChat'];
     delete?: never;
@@ -956,6 +1109,90 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/contacts/{id}/export': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Everything stored about a person, as one ZIP (LGPD access)
+     * @description The id is a customer's (the contacts page) or one of its contacts' (an address on a channel): either way the person is meant, with every address merged into it. Needs `customers:manage` (admins); another account's id → 404. The archive holds `contact.json` (names, addresses per channel, attributes, labels, notes, records merged in), `conversations.json` (every conversation with its messages: content, type, status, times, who sent) and `media/<messageId>-<file name>` (the stored files). Streamed as it is read.
+     */
+    get: operations['exportContactData'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/contacts/{id}/erase': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Erase a person's personal data (LGPD erasure)
+     * @description The id is a customer's (the contacts page) or one of its contacts' (an address on a channel): either way the person is meant, with every address merged into it. Needs `customers:manage` (admins); another account's id → 404. Body `{"confirm": "ERASE"}`. Deletes the person's messages and files; scrubs their names, addresses, attributes, labels and notes, the event log, Channel API request logs, stored provider deliveries and notifications naming them. Conversations remain as anonymous shells (reports). Done by a job in batches: answered 202 with the erasure record (no personal data), whose `status` becomes `done` (`GET /api/erasures/{id}`). Asking again while it runs answers the same record; asking after it finished records a new (empty) one.
+     */
+    post: operations['eraseContactData'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/erasures/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * An erasure record: who asked, when, how many rows each step changed
+     * @description Needs `customers:manage`. Holds no personal data.
+     */
+    get: operations['getErasure'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/retention': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The account's retention of messages and files (admin)
+     * @description Needs `customers:manage`. `days` null: kept forever.
+     */
+    get: operations['getRetention'];
+    /**
+     * Set the account's retention of messages and files (admin)
+     * @description Needs `customers:manage`. Messages (scope `messages`) or only their files (scope `media`) older than `days` are deleted by the workers, a batch at a time, every minute.
+     */
+    put: operations['updateRetention'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/sandbox/channels/{id}/inbound': {
     parameters: {
       query?: never;
@@ -1430,6 +1667,158 @@ export interface paths {
      * @description A new attempt of the same delivery: the same envelope and `Atende-Delivery`, a fresh retry window; a pending delivery is attempted now. 409 when the endpoint is disabled.
      */
     post: operations['replayWebhookDelivery'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/bots': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the account’s bots
+     * @description For any user of the account (the console names the bot holding a conversation).
+     */
+    get: operations['listBots'];
+    put?: never;
+    /**
+     * Create a bot
+     * @description Admins (`api_keys:manage` and `webhooks:manage`). Creates the bot with an account API key (scopes chats:read, chats:write, chats:transfer, users:read, teams:read) and a webhook endpoint that receives the events of the conversations the bot holds, signed. The key (`apiKey`) and the signing secret (`secret`) are shown only in this answer. 409: a bot of that name exists, or the account has 20 bots.
+     */
+    post: operations['createBot'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/bots/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a bot
+     * @description For any user of the account; another account’s bot → 404.
+     */
+    get: operations['getBot'];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a bot
+     * @description Admins (`api_keys:manage` and `webhooks:manage`). Its key is revoked and its endpoint removed; channels that routed to it route to no bot; the conversations it held go to their channels’ teams (`Espera`). Messages it wrote keep its id.
+     */
+    delete: operations['deleteBot'];
+    options?: never;
+    head?: never;
+    /**
+     * Change a bot
+     * @description Admins (`api_keys:manage` and `webhooks:manage`). Name, endpoint URL, reply deadline, pause (`enabled`), a new signing secret (`rotateSecret`, shown in this answer only).
+     */
+    patch: operations['updateBot'];
+    trace?: never;
+  };
+  '/api/channels/{id}/bot': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Route a channel’s new conversations to a bot
+     * @description Needs `channels:manage` (admins). A conversation that opens on the channel, at a time `hours` allow (business hours’ rules; null: always), enters queue `Automação` of the channel’s team held by the bot. `botId: null` routes to no bot. Conversations already open stay where they are.
+     */
+    put: operations['updateChannelBot'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/reports/conversations': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Conversation report over a date range
+     * @description Admins (`chats:supervise`) read the whole account; supervisors (`chats:supervise_team`) their teams (a `teamId` not theirs → 403); others → 403. Another account's team, channel, user or label → 404. Figures from the rollups of the event log, kept up to date as events are written (`freshness` says how current); each fact counts in the hour it happened and for the team, attendant, channel and labels the conversation had then. Definitions: docs/agent-api.md#reports. `groupBy` adds one group per team, attendant, channel or label.
+     */
+    get: operations['getConversationReport'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/reports/agents': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Agent report over a date range
+     * @description Admins (`chats:supervise`) read the whole account; supervisors (`chats:supervise_team`) their teams (a `teamId` not theirs → 403); others → 403. Another account's team, channel, user or label → 404. Figures from the rollups of the event log, kept up to date as events are written (`freshness` says how current); each fact counts in the hour it happened and for the team, attendant, channel and labels the conversation had then. Definitions: docs/agent-api.md#reports. One group per attendant with figures in the range.
+     */
+    get: operations['getAgentReport'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/reports/me': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Your own figures today
+     * @description For any user: your figures as an attendant today (the local date in `timeZone`), in every team, and the open conversations you attend now. Figures from the rollups of the event log, kept up to date as events are written (`freshness` says how current); each fact counts in the hour it happened and for the team, attendant, channel and labels the conversation had then. Definitions: docs/agent-api.md#reports.
+     */
+    get: operations['getMyReport'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/reports/export': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A report as CSV
+     * @description The conversation or agent report of the same query as CSV: one line per series bucket with the totals (group columns empty) and, grouped, one line per group and bucket. Columns: bucket_start, group_id, group_name, opened, closed, reopened, transfers, attended, messages_in, messages_out, first_response_count, first_response_avg_s, first_response_p50_s, first_response_p90_s, first_response_p95_s, wait_count, wait_avg_s, wait_p50_s, wait_p90_s, wait_p95_s, handling_count, handling_avg_s, handling_p50_s, handling_p90_s, handling_p95_s, resolution_count, resolution_avg_s, resolution_p50_s, resolution_p90_s, resolution_p95_s, csat_count, csat_avg, csat_1, csat_2, csat_3, csat_4, csat_5, sla_first_response_met, sla_first_response_breached, sla_resolution_met, sla_resolution_breached, sla_compliance. Admins (`chats:supervise`) read the whole account; supervisors (`chats:supervise_team`) their teams (a `teamId` not theirs → 403); others → 403. Another account's team, channel, user or label → 404.
+     */
+    get: operations['exportReport'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -2216,6 +2605,9 @@ export interface components {
           userId: string | null;
           /** @description Written by a supervisor or admin (`userId`) stepping into a conversation another agent attended */
           bySupervisor: boolean;
+          automation: ('flow' | 'bot') | null;
+          /** @description The bot that wrote it, when `automation` is `bot` */
+          botId: string | null;
           /** Format: date-time */
           createdAt: string;
           /** Format: date-time */
@@ -2391,6 +2783,9 @@ export interface components {
           userId: string | null;
           /** @description Written by a supervisor or admin (`userId`) stepping into a conversation another agent attended */
           bySupervisor: boolean;
+          automation: ('flow' | 'bot') | null;
+          /** @description The bot that wrote it, when `automation` is `bot` */
+          botId: string | null;
           /** Format: date-time */
           createdAt: string;
           /** Format: date-time */
@@ -2452,6 +2847,33 @@ export interface components {
             /** @description CSS colour, `#rrggbb` */
             color: string;
           }[];
+          /** @description The conversation's SLA (additive to the contract's Chat): its team's targets as due instants, fixed when the customer first wrote; time left is the due instant minus now. null: the team had no target then, or the customer has not written yet */
+          sla?: {
+            /**
+             * Format: date-time
+             * @description The customer's first message of the conversation: when both clocks started
+             */
+            startedAt: string;
+            /**
+             * Format: date-time
+             * @description When a person's first reply is due (the team's target in its business hours); null: no target
+             */
+            firstResponseDueAt: string | null;
+            /**
+             * Format: date-time
+             * @description When a person (an agent, or the Channel API) first replied; null: not yet
+             */
+            firstRespondedAt: string | null;
+            /** @description The first reply did not come by its due time (`sla.breached` was raised) */
+            firstResponseBreached: boolean;
+            /**
+             * Format: date-time
+             * @description When the close is due; null: no target
+             */
+            resolutionDueAt: string | null;
+            /** @description The conversation was still open at its due time (`sla.breached` was raised) */
+            resolutionBreached: boolean;
+          } | null;
           /** @description Set while the conversation is snoozed: out of the open lists, in the pending view, back at `until` or at the customer's next message, whichever comes first */
           snooze?: {
             /**
@@ -2467,6 +2889,8 @@ export interface components {
             /** @description The user who snoozed it */
             by: string | null;
           } | null;
+          /** @description The bot holding the conversation (queue `Automação`): it receives its events and answers; null otherwise */
+          botId?: string | null;
           /** @description The customer behind the chat's contact: their conversations on every channel */
           customerId: string;
           /** @description The 24-hour customer-service window, opened by each of the customer's messages */
@@ -2536,6 +2960,33 @@ export interface components {
             /** @description CSS colour, `#rrggbb` */
             color: string;
           }[];
+          /** @description The conversation's SLA (additive to the contract's Chat): its team's targets as due instants, fixed when the customer first wrote; time left is the due instant minus now. null: the team had no target then, or the customer has not written yet */
+          sla?: {
+            /**
+             * Format: date-time
+             * @description The customer's first message of the conversation: when both clocks started
+             */
+            startedAt: string;
+            /**
+             * Format: date-time
+             * @description When a person's first reply is due (the team's target in its business hours); null: no target
+             */
+            firstResponseDueAt: string | null;
+            /**
+             * Format: date-time
+             * @description When a person (an agent, or the Channel API) first replied; null: not yet
+             */
+            firstRespondedAt: string | null;
+            /** @description The first reply did not come by its due time (`sla.breached` was raised) */
+            firstResponseBreached: boolean;
+            /**
+             * Format: date-time
+             * @description When the close is due; null: no target
+             */
+            resolutionDueAt: string | null;
+            /** @description The conversation was still open at its due time (`sla.breached` was raised) */
+            resolutionBreached: boolean;
+          } | null;
           /** @description Set while the conversation is snoozed: out of the open lists, in the pending view, back at `until` or at the customer's next message, whichever comes first */
           snooze?: {
             /**
@@ -2551,6 +3002,8 @@ export interface components {
             /** @description The user who snoozed it */
             by: string | null;
           } | null;
+          /** @description The bot holding the conversation (queue `Automação`): it receives its events and answers; null otherwise */
+          botId?: string | null;
           /** @description The customer behind the chat's contact: their conversations on every channel */
           customerId: string;
           /** @description The 24-hour customer-service window, opened by each of the customer's messages */
@@ -2620,6 +3073,33 @@ export interface components {
             /** @description CSS colour, `#rrggbb` */
             color: string;
           }[];
+          /** @description The conversation's SLA (additive to the contract's Chat): its team's targets as due instants, fixed when the customer first wrote; time left is the due instant minus now. null: the team had no target then, or the customer has not written yet */
+          sla?: {
+            /**
+             * Format: date-time
+             * @description The customer's first message of the conversation: when both clocks started
+             */
+            startedAt: string;
+            /**
+             * Format: date-time
+             * @description When a person's first reply is due (the team's target in its business hours); null: no target
+             */
+            firstResponseDueAt: string | null;
+            /**
+             * Format: date-time
+             * @description When a person (an agent, or the Channel API) first replied; null: not yet
+             */
+            firstRespondedAt: string | null;
+            /** @description The first reply did not come by its due time (`sla.breached` was raised) */
+            firstResponseBreached: boolean;
+            /**
+             * Format: date-time
+             * @description When the close is due; null: no target
+             */
+            resolutionDueAt: string | null;
+            /** @description The conversation was still open at its due time (`sla.breached` was raised) */
+            resolutionBreached: boolean;
+          } | null;
           /** @description Set while the conversation is snoozed: out of the open lists, in the pending view, back at `until` or at the customer's next message, whichever comes first */
           snooze?: {
             /**
@@ -2635,6 +3115,8 @@ export interface components {
             /** @description The user who snoozed it */
             by: string | null;
           } | null;
+          /** @description The bot holding the conversation (queue `Automação`): it receives its events and answers; null otherwise */
+          botId?: string | null;
           /** @description The customer behind the chat's contact: their conversations on every channel */
           customerId: string;
           /** @description The 24-hour customer-service window, opened by each of the customer's messages */
@@ -2672,7 +3154,7 @@ export interface components {
       /** Format: date-time */
       occurredAt: string;
       accountId: string;
-      /** @description An agent took the chat from the queue */
+      /** @description An agent took the chat from the queue, or automatic assignment gave it to one (`assignment`) */
       data: {
         chat: {
           id: string;
@@ -2711,6 +3193,33 @@ export interface components {
             /** @description CSS colour, `#rrggbb` */
             color: string;
           }[];
+          /** @description The conversation's SLA (additive to the contract's Chat): its team's targets as due instants, fixed when the customer first wrote; time left is the due instant minus now. null: the team had no target then, or the customer has not written yet */
+          sla?: {
+            /**
+             * Format: date-time
+             * @description The customer's first message of the conversation: when both clocks started
+             */
+            startedAt: string;
+            /**
+             * Format: date-time
+             * @description When a person's first reply is due (the team's target in its business hours); null: no target
+             */
+            firstResponseDueAt: string | null;
+            /**
+             * Format: date-time
+             * @description When a person (an agent, or the Channel API) first replied; null: not yet
+             */
+            firstRespondedAt: string | null;
+            /** @description The first reply did not come by its due time (`sla.breached` was raised) */
+            firstResponseBreached: boolean;
+            /**
+             * Format: date-time
+             * @description When the close is due; null: no target
+             */
+            resolutionDueAt: string | null;
+            /** @description The conversation was still open at its due time (`sla.breached` was raised) */
+            resolutionBreached: boolean;
+          } | null;
           /** @description Set while the conversation is snoozed: out of the open lists, in the pending view, back at `until` or at the customer's next message, whichever comes first */
           snooze?: {
             /**
@@ -2726,6 +3235,8 @@ export interface components {
             /** @description The user who snoozed it */
             by: string | null;
           } | null;
+          /** @description The bot holding the conversation (queue `Automação`): it receives its events and answers; null otherwise */
+          botId?: string | null;
           /** @description The customer behind the chat's contact: their conversations on every channel */
           customerId: string;
           /** @description The 24-hour customer-service window, opened by each of the customer's messages */
@@ -2743,6 +3254,10 @@ export interface components {
         by?: {
           type: 'user' | 'api_key';
           id: string;
+        };
+        /** @description Present when automatic assignment gave the chat to its attendant (no `by`): the team’s mode */
+        assignment?: {
+          mode: 'round_robin' | 'capacity';
         };
       };
     };
@@ -2800,6 +3315,33 @@ export interface components {
             /** @description CSS colour, `#rrggbb` */
             color: string;
           }[];
+          /** @description The conversation's SLA (additive to the contract's Chat): its team's targets as due instants, fixed when the customer first wrote; time left is the due instant minus now. null: the team had no target then, or the customer has not written yet */
+          sla?: {
+            /**
+             * Format: date-time
+             * @description The customer's first message of the conversation: when both clocks started
+             */
+            startedAt: string;
+            /**
+             * Format: date-time
+             * @description When a person's first reply is due (the team's target in its business hours); null: no target
+             */
+            firstResponseDueAt: string | null;
+            /**
+             * Format: date-time
+             * @description When a person (an agent, or the Channel API) first replied; null: not yet
+             */
+            firstRespondedAt: string | null;
+            /** @description The first reply did not come by its due time (`sla.breached` was raised) */
+            firstResponseBreached: boolean;
+            /**
+             * Format: date-time
+             * @description When the close is due; null: no target
+             */
+            resolutionDueAt: string | null;
+            /** @description The conversation was still open at its due time (`sla.breached` was raised) */
+            resolutionBreached: boolean;
+          } | null;
           /** @description Set while the conversation is snoozed: out of the open lists, in the pending view, back at `until` or at the customer's next message, whichever comes first */
           snooze?: {
             /**
@@ -2815,6 +3357,8 @@ export interface components {
             /** @description The user who snoozed it */
             by: string | null;
           } | null;
+          /** @description The bot holding the conversation (queue `Automação`): it receives its events and answers; null otherwise */
+          botId?: string | null;
           /** @description The customer behind the chat's contact: their conversations on every channel */
           customerId: string;
           /** @description The 24-hour customer-service window, opened by each of the customer's messages */
@@ -2899,6 +3443,33 @@ export interface components {
             /** @description CSS colour, `#rrggbb` */
             color: string;
           }[];
+          /** @description The conversation's SLA (additive to the contract's Chat): its team's targets as due instants, fixed when the customer first wrote; time left is the due instant minus now. null: the team had no target then, or the customer has not written yet */
+          sla?: {
+            /**
+             * Format: date-time
+             * @description The customer's first message of the conversation: when both clocks started
+             */
+            startedAt: string;
+            /**
+             * Format: date-time
+             * @description When a person's first reply is due (the team's target in its business hours); null: no target
+             */
+            firstResponseDueAt: string | null;
+            /**
+             * Format: date-time
+             * @description When a person (an agent, or the Channel API) first replied; null: not yet
+             */
+            firstRespondedAt: string | null;
+            /** @description The first reply did not come by its due time (`sla.breached` was raised) */
+            firstResponseBreached: boolean;
+            /**
+             * Format: date-time
+             * @description When the close is due; null: no target
+             */
+            resolutionDueAt: string | null;
+            /** @description The conversation was still open at its due time (`sla.breached` was raised) */
+            resolutionBreached: boolean;
+          } | null;
           /** @description Set while the conversation is snoozed: out of the open lists, in the pending view, back at `until` or at the customer's next message, whichever comes first */
           snooze?: {
             /**
@@ -2914,6 +3485,8 @@ export interface components {
             /** @description The user who snoozed it */
             by: string | null;
           } | null;
+          /** @description The bot holding the conversation (queue `Automação`): it receives its events and answers; null otherwise */
+          botId?: string | null;
           /** @description The customer behind the chat's contact: their conversations on every channel */
           customerId: string;
           /** @description The 24-hour customer-service window, opened by each of the customer's messages */
@@ -2988,6 +3561,33 @@ export interface components {
             /** @description CSS colour, `#rrggbb` */
             color: string;
           }[];
+          /** @description The conversation's SLA (additive to the contract's Chat): its team's targets as due instants, fixed when the customer first wrote; time left is the due instant minus now. null: the team had no target then, or the customer has not written yet */
+          sla?: {
+            /**
+             * Format: date-time
+             * @description The customer's first message of the conversation: when both clocks started
+             */
+            startedAt: string;
+            /**
+             * Format: date-time
+             * @description When a person's first reply is due (the team's target in its business hours); null: no target
+             */
+            firstResponseDueAt: string | null;
+            /**
+             * Format: date-time
+             * @description When a person (an agent, or the Channel API) first replied; null: not yet
+             */
+            firstRespondedAt: string | null;
+            /** @description The first reply did not come by its due time (`sla.breached` was raised) */
+            firstResponseBreached: boolean;
+            /**
+             * Format: date-time
+             * @description When the close is due; null: no target
+             */
+            resolutionDueAt: string | null;
+            /** @description The conversation was still open at its due time (`sla.breached` was raised) */
+            resolutionBreached: boolean;
+          } | null;
           /** @description Set while the conversation is snoozed: out of the open lists, in the pending view, back at `until` or at the customer's next message, whichever comes first */
           snooze?: {
             /**
@@ -3003,6 +3603,8 @@ export interface components {
             /** @description The user who snoozed it */
             by: string | null;
           } | null;
+          /** @description The bot holding the conversation (queue `Automação`): it receives its events and answers; null otherwise */
+          botId?: string | null;
           /** @description The customer behind the chat's contact: their conversations on every channel */
           customerId: string;
           /** @description The 24-hour customer-service window, opened by each of the customer's messages */
@@ -3074,6 +3676,33 @@ export interface components {
             /** @description CSS colour, `#rrggbb` */
             color: string;
           }[];
+          /** @description The conversation's SLA (additive to the contract's Chat): its team's targets as due instants, fixed when the customer first wrote; time left is the due instant minus now. null: the team had no target then, or the customer has not written yet */
+          sla?: {
+            /**
+             * Format: date-time
+             * @description The customer's first message of the conversation: when both clocks started
+             */
+            startedAt: string;
+            /**
+             * Format: date-time
+             * @description When a person's first reply is due (the team's target in its business hours); null: no target
+             */
+            firstResponseDueAt: string | null;
+            /**
+             * Format: date-time
+             * @description When a person (an agent, or the Channel API) first replied; null: not yet
+             */
+            firstRespondedAt: string | null;
+            /** @description The first reply did not come by its due time (`sla.breached` was raised) */
+            firstResponseBreached: boolean;
+            /**
+             * Format: date-time
+             * @description When the close is due; null: no target
+             */
+            resolutionDueAt: string | null;
+            /** @description The conversation was still open at its due time (`sla.breached` was raised) */
+            resolutionBreached: boolean;
+          } | null;
           /** @description Set while the conversation is snoozed: out of the open lists, in the pending view, back at `until` or at the customer's next message, whichever comes first */
           snooze?: {
             /**
@@ -3089,6 +3718,8 @@ export interface components {
             /** @description The user who snoozed it */
             by: string | null;
           } | null;
+          /** @description The bot holding the conversation (queue `Automação`): it receives its events and answers; null otherwise */
+          botId?: string | null;
           /** @description The customer behind the chat's contact: their conversations on every channel */
           customerId: string;
           /** @description The 24-hour customer-service window, opened by each of the customer's messages */
@@ -3139,6 +3770,33 @@ export interface components {
             /** @description CSS colour, `#rrggbb` */
             color: string;
           }[];
+          /** @description The conversation's SLA (additive to the contract's Chat): its team's targets as due instants, fixed when the customer first wrote; time left is the due instant minus now. null: the team had no target then, or the customer has not written yet */
+          sla?: {
+            /**
+             * Format: date-time
+             * @description The customer's first message of the conversation: when both clocks started
+             */
+            startedAt: string;
+            /**
+             * Format: date-time
+             * @description When a person's first reply is due (the team's target in its business hours); null: no target
+             */
+            firstResponseDueAt: string | null;
+            /**
+             * Format: date-time
+             * @description When a person (an agent, or the Channel API) first replied; null: not yet
+             */
+            firstRespondedAt: string | null;
+            /** @description The first reply did not come by its due time (`sla.breached` was raised) */
+            firstResponseBreached: boolean;
+            /**
+             * Format: date-time
+             * @description When the close is due; null: no target
+             */
+            resolutionDueAt: string | null;
+            /** @description The conversation was still open at its due time (`sla.breached` was raised) */
+            resolutionBreached: boolean;
+          } | null;
           /** @description Set while the conversation is snoozed: out of the open lists, in the pending view, back at `until` or at the customer's next message, whichever comes first */
           snooze?: {
             /**
@@ -3154,6 +3812,8 @@ export interface components {
             /** @description The user who snoozed it */
             by: string | null;
           } | null;
+          /** @description The bot holding the conversation (queue `Automação`): it receives its events and answers; null otherwise */
+          botId?: string | null;
           /** @description The customer behind the chat's contact: their conversations on every channel */
           customerId: string;
           /** @description The 24-hour customer-service window, opened by each of the customer's messages */
@@ -3224,6 +3884,33 @@ export interface components {
             /** @description CSS colour, `#rrggbb` */
             color: string;
           }[];
+          /** @description The conversation's SLA (additive to the contract's Chat): its team's targets as due instants, fixed when the customer first wrote; time left is the due instant minus now. null: the team had no target then, or the customer has not written yet */
+          sla?: {
+            /**
+             * Format: date-time
+             * @description The customer's first message of the conversation: when both clocks started
+             */
+            startedAt: string;
+            /**
+             * Format: date-time
+             * @description When a person's first reply is due (the team's target in its business hours); null: no target
+             */
+            firstResponseDueAt: string | null;
+            /**
+             * Format: date-time
+             * @description When a person (an agent, or the Channel API) first replied; null: not yet
+             */
+            firstRespondedAt: string | null;
+            /** @description The first reply did not come by its due time (`sla.breached` was raised) */
+            firstResponseBreached: boolean;
+            /**
+             * Format: date-time
+             * @description When the close is due; null: no target
+             */
+            resolutionDueAt: string | null;
+            /** @description The conversation was still open at its due time (`sla.breached` was raised) */
+            resolutionBreached: boolean;
+          } | null;
           /** @description Set while the conversation is snoozed: out of the open lists, in the pending view, back at `until` or at the customer's next message, whichever comes first */
           snooze?: {
             /**
@@ -3239,6 +3926,8 @@ export interface components {
             /** @description The user who snoozed it */
             by: string | null;
           } | null;
+          /** @description The bot holding the conversation (queue `Automação`): it receives its events and answers; null otherwise */
+          botId?: string | null;
           /** @description The customer behind the chat's contact: their conversations on every channel */
           customerId: string;
           /** @description The 24-hour customer-service window, opened by each of the customer's messages */
@@ -3320,6 +4009,33 @@ export interface components {
             /** @description CSS colour, `#rrggbb` */
             color: string;
           }[];
+          /** @description The conversation's SLA (additive to the contract's Chat): its team's targets as due instants, fixed when the customer first wrote; time left is the due instant minus now. null: the team had no target then, or the customer has not written yet */
+          sla?: {
+            /**
+             * Format: date-time
+             * @description The customer's first message of the conversation: when both clocks started
+             */
+            startedAt: string;
+            /**
+             * Format: date-time
+             * @description When a person's first reply is due (the team's target in its business hours); null: no target
+             */
+            firstResponseDueAt: string | null;
+            /**
+             * Format: date-time
+             * @description When a person (an agent, or the Channel API) first replied; null: not yet
+             */
+            firstRespondedAt: string | null;
+            /** @description The first reply did not come by its due time (`sla.breached` was raised) */
+            firstResponseBreached: boolean;
+            /**
+             * Format: date-time
+             * @description When the close is due; null: no target
+             */
+            resolutionDueAt: string | null;
+            /** @description The conversation was still open at its due time (`sla.breached` was raised) */
+            resolutionBreached: boolean;
+          } | null;
           /** @description Set while the conversation is snoozed: out of the open lists, in the pending view, back at `until` or at the customer's next message, whichever comes first */
           snooze?: {
             /**
@@ -3335,6 +4051,8 @@ export interface components {
             /** @description The user who snoozed it */
             by: string | null;
           } | null;
+          /** @description The bot holding the conversation (queue `Automação`): it receives its events and answers; null otherwise */
+          botId?: string | null;
           /** @description The customer behind the chat's contact: their conversations on every channel */
           customerId: string;
           /** @description The 24-hour customer-service window, opened by each of the customer's messages */
@@ -3350,6 +4068,128 @@ export interface components {
         };
         /** @description `time` (its time came), `customer_message` (the customer wrote) or `manual` (an agent ended it; `by`) */
         reason: 'time' | 'customer_message' | 'manual';
+        /** @description Who made the change: a user, or an account API key (Channel API) */
+        by?: {
+          type: 'user' | 'api_key';
+          id: string;
+        };
+      };
+    };
+    'chat.bot_released': {
+      /**
+       * Format: uuid
+       * @description Unique id of the event
+       */
+      id: string;
+      /** @constant */
+      event: 'chat.bot_released';
+      /** @constant */
+      schemaVersion: 1;
+      /** @description Position in the account’s event log; increases in commit order within an account */
+      seq: number;
+      /** Format: date-time */
+      occurredAt: string;
+      accountId: string;
+      /** @description A bot no longer holds the conversation; the bot receives it (its last event of the conversation) */
+      data: {
+        chat: {
+          id: string;
+          /** @description `open` or `closed` */
+          status: string;
+          queue: string;
+          channelId: string;
+          teamId: string;
+          userId: string | null;
+          contact: {
+            id: string;
+            name: string;
+            value: string;
+          };
+          unreadMessages: number;
+          lastMessage: {
+            id: string;
+            /** @description contact, user, api or system */
+            origin: string;
+            type: string;
+            /** @description Text of the message, or a summary such as [image] for media */
+            content: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description The agent who wrote it, for `user` messages */
+            userId?: string;
+          } | null;
+          /** Format: date-time */
+          createdAt: string;
+          /** Format: date-time */
+          updatedAt: string;
+          /** @description The chat's labels, by name (additive to the contract's Chat) */
+          labels: {
+            id: string;
+            name: string;
+            /** @description CSS colour, `#rrggbb` */
+            color: string;
+          }[];
+          /** @description The conversation's SLA (additive to the contract's Chat): its team's targets as due instants, fixed when the customer first wrote; time left is the due instant minus now. null: the team had no target then, or the customer has not written yet */
+          sla?: {
+            /**
+             * Format: date-time
+             * @description The customer's first message of the conversation: when both clocks started
+             */
+            startedAt: string;
+            /**
+             * Format: date-time
+             * @description When a person's first reply is due (the team's target in its business hours); null: no target
+             */
+            firstResponseDueAt: string | null;
+            /**
+             * Format: date-time
+             * @description When a person (an agent, or the Channel API) first replied; null: not yet
+             */
+            firstRespondedAt: string | null;
+            /** @description The first reply did not come by its due time (`sla.breached` was raised) */
+            firstResponseBreached: boolean;
+            /**
+             * Format: date-time
+             * @description When the close is due; null: no target
+             */
+            resolutionDueAt: string | null;
+            /** @description The conversation was still open at its due time (`sla.breached` was raised) */
+            resolutionBreached: boolean;
+          } | null;
+          /** @description Set while the conversation is snoozed: out of the open lists, in the pending view, back at `until` or at the customer's next message, whichever comes first */
+          snooze?: {
+            /**
+             * Format: date-time
+             * @description When it was snoozed
+             */
+            since: string;
+            /**
+             * Format: date-time
+             * @description When it comes back by itself; null: only when the customer writes (or an agent ends it)
+             */
+            until: string | null;
+            /** @description The user who snoozed it */
+            by: string | null;
+          } | null;
+          /** @description The bot holding the conversation (queue `Automação`): it receives its events and answers; null otherwise */
+          botId?: string | null;
+          /** @description The customer behind the chat's contact: their conversations on every channel */
+          customerId: string;
+          /** @description The 24-hour customer-service window, opened by each of the customer's messages */
+          window: {
+            /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
+            open: boolean;
+            /**
+             * Format: date-time
+             * @description 24 hours after the customer's last message; null when the customer never wrote
+             */
+            expiresAt: string | null;
+          };
+        };
+        /** @description The bot that held the conversation */
+        botId: string;
+        /** @description `handoff` (the bot transferred it), `agent` (a person took it over, transferred or moved it), `timeout` (the bot did not answer the customer in time), `failing` (its endpoint was failing), `closed`, `deleted` (the bot was deleted) */
+        reason: 'handoff' | 'agent' | 'timeout' | 'failing' | 'closed' | 'deleted';
         /** @description Who made the change: a user, or an account API key (Channel API) */
         by?: {
           type: 'user' | 'api_key';
@@ -3411,6 +4251,33 @@ export interface components {
             /** @description CSS colour, `#rrggbb` */
             color: string;
           }[];
+          /** @description The conversation's SLA (additive to the contract's Chat): its team's targets as due instants, fixed when the customer first wrote; time left is the due instant minus now. null: the team had no target then, or the customer has not written yet */
+          sla?: {
+            /**
+             * Format: date-time
+             * @description The customer's first message of the conversation: when both clocks started
+             */
+            startedAt: string;
+            /**
+             * Format: date-time
+             * @description When a person's first reply is due (the team's target in its business hours); null: no target
+             */
+            firstResponseDueAt: string | null;
+            /**
+             * Format: date-time
+             * @description When a person (an agent, or the Channel API) first replied; null: not yet
+             */
+            firstRespondedAt: string | null;
+            /** @description The first reply did not come by its due time (`sla.breached` was raised) */
+            firstResponseBreached: boolean;
+            /**
+             * Format: date-time
+             * @description When the close is due; null: no target
+             */
+            resolutionDueAt: string | null;
+            /** @description The conversation was still open at its due time (`sla.breached` was raised) */
+            resolutionBreached: boolean;
+          } | null;
           /** @description Set while the conversation is snoozed: out of the open lists, in the pending view, back at `until` or at the customer's next message, whichever comes first */
           snooze?: {
             /**
@@ -3426,6 +4293,8 @@ export interface components {
             /** @description The user who snoozed it */
             by: string | null;
           } | null;
+          /** @description The bot holding the conversation (queue `Automação`): it receives its events and answers; null otherwise */
+          botId?: string | null;
           /** @description The customer behind the chat's contact: their conversations on every channel */
           customerId: string;
           /** @description The 24-hour customer-service window, opened by each of the customer's messages */
@@ -3683,9 +4552,9 @@ export interface components {
       data: {
         notification: {
           id: string;
-          /** @description `chat.assigned` (a chat was transferred or assigned to you), `chat.unsnoozed` (a snoozed chat you attend came back by itself, at its time or at the customer's message; for a chat without an attendant, to its team's members), `note.mention` (a colleague mentioned you in a private note), `webhook.disabled` (an outgoing webhook endpoint was disabled after failing), `channel.unhealthy` (the provider refused a channel's access token; to users with `channels:manage`) or `contact.split` (`atende doctor` found other customers' messages in a contact and gave them contacts of their own; to users with `channels:manage`) */
+          /** @description `chat.assigned` (a chat was transferred or assigned to you), `chat.unsnoozed` (a snoozed chat you attend came back by itself, at its time or at the customer's message; for a chat without an attendant, to its team's members), `note.mention` (a colleague mentioned you in a private note), `webhook.disabled` (an outgoing webhook endpoint was disabled after failing), `channel.unhealthy` (the provider refused a channel's access token; to users with `channels:manage`), `contact.split` (`atende doctor` found other customers' messages in a contact and gave them contacts of their own; to users with `channels:manage`) or `sla.breached` (a conversation of your team missed its SLA target; to the team's supervisors) */
           kind: string;
-          /** @description `{chatId, by, contact: {name, value}, reasonCode, reason}` for chat.assigned; `{chatId, reason: time | customer_message, contact: {name, value}}` for chat.unsnoozed; `{chatId, noteId, by, byName, contact: {name, value}, excerpt}` for note.mention; `{webhookId, url}` for webhook.disabled; `{channelId, name, reason: {code, message, details?}}` for channel.unhealthy; `{channelId, channelName, contact: {id, name, value}, customers: [{contactId, name, value, messages, chatIds}]}` for contact.split */
+          /** @description `{chatId, by, contact: {name, value}, reasonCode, reason}` for chat.assigned; `{chatId, reason: time | customer_message, contact: {name, value}}` for chat.unsnoozed; `{chatId, noteId, by, byName, contact: {name, value}, excerpt}` for note.mention; `{webhookId, url}` for webhook.disabled; `{channelId, name, reason: {code, message, details?}}` for channel.unhealthy; `{channelId, channelName, contact: {id, name, value}, customers: [{contactId, name, value, messages, chatIds}]}` for contact.split; `{chatId, teamId, kind: first_response | resolution, dueAt, contact: {name, value}}` for sla.breached */
           data: {
             [key: string]: unknown;
           };
@@ -3919,6 +4788,382 @@ export interface components {
         };
       };
     };
+    'bot.update': {
+      /**
+       * Format: uuid
+       * @description Unique id of the event
+       */
+      id: string;
+      /** @constant */
+      event: 'bot.update';
+      /** @constant */
+      schemaVersion: 1;
+      /** @description Position in the account’s event log; increases in commit order within an account */
+      seq: number;
+      /** Format: date-time */
+      occurredAt: string;
+      accountId: string;
+      /** @description An admin created, changed or deleted one of the account’s bots */
+      data: {
+        bot: {
+          id: string;
+          name: string;
+          url: string;
+          replyTimeoutSeconds: number;
+          /** @description Whether its endpoint receives events (and it takes new conversations) */
+          enabled: boolean;
+          /**
+           * Format: date-time
+           * @description First failed delivery since the last success
+           */
+          failingSince: string | null;
+          /** @description `failing` (disabled by the platform) or `manual` (`enabled: false`) */
+          disabledReason: string | null;
+          /** @description The account API key the bot acts with (`Authorization: ApiKey …`) */
+          apiKeyId: string;
+          /** @description Its endpoint as a webhook: the delivery log is `GET /api/webhooks/{webhookId}/deliveries` */
+          webhookId: string;
+          /** @description Last characters of the signing secret */
+          secretHint: string;
+          /** Format: date-time */
+          createdAt: string;
+          /** Format: date-time */
+          updatedAt: string;
+        };
+        /** @description true: the bot was deleted (it is shown as it was) */
+        deleted: boolean;
+      };
+    };
+    'team.sla': {
+      /**
+       * Format: uuid
+       * @description Unique id of the event
+       */
+      id: string;
+      /** @constant */
+      event: 'team.sla';
+      /** @constant */
+      schemaVersion: 1;
+      /** @description Position in the account’s event log; increases in commit order within an account */
+      seq: number;
+      /** Format: date-time */
+      occurredAt: string;
+      accountId: string;
+      /** @description An admin or supervisor set a team's SLA targets; they apply to conversations whose clock starts afterwards */
+      data: {
+        sla: {
+          teamId: string;
+          /** @description Business minutes to a person's first reply; null: no target */
+          firstResponseMinutes: number | null;
+          /** @description Business minutes to the close; null: no target */
+          resolutionMinutes: number | null;
+          /**
+           * Format: date-time
+           * @description null: never set
+           */
+          updatedAt: string | null;
+        };
+      };
+    };
+    'sla.breached': {
+      /**
+       * Format: uuid
+       * @description Unique id of the event
+       */
+      id: string;
+      /** @constant */
+      event: 'sla.breached';
+      /** @constant */
+      schemaVersion: 1;
+      /** @description Position in the account’s event log; increases in commit order within an account */
+      seq: number;
+      /** Format: date-time */
+      occurredAt: string;
+      accountId: string;
+      /** @description A conversation missed its team's SLA target; raised once per conversation and kind. The team's supervisors are notified */
+      data: {
+        chat: {
+          id: string;
+          /** @description `open` or `closed` */
+          status: string;
+          queue: string;
+          channelId: string;
+          teamId: string;
+          userId: string | null;
+          contact: {
+            id: string;
+            name: string;
+            value: string;
+          };
+          unreadMessages: number;
+          lastMessage: {
+            id: string;
+            /** @description contact, user, api or system */
+            origin: string;
+            type: string;
+            /** @description Text of the message, or a summary such as [image] for media */
+            content: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description The agent who wrote it, for `user` messages */
+            userId?: string;
+          } | null;
+          /** Format: date-time */
+          createdAt: string;
+          /** Format: date-time */
+          updatedAt: string;
+          /** @description The chat's labels, by name (additive to the contract's Chat) */
+          labels: {
+            id: string;
+            name: string;
+            /** @description CSS colour, `#rrggbb` */
+            color: string;
+          }[];
+          /** @description The conversation's SLA (additive to the contract's Chat): its team's targets as due instants, fixed when the customer first wrote; time left is the due instant minus now. null: the team had no target then, or the customer has not written yet */
+          sla?: {
+            /**
+             * Format: date-time
+             * @description The customer's first message of the conversation: when both clocks started
+             */
+            startedAt: string;
+            /**
+             * Format: date-time
+             * @description When a person's first reply is due (the team's target in its business hours); null: no target
+             */
+            firstResponseDueAt: string | null;
+            /**
+             * Format: date-time
+             * @description When a person (an agent, or the Channel API) first replied; null: not yet
+             */
+            firstRespondedAt: string | null;
+            /** @description The first reply did not come by its due time (`sla.breached` was raised) */
+            firstResponseBreached: boolean;
+            /**
+             * Format: date-time
+             * @description When the close is due; null: no target
+             */
+            resolutionDueAt: string | null;
+            /** @description The conversation was still open at its due time (`sla.breached` was raised) */
+            resolutionBreached: boolean;
+          } | null;
+          /** @description Set while the conversation is snoozed: out of the open lists, in the pending view, back at `until` or at the customer's next message, whichever comes first */
+          snooze?: {
+            /**
+             * Format: date-time
+             * @description When it was snoozed
+             */
+            since: string;
+            /**
+             * Format: date-time
+             * @description When it comes back by itself; null: only when the customer writes (or an agent ends it)
+             */
+            until: string | null;
+            /** @description The user who snoozed it */
+            by: string | null;
+          } | null;
+          /** @description The bot holding the conversation (queue `Automação`): it receives its events and answers; null otherwise */
+          botId?: string | null;
+          /** @description The customer behind the chat's contact: their conversations on every channel */
+          customerId: string;
+          /** @description The 24-hour customer-service window, opened by each of the customer's messages */
+          window: {
+            /** @description Whether free text and media may be sent now; when false only a template reaches the customer */
+            open: boolean;
+            /**
+             * Format: date-time
+             * @description 24 hours after the customer's last message; null when the customer never wrote
+             */
+            expiresAt: string | null;
+          };
+        };
+        /** @description `first_response` (no person replied by the due time) or `resolution` (still open at the due time) */
+        kind: 'first_response' | 'resolution';
+        /**
+         * Format: date-time
+         * @description The due instant that passed
+         */
+        dueAt: string;
+      };
+    };
+    'team.assignment': {
+      /**
+       * Format: uuid
+       * @description Unique id of the event
+       */
+      id: string;
+      /** @constant */
+      event: 'team.assignment';
+      /** @constant */
+      schemaVersion: 1;
+      /** @description Position in the account’s event log; increases in commit order within an account */
+      seq: number;
+      /** Format: date-time */
+      occurredAt: string;
+      accountId: string;
+      /** @description An admin or supervisor changed a team's automatic assignment */
+      data: {
+        assignment: {
+          teamId: string;
+          /** @description `off` (agents capture), `round_robin` (online agents in turn) or `capacity` (the least loaded online agent) */
+          mode: 'off' | 'round_robin' | 'capacity';
+          /** @description null: no limit */
+          maxOpen: number | null;
+          /** @description Per-agent maxima, by user id */
+          overrides: {
+            userId: string;
+            maxOpen: number;
+          }[];
+          releaseOnOffline: boolean;
+          /**
+           * Format: date-time
+           * @description null: never configured
+           */
+          updatedAt: string | null;
+        };
+      };
+    };
+    'user.availability': {
+      /**
+       * Format: uuid
+       * @description Unique id of the event
+       */
+      id: string;
+      /** @constant */
+      event: 'user.availability';
+      /** @constant */
+      schemaVersion: 1;
+      /** @description Position in the account’s event log; increases in commit order within an account */
+      seq: number;
+      /** Format: date-time */
+      occurredAt: string;
+      accountId: string;
+      /** @description A user's availability changed */
+      data: {
+        userId: string;
+        /** @description `online` (receives conversations by automatic assignment), `away` (signed in, receives none) or `offline` */
+        availability: 'online' | 'away' | 'offline';
+        /** Format: date-time */
+        since: string;
+        /** @description true when the platform changed it: offline a while after the user’s last connection went, back at their next one */
+        auto: boolean;
+      };
+    };
+    'channel.flow': {
+      /**
+       * Format: uuid
+       * @description Unique id of the event
+       */
+      id: string;
+      /** @constant */
+      event: 'channel.flow';
+      /** @constant */
+      schemaVersion: 1;
+      /** @description Position in the account’s event log; increases in commit order within an account */
+      seq: number;
+      /** Format: date-time */
+      occurredAt: string;
+      accountId: string;
+      /** @description An admin set a channel's built-in flow */
+      data: {
+        flow: {
+          channelId: string;
+          /** @description false: never set; the answer shows the defaults, disabled */
+          configured: boolean;
+          /** @description New conversations of the channel go through the flow (queue `Automação`) */
+          enabled: boolean;
+          /** @description Sent first to a new conversation; null: none */
+          greeting: string | null;
+          menu: {
+            /** @description Said before the numbered options */
+            prompt: string;
+            /** @description 1 to 10 options, numbered 1, 2… in this order */
+            options: {
+              /** @description What the customer reads (and may type) for the option */
+              label: string;
+              /**
+               * Format: objectid
+               * @description The team the option leads to (an active team of the account)
+               */
+              teamId: string;
+            }[];
+            /** @description Send the menu as WhatsApp reply buttons (up to 3 options of at most 20 characters) or a list (up to 10) where the channel supports them; the numbered text is always in the body */
+            interactive: boolean;
+            /** @description The button that opens the list, when the menu is one; absent: `Opções` */
+            listButton?: string;
+            /** @description Said before the menu again when the answer is not an option */
+            invalidReply: string;
+            /** @description Answers that are not an option before the conversation goes to the default team */
+            maxAttempts: number;
+            /** @description Minutes without a choice before the conversation goes to the default team */
+            timeoutMinutes: number;
+          };
+          /** @description Sent when the chosen team is outside its business hours (the conversation still waits in its queue); null: none */
+          outOfHoursMessage: string | null;
+          /** @description Sent when no agent of the chosen team is online; null: none */
+          awayMessage: string | null;
+          autoClose: {
+            /** @description Hours since the customer's last message, with the platform's reply the last word, after which the conversation is closed (at most 23: the closing message must reach the customer within WhatsApp's 24-hour window) */
+            hours: number;
+            /** @description Sent as the conversation is closed */
+            message: string;
+          } | null;
+          csat: {
+            /** @description Asked when the conversation is closed; the customer answers 1 to 5 */
+            question: string;
+            /** @description Sent once the rating is recorded */
+            thanks: string;
+            /** @description Sent when the answer is a number other than 1 to 5 */
+            invalidReply: string;
+            /** @description The five answers, for 1 to 5, as the rating list shows them where the channel takes interactive messages (a reply may be the number or the label); absent: `1 – Muito insatisfeito` … `5 – Muito satisfeito` */
+            labels?: string[];
+            /** @description The button that opens the rating list; absent: `Avaliar` */
+            listButton?: string;
+            /** @description Hours after the close during which an answer counts as the rating */
+            windowHours: number;
+          } | null;
+          /**
+           * Format: date-time
+           * @description null: never configured
+           */
+          updatedAt: string | null;
+        };
+      };
+    };
+    'chat.csat': {
+      /**
+       * Format: uuid
+       * @description Unique id of the event
+       */
+      id: string;
+      /** @constant */
+      event: 'chat.csat';
+      /** @constant */
+      schemaVersion: 1;
+      /** @description Position in the account’s event log; increases in commit order within an account */
+      seq: number;
+      /** Format: date-time */
+      occurredAt: string;
+      accountId: string;
+      /** @description The customer rated a closed conversation (1–5), about its attendant */
+      data: {
+        csat: {
+          chatId: string;
+          score: number;
+          /** @description The team the conversation was with when it closed */
+          teamId: string;
+          /** @description The attendant the rating is about; null: none */
+          userId: string | null;
+          /** Format: date-time */
+          ratedAt: string;
+        };
+        chat: {
+          id: string;
+          teamId: string;
+          userId: string | null;
+          channelId: string;
+        };
+      };
+    };
     'session.ready': {
       userId: string | null;
       accountId: string | null;
@@ -3974,6 +5219,8 @@ export interface operations {
                 id: string;
                 name: string;
               };
+              /** @description `online` (automatic assignment gives them conversations), `away` or `offline` (the platform sets it a minute after their last console connection went) */
+              availability: 'online' | 'away' | 'offline';
             };
           };
         };
@@ -4111,6 +5358,8 @@ export interface operations {
                 id: string;
                 name: string;
               };
+              /** @description `online` (automatic assignment gives them conversations), `away` or `offline` (the platform sets it a minute after their last console connection went) */
+              availability: 'online' | 'away' | 'offline';
             };
             permissions: string[];
           };
@@ -4174,6 +5423,8 @@ export interface operations {
               id: string;
               name: string;
             };
+            /** @description `online` (automatic assignment gives them conversations), `away` or `offline` (the platform sets it a minute after their last console connection went) */
+            availability: 'online' | 'away' | 'offline';
           }[];
         };
       };
@@ -4246,6 +5497,8 @@ export interface operations {
               id: string;
               name: string;
             };
+            /** @description `online` (automatic assignment gives them conversations), `away` or `offline` (the platform sets it a minute after their last console connection went) */
+            availability: 'online' | 'away' | 'offline';
           };
         };
       };
@@ -4355,6 +5608,8 @@ export interface operations {
               id: string;
               name: string;
             };
+            /** @description `online` (automatic assignment gives them conversations), `away` or `offline` (the platform sets it a minute after their last console connection went) */
+            availability: 'online' | 'away' | 'offline';
           };
         };
       };
@@ -4446,6 +5701,8 @@ export interface operations {
               id: string;
               name: string;
             };
+            /** @description `online` (automatic assignment gives them conversations), `away` or `offline` (the platform sets it a minute after their last console connection went) */
+            availability: 'online' | 'away' | 'offline';
           };
         };
       };
@@ -5143,6 +6400,1172 @@ export interface operations {
       };
     };
   };
+  getTeamSla: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Resource id (ObjectId) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            teamId: string;
+            /** @description Business minutes to a person's first reply; null: no target */
+            firstResponseMinutes: number | null;
+            /** @description Business minutes to the close; null: no target */
+            resolutionMinutes: number | null;
+            /**
+             * Format: date-time
+             * @description null: never set
+             */
+            updatedAt: string | null;
+          };
+        };
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  updateTeamSla: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Resource id (ObjectId) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description From the customer's first message to a person's first reply, in minutes of the team's business hours (1 to 525600); null or absent: no target */
+          firstResponseMinutes?: number | null;
+          /** @description From the customer's first message to the conversation's close, in minutes of the team's business hours (1 to 525600); null or absent: no target */
+          resolutionMinutes?: number | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            teamId: string;
+            /** @description Business minutes to a person's first reply; null: no target */
+            firstResponseMinutes: number | null;
+            /** @description Business minutes to the close; null: no target */
+            resolutionMinutes: number | null;
+            /**
+             * Format: date-time
+             * @description null: never set
+             */
+            updatedAt: string | null;
+          };
+        };
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Content-Type must be application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  getMyAvailability: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            userId: string;
+            /** @description `online` (receives conversations by automatic assignment), `away` (signed in, receives none) or `offline` */
+            availability: 'online' | 'away' | 'offline';
+            /**
+             * Format: date-time
+             * @description When it last changed
+             */
+            since: string;
+          };
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  setMyAvailability: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description `online` (receives conversations by automatic assignment), `away` (signed in, receives none) or `offline` */
+          availability: 'online' | 'away' | 'offline';
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            userId: string;
+            /** @description `online` (receives conversations by automatic assignment), `away` (signed in, receives none) or `offline` */
+            availability: 'online' | 'away' | 'offline';
+            /**
+             * Format: date-time
+             * @description When it last changed
+             */
+            since: string;
+          };
+        };
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Content-Type must be application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  getTeamAssignment: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Resource id (ObjectId) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            teamId: string;
+            /** @description `off` (agents capture), `round_robin` (online agents in turn) or `capacity` (the least loaded online agent) */
+            mode: 'off' | 'round_robin' | 'capacity';
+            /** @description null: no limit */
+            maxOpen: number | null;
+            /** @description Per-agent maxima, by user id */
+            overrides: {
+              userId: string;
+              maxOpen: number;
+            }[];
+            releaseOnOffline: boolean;
+            /**
+             * Format: date-time
+             * @description null: never configured
+             */
+            updatedAt: string | null;
+          };
+        };
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  updateTeamAssignment: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Resource id (ObjectId) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description `off` (agents capture), `round_robin` (online agents in turn) or `capacity` (the least loaded online agent) */
+          mode: 'off' | 'round_robin' | 'capacity';
+          /** @description The most open conversations an agent may have for assignment to give them another; required for `capacity`; null or absent: no limit (round robin) */
+          maxOpen?: number | null;
+          /** @description Per-agent maxima, at most 500, one per agent */
+          overrides?: {
+            /**
+             * Format: objectid
+             * @description A member of the team
+             */
+            userId: string;
+            /** @description Their own maximum instead of the team’s; 0: assignment gives them none */
+            maxOpen: number;
+          }[];
+          /** @description Whether an agent going offline gives back to `Espera` the conversations they have not answered (default true) */
+          releaseOnOffline?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            teamId: string;
+            /** @description `off` (agents capture), `round_robin` (online agents in turn) or `capacity` (the least loaded online agent) */
+            mode: 'off' | 'round_robin' | 'capacity';
+            /** @description null: no limit */
+            maxOpen: number | null;
+            /** @description Per-agent maxima, by user id */
+            overrides: {
+              userId: string;
+              maxOpen: number;
+            }[];
+            releaseOnOffline: boolean;
+            /**
+             * Format: date-time
+             * @description null: never configured
+             */
+            updatedAt: string | null;
+          };
+        };
+      };
+      /**
+       * @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate). Besides what the schema states, a valid request is refused when:
+       *     - `maxOpen is required for mode capacity`: mode `capacity` without `maxOpen`
+       *     - `overrides.<i>.userId is not a member of the team`: an override names a user outside the team
+       *     - `overrides.<i>.userId appears more than once`: two overrides for one agent
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Content-Type must be application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  getLiveBoard: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /**
+             * Format: date-time
+             * @description The instant the figures were read at
+             */
+            at: string;
+            /** @description How close to its due instant a target is at risk */
+            atRiskMinutes: number;
+            /** @description `account` (an admin: every team) or `teams` (a supervisor: the teams they belong to) */
+            scope: 'account' | 'teams';
+            /** @description Active teams in scope, by name */
+            teams: {
+              teamId: string;
+              name: string;
+              /** @description Open conversations in `Espera` nobody attends, not snoozed (the list: `status=open&queue=Espera&assignee=unassigned`) */
+              waiting: number;
+              /**
+               * Format: date-time
+               * @description Since when the customer of the longest-waiting of those conversations waits for an answer (their `waitingSince`, the list’s `sort=longest_waiting`); null when none waits for an answer
+               */
+              longestWaitingSince: string | null;
+              /** @description Open conversations in `Em Atendimento`, not snoozed (`status=open&queue=Em Atendimento`) */
+              inAttendance: number;
+              /** @description Open conversations, not snoozed, with a target not yet breached and due within 15 minutes */
+              slaAtRisk: number;
+              /** @description Open conversations, not snoozed, that missed a target: marked breached, or past a due instant not yet marked */
+              slaBreached: number;
+              assignmentMode: 'off' | 'round_robin' | 'capacity';
+              /** @description Members online */
+              online: number;
+              /** @description Members away */
+              away: number;
+              /** @description Members offline */
+              offline: number;
+              /** @description The active members who attend (`chats:attend`), online first, then by name */
+              agents: {
+                userId: string;
+                name: string;
+                /** @description `online` (receives conversations by automatic assignment), `away` (signed in, receives none) or `offline` */
+                availability: 'online' | 'away' | 'offline';
+                /** @description Open conversations they attend, in any team and snoozed ones included: what automatic assignment compares with the capacity */
+                load: number;
+                /** @description The most open conversations assignment gives them in this team (their override, else the team’s `maxOpen`); null: no limit, or assignment off */
+                capacity: number | null;
+              }[];
+            }[];
+            /** @description Every channel of the account, by name, counting only the conversations of the teams in scope */
+            channels: {
+              channelId: string;
+              name: string;
+              /** @description Open conversations in `Espera` nobody attends, not snoozed (the list: `status=open&queue=Espera&assignee=unassigned`) */
+              waiting: number;
+              /**
+               * Format: date-time
+               * @description Since when the customer of the longest-waiting of those conversations waits for an answer (their `waitingSince`, the list’s `sort=longest_waiting`); null when none waits for an answer
+               */
+              longestWaitingSince: string | null;
+              /** @description Open conversations in `Em Atendimento`, not snoozed (`status=open&queue=Em Atendimento`) */
+              inAttendance: number;
+              /** @description Open conversations, not snoozed, with a target not yet breached and due within 15 minutes */
+              slaAtRisk: number;
+              /** @description Open conversations, not snoozed, that missed a target: marked breached, or past a due instant not yet marked */
+              slaBreached: number;
+            }[];
+          };
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  getChannelFlow: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Resource id (ObjectId) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            channelId: string;
+            /** @description false: never set; the answer shows the defaults, disabled */
+            configured: boolean;
+            /** @description New conversations of the channel go through the flow (queue `Automação`) */
+            enabled: boolean;
+            /** @description Sent first to a new conversation; null: none */
+            greeting: string | null;
+            menu: {
+              /** @description Said before the numbered options */
+              prompt: string;
+              /** @description 1 to 10 options, numbered 1, 2… in this order */
+              options: {
+                /** @description What the customer reads (and may type) for the option */
+                label: string;
+                /**
+                 * Format: objectid
+                 * @description The team the option leads to (an active team of the account)
+                 */
+                teamId: string;
+              }[];
+              /** @description Send the menu as WhatsApp reply buttons (up to 3 options of at most 20 characters) or a list (up to 10) where the channel supports them; the numbered text is always in the body */
+              interactive: boolean;
+              /** @description The button that opens the list, when the menu is one; absent: `Opções` */
+              listButton?: string;
+              /** @description Said before the menu again when the answer is not an option */
+              invalidReply: string;
+              /** @description Answers that are not an option before the conversation goes to the default team */
+              maxAttempts: number;
+              /** @description Minutes without a choice before the conversation goes to the default team */
+              timeoutMinutes: number;
+            };
+            /** @description Sent when the chosen team is outside its business hours (the conversation still waits in its queue); null: none */
+            outOfHoursMessage: string | null;
+            /** @description Sent when no agent of the chosen team is online; null: none */
+            awayMessage: string | null;
+            autoClose: {
+              /** @description Hours since the customer's last message, with the platform's reply the last word, after which the conversation is closed (at most 23: the closing message must reach the customer within WhatsApp's 24-hour window) */
+              hours: number;
+              /** @description Sent as the conversation is closed */
+              message: string;
+            } | null;
+            csat: {
+              /** @description Asked when the conversation is closed; the customer answers 1 to 5 */
+              question: string;
+              /** @description Sent once the rating is recorded */
+              thanks: string;
+              /** @description Sent when the answer is a number other than 1 to 5 */
+              invalidReply: string;
+              /** @description The five answers, for 1 to 5, as the rating list shows them where the channel takes interactive messages (a reply may be the number or the label); absent: `1 – Muito insatisfeito` … `5 – Muito satisfeito` */
+              labels?: string[];
+              /** @description The button that opens the rating list; absent: `Avaliar` */
+              listButton?: string;
+              /** @description Hours after the close during which an answer counts as the rating */
+              windowHours: number;
+            } | null;
+            /**
+             * Format: date-time
+             * @description null: never configured
+             */
+            updatedAt: string | null;
+          };
+        };
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  updateChannelFlow: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Resource id (ObjectId) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description New conversations of the channel go through the flow (queue `Automação`) */
+          enabled: boolean;
+          /** @description Sent first to a new conversation; null: none */
+          greeting: string | null;
+          menu: {
+            /** @description Said before the numbered options */
+            prompt: string;
+            /** @description 1 to 10 options, numbered 1, 2… in this order */
+            options: {
+              /** @description What the customer reads (and may type) for the option */
+              label: string;
+              /**
+               * Format: objectid
+               * @description The team the option leads to (an active team of the account)
+               */
+              teamId: string;
+            }[];
+            /** @description Send the menu as WhatsApp reply buttons (up to 3 options of at most 20 characters) or a list (up to 10) where the channel supports them; the numbered text is always in the body */
+            interactive: boolean;
+            /** @description The button that opens the list, when the menu is one; absent: `Opções` */
+            listButton?: string;
+            /** @description Said before the menu again when the answer is not an option */
+            invalidReply: string;
+            /** @description Answers that are not an option before the conversation goes to the default team */
+            maxAttempts: number;
+            /** @description Minutes without a choice before the conversation goes to the default team */
+            timeoutMinutes: number;
+          };
+          /** @description Sent when the chosen team is outside its business hours (the conversation still waits in its queue); null: none */
+          outOfHoursMessage: string | null;
+          /** @description Sent when no agent of the chosen team is online; null: none */
+          awayMessage: string | null;
+          autoClose: {
+            /** @description Hours since the customer's last message, with the platform's reply the last word, after which the conversation is closed (at most 23: the closing message must reach the customer within WhatsApp's 24-hour window) */
+            hours: number;
+            /** @description Sent as the conversation is closed */
+            message: string;
+          } | null;
+          csat: {
+            /** @description Asked when the conversation is closed; the customer answers 1 to 5 */
+            question: string;
+            /** @description Sent once the rating is recorded */
+            thanks: string;
+            /** @description Sent when the answer is a number other than 1 to 5 */
+            invalidReply: string;
+            /** @description The five answers, for 1 to 5, as the rating list shows them where the channel takes interactive messages (a reply may be the number or the label); absent: `1 – Muito insatisfeito` … `5 – Muito satisfeito` */
+            labels?: string[];
+            /** @description The button that opens the rating list; absent: `Avaliar` */
+            listButton?: string;
+            /** @description Hours after the close during which an answer counts as the rating */
+            windowHours: number;
+          } | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            channelId: string;
+            /** @description false: never set; the answer shows the defaults, disabled */
+            configured: boolean;
+            /** @description New conversations of the channel go through the flow (queue `Automação`) */
+            enabled: boolean;
+            /** @description Sent first to a new conversation; null: none */
+            greeting: string | null;
+            menu: {
+              /** @description Said before the numbered options */
+              prompt: string;
+              /** @description 1 to 10 options, numbered 1, 2… in this order */
+              options: {
+                /** @description What the customer reads (and may type) for the option */
+                label: string;
+                /**
+                 * Format: objectid
+                 * @description The team the option leads to (an active team of the account)
+                 */
+                teamId: string;
+              }[];
+              /** @description Send the menu as WhatsApp reply buttons (up to 3 options of at most 20 characters) or a list (up to 10) where the channel supports them; the numbered text is always in the body */
+              interactive: boolean;
+              /** @description The button that opens the list, when the menu is one; absent: `Opções` */
+              listButton?: string;
+              /** @description Said before the menu again when the answer is not an option */
+              invalidReply: string;
+              /** @description Answers that are not an option before the conversation goes to the default team */
+              maxAttempts: number;
+              /** @description Minutes without a choice before the conversation goes to the default team */
+              timeoutMinutes: number;
+            };
+            /** @description Sent when the chosen team is outside its business hours (the conversation still waits in its queue); null: none */
+            outOfHoursMessage: string | null;
+            /** @description Sent when no agent of the chosen team is online; null: none */
+            awayMessage: string | null;
+            autoClose: {
+              /** @description Hours since the customer's last message, with the platform's reply the last word, after which the conversation is closed (at most 23: the closing message must reach the customer within WhatsApp's 24-hour window) */
+              hours: number;
+              /** @description Sent as the conversation is closed */
+              message: string;
+            } | null;
+            csat: {
+              /** @description Asked when the conversation is closed; the customer answers 1 to 5 */
+              question: string;
+              /** @description Sent once the rating is recorded */
+              thanks: string;
+              /** @description Sent when the answer is a number other than 1 to 5 */
+              invalidReply: string;
+              /** @description The five answers, for 1 to 5, as the rating list shows them where the channel takes interactive messages (a reply may be the number or the label); absent: `1 – Muito insatisfeito` … `5 – Muito satisfeito` */
+              labels?: string[];
+              /** @description The button that opens the rating list; absent: `Avaliar` */
+              listButton?: string;
+              /** @description Hours after the close during which an answer counts as the rating */
+              windowHours: number;
+            } | null;
+            /**
+             * Format: date-time
+             * @description null: never configured
+             */
+            updatedAt: string | null;
+          };
+        };
+      };
+      /**
+       * @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate). Besides what the schema states, a valid request is refused when:
+       *     - `menu.options.<i>.teamId is not an active team of the account`: a team of another account, or inactive
+       *     - `menu.options.<i>.label repeats option <n>`: two options with the same label (ignoring case)
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Content-Type must be application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  getChatCsat: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Resource id (ObjectId) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            csat: {
+              chatId: string;
+              score: number;
+              /** @description The team the conversation was with when it closed */
+              teamId: string;
+              /** @description The attendant the rating is about; null: none */
+              userId: string | null;
+              /** Format: date-time */
+              ratedAt: string;
+            } | null;
+          };
+        };
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
   listChannels: {
     parameters: {
       query?: never;
@@ -5186,6 +7609,19 @@ export interface operations {
             unhealthySince: string | null;
             /** @description When an agent reads a chat, the provider is told the customer's latest message was read (WhatsApp: blue ticks). Default false. */
             sendReadReceipts: boolean;
+            /** @description The bot new conversations go to (`updateChannelBot`), within `botHours`; null: none */
+            botId: string | null;
+            /** @description When the bot takes new conversations (business hours' rules); null: at any time */
+            botHours: {
+              timeZone: string;
+              weekly:
+                | {
+                    start: string;
+                    end: string;
+                  }[][]
+                | null;
+              holidays: string[];
+            } | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -5275,6 +7711,19 @@ export interface operations {
             unhealthySince: string | null;
             /** @description When an agent reads a chat, the provider is told the customer's latest message was read (WhatsApp: blue ticks). Default false. */
             sendReadReceipts: boolean;
+            /** @description The bot new conversations go to (`updateChannelBot`), within `botHours`; null: none */
+            botId: string | null;
+            /** @description When the bot takes new conversations (business hours' rules); null: at any time */
+            botHours: {
+              timeZone: string;
+              weekly:
+                | {
+                    start: string;
+                    end: string;
+                  }[][]
+                | null;
+              holidays: string[];
+            } | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -5400,6 +7849,19 @@ export interface operations {
             unhealthySince: string | null;
             /** @description When an agent reads a chat, the provider is told the customer's latest message was read (WhatsApp: blue ticks). Default false. */
             sendReadReceipts: boolean;
+            /** @description The bot new conversations go to (`updateChannelBot`), within `botHours`; null: none */
+            botId: string | null;
+            /** @description When the bot takes new conversations (business hours' rules); null: at any time */
+            botHours: {
+              timeZone: string;
+              weekly:
+                | {
+                    start: string;
+                    end: string;
+                  }[][]
+                | null;
+              holidays: string[];
+            } | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -5532,6 +7994,19 @@ export interface operations {
             unhealthySince: string | null;
             /** @description When an agent reads a chat, the provider is told the customer's latest message was read (WhatsApp: blue ticks). Default false. */
             sendReadReceipts: boolean;
+            /** @description The bot new conversations go to (`updateChannelBot`), within `botHours`; null: none */
+            botId: string | null;
+            /** @description When the bot takes new conversations (business hours' rules); null: at any time */
+            botHours: {
+              timeZone: string;
+              weekly:
+                | {
+                    start: string;
+                    end: string;
+                  }[][]
+                | null;
+              holidays: string[];
+            } | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -6088,6 +8563,118 @@ export interface operations {
       };
     };
   };
+  listAuditLog: {
+    parameters: {
+      query?: {
+        /** @description User or API key id */
+        actorId?: string;
+        /** @description Action or its prefix: `apikey.` lists every API key action */
+        action?: string;
+        targetType?: string;
+        targetId?: string;
+        /** @description Lines written at or after */
+        from?: string;
+        /** @description Lines written before */
+        to?: string;
+        /** @description A line's id: lists the lines written before it */
+        before?: string;
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description Newest first */
+            entries: {
+              /** @description Increasing: a later line has a greater id */
+              id: string;
+              actor: {
+                type: 'user' | 'api_key' | 'system';
+                /** @description User or API key id; null for the platform itself */
+                id: string | null;
+                /** @description The user's or key's current name, when it still exists */
+                name: string | null;
+              };
+              /** @description What was done, `<target>.<verb>`: `user.create`, `apikey.revoke`… */
+              action: string;
+              target: {
+                type: string;
+                id: string | null;
+              };
+              /** @description The non-secret fields changed (never a key, token, password, hash or credential) */
+              details: {
+                [key: string]: unknown;
+              };
+              ip: string | null;
+              userAgent: string | null;
+              /** Format: date-time */
+              createdAt: string;
+            }[];
+            /** @description Cursor of the next (older) page; null at the end */
+            nextBefore: string | null;
+          };
+        };
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
   listAgentChats: {
     parameters: {
       query?: {
@@ -6111,6 +8698,8 @@ export interface operations {
         assignee?: 'mine' | 'unassigned' | string;
         /** @description `newest` (default: latest created first), `longest_waiting` (the customer waiting longest for an answer first; answered chats last) or `last_customer_message` (latest customer message first) */
         sort?: 'newest' | 'longest_waiting' | 'last_customer_message';
+        /** @description `at_risk`: a target not yet missed is due within 15 minutes; `breached`: a target was missed (marked, or past due). The live board’s SLA figures; its total is counted from the chats, as a search’s */
+        sla?: 'at_risk' | 'breached';
         /** @description Search by the customer: digits (spaces, `+`, `-`, `()` allowed) find them anywhere in the contact's number; other text finds the name, accents and case ignored, or the address. */
         q?: string;
       };
@@ -6169,6 +8758,33 @@ export interface operations {
                 /** @description CSS colour, `#rrggbb` */
                 color: string;
               }[];
+              /** @description The conversation's SLA (additive to the contract's Chat): its team's targets as due instants, fixed when the customer first wrote; time left is the due instant minus now. null: the team had no target then, or the customer has not written yet */
+              sla?: {
+                /**
+                 * Format: date-time
+                 * @description The customer's first message of the conversation: when both clocks started
+                 */
+                startedAt: string;
+                /**
+                 * Format: date-time
+                 * @description When a person's first reply is due (the team's target in its business hours); null: no target
+                 */
+                firstResponseDueAt: string | null;
+                /**
+                 * Format: date-time
+                 * @description When a person (an agent, or the Channel API) first replied; null: not yet
+                 */
+                firstRespondedAt: string | null;
+                /** @description The first reply did not come by its due time (`sla.breached` was raised) */
+                firstResponseBreached: boolean;
+                /**
+                 * Format: date-time
+                 * @description When the close is due; null: no target
+                 */
+                resolutionDueAt: string | null;
+                /** @description The conversation was still open at its due time (`sla.breached` was raised) */
+                resolutionBreached: boolean;
+              } | null;
               /** @description Set while the conversation is snoozed: out of the open lists, in the pending view, back at `until` or at the customer's next message, whichever comes first */
               snooze?: {
                 /**
@@ -6184,6 +8800,8 @@ export interface operations {
                 /** @description The user who snoozed it */
                 by: string | null;
               } | null;
+              /** @description The bot holding the conversation (queue `Automação`): it receives its events and answers; null otherwise */
+              botId?: string | null;
               /** @description The customer behind the chat's contact: their conversations on every channel */
               customerId: string;
               /** @description The 24-hour customer-service window, opened by each of the customer's messages */
@@ -6306,6 +8924,33 @@ export interface operations {
               /** @description CSS colour, `#rrggbb` */
               color: string;
             }[];
+            /** @description The conversation's SLA (additive to the contract's Chat): its team's targets as due instants, fixed when the customer first wrote; time left is the due instant minus now. null: the team had no target then, or the customer has not written yet */
+            sla?: {
+              /**
+               * Format: date-time
+               * @description The customer's first message of the conversation: when both clocks started
+               */
+              startedAt: string;
+              /**
+               * Format: date-time
+               * @description When a person's first reply is due (the team's target in its business hours); null: no target
+               */
+              firstResponseDueAt: string | null;
+              /**
+               * Format: date-time
+               * @description When a person (an agent, or the Channel API) first replied; null: not yet
+               */
+              firstRespondedAt: string | null;
+              /** @description The first reply did not come by its due time (`sla.breached` was raised) */
+              firstResponseBreached: boolean;
+              /**
+               * Format: date-time
+               * @description When the close is due; null: no target
+               */
+              resolutionDueAt: string | null;
+              /** @description The conversation was still open at its due time (`sla.breached` was raised) */
+              resolutionBreached: boolean;
+            } | null;
             /** @description Set while the conversation is snoozed: out of the open lists, in the pending view, back at `until` or at the customer's next message, whichever comes first */
             snooze?: {
               /**
@@ -6321,6 +8966,8 @@ export interface operations {
               /** @description The user who snoozed it */
               by: string | null;
             } | null;
+            /** @description The bot holding the conversation (queue `Automação`): it receives its events and answers; null otherwise */
+            botId?: string | null;
             /** @description The customer behind the chat's contact: their conversations on every channel */
             customerId: string;
             /** @description The 24-hour customer-service window, opened by each of the customer's messages */
@@ -6449,6 +9096,33 @@ export interface operations {
               /** @description CSS colour, `#rrggbb` */
               color: string;
             }[];
+            /** @description The conversation's SLA (additive to the contract's Chat): its team's targets as due instants, fixed when the customer first wrote; time left is the due instant minus now. null: the team had no target then, or the customer has not written yet */
+            sla?: {
+              /**
+               * Format: date-time
+               * @description The customer's first message of the conversation: when both clocks started
+               */
+              startedAt: string;
+              /**
+               * Format: date-time
+               * @description When a person's first reply is due (the team's target in its business hours); null: no target
+               */
+              firstResponseDueAt: string | null;
+              /**
+               * Format: date-time
+               * @description When a person (an agent, or the Channel API) first replied; null: not yet
+               */
+              firstRespondedAt: string | null;
+              /** @description The first reply did not come by its due time (`sla.breached` was raised) */
+              firstResponseBreached: boolean;
+              /**
+               * Format: date-time
+               * @description When the close is due; null: no target
+               */
+              resolutionDueAt: string | null;
+              /** @description The conversation was still open at its due time (`sla.breached` was raised) */
+              resolutionBreached: boolean;
+            } | null;
             /** @description Set while the conversation is snoozed: out of the open lists, in the pending view, back at `until` or at the customer's next message, whichever comes first */
             snooze?: {
               /**
@@ -6464,6 +9138,8 @@ export interface operations {
               /** @description The user who snoozed it */
               by: string | null;
             } | null;
+            /** @description The bot holding the conversation (queue `Automação`): it receives its events and answers; null otherwise */
+            botId?: string | null;
             /** @description The customer behind the chat's contact: their conversations on every channel */
             customerId: string;
             /** @description The 24-hour customer-service window, opened by each of the customer's messages */
@@ -6635,6 +9311,33 @@ export interface operations {
               /** @description CSS colour, `#rrggbb` */
               color: string;
             }[];
+            /** @description The conversation's SLA (additive to the contract's Chat): its team's targets as due instants, fixed when the customer first wrote; time left is the due instant minus now. null: the team had no target then, or the customer has not written yet */
+            sla?: {
+              /**
+               * Format: date-time
+               * @description The customer's first message of the conversation: when both clocks started
+               */
+              startedAt: string;
+              /**
+               * Format: date-time
+               * @description When a person's first reply is due (the team's target in its business hours); null: no target
+               */
+              firstResponseDueAt: string | null;
+              /**
+               * Format: date-time
+               * @description When a person (an agent, or the Channel API) first replied; null: not yet
+               */
+              firstRespondedAt: string | null;
+              /** @description The first reply did not come by its due time (`sla.breached` was raised) */
+              firstResponseBreached: boolean;
+              /**
+               * Format: date-time
+               * @description When the close is due; null: no target
+               */
+              resolutionDueAt: string | null;
+              /** @description The conversation was still open at its due time (`sla.breached` was raised) */
+              resolutionBreached: boolean;
+            } | null;
             /** @description Set while the conversation is snoozed: out of the open lists, in the pending view, back at `until` or at the customer's next message, whichever comes first */
             snooze?: {
               /**
@@ -6650,6 +9353,8 @@ export interface operations {
               /** @description The user who snoozed it */
               by: string | null;
             } | null;
+            /** @description The bot holding the conversation (queue `Automação`): it receives its events and answers; null otherwise */
+            botId?: string | null;
             /** @description The customer behind the chat's contact: their conversations on every channel */
             customerId: string;
             /** @description The 24-hour customer-service window, opened by each of the customer's messages */
@@ -6824,6 +9529,33 @@ export interface operations {
               /** @description CSS colour, `#rrggbb` */
               color: string;
             }[];
+            /** @description The conversation's SLA (additive to the contract's Chat): its team's targets as due instants, fixed when the customer first wrote; time left is the due instant minus now. null: the team had no target then, or the customer has not written yet */
+            sla?: {
+              /**
+               * Format: date-time
+               * @description The customer's first message of the conversation: when both clocks started
+               */
+              startedAt: string;
+              /**
+               * Format: date-time
+               * @description When a person's first reply is due (the team's target in its business hours); null: no target
+               */
+              firstResponseDueAt: string | null;
+              /**
+               * Format: date-time
+               * @description When a person (an agent, or the Channel API) first replied; null: not yet
+               */
+              firstRespondedAt: string | null;
+              /** @description The first reply did not come by its due time (`sla.breached` was raised) */
+              firstResponseBreached: boolean;
+              /**
+               * Format: date-time
+               * @description When the close is due; null: no target
+               */
+              resolutionDueAt: string | null;
+              /** @description The conversation was still open at its due time (`sla.breached` was raised) */
+              resolutionBreached: boolean;
+            } | null;
             /** @description Set while the conversation is snoozed: out of the open lists, in the pending view, back at `until` or at the customer's next message, whichever comes first */
             snooze?: {
               /**
@@ -6839,6 +9571,8 @@ export interface operations {
               /** @description The user who snoozed it */
               by: string | null;
             } | null;
+            /** @description The bot holding the conversation (queue `Automação`): it receives its events and answers; null otherwise */
+            botId?: string | null;
             /** @description The customer behind the chat's contact: their conversations on every channel */
             customerId: string;
             /** @description The 24-hour customer-service window, opened by each of the customer's messages */
@@ -7001,6 +9735,33 @@ export interface operations {
               /** @description CSS colour, `#rrggbb` */
               color: string;
             }[];
+            /** @description The conversation's SLA (additive to the contract's Chat): its team's targets as due instants, fixed when the customer first wrote; time left is the due instant minus now. null: the team had no target then, or the customer has not written yet */
+            sla?: {
+              /**
+               * Format: date-time
+               * @description The customer's first message of the conversation: when both clocks started
+               */
+              startedAt: string;
+              /**
+               * Format: date-time
+               * @description When a person's first reply is due (the team's target in its business hours); null: no target
+               */
+              firstResponseDueAt: string | null;
+              /**
+               * Format: date-time
+               * @description When a person (an agent, or the Channel API) first replied; null: not yet
+               */
+              firstRespondedAt: string | null;
+              /** @description The first reply did not come by its due time (`sla.breached` was raised) */
+              firstResponseBreached: boolean;
+              /**
+               * Format: date-time
+               * @description When the close is due; null: no target
+               */
+              resolutionDueAt: string | null;
+              /** @description The conversation was still open at its due time (`sla.breached` was raised) */
+              resolutionBreached: boolean;
+            } | null;
             /** @description Set while the conversation is snoozed: out of the open lists, in the pending view, back at `until` or at the customer's next message, whichever comes first */
             snooze?: {
               /**
@@ -7016,6 +9777,8 @@ export interface operations {
               /** @description The user who snoozed it */
               by: string | null;
             } | null;
+            /** @description The bot holding the conversation (queue `Automação`): it receives its events and answers; null otherwise */
+            botId?: string | null;
             /** @description The customer behind the chat's contact: their conversations on every channel */
             customerId: string;
             /** @description The 24-hour customer-service window, opened by each of the customer's messages */
@@ -7155,6 +9918,33 @@ export interface operations {
               /** @description CSS colour, `#rrggbb` */
               color: string;
             }[];
+            /** @description The conversation's SLA (additive to the contract's Chat): its team's targets as due instants, fixed when the customer first wrote; time left is the due instant minus now. null: the team had no target then, or the customer has not written yet */
+            sla?: {
+              /**
+               * Format: date-time
+               * @description The customer's first message of the conversation: when both clocks started
+               */
+              startedAt: string;
+              /**
+               * Format: date-time
+               * @description When a person's first reply is due (the team's target in its business hours); null: no target
+               */
+              firstResponseDueAt: string | null;
+              /**
+               * Format: date-time
+               * @description When a person (an agent, or the Channel API) first replied; null: not yet
+               */
+              firstRespondedAt: string | null;
+              /** @description The first reply did not come by its due time (`sla.breached` was raised) */
+              firstResponseBreached: boolean;
+              /**
+               * Format: date-time
+               * @description When the close is due; null: no target
+               */
+              resolutionDueAt: string | null;
+              /** @description The conversation was still open at its due time (`sla.breached` was raised) */
+              resolutionBreached: boolean;
+            } | null;
             /** @description Set while the conversation is snoozed: out of the open lists, in the pending view, back at `until` or at the customer's next message, whichever comes first */
             snooze?: {
               /**
@@ -7170,6 +9960,8 @@ export interface operations {
               /** @description The user who snoozed it */
               by: string | null;
             } | null;
+            /** @description The bot holding the conversation (queue `Automação`): it receives its events and answers; null otherwise */
+            botId?: string | null;
             /** @description The customer behind the chat's contact: their conversations on every channel */
             customerId: string;
             /** @description The 24-hour customer-service window, opened by each of the customer's messages */
@@ -7309,6 +10101,33 @@ export interface operations {
               /** @description CSS colour, `#rrggbb` */
               color: string;
             }[];
+            /** @description The conversation's SLA (additive to the contract's Chat): its team's targets as due instants, fixed when the customer first wrote; time left is the due instant minus now. null: the team had no target then, or the customer has not written yet */
+            sla?: {
+              /**
+               * Format: date-time
+               * @description The customer's first message of the conversation: when both clocks started
+               */
+              startedAt: string;
+              /**
+               * Format: date-time
+               * @description When a person's first reply is due (the team's target in its business hours); null: no target
+               */
+              firstResponseDueAt: string | null;
+              /**
+               * Format: date-time
+               * @description When a person (an agent, or the Channel API) first replied; null: not yet
+               */
+              firstRespondedAt: string | null;
+              /** @description The first reply did not come by its due time (`sla.breached` was raised) */
+              firstResponseBreached: boolean;
+              /**
+               * Format: date-time
+               * @description When the close is due; null: no target
+               */
+              resolutionDueAt: string | null;
+              /** @description The conversation was still open at its due time (`sla.breached` was raised) */
+              resolutionBreached: boolean;
+            } | null;
             /** @description Set while the conversation is snoozed: out of the open lists, in the pending view, back at `until` or at the customer's next message, whichever comes first */
             snooze?: {
               /**
@@ -7324,6 +10143,8 @@ export interface operations {
               /** @description The user who snoozed it */
               by: string | null;
             } | null;
+            /** @description The bot holding the conversation (queue `Automação`): it receives its events and answers; null otherwise */
+            botId?: string | null;
             /** @description The customer behind the chat's contact: their conversations on every channel */
             customerId: string;
             /** @description The 24-hour customer-service window, opened by each of the customer's messages */
@@ -7463,6 +10284,33 @@ export interface operations {
               /** @description CSS colour, `#rrggbb` */
               color: string;
             }[];
+            /** @description The conversation's SLA (additive to the contract's Chat): its team's targets as due instants, fixed when the customer first wrote; time left is the due instant minus now. null: the team had no target then, or the customer has not written yet */
+            sla?: {
+              /**
+               * Format: date-time
+               * @description The customer's first message of the conversation: when both clocks started
+               */
+              startedAt: string;
+              /**
+               * Format: date-time
+               * @description When a person's first reply is due (the team's target in its business hours); null: no target
+               */
+              firstResponseDueAt: string | null;
+              /**
+               * Format: date-time
+               * @description When a person (an agent, or the Channel API) first replied; null: not yet
+               */
+              firstRespondedAt: string | null;
+              /** @description The first reply did not come by its due time (`sla.breached` was raised) */
+              firstResponseBreached: boolean;
+              /**
+               * Format: date-time
+               * @description When the close is due; null: no target
+               */
+              resolutionDueAt: string | null;
+              /** @description The conversation was still open at its due time (`sla.breached` was raised) */
+              resolutionBreached: boolean;
+            } | null;
             /** @description Set while the conversation is snoozed: out of the open lists, in the pending view, back at `until` or at the customer's next message, whichever comes first */
             snooze?: {
               /**
@@ -7478,6 +10326,8 @@ export interface operations {
               /** @description The user who snoozed it */
               by: string | null;
             } | null;
+            /** @description The bot holding the conversation (queue `Automação`): it receives its events and answers; null otherwise */
+            botId?: string | null;
             /** @description The customer behind the chat's contact: their conversations on every channel */
             customerId: string;
             /** @description The 24-hour customer-service window, opened by each of the customer's messages */
@@ -7617,6 +10467,33 @@ export interface operations {
               /** @description CSS colour, `#rrggbb` */
               color: string;
             }[];
+            /** @description The conversation's SLA (additive to the contract's Chat): its team's targets as due instants, fixed when the customer first wrote; time left is the due instant minus now. null: the team had no target then, or the customer has not written yet */
+            sla?: {
+              /**
+               * Format: date-time
+               * @description The customer's first message of the conversation: when both clocks started
+               */
+              startedAt: string;
+              /**
+               * Format: date-time
+               * @description When a person's first reply is due (the team's target in its business hours); null: no target
+               */
+              firstResponseDueAt: string | null;
+              /**
+               * Format: date-time
+               * @description When a person (an agent, or the Channel API) first replied; null: not yet
+               */
+              firstRespondedAt: string | null;
+              /** @description The first reply did not come by its due time (`sla.breached` was raised) */
+              firstResponseBreached: boolean;
+              /**
+               * Format: date-time
+               * @description When the close is due; null: no target
+               */
+              resolutionDueAt: string | null;
+              /** @description The conversation was still open at its due time (`sla.breached` was raised) */
+              resolutionBreached: boolean;
+            } | null;
             /** @description Set while the conversation is snoozed: out of the open lists, in the pending view, back at `until` or at the customer's next message, whichever comes first */
             snooze?: {
               /**
@@ -7632,6 +10509,8 @@ export interface operations {
               /** @description The user who snoozed it */
               by: string | null;
             } | null;
+            /** @description The bot holding the conversation (queue `Automação`): it receives its events and answers; null otherwise */
+            botId?: string | null;
             /** @description The customer behind the chat's contact: their conversations on every channel */
             customerId: string;
             /** @description The 24-hour customer-service window, opened by each of the customer's messages */
@@ -7771,6 +10650,33 @@ export interface operations {
               /** @description CSS colour, `#rrggbb` */
               color: string;
             }[];
+            /** @description The conversation's SLA (additive to the contract's Chat): its team's targets as due instants, fixed when the customer first wrote; time left is the due instant minus now. null: the team had no target then, or the customer has not written yet */
+            sla?: {
+              /**
+               * Format: date-time
+               * @description The customer's first message of the conversation: when both clocks started
+               */
+              startedAt: string;
+              /**
+               * Format: date-time
+               * @description When a person's first reply is due (the team's target in its business hours); null: no target
+               */
+              firstResponseDueAt: string | null;
+              /**
+               * Format: date-time
+               * @description When a person (an agent, or the Channel API) first replied; null: not yet
+               */
+              firstRespondedAt: string | null;
+              /** @description The first reply did not come by its due time (`sla.breached` was raised) */
+              firstResponseBreached: boolean;
+              /**
+               * Format: date-time
+               * @description When the close is due; null: no target
+               */
+              resolutionDueAt: string | null;
+              /** @description The conversation was still open at its due time (`sla.breached` was raised) */
+              resolutionBreached: boolean;
+            } | null;
             /** @description Set while the conversation is snoozed: out of the open lists, in the pending view, back at `until` or at the customer's next message, whichever comes first */
             snooze?: {
               /**
@@ -7786,6 +10692,8 @@ export interface operations {
               /** @description The user who snoozed it */
               by: string | null;
             } | null;
+            /** @description The bot holding the conversation (queue `Automação`): it receives its events and answers; null otherwise */
+            botId?: string | null;
             /** @description The customer behind the chat's contact: their conversations on every channel */
             customerId: string;
             /** @description The 24-hour customer-service window, opened by each of the customer's messages */
@@ -8396,6 +11304,33 @@ export interface operations {
               /** @description CSS colour, `#rrggbb` */
               color: string;
             }[];
+            /** @description The conversation's SLA (additive to the contract's Chat): its team's targets as due instants, fixed when the customer first wrote; time left is the due instant minus now. null: the team had no target then, or the customer has not written yet */
+            sla?: {
+              /**
+               * Format: date-time
+               * @description The customer's first message of the conversation: when both clocks started
+               */
+              startedAt: string;
+              /**
+               * Format: date-time
+               * @description When a person's first reply is due (the team's target in its business hours); null: no target
+               */
+              firstResponseDueAt: string | null;
+              /**
+               * Format: date-time
+               * @description When a person (an agent, or the Channel API) first replied; null: not yet
+               */
+              firstRespondedAt: string | null;
+              /** @description The first reply did not come by its due time (`sla.breached` was raised) */
+              firstResponseBreached: boolean;
+              /**
+               * Format: date-time
+               * @description When the close is due; null: no target
+               */
+              resolutionDueAt: string | null;
+              /** @description The conversation was still open at its due time (`sla.breached` was raised) */
+              resolutionBreached: boolean;
+            } | null;
             /** @description Set while the conversation is snoozed: out of the open lists, in the pending view, back at `until` or at the customer's next message, whichever comes first */
             snooze?: {
               /**
@@ -8411,6 +11346,8 @@ export interface operations {
               /** @description The user who snoozed it */
               by: string | null;
             } | null;
+            /** @description The bot holding the conversation (queue `Automação`): it receives its events and answers; null otherwise */
+            botId?: string | null;
             /** @description The customer behind the chat's contact: their conversations on every channel */
             customerId: string;
             /** @description The 24-hour customer-service window, opened by each of the customer's messages */
@@ -8543,6 +11480,33 @@ export interface operations {
               /** @description CSS colour, `#rrggbb` */
               color: string;
             }[];
+            /** @description The conversation's SLA (additive to the contract's Chat): its team's targets as due instants, fixed when the customer first wrote; time left is the due instant minus now. null: the team had no target then, or the customer has not written yet */
+            sla?: {
+              /**
+               * Format: date-time
+               * @description The customer's first message of the conversation: when both clocks started
+               */
+              startedAt: string;
+              /**
+               * Format: date-time
+               * @description When a person's first reply is due (the team's target in its business hours); null: no target
+               */
+              firstResponseDueAt: string | null;
+              /**
+               * Format: date-time
+               * @description When a person (an agent, or the Channel API) first replied; null: not yet
+               */
+              firstRespondedAt: string | null;
+              /** @description The first reply did not come by its due time (`sla.breached` was raised) */
+              firstResponseBreached: boolean;
+              /**
+               * Format: date-time
+               * @description When the close is due; null: no target
+               */
+              resolutionDueAt: string | null;
+              /** @description The conversation was still open at its due time (`sla.breached` was raised) */
+              resolutionBreached: boolean;
+            } | null;
             /** @description Set while the conversation is snoozed: out of the open lists, in the pending view, back at `until` or at the customer's next message, whichever comes first */
             snooze?: {
               /**
@@ -8558,6 +11522,8 @@ export interface operations {
               /** @description The user who snoozed it */
               by: string | null;
             } | null;
+            /** @description The bot holding the conversation (queue `Automação`): it receives its events and answers; null otherwise */
+            botId?: string | null;
             /** @description The customer behind the chat's contact: their conversations on every channel */
             customerId: string;
             /** @description The 24-hour customer-service window, opened by each of the customer's messages */
@@ -8986,6 +11952,8 @@ export interface operations {
               assignee?: 'mine' | 'unassigned' | string;
               /** @description `newest` (default: latest created first), `longest_waiting` (the customer waiting longest for an answer first; answered chats last) or `last_customer_message` (latest customer message first) */
               sort?: 'newest' | 'longest_waiting' | 'last_customer_message';
+              /** @description `at_risk`: a target not yet missed is due within 15 minutes; `breached`: a target was missed (marked, or past due). The live board’s SLA figures; its total is counted from the chats, as a search’s */
+              sla?: 'at_risk' | 'breached';
               /** @description Search by the customer: digits (spaces, `+`, `-`, `()` allowed) find them anywhere in the contact's number; other text finds the name, accents and case ignored, or the address. */
               q?: string;
             };
@@ -9072,6 +12040,8 @@ export interface operations {
             assignee?: 'mine' | 'unassigned' | string;
             /** @description `newest` (default: latest created first), `longest_waiting` (the customer waiting longest for an answer first; answered chats last) or `last_customer_message` (latest customer message first) */
             sort?: 'newest' | 'longest_waiting' | 'last_customer_message';
+            /** @description `at_risk`: a target not yet missed is due within 15 minutes; `breached`: a target was missed (marked, or past due). The live board’s SLA figures; its total is counted from the chats, as a search’s */
+            sla?: 'at_risk' | 'breached';
             /** @description Search by the customer: digits (spaces, `+`, `-`, `()` allowed) find them anywhere in the contact's number; other text finds the name, accents and case ignored, or the address. */
             q?: string;
           };
@@ -9118,6 +12088,8 @@ export interface operations {
               assignee?: 'mine' | 'unassigned' | string;
               /** @description `newest` (default: latest created first), `longest_waiting` (the customer waiting longest for an answer first; answered chats last) or `last_customer_message` (latest customer message first) */
               sort?: 'newest' | 'longest_waiting' | 'last_customer_message';
+              /** @description `at_risk`: a target not yet missed is due within 15 minutes; `breached`: a target was missed (marked, or past due). The live board’s SLA figures; its total is counted from the chats, as a search’s */
+              sla?: 'at_risk' | 'breached';
               /** @description Search by the customer: digits (spaces, `+`, `-`, `()` allowed) find them anywhere in the contact's number; other text finds the name, accents and case ignored, or the address. */
               q?: string;
             };
@@ -9382,6 +12354,8 @@ export interface operations {
             assignee?: 'mine' | 'unassigned' | string;
             /** @description `newest` (default: latest created first), `longest_waiting` (the customer waiting longest for an answer first; answered chats last) or `last_customer_message` (latest customer message first) */
             sort?: 'newest' | 'longest_waiting' | 'last_customer_message';
+            /** @description `at_risk`: a target not yet missed is due within 15 minutes; `breached`: a target was missed (marked, or past due). The live board’s SLA figures; its total is counted from the chats, as a search’s */
+            sla?: 'at_risk' | 'breached';
             /** @description Search by the customer: digits (spaces, `+`, `-`, `()` allowed) find them anywhere in the contact's number; other text finds the name, accents and case ignored, or the address. */
             q?: string;
           };
@@ -9430,6 +12404,8 @@ export interface operations {
               assignee?: 'mine' | 'unassigned' | string;
               /** @description `newest` (default: latest created first), `longest_waiting` (the customer waiting longest for an answer first; answered chats last) or `last_customer_message` (latest customer message first) */
               sort?: 'newest' | 'longest_waiting' | 'last_customer_message';
+              /** @description `at_risk`: a target not yet missed is due within 15 minutes; `breached`: a target was missed (marked, or past due). The live board’s SLA figures; its total is counted from the chats, as a search’s */
+              sla?: 'at_risk' | 'breached';
               /** @description Search by the customer: digits (spaces, `+`, `-`, `()` allowed) find them anywhere in the contact's number; other text finds the name, accents and case ignored, or the address. */
               q?: string;
             };
@@ -11186,6 +14162,9 @@ export interface operations {
               userId: string | null;
               /** @description Written by a supervisor or admin (`userId`) stepping into a conversation another agent attended */
               bySupervisor: boolean;
+              automation: ('flow' | 'bot') | (never | null);
+              /** @description The bot that wrote it, when `automation` is `bot` */
+              botId: string | null;
               /** Format: date-time */
               createdAt: string;
               /** Format: date-time */
@@ -11566,6 +14545,9 @@ export interface operations {
             userId: string | null;
             /** @description Written by a supervisor or admin (`userId`) stepping into a conversation another agent attended */
             bySupervisor: boolean;
+            automation: ('flow' | 'bot') | (never | null);
+            /** @description The bot that wrote it, when `automation` is `bot` */
+            botId: string | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -12254,6 +15236,467 @@ export interface operations {
       };
     };
   };
+  exportContactData: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Resource id (ObjectId) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description ZIP archive */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/zip': string;
+        };
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  eraseContactData: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Resource id (ObjectId) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * @description Must be `ERASE`: the erasure cannot be undone.
+           * @enum {string}
+           */
+          confirm: 'ERASE';
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            customerId: string;
+            status: 'running' | 'done';
+            /** @description Rows changed per step: messages, requestLogs, events, inboundEvents, notifications, notes, contacts */
+            counts: {
+              [key: string]: number;
+            };
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            finishedAt: string | null;
+          };
+        };
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Content-Type must be application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  getErasure: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Resource id (ObjectId) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            customerId: string;
+            status: 'running' | 'done';
+            /** @description Rows changed per step: messages, requestLogs, events, inboundEvents, notifications, notes, contacts */
+            counts: {
+              [key: string]: number;
+            };
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            finishedAt: string | null;
+          };
+        };
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  getRetention: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description Messages (or only their files) older than this many days are deleted; null keeps them forever. */
+            days: number | null;
+            /** @description `messages`: the messages and their files; `media`: only the files, the messages stay. */
+            scope: 'messages' | 'media';
+          };
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  updateRetention: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description Messages (or only their files) older than this many days are deleted; null keeps them forever. */
+          days: number | null;
+          /** @description `messages`: the messages and their files; `media`: only the files, the messages stay. */
+          scope: 'messages' | 'media';
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description Messages (or only their files) older than this many days are deleted; null keeps them forever. */
+            days: number | null;
+            /** @description `messages`: the messages and their files; `media`: only the files, the messages stay. */
+            scope: 'messages' | 'media';
+          };
+        };
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Content-Type must be application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
   simulateInboundMessage: {
     parameters: {
       query?: never;
@@ -12670,7 +16113,7 @@ export interface operations {
             events: {
               /** Format: uuid */
               id: string;
-              /** @description message.upsert, message.update, chat.new, chat.update, chat.queue, chat.capture, chat.transfer, chat.close, chat.reopen, chat.split, chat.snoozed, chat.unsnoozed, chat.labels, customer.labels, label.create, label.update, label.delete, note.new, note.update, note.delete, notification.new, draft.update, customer.update, customer.merge, customer.note, team.business_hours */
+              /** @description message.upsert, message.update, chat.new, chat.update, chat.queue, chat.capture, chat.transfer, chat.close, chat.reopen, chat.split, chat.snoozed, chat.unsnoozed, chat.bot_released, chat.labels, customer.labels, label.create, label.update, label.delete, note.new, note.update, note.delete, notification.new, draft.update, customer.update, customer.merge, customer.note, team.business_hours, bot.update, team.sla, sla.breached, team.assignment, user.availability, channel.flow, chat.csat */
               event: string;
               schemaVersion: number;
               seq: number;
@@ -13989,9 +17432,9 @@ export interface operations {
           'application/json': {
             notifications: {
               id: string;
-              /** @description `chat.assigned` (a chat was transferred or assigned to you), `chat.unsnoozed` (a snoozed chat you attend came back by itself, at its time or at the customer's message; for a chat without an attendant, to its team's members), `note.mention` (a colleague mentioned you in a private note), `webhook.disabled` (an outgoing webhook endpoint was disabled after failing), `channel.unhealthy` (the provider refused a channel's access token; to users with `channels:manage`) or `contact.split` (`atende doctor` found other customers' messages in a contact and gave them contacts of their own; to users with `channels:manage`) */
+              /** @description `chat.assigned` (a chat was transferred or assigned to you), `chat.unsnoozed` (a snoozed chat you attend came back by itself, at its time or at the customer's message; for a chat without an attendant, to its team's members), `note.mention` (a colleague mentioned you in a private note), `webhook.disabled` (an outgoing webhook endpoint was disabled after failing), `channel.unhealthy` (the provider refused a channel's access token; to users with `channels:manage`), `contact.split` (`atende doctor` found other customers' messages in a contact and gave them contacts of their own; to users with `channels:manage`) or `sla.breached` (a conversation of your team missed its SLA target; to the team's supervisors) */
               kind: string;
-              /** @description `{chatId, by, contact: {name, value}, reasonCode, reason}` for chat.assigned; `{chatId, reason: time | customer_message, contact: {name, value}}` for chat.unsnoozed; `{chatId, noteId, by, byName, contact: {name, value}, excerpt}` for note.mention; `{webhookId, url}` for webhook.disabled; `{channelId, name, reason: {code, message, details?}}` for channel.unhealthy; `{channelId, channelName, contact: {id, name, value}, customers: [{contactId, name, value, messages, chatIds}]}` for contact.split */
+              /** @description `{chatId, by, contact: {name, value}, reasonCode, reason}` for chat.assigned; `{chatId, reason: time | customer_message, contact: {name, value}}` for chat.unsnoozed; `{chatId, noteId, by, byName, contact: {name, value}, excerpt}` for note.mention; `{webhookId, url}` for webhook.disabled; `{channelId, name, reason: {code, message, details?}}` for channel.unhealthy; `{channelId, channelName, contact: {id, name, value}, customers: [{contactId, name, value, messages, chatIds}]}` for contact.split; `{chatId, teamId, kind: first_response | resolution, dueAt, contact: {name, value}}` for sla.breached */
               data: {
                 [key: string]: unknown;
               };
@@ -14067,9 +17510,9 @@ export interface operations {
         content: {
           'application/json': {
             id: string;
-            /** @description `chat.assigned` (a chat was transferred or assigned to you), `chat.unsnoozed` (a snoozed chat you attend came back by itself, at its time or at the customer's message; for a chat without an attendant, to its team's members), `note.mention` (a colleague mentioned you in a private note), `webhook.disabled` (an outgoing webhook endpoint was disabled after failing), `channel.unhealthy` (the provider refused a channel's access token; to users with `channels:manage`) or `contact.split` (`atende doctor` found other customers' messages in a contact and gave them contacts of their own; to users with `channels:manage`) */
+            /** @description `chat.assigned` (a chat was transferred or assigned to you), `chat.unsnoozed` (a snoozed chat you attend came back by itself, at its time or at the customer's message; for a chat without an attendant, to its team's members), `note.mention` (a colleague mentioned you in a private note), `webhook.disabled` (an outgoing webhook endpoint was disabled after failing), `channel.unhealthy` (the provider refused a channel's access token; to users with `channels:manage`), `contact.split` (`atende doctor` found other customers' messages in a contact and gave them contacts of their own; to users with `channels:manage`) or `sla.breached` (a conversation of your team missed its SLA target; to the team's supervisors) */
             kind: string;
-            /** @description `{chatId, by, contact: {name, value}, reasonCode, reason}` for chat.assigned; `{chatId, reason: time | customer_message, contact: {name, value}}` for chat.unsnoozed; `{chatId, noteId, by, byName, contact: {name, value}, excerpt}` for note.mention; `{webhookId, url}` for webhook.disabled; `{channelId, name, reason: {code, message, details?}}` for channel.unhealthy; `{channelId, channelName, contact: {id, name, value}, customers: [{contactId, name, value, messages, chatIds}]}` for contact.split */
+            /** @description `{chatId, by, contact: {name, value}, reasonCode, reason}` for chat.assigned; `{chatId, reason: time | customer_message, contact: {name, value}}` for chat.unsnoozed; `{chatId, noteId, by, byName, contact: {name, value}, excerpt}` for note.mention; `{webhookId, url}` for webhook.disabled; `{channelId, name, reason: {code, message, details?}}` for channel.unhealthy; `{channelId, channelName, contact: {id, name, value}, customers: [{contactId, name, value, messages, chatIds}]}` for contact.split; `{chatId, teamId, kind: first_response | resolution, dueAt, contact: {name, value}}` for sla.breached */
             data: {
               [key: string]: unknown;
             };
@@ -15001,7 +18444,7 @@ export interface operations {
               seq: number;
               /** Format: date-time */
               at: string;
-              /** @description `capture` (an agent took the chat from the queue), `transfer.team`, `transfer.user`, `takeover` (a supervisor or admin took the conversation over: a transfer to themself), `queue` (moved to another queue), `close`, `reopen`, `label.added`, `label.removed`, `split` (another customer’s messages moved out), `snoozed` (`until`), `unsnoozed` (`reasonCode`: `time`, `customer_message` or `manual`); more kinds may be added */
+              /** @description `capture` (an agent took the chat from the queue), `assign.auto` (automatic assignment gave it to `to.userId`; `reasonCode`: the team’s mode, `round_robin` or `capacity`), `transfer.team` (also when its agent went offline without answering: `reasonCode` `agent_offline`), `transfer.user`, `takeover` (a supervisor or admin took the conversation over: a transfer to themself), `queue` (moved to another queue), `close`, `reopen`, `label.added`, `label.removed`, `split` (another customer’s messages moved out), `snoozed` (`until`), `unsnoozed` (`reasonCode`: `time`, `customer_message` or `manual`), `bot.released` (`from.botId`; `reasonCode`: `handoff`, `agent`, `timeout`, `failing`, `closed`, `deleted`); more kinds may be added */
               kind: string;
               /** @description Who made the change: a user, or an account API key (Channel API) */
               by: {
@@ -15012,11 +18455,15 @@ export interface operations {
                 teamId?: string | null;
                 userId?: string | null;
                 queue?: string;
+                /** @description For `bot.released`: the bot that held it */
+                botId?: string;
               } | null;
               to: {
                 teamId?: string | null;
                 userId?: string | null;
                 queue?: string;
+                /** @description For `bot.released`: the bot that held it */
+                botId?: string;
               } | null;
               reasonCode: string | null;
               reason: string | null;
@@ -15121,6 +18568,8 @@ export interface operations {
             disabledAt: string | null;
             /** @description `failing` (disabled by the platform) or `manual` (`enabled: false`) */
             disabledReason: string | null;
+            /** @description The bot whose endpoint this is (`createBot`): it receives only the events of the conversations the bot holds, and is deleted with the bot */
+            botId: string | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -15182,7 +18631,7 @@ export interface operations {
         'application/json': {
           /** @description Absolute http or https URL the events are POSTed to, without a user name or password, on a public address: loopback, private, link-local (cloud metadata), CGNAT, multicast and other non-public addresses, or names resolving to them, are refused unless the installation allows private networks */
           url: string & (unknown & unknown);
-          /** @description Events to receive: message.upsert, message.update, chat.new, chat.update, chat.queue, chat.capture, chat.transfer, chat.close, chat.reopen, chat.split, chat.snoozed, chat.unsnoozed, chat.labels, customer.labels, label.create, label.update, label.delete, note.new, note.update, note.delete, notification.new, draft.update, customer.update, customer.merge, customer.note, team.business_hours; or `*` for every event, including ones added later */
+          /** @description Events to receive: message.upsert, message.update, chat.new, chat.update, chat.queue, chat.capture, chat.transfer, chat.close, chat.reopen, chat.split, chat.snoozed, chat.unsnoozed, chat.bot_released, chat.labels, customer.labels, label.create, label.update, label.delete, note.new, note.update, note.delete, notification.new, draft.update, customer.update, customer.merge, customer.note, team.business_hours, bot.update, team.sla, sla.breached, team.assignment, user.availability, channel.flow, chat.csat; or `*` for every event, including ones added later */
           events: (
             | 'message.upsert'
             | 'message.update'
@@ -15196,6 +18645,7 @@ export interface operations {
             | 'chat.split'
             | 'chat.snoozed'
             | 'chat.unsnoozed'
+            | 'chat.bot_released'
             | 'chat.labels'
             | 'customer.labels'
             | 'label.create'
@@ -15210,6 +18660,13 @@ export interface operations {
             | 'customer.merge'
             | 'customer.note'
             | 'team.business_hours'
+            | 'bot.update'
+            | 'team.sla'
+            | 'sla.breached'
+            | 'team.assignment'
+            | 'user.availability'
+            | 'channel.flow'
+            | 'chat.csat'
             | '*'
           )[];
           /** @description Key of the HMAC-SHA256 signature (`Atende-Signature`); generated when absent */
@@ -15242,6 +18699,8 @@ export interface operations {
             disabledAt: string | null;
             /** @description `failing` (disabled by the platform) or `manual` (`enabled: false`) */
             disabledReason: string | null;
+            /** @description The bot whose endpoint this is (`createBot`): it receives only the events of the conversations the bot holds, and is deleted with the bot */
+            botId: string | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -15368,6 +18827,8 @@ export interface operations {
             disabledAt: string | null;
             /** @description `failing` (disabled by the platform) or `manual` (`enabled: false`) */
             disabledReason: string | null;
+            /** @description The bot whose endpoint this is (`createBot`): it receives only the events of the conversations the bot holds, and is deleted with the bot */
+            botId: string | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -15529,7 +18990,7 @@ export interface operations {
         'application/json': {
           /** @description Absolute http or https URL the events are POSTed to, without a user name or password, on a public address: loopback, private, link-local (cloud metadata), CGNAT, multicast and other non-public addresses, or names resolving to them, are refused unless the installation allows private networks */
           url?: string & (unknown & unknown);
-          /** @description Events to receive: message.upsert, message.update, chat.new, chat.update, chat.queue, chat.capture, chat.transfer, chat.close, chat.reopen, chat.split, chat.snoozed, chat.unsnoozed, chat.labels, customer.labels, label.create, label.update, label.delete, note.new, note.update, note.delete, notification.new, draft.update, customer.update, customer.merge, customer.note, team.business_hours; or `*` for every event, including ones added later */
+          /** @description Events to receive: message.upsert, message.update, chat.new, chat.update, chat.queue, chat.capture, chat.transfer, chat.close, chat.reopen, chat.split, chat.snoozed, chat.unsnoozed, chat.bot_released, chat.labels, customer.labels, label.create, label.update, label.delete, note.new, note.update, note.delete, notification.new, draft.update, customer.update, customer.merge, customer.note, team.business_hours, bot.update, team.sla, sla.breached, team.assignment, user.availability, channel.flow, chat.csat; or `*` for every event, including ones added later */
           events?: (
             | 'message.upsert'
             | 'message.update'
@@ -15543,6 +19004,7 @@ export interface operations {
             | 'chat.split'
             | 'chat.snoozed'
             | 'chat.unsnoozed'
+            | 'chat.bot_released'
             | 'chat.labels'
             | 'customer.labels'
             | 'label.create'
@@ -15557,6 +19019,13 @@ export interface operations {
             | 'customer.merge'
             | 'customer.note'
             | 'team.business_hours'
+            | 'bot.update'
+            | 'team.sla'
+            | 'sla.breached'
+            | 'team.assignment'
+            | 'user.availability'
+            | 'channel.flow'
+            | 'chat.csat'
             | '*'
           )[];
           /** @description `false` pauses the endpoint; `true` turns a disabled one back on */
@@ -15593,6 +19062,8 @@ export interface operations {
             disabledAt: string | null;
             /** @description `failing` (disabled by the platform) or `manual` (`enabled: false`) */
             disabledReason: string | null;
+            /** @description The bot whose endpoint this is (`createBot`): it receives only the events of the conversations the bot holds, and is deleted with the bot */
+            botId: string | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -15933,6 +19404,1990 @@ export interface operations {
       };
     };
   };
+  listBots: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            name: string;
+            url: string;
+            replyTimeoutSeconds: number;
+            /** @description Whether its endpoint receives events (and it takes new conversations) */
+            enabled: boolean;
+            /**
+             * Format: date-time
+             * @description First failed delivery since the last success
+             */
+            failingSince: string | null;
+            /** @description `failing` (disabled by the platform) or `manual` (`enabled: false`) */
+            disabledReason: string | null;
+            /** @description The account API key the bot acts with (`Authorization: ApiKey …`) */
+            apiKeyId: string;
+            /** @description Its endpoint as a webhook: the delivery log is `GET /api/webhooks/{webhookId}/deliveries` */
+            webhookId: string;
+            /** @description Last characters of the signing secret */
+            secretHint: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          }[];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  createBot: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description Unique among the account’s bots */
+          name: string;
+          /** @description Where the bot’s events are POSTed, signed (docs/webhooks.md): an absolute http(s) URL on a public address, as a webhook’s */
+          url: string;
+          /** @description Seconds the bot has to answer a customer’s message before the conversation goes to the channel’s team (default 60) */
+          replyTimeoutSeconds?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            name: string;
+            url: string;
+            replyTimeoutSeconds: number;
+            /** @description Whether its endpoint receives events (and it takes new conversations) */
+            enabled: boolean;
+            /**
+             * Format: date-time
+             * @description First failed delivery since the last success
+             */
+            failingSince: string | null;
+            /** @description `failing` (disabled by the platform) or `manual` (`enabled: false`) */
+            disabledReason: string | null;
+            /** @description The account API key the bot acts with (`Authorization: ApiKey …`) */
+            apiKeyId: string;
+            /** @description Its endpoint as a webhook: the delivery log is `GET /api/webhooks/{webhookId}/deliveries` */
+            webhookId: string;
+            /** @description Last characters of the signing secret */
+            secretHint: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description Send as `Authorization: ApiKey <apiKey>`. Shown only this once. */
+            apiKey: string;
+            /** @description Verifies `Atende-Signature` of the bot’s deliveries. Shown only this once. */
+            secret: string;
+          };
+        };
+      };
+      /**
+       * @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate). Besides what the schema states, a valid request is refused when:
+       *     - `url must be an absolute http or https URL`: the URL does not parse or is not http(s)
+       *     - `url must not contain a user name or password`: the URL has credentials
+       *     - `url must point to a public address: <reason>`: the host is (or resolves to) a non-public address
+       *     - `name must not be blank`: the name is only spaces
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Conflicts with the current state */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Content-Type must be application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  getBot: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Resource id (ObjectId) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            name: string;
+            url: string;
+            replyTimeoutSeconds: number;
+            /** @description Whether its endpoint receives events (and it takes new conversations) */
+            enabled: boolean;
+            /**
+             * Format: date-time
+             * @description First failed delivery since the last success
+             */
+            failingSince: string | null;
+            /** @description `failing` (disabled by the platform) or `manual` (`enabled: false`) */
+            disabledReason: string | null;
+            /** @description The account API key the bot acts with (`Authorization: ApiKey …`) */
+            apiKeyId: string;
+            /** @description Its endpoint as a webhook: the delivery log is `GET /api/webhooks/{webhookId}/deliveries` */
+            webhookId: string;
+            /** @description Last characters of the signing secret */
+            secretHint: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          };
+        };
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  deleteBot: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Resource id (ObjectId) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  updateBot: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Resource id (ObjectId) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description Unique among the account’s bots */
+          name?: string;
+          /** @description Where the bot’s events are POSTed, signed (docs/webhooks.md): an absolute http(s) URL on a public address, as a webhook’s */
+          url?: string;
+          /** @description Seconds the bot has to answer a customer’s message before the conversation goes to the channel’s team (default 60) */
+          replyTimeoutSeconds?: number;
+          /** @description `false` pauses the bot’s endpoint (no new conversation goes to the bot); `true` turns it back on, also after the platform disabled it for failing */
+          enabled?: boolean;
+          /** @description `true` generates a new signing secret, shown in this answer only */
+          rotateSecret?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            name: string;
+            url: string;
+            replyTimeoutSeconds: number;
+            /** @description Whether its endpoint receives events (and it takes new conversations) */
+            enabled: boolean;
+            /**
+             * Format: date-time
+             * @description First failed delivery since the last success
+             */
+            failingSince: string | null;
+            /** @description `failing` (disabled by the platform) or `manual` (`enabled: false`) */
+            disabledReason: string | null;
+            /** @description The account API key the bot acts with (`Authorization: ApiKey …`) */
+            apiKeyId: string;
+            /** @description Its endpoint as a webhook: the delivery log is `GET /api/webhooks/{webhookId}/deliveries` */
+            webhookId: string;
+            /** @description Last characters of the signing secret */
+            secretHint: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description Present when `rotateSecret` made a new one; shown only here */
+            secret?: string;
+          };
+        };
+      };
+      /**
+       * @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate). Besides what the schema states, a valid request is refused when:
+       *     - `url must be an absolute http or https URL`: the URL does not parse or is not http(s)
+       *     - `url must not contain a user name or password`: the URL has credentials
+       *     - `url must point to a public address: <reason>`: the host is (or resolves to) a non-public address
+       *     - `name must not be blank`: the name is only spaces
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Conflicts with the current state */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Content-Type must be application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  updateChannelBot: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Resource id (ObjectId) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * Format: objectid
+           * @description The bot new conversations go to; null: no bot
+           */
+          botId: string | null;
+          /** @description When the bot takes new conversations, by business hours’ rules (Sunday first, `HH:MM`, holidays); null or absent: at any time */
+          hours?: {
+            /** @description IANA time zone (e.g. `America/Sao_Paulo`) the hours are read in */
+            timeZone: string;
+            /** @description Seven days, Sunday first (0 Sunday … 6 Saturday); null: no weekly hours, open at any time that is not a holiday */
+            weekly:
+              | {
+                  /** @description Local time `HH:MM`, 00:00 to 23:59; `24:00` is the end of the day */
+                  start: string;
+                  /** @description Local time `HH:MM`, 00:00 to 23:59; `24:00` is the end of the day */
+                  end: string;
+                }[][]
+              | null;
+            /** @description At most 100 dates on which the team is closed */
+            holidays?: string[];
+          } | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            name: string;
+            provider: string;
+            /** @description sandbox: `{}`. whatsapp-cloud: `{phoneNumberId, accessTokenSet, appSecretSet, verifyTokenSet, businessAccountId?}`; secrets are never returned. */
+            providerConfig: {
+              phoneNumberId?: string;
+              accessTokenSet?: boolean;
+              appSecretSet?: boolean;
+              verifyTokenSet?: boolean;
+              businessAccountId?: string;
+            };
+            apiEnabled: boolean;
+            hasApiKey: boolean;
+            defaultTeamId: string;
+            queue: string;
+            /** @description `unhealthy` once the provider refused the channel's access token (WhatsApp error 190): sends fail at once with `channel_unhealthy` until a new `accessToken` is stored, which makes it `ok` again */
+            health: 'ok' | 'unhealthy';
+            /** @description The provider's error that made the channel unhealthy */
+            healthReason: {
+              code: string;
+              message: string;
+              details?: string;
+            } | null;
+            /** Format: date-time */
+            unhealthySince: string | null;
+            /** @description When an agent reads a chat, the provider is told the customer's latest message was read (WhatsApp: blue ticks). Default false. */
+            sendReadReceipts: boolean;
+            /** @description The bot new conversations go to (`updateChannelBot`), within `botHours`; null: none */
+            botId: string | null;
+            /** @description When the bot takes new conversations (business hours' rules); null: at any time */
+            botHours: {
+              timeZone: string;
+              weekly:
+                | {
+                    start: string;
+                    end: string;
+                  }[][]
+                | null;
+              holidays: string[];
+            } | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          };
+        };
+      };
+      /**
+       * @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate). Besides what the schema states, a valid request is refused when:
+       *     - `botId is not a bot of the account`: the bot does not exist, is deleted or is another account’s
+       *     - `hours.timeZone <zone> is not a known IANA time zone`: as business hours
+       *     - `hours.weekly.<d>.<i> must start before it ends`: as business hours
+       *     - `hours.weekly.<d>.<i> and hours.weekly.<d>.<j> overlap`: as business hours
+       *     - `hours.holidays.<i> <date> is not a date YYYY-MM-DD`: as business hours
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Content-Type must be application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  getConversationReport: {
+    parameters: {
+      query: {
+        /** @description First local date of the range, `YYYY-MM-DD` (inclusive) */
+        from: string;
+        /** @description Last local date of the range, `YYYY-MM-DD` (inclusive); at most 366 days after `from` */
+        to: string;
+        /** @description IANA time zone the dates and buckets are read in; default `America/Sao_Paulo` */
+        timeZone?: string;
+        /** @description Series buckets: `day` (default) or `hour` (ranges of 31 days at most) */
+        granularity?: 'hour' | 'day';
+        /** @description Only this team's figures */
+        teamId?: string;
+        /** @description Only this channel's figures */
+        channelId?: string;
+        /** @description Only this attendant's figures (a user id) */
+        agentId?: string;
+        /** @description Only conversations carrying this label when each fact happened */
+        labelId?: string;
+        /** @description Figures per team, attendant, channel or label besides the totals; default `none` */
+        groupBy?: 'none' | 'team' | 'agent' | 'channel' | 'label';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            range: {
+              from: string;
+              to: string;
+              timeZone: string;
+              granularity: 'hour' | 'day';
+            };
+            /** @description How current the figures are */
+            freshness: {
+              /**
+               * Format: date-time
+               * @description Every event before this instant is counted; null before the first event
+               */
+              upTo: string | null;
+              /** @description How far behind now the figures are */
+              lagSeconds: number;
+              /** @description The rollups are catching up with a backlog of events */
+              catchingUp: boolean;
+            };
+            /** @description The figures of a report, a bucket or a group (definitions: docs/agent-api.md#reports) */
+            totals: {
+              /** @description Conversations started */
+              opened: number;
+              /** @description Conversations closed */
+              closed: number;
+              /** @description Closed conversations opened again */
+              reopened: number;
+              /** @description Transfers, counted for the team and attendant left */
+              transfers: number;
+              /** @description Conversations taken by an attendant — a capture, an automatic assignment, a transfer to them or their reopening — counted for that attendant and the team it is in then */
+              attended: number;
+              /** @description The customers' messages */
+              messagesIn: number;
+              /** @description Messages to customers (people, Channel API, flows and bots) */
+              messagesOut: number;
+              /** @description A duration metric */
+              firstResponse: {
+                /** @description How many values */
+                count: number;
+                /** @description Their mean, in seconds; null without any value */
+                averageSeconds: number | null;
+                /** @description Median (nearest rank, from a histogram of 4.4 % bins: exact when its bin holds one value), in seconds; null without any value */
+                p50Seconds: number | null;
+                /** @description 90th percentile, in seconds; null without any value */
+                p90Seconds: number | null;
+                /** @description 95th percentile, in seconds; null without any value */
+                p95Seconds: number | null;
+              };
+              /** @description A duration metric */
+              wait: {
+                /** @description How many values */
+                count: number;
+                /** @description Their mean, in seconds; null without any value */
+                averageSeconds: number | null;
+                /** @description Median (nearest rank, from a histogram of 4.4 % bins: exact when its bin holds one value), in seconds; null without any value */
+                p50Seconds: number | null;
+                /** @description 90th percentile, in seconds; null without any value */
+                p90Seconds: number | null;
+                /** @description 95th percentile, in seconds; null without any value */
+                p95Seconds: number | null;
+              };
+              /** @description A duration metric */
+              handling: {
+                /** @description How many values */
+                count: number;
+                /** @description Their mean, in seconds; null without any value */
+                averageSeconds: number | null;
+                /** @description Median (nearest rank, from a histogram of 4.4 % bins: exact when its bin holds one value), in seconds; null without any value */
+                p50Seconds: number | null;
+                /** @description 90th percentile, in seconds; null without any value */
+                p90Seconds: number | null;
+                /** @description 95th percentile, in seconds; null without any value */
+                p95Seconds: number | null;
+              };
+              /** @description A duration metric */
+              resolution: {
+                /** @description How many values */
+                count: number;
+                /** @description Their mean, in seconds; null without any value */
+                averageSeconds: number | null;
+                /** @description Median (nearest rank, from a histogram of 4.4 % bins: exact when its bin holds one value), in seconds; null without any value */
+                p50Seconds: number | null;
+                /** @description 90th percentile, in seconds; null without any value */
+                p90Seconds: number | null;
+                /** @description 95th percentile, in seconds; null without any value */
+                p95Seconds: number | null;
+              };
+              csat: {
+                count: number;
+                average: number | null;
+                /** @description Ratings of 1, 2, 3, 4 and 5 */
+                distribution: number[];
+              };
+              sla: {
+                firstResponse: {
+                  met: number;
+                  breached: number;
+                };
+                resolution: {
+                  met: number;
+                  breached: number;
+                };
+                /** @description met / (met + breached), both targets */
+                compliance: number | null;
+              };
+            };
+            /** @description One bucket per hour or local day of the range, in order, empty ones included */
+            series: {
+              /**
+               * Format: date-time
+               * @description The bucket’s first instant
+               */
+              start: string;
+              /** @description The figures of a report, a bucket or a group (definitions: docs/agent-api.md#reports) */
+              metrics: {
+                /** @description Conversations started */
+                opened: number;
+                /** @description Conversations closed */
+                closed: number;
+                /** @description Closed conversations opened again */
+                reopened: number;
+                /** @description Transfers, counted for the team and attendant left */
+                transfers: number;
+                /** @description Conversations taken by an attendant — a capture, an automatic assignment, a transfer to them or their reopening — counted for that attendant and the team it is in then */
+                attended: number;
+                /** @description The customers' messages */
+                messagesIn: number;
+                /** @description Messages to customers (people, Channel API, flows and bots) */
+                messagesOut: number;
+                /** @description A duration metric */
+                firstResponse: {
+                  /** @description How many values */
+                  count: number;
+                  /** @description Their mean, in seconds; null without any value */
+                  averageSeconds: number | null;
+                  /** @description Median (nearest rank, from a histogram of 4.4 % bins: exact when its bin holds one value), in seconds; null without any value */
+                  p50Seconds: number | null;
+                  /** @description 90th percentile, in seconds; null without any value */
+                  p90Seconds: number | null;
+                  /** @description 95th percentile, in seconds; null without any value */
+                  p95Seconds: number | null;
+                };
+                /** @description A duration metric */
+                wait: {
+                  /** @description How many values */
+                  count: number;
+                  /** @description Their mean, in seconds; null without any value */
+                  averageSeconds: number | null;
+                  /** @description Median (nearest rank, from a histogram of 4.4 % bins: exact when its bin holds one value), in seconds; null without any value */
+                  p50Seconds: number | null;
+                  /** @description 90th percentile, in seconds; null without any value */
+                  p90Seconds: number | null;
+                  /** @description 95th percentile, in seconds; null without any value */
+                  p95Seconds: number | null;
+                };
+                /** @description A duration metric */
+                handling: {
+                  /** @description How many values */
+                  count: number;
+                  /** @description Their mean, in seconds; null without any value */
+                  averageSeconds: number | null;
+                  /** @description Median (nearest rank, from a histogram of 4.4 % bins: exact when its bin holds one value), in seconds; null without any value */
+                  p50Seconds: number | null;
+                  /** @description 90th percentile, in seconds; null without any value */
+                  p90Seconds: number | null;
+                  /** @description 95th percentile, in seconds; null without any value */
+                  p95Seconds: number | null;
+                };
+                /** @description A duration metric */
+                resolution: {
+                  /** @description How many values */
+                  count: number;
+                  /** @description Their mean, in seconds; null without any value */
+                  averageSeconds: number | null;
+                  /** @description Median (nearest rank, from a histogram of 4.4 % bins: exact when its bin holds one value), in seconds; null without any value */
+                  p50Seconds: number | null;
+                  /** @description 90th percentile, in seconds; null without any value */
+                  p90Seconds: number | null;
+                  /** @description 95th percentile, in seconds; null without any value */
+                  p95Seconds: number | null;
+                };
+                csat: {
+                  count: number;
+                  average: number | null;
+                  /** @description Ratings of 1, 2, 3, 4 and 5 */
+                  distribution: number[];
+                };
+                sla: {
+                  firstResponse: {
+                    met: number;
+                    breached: number;
+                  };
+                  resolution: {
+                    met: number;
+                    breached: number;
+                  };
+                  /** @description met / (met + breached), both targets */
+                  compliance: number | null;
+                };
+              };
+            }[];
+            /** @description One per team, attendant, channel or label with figures; [] when `groupBy` is none */
+            groups: {
+              id: string;
+              name: string;
+              /** @description The figures of a report, a bucket or a group (definitions: docs/agent-api.md#reports) */
+              metrics: {
+                /** @description Conversations started */
+                opened: number;
+                /** @description Conversations closed */
+                closed: number;
+                /** @description Closed conversations opened again */
+                reopened: number;
+                /** @description Transfers, counted for the team and attendant left */
+                transfers: number;
+                /** @description Conversations taken by an attendant — a capture, an automatic assignment, a transfer to them or their reopening — counted for that attendant and the team it is in then */
+                attended: number;
+                /** @description The customers' messages */
+                messagesIn: number;
+                /** @description Messages to customers (people, Channel API, flows and bots) */
+                messagesOut: number;
+                /** @description A duration metric */
+                firstResponse: {
+                  /** @description How many values */
+                  count: number;
+                  /** @description Their mean, in seconds; null without any value */
+                  averageSeconds: number | null;
+                  /** @description Median (nearest rank, from a histogram of 4.4 % bins: exact when its bin holds one value), in seconds; null without any value */
+                  p50Seconds: number | null;
+                  /** @description 90th percentile, in seconds; null without any value */
+                  p90Seconds: number | null;
+                  /** @description 95th percentile, in seconds; null without any value */
+                  p95Seconds: number | null;
+                };
+                /** @description A duration metric */
+                wait: {
+                  /** @description How many values */
+                  count: number;
+                  /** @description Their mean, in seconds; null without any value */
+                  averageSeconds: number | null;
+                  /** @description Median (nearest rank, from a histogram of 4.4 % bins: exact when its bin holds one value), in seconds; null without any value */
+                  p50Seconds: number | null;
+                  /** @description 90th percentile, in seconds; null without any value */
+                  p90Seconds: number | null;
+                  /** @description 95th percentile, in seconds; null without any value */
+                  p95Seconds: number | null;
+                };
+                /** @description A duration metric */
+                handling: {
+                  /** @description How many values */
+                  count: number;
+                  /** @description Their mean, in seconds; null without any value */
+                  averageSeconds: number | null;
+                  /** @description Median (nearest rank, from a histogram of 4.4 % bins: exact when its bin holds one value), in seconds; null without any value */
+                  p50Seconds: number | null;
+                  /** @description 90th percentile, in seconds; null without any value */
+                  p90Seconds: number | null;
+                  /** @description 95th percentile, in seconds; null without any value */
+                  p95Seconds: number | null;
+                };
+                /** @description A duration metric */
+                resolution: {
+                  /** @description How many values */
+                  count: number;
+                  /** @description Their mean, in seconds; null without any value */
+                  averageSeconds: number | null;
+                  /** @description Median (nearest rank, from a histogram of 4.4 % bins: exact when its bin holds one value), in seconds; null without any value */
+                  p50Seconds: number | null;
+                  /** @description 90th percentile, in seconds; null without any value */
+                  p90Seconds: number | null;
+                  /** @description 95th percentile, in seconds; null without any value */
+                  p95Seconds: number | null;
+                };
+                csat: {
+                  count: number;
+                  average: number | null;
+                  /** @description Ratings of 1, 2, 3, 4 and 5 */
+                  distribution: number[];
+                };
+                sla: {
+                  firstResponse: {
+                    met: number;
+                    breached: number;
+                  };
+                  resolution: {
+                    met: number;
+                    breached: number;
+                  };
+                  /** @description met / (met + breached), both targets */
+                  compliance: number | null;
+                };
+              };
+            }[];
+          };
+        };
+      };
+      /**
+       * @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate). Besides what the schema states, a valid request is refused when:
+       *     - `from and to must be dates YYYY-MM-DD`: `from` or `to` is not a calendar date
+       *     - `to must not be before from`: `to` is before `from`
+       *     - `The range must be at most 366 days`: more than 366 days
+       *     - `granularity hour needs a range of at most 31 days`: `granularity=hour` over more than 31 days
+       *     - `Unknown time zone`: `timeZone` is not an IANA name the server knows
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  getAgentReport: {
+    parameters: {
+      query: {
+        /** @description First local date of the range, `YYYY-MM-DD` (inclusive) */
+        from: string;
+        /** @description Last local date of the range, `YYYY-MM-DD` (inclusive); at most 366 days after `from` */
+        to: string;
+        /** @description IANA time zone the dates and buckets are read in; default `America/Sao_Paulo` */
+        timeZone?: string;
+        /** @description Series buckets: `day` (default) or `hour` (ranges of 31 days at most) */
+        granularity?: 'hour' | 'day';
+        /** @description Only this team's figures */
+        teamId?: string;
+        /** @description Only this channel's figures */
+        channelId?: string;
+        /** @description Only this attendant's figures (a user id) */
+        agentId?: string;
+        /** @description Only conversations carrying this label when each fact happened */
+        labelId?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            range: {
+              from: string;
+              to: string;
+              timeZone: string;
+              granularity: 'hour' | 'day';
+            };
+            /** @description How current the figures are */
+            freshness: {
+              /**
+               * Format: date-time
+               * @description Every event before this instant is counted; null before the first event
+               */
+              upTo: string | null;
+              /** @description How far behind now the figures are */
+              lagSeconds: number;
+              /** @description The rollups are catching up with a backlog of events */
+              catchingUp: boolean;
+            };
+            /** @description The figures of a report, a bucket or a group (definitions: docs/agent-api.md#reports) */
+            totals: {
+              /** @description Conversations started */
+              opened: number;
+              /** @description Conversations closed */
+              closed: number;
+              /** @description Closed conversations opened again */
+              reopened: number;
+              /** @description Transfers, counted for the team and attendant left */
+              transfers: number;
+              /** @description Conversations taken by an attendant — a capture, an automatic assignment, a transfer to them or their reopening — counted for that attendant and the team it is in then */
+              attended: number;
+              /** @description The customers' messages */
+              messagesIn: number;
+              /** @description Messages to customers (people, Channel API, flows and bots) */
+              messagesOut: number;
+              /** @description A duration metric */
+              firstResponse: {
+                /** @description How many values */
+                count: number;
+                /** @description Their mean, in seconds; null without any value */
+                averageSeconds: number | null;
+                /** @description Median (nearest rank, from a histogram of 4.4 % bins: exact when its bin holds one value), in seconds; null without any value */
+                p50Seconds: number | null;
+                /** @description 90th percentile, in seconds; null without any value */
+                p90Seconds: number | null;
+                /** @description 95th percentile, in seconds; null without any value */
+                p95Seconds: number | null;
+              };
+              /** @description A duration metric */
+              wait: {
+                /** @description How many values */
+                count: number;
+                /** @description Their mean, in seconds; null without any value */
+                averageSeconds: number | null;
+                /** @description Median (nearest rank, from a histogram of 4.4 % bins: exact when its bin holds one value), in seconds; null without any value */
+                p50Seconds: number | null;
+                /** @description 90th percentile, in seconds; null without any value */
+                p90Seconds: number | null;
+                /** @description 95th percentile, in seconds; null without any value */
+                p95Seconds: number | null;
+              };
+              /** @description A duration metric */
+              handling: {
+                /** @description How many values */
+                count: number;
+                /** @description Their mean, in seconds; null without any value */
+                averageSeconds: number | null;
+                /** @description Median (nearest rank, from a histogram of 4.4 % bins: exact when its bin holds one value), in seconds; null without any value */
+                p50Seconds: number | null;
+                /** @description 90th percentile, in seconds; null without any value */
+                p90Seconds: number | null;
+                /** @description 95th percentile, in seconds; null without any value */
+                p95Seconds: number | null;
+              };
+              /** @description A duration metric */
+              resolution: {
+                /** @description How many values */
+                count: number;
+                /** @description Their mean, in seconds; null without any value */
+                averageSeconds: number | null;
+                /** @description Median (nearest rank, from a histogram of 4.4 % bins: exact when its bin holds one value), in seconds; null without any value */
+                p50Seconds: number | null;
+                /** @description 90th percentile, in seconds; null without any value */
+                p90Seconds: number | null;
+                /** @description 95th percentile, in seconds; null without any value */
+                p95Seconds: number | null;
+              };
+              csat: {
+                count: number;
+                average: number | null;
+                /** @description Ratings of 1, 2, 3, 4 and 5 */
+                distribution: number[];
+              };
+              sla: {
+                firstResponse: {
+                  met: number;
+                  breached: number;
+                };
+                resolution: {
+                  met: number;
+                  breached: number;
+                };
+                /** @description met / (met + breached), both targets */
+                compliance: number | null;
+              };
+            };
+            /** @description One bucket per hour or local day of the range, in order, empty ones included */
+            series: {
+              /**
+               * Format: date-time
+               * @description The bucket’s first instant
+               */
+              start: string;
+              /** @description The figures of a report, a bucket or a group (definitions: docs/agent-api.md#reports) */
+              metrics: {
+                /** @description Conversations started */
+                opened: number;
+                /** @description Conversations closed */
+                closed: number;
+                /** @description Closed conversations opened again */
+                reopened: number;
+                /** @description Transfers, counted for the team and attendant left */
+                transfers: number;
+                /** @description Conversations taken by an attendant — a capture, an automatic assignment, a transfer to them or their reopening — counted for that attendant and the team it is in then */
+                attended: number;
+                /** @description The customers' messages */
+                messagesIn: number;
+                /** @description Messages to customers (people, Channel API, flows and bots) */
+                messagesOut: number;
+                /** @description A duration metric */
+                firstResponse: {
+                  /** @description How many values */
+                  count: number;
+                  /** @description Their mean, in seconds; null without any value */
+                  averageSeconds: number | null;
+                  /** @description Median (nearest rank, from a histogram of 4.4 % bins: exact when its bin holds one value), in seconds; null without any value */
+                  p50Seconds: number | null;
+                  /** @description 90th percentile, in seconds; null without any value */
+                  p90Seconds: number | null;
+                  /** @description 95th percentile, in seconds; null without any value */
+                  p95Seconds: number | null;
+                };
+                /** @description A duration metric */
+                wait: {
+                  /** @description How many values */
+                  count: number;
+                  /** @description Their mean, in seconds; null without any value */
+                  averageSeconds: number | null;
+                  /** @description Median (nearest rank, from a histogram of 4.4 % bins: exact when its bin holds one value), in seconds; null without any value */
+                  p50Seconds: number | null;
+                  /** @description 90th percentile, in seconds; null without any value */
+                  p90Seconds: number | null;
+                  /** @description 95th percentile, in seconds; null without any value */
+                  p95Seconds: number | null;
+                };
+                /** @description A duration metric */
+                handling: {
+                  /** @description How many values */
+                  count: number;
+                  /** @description Their mean, in seconds; null without any value */
+                  averageSeconds: number | null;
+                  /** @description Median (nearest rank, from a histogram of 4.4 % bins: exact when its bin holds one value), in seconds; null without any value */
+                  p50Seconds: number | null;
+                  /** @description 90th percentile, in seconds; null without any value */
+                  p90Seconds: number | null;
+                  /** @description 95th percentile, in seconds; null without any value */
+                  p95Seconds: number | null;
+                };
+                /** @description A duration metric */
+                resolution: {
+                  /** @description How many values */
+                  count: number;
+                  /** @description Their mean, in seconds; null without any value */
+                  averageSeconds: number | null;
+                  /** @description Median (nearest rank, from a histogram of 4.4 % bins: exact when its bin holds one value), in seconds; null without any value */
+                  p50Seconds: number | null;
+                  /** @description 90th percentile, in seconds; null without any value */
+                  p90Seconds: number | null;
+                  /** @description 95th percentile, in seconds; null without any value */
+                  p95Seconds: number | null;
+                };
+                csat: {
+                  count: number;
+                  average: number | null;
+                  /** @description Ratings of 1, 2, 3, 4 and 5 */
+                  distribution: number[];
+                };
+                sla: {
+                  firstResponse: {
+                    met: number;
+                    breached: number;
+                  };
+                  resolution: {
+                    met: number;
+                    breached: number;
+                  };
+                  /** @description met / (met + breached), both targets */
+                  compliance: number | null;
+                };
+              };
+            }[];
+            /** @description One per team, attendant, channel or label with figures; [] when `groupBy` is none */
+            groups: {
+              id: string;
+              name: string;
+              /** @description The figures of a report, a bucket or a group (definitions: docs/agent-api.md#reports) */
+              metrics: {
+                /** @description Conversations started */
+                opened: number;
+                /** @description Conversations closed */
+                closed: number;
+                /** @description Closed conversations opened again */
+                reopened: number;
+                /** @description Transfers, counted for the team and attendant left */
+                transfers: number;
+                /** @description Conversations taken by an attendant — a capture, an automatic assignment, a transfer to them or their reopening — counted for that attendant and the team it is in then */
+                attended: number;
+                /** @description The customers' messages */
+                messagesIn: number;
+                /** @description Messages to customers (people, Channel API, flows and bots) */
+                messagesOut: number;
+                /** @description A duration metric */
+                firstResponse: {
+                  /** @description How many values */
+                  count: number;
+                  /** @description Their mean, in seconds; null without any value */
+                  averageSeconds: number | null;
+                  /** @description Median (nearest rank, from a histogram of 4.4 % bins: exact when its bin holds one value), in seconds; null without any value */
+                  p50Seconds: number | null;
+                  /** @description 90th percentile, in seconds; null without any value */
+                  p90Seconds: number | null;
+                  /** @description 95th percentile, in seconds; null without any value */
+                  p95Seconds: number | null;
+                };
+                /** @description A duration metric */
+                wait: {
+                  /** @description How many values */
+                  count: number;
+                  /** @description Their mean, in seconds; null without any value */
+                  averageSeconds: number | null;
+                  /** @description Median (nearest rank, from a histogram of 4.4 % bins: exact when its bin holds one value), in seconds; null without any value */
+                  p50Seconds: number | null;
+                  /** @description 90th percentile, in seconds; null without any value */
+                  p90Seconds: number | null;
+                  /** @description 95th percentile, in seconds; null without any value */
+                  p95Seconds: number | null;
+                };
+                /** @description A duration metric */
+                handling: {
+                  /** @description How many values */
+                  count: number;
+                  /** @description Their mean, in seconds; null without any value */
+                  averageSeconds: number | null;
+                  /** @description Median (nearest rank, from a histogram of 4.4 % bins: exact when its bin holds one value), in seconds; null without any value */
+                  p50Seconds: number | null;
+                  /** @description 90th percentile, in seconds; null without any value */
+                  p90Seconds: number | null;
+                  /** @description 95th percentile, in seconds; null without any value */
+                  p95Seconds: number | null;
+                };
+                /** @description A duration metric */
+                resolution: {
+                  /** @description How many values */
+                  count: number;
+                  /** @description Their mean, in seconds; null without any value */
+                  averageSeconds: number | null;
+                  /** @description Median (nearest rank, from a histogram of 4.4 % bins: exact when its bin holds one value), in seconds; null without any value */
+                  p50Seconds: number | null;
+                  /** @description 90th percentile, in seconds; null without any value */
+                  p90Seconds: number | null;
+                  /** @description 95th percentile, in seconds; null without any value */
+                  p95Seconds: number | null;
+                };
+                csat: {
+                  count: number;
+                  average: number | null;
+                  /** @description Ratings of 1, 2, 3, 4 and 5 */
+                  distribution: number[];
+                };
+                sla: {
+                  firstResponse: {
+                    met: number;
+                    breached: number;
+                  };
+                  resolution: {
+                    met: number;
+                    breached: number;
+                  };
+                  /** @description met / (met + breached), both targets */
+                  compliance: number | null;
+                };
+              };
+            }[];
+          };
+        };
+      };
+      /**
+       * @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate). Besides what the schema states, a valid request is refused when:
+       *     - `from and to must be dates YYYY-MM-DD`: `from` or `to` is not a calendar date
+       *     - `to must not be before from`: `to` is before `from`
+       *     - `The range must be at most 366 days`: more than 366 days
+       *     - `granularity hour needs a range of at most 31 days`: `granularity=hour` over more than 31 days
+       *     - `Unknown time zone`: `timeZone` is not an IANA name the server knows
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  getMyReport: {
+    parameters: {
+      query?: {
+        /** @description IANA time zone the dates and buckets are read in; default `America/Sao_Paulo` */
+        timeZone?: string;
+        /** @description Series buckets: `day` (default) or `hour` (ranges of 31 days at most) */
+        granularity?: 'hour' | 'day';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            range: {
+              from: string;
+              to: string;
+              timeZone: string;
+              granularity: 'hour' | 'day';
+            };
+            /** @description How current the figures are */
+            freshness: {
+              /**
+               * Format: date-time
+               * @description Every event before this instant is counted; null before the first event
+               */
+              upTo: string | null;
+              /** @description How far behind now the figures are */
+              lagSeconds: number;
+              /** @description The rollups are catching up with a backlog of events */
+              catchingUp: boolean;
+            };
+            /** @description The figures of a report, a bucket or a group (definitions: docs/agent-api.md#reports) */
+            totals: {
+              /** @description Conversations started */
+              opened: number;
+              /** @description Conversations closed */
+              closed: number;
+              /** @description Closed conversations opened again */
+              reopened: number;
+              /** @description Transfers, counted for the team and attendant left */
+              transfers: number;
+              /** @description Conversations taken by an attendant — a capture, an automatic assignment, a transfer to them or their reopening — counted for that attendant and the team it is in then */
+              attended: number;
+              /** @description The customers' messages */
+              messagesIn: number;
+              /** @description Messages to customers (people, Channel API, flows and bots) */
+              messagesOut: number;
+              /** @description A duration metric */
+              firstResponse: {
+                /** @description How many values */
+                count: number;
+                /** @description Their mean, in seconds; null without any value */
+                averageSeconds: number | null;
+                /** @description Median (nearest rank, from a histogram of 4.4 % bins: exact when its bin holds one value), in seconds; null without any value */
+                p50Seconds: number | null;
+                /** @description 90th percentile, in seconds; null without any value */
+                p90Seconds: number | null;
+                /** @description 95th percentile, in seconds; null without any value */
+                p95Seconds: number | null;
+              };
+              /** @description A duration metric */
+              wait: {
+                /** @description How many values */
+                count: number;
+                /** @description Their mean, in seconds; null without any value */
+                averageSeconds: number | null;
+                /** @description Median (nearest rank, from a histogram of 4.4 % bins: exact when its bin holds one value), in seconds; null without any value */
+                p50Seconds: number | null;
+                /** @description 90th percentile, in seconds; null without any value */
+                p90Seconds: number | null;
+                /** @description 95th percentile, in seconds; null without any value */
+                p95Seconds: number | null;
+              };
+              /** @description A duration metric */
+              handling: {
+                /** @description How many values */
+                count: number;
+                /** @description Their mean, in seconds; null without any value */
+                averageSeconds: number | null;
+                /** @description Median (nearest rank, from a histogram of 4.4 % bins: exact when its bin holds one value), in seconds; null without any value */
+                p50Seconds: number | null;
+                /** @description 90th percentile, in seconds; null without any value */
+                p90Seconds: number | null;
+                /** @description 95th percentile, in seconds; null without any value */
+                p95Seconds: number | null;
+              };
+              /** @description A duration metric */
+              resolution: {
+                /** @description How many values */
+                count: number;
+                /** @description Their mean, in seconds; null without any value */
+                averageSeconds: number | null;
+                /** @description Median (nearest rank, from a histogram of 4.4 % bins: exact when its bin holds one value), in seconds; null without any value */
+                p50Seconds: number | null;
+                /** @description 90th percentile, in seconds; null without any value */
+                p90Seconds: number | null;
+                /** @description 95th percentile, in seconds; null without any value */
+                p95Seconds: number | null;
+              };
+              csat: {
+                count: number;
+                average: number | null;
+                /** @description Ratings of 1, 2, 3, 4 and 5 */
+                distribution: number[];
+              };
+              sla: {
+                firstResponse: {
+                  met: number;
+                  breached: number;
+                };
+                resolution: {
+                  met: number;
+                  breached: number;
+                };
+                /** @description met / (met + breached), both targets */
+                compliance: number | null;
+              };
+            };
+            /** @description One bucket per hour or local day of the range, in order, empty ones included */
+            series: {
+              /**
+               * Format: date-time
+               * @description The bucket’s first instant
+               */
+              start: string;
+              /** @description The figures of a report, a bucket or a group (definitions: docs/agent-api.md#reports) */
+              metrics: {
+                /** @description Conversations started */
+                opened: number;
+                /** @description Conversations closed */
+                closed: number;
+                /** @description Closed conversations opened again */
+                reopened: number;
+                /** @description Transfers, counted for the team and attendant left */
+                transfers: number;
+                /** @description Conversations taken by an attendant — a capture, an automatic assignment, a transfer to them or their reopening — counted for that attendant and the team it is in then */
+                attended: number;
+                /** @description The customers' messages */
+                messagesIn: number;
+                /** @description Messages to customers (people, Channel API, flows and bots) */
+                messagesOut: number;
+                /** @description A duration metric */
+                firstResponse: {
+                  /** @description How many values */
+                  count: number;
+                  /** @description Their mean, in seconds; null without any value */
+                  averageSeconds: number | null;
+                  /** @description Median (nearest rank, from a histogram of 4.4 % bins: exact when its bin holds one value), in seconds; null without any value */
+                  p50Seconds: number | null;
+                  /** @description 90th percentile, in seconds; null without any value */
+                  p90Seconds: number | null;
+                  /** @description 95th percentile, in seconds; null without any value */
+                  p95Seconds: number | null;
+                };
+                /** @description A duration metric */
+                wait: {
+                  /** @description How many values */
+                  count: number;
+                  /** @description Their mean, in seconds; null without any value */
+                  averageSeconds: number | null;
+                  /** @description Median (nearest rank, from a histogram of 4.4 % bins: exact when its bin holds one value), in seconds; null without any value */
+                  p50Seconds: number | null;
+                  /** @description 90th percentile, in seconds; null without any value */
+                  p90Seconds: number | null;
+                  /** @description 95th percentile, in seconds; null without any value */
+                  p95Seconds: number | null;
+                };
+                /** @description A duration metric */
+                handling: {
+                  /** @description How many values */
+                  count: number;
+                  /** @description Their mean, in seconds; null without any value */
+                  averageSeconds: number | null;
+                  /** @description Median (nearest rank, from a histogram of 4.4 % bins: exact when its bin holds one value), in seconds; null without any value */
+                  p50Seconds: number | null;
+                  /** @description 90th percentile, in seconds; null without any value */
+                  p90Seconds: number | null;
+                  /** @description 95th percentile, in seconds; null without any value */
+                  p95Seconds: number | null;
+                };
+                /** @description A duration metric */
+                resolution: {
+                  /** @description How many values */
+                  count: number;
+                  /** @description Their mean, in seconds; null without any value */
+                  averageSeconds: number | null;
+                  /** @description Median (nearest rank, from a histogram of 4.4 % bins: exact when its bin holds one value), in seconds; null without any value */
+                  p50Seconds: number | null;
+                  /** @description 90th percentile, in seconds; null without any value */
+                  p90Seconds: number | null;
+                  /** @description 95th percentile, in seconds; null without any value */
+                  p95Seconds: number | null;
+                };
+                csat: {
+                  count: number;
+                  average: number | null;
+                  /** @description Ratings of 1, 2, 3, 4 and 5 */
+                  distribution: number[];
+                };
+                sla: {
+                  firstResponse: {
+                    met: number;
+                    breached: number;
+                  };
+                  resolution: {
+                    met: number;
+                    breached: number;
+                  };
+                  /** @description met / (met + breached), both targets */
+                  compliance: number | null;
+                };
+              };
+            }[];
+            /** @description One per team, attendant, channel or label with figures; [] when `groupBy` is none */
+            groups: {
+              id: string;
+              name: string;
+              /** @description The figures of a report, a bucket or a group (definitions: docs/agent-api.md#reports) */
+              metrics: {
+                /** @description Conversations started */
+                opened: number;
+                /** @description Conversations closed */
+                closed: number;
+                /** @description Closed conversations opened again */
+                reopened: number;
+                /** @description Transfers, counted for the team and attendant left */
+                transfers: number;
+                /** @description Conversations taken by an attendant — a capture, an automatic assignment, a transfer to them or their reopening — counted for that attendant and the team it is in then */
+                attended: number;
+                /** @description The customers' messages */
+                messagesIn: number;
+                /** @description Messages to customers (people, Channel API, flows and bots) */
+                messagesOut: number;
+                /** @description A duration metric */
+                firstResponse: {
+                  /** @description How many values */
+                  count: number;
+                  /** @description Their mean, in seconds; null without any value */
+                  averageSeconds: number | null;
+                  /** @description Median (nearest rank, from a histogram of 4.4 % bins: exact when its bin holds one value), in seconds; null without any value */
+                  p50Seconds: number | null;
+                  /** @description 90th percentile, in seconds; null without any value */
+                  p90Seconds: number | null;
+                  /** @description 95th percentile, in seconds; null without any value */
+                  p95Seconds: number | null;
+                };
+                /** @description A duration metric */
+                wait: {
+                  /** @description How many values */
+                  count: number;
+                  /** @description Their mean, in seconds; null without any value */
+                  averageSeconds: number | null;
+                  /** @description Median (nearest rank, from a histogram of 4.4 % bins: exact when its bin holds one value), in seconds; null without any value */
+                  p50Seconds: number | null;
+                  /** @description 90th percentile, in seconds; null without any value */
+                  p90Seconds: number | null;
+                  /** @description 95th percentile, in seconds; null without any value */
+                  p95Seconds: number | null;
+                };
+                /** @description A duration metric */
+                handling: {
+                  /** @description How many values */
+                  count: number;
+                  /** @description Their mean, in seconds; null without any value */
+                  averageSeconds: number | null;
+                  /** @description Median (nearest rank, from a histogram of 4.4 % bins: exact when its bin holds one value), in seconds; null without any value */
+                  p50Seconds: number | null;
+                  /** @description 90th percentile, in seconds; null without any value */
+                  p90Seconds: number | null;
+                  /** @description 95th percentile, in seconds; null without any value */
+                  p95Seconds: number | null;
+                };
+                /** @description A duration metric */
+                resolution: {
+                  /** @description How many values */
+                  count: number;
+                  /** @description Their mean, in seconds; null without any value */
+                  averageSeconds: number | null;
+                  /** @description Median (nearest rank, from a histogram of 4.4 % bins: exact when its bin holds one value), in seconds; null without any value */
+                  p50Seconds: number | null;
+                  /** @description 90th percentile, in seconds; null without any value */
+                  p90Seconds: number | null;
+                  /** @description 95th percentile, in seconds; null without any value */
+                  p95Seconds: number | null;
+                };
+                csat: {
+                  count: number;
+                  average: number | null;
+                  /** @description Ratings of 1, 2, 3, 4 and 5 */
+                  distribution: number[];
+                };
+                sla: {
+                  firstResponse: {
+                    met: number;
+                    breached: number;
+                  };
+                  resolution: {
+                    met: number;
+                    breached: number;
+                  };
+                  /** @description met / (met + breached), both targets */
+                  compliance: number | null;
+                };
+              };
+            }[];
+            /** @description Open conversations you attend now */
+            openNow: number;
+          };
+        };
+      };
+      /**
+       * @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate). Besides what the schema states, a valid request is refused when:
+       *     - `Unknown time zone`: `timeZone` is not an IANA name the server knows
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  exportReport: {
+    parameters: {
+      query: {
+        /** @description Which report: `conversations` (getConversationReport) or `agents` (getAgentReport) */
+        report: 'conversations' | 'agents';
+        /** @description First local date of the range, `YYYY-MM-DD` (inclusive) */
+        from: string;
+        /** @description Last local date of the range, `YYYY-MM-DD` (inclusive); at most 366 days after `from` */
+        to: string;
+        /** @description IANA time zone the dates and buckets are read in; default `America/Sao_Paulo` */
+        timeZone?: string;
+        /** @description Series buckets: `day` (default) or `hour` (ranges of 31 days at most) */
+        granularity?: 'hour' | 'day';
+        /** @description Only this team's figures */
+        teamId?: string;
+        /** @description Only this channel's figures */
+        channelId?: string;
+        /** @description Only this attendant's figures (a user id) */
+        agentId?: string;
+        /** @description Only conversations carrying this label when each fact happened */
+        labelId?: string;
+        /** @description Figures per team, attendant, channel or label besides the totals; default `none` */
+        groupBy?: 'none' | 'team' | 'agent' | 'channel' | 'label';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description CSV (UTF-8) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/csv': string;
+        };
+      };
+      /**
+       * @description Invalid request: `message` lists every problem found (text may hold no NUL character nor unpaired surrogate). Besides what the schema states, a valid request is refused when:
+       *     - `from and to must be dates YYYY-MM-DD`: `from` or `to` is not a calendar date
+       *     - `to must not be before from`: `to` is before `from`
+       *     - `The range must be at most 366 days`: more than 366 days
+       *     - `granularity hour needs a range of at most 31 days`: `granularity=hour` over more than 31 days
+       *     - `Unknown time zone`: `timeZone` is not an IANA name the server knows
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Missing or invalid credential */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not allowed for this user, or a cookie-authenticated write from another site */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not found, or not reachable with this credential */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds (this answer has no `error` field) */
+      429: {
+        headers: {
+          /** @description Seconds until the budget allows a request */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The database cannot be reached: retry after `Retry-After` seconds */
+      503: {
+        headers: {
+          /** @description Seconds to wait before retrying (5) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
   importContacts: {
     parameters: {
       query: {
@@ -16090,6 +21545,7 @@ export interface events {
   'chat.split': components['schemas']['chat.split'];
   'chat.snoozed': components['schemas']['chat.snoozed'];
   'chat.unsnoozed': components['schemas']['chat.unsnoozed'];
+  'chat.bot_released': components['schemas']['chat.bot_released'];
   'chat.labels': components['schemas']['chat.labels'];
   'customer.labels': components['schemas']['customer.labels'];
   'label.create': components['schemas']['label.create'];
@@ -16104,5 +21560,12 @@ export interface events {
   'customer.merge': components['schemas']['customer.merge'];
   'customer.note': components['schemas']['customer.note'];
   'team.business_hours': components['schemas']['team.business_hours'];
+  'bot.update': components['schemas']['bot.update'];
+  'team.sla': components['schemas']['team.sla'];
+  'sla.breached': components['schemas']['sla.breached'];
+  'team.assignment': components['schemas']['team.assignment'];
+  'user.availability': components['schemas']['user.availability'];
+  'channel.flow': components['schemas']['channel.flow'];
+  'chat.csat': components['schemas']['chat.csat'];
   'session.ready': components['schemas']['session.ready'];
 }

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * What a team knows about a customer (issue 25, the contact panel and the contacts page):
+ * What a team knows about a customer (the contact panel and the contacts page):
  *
  * - `customers.attributes`: the values of the account's custom attributes, by key, checked by the
  *   application against `customer_attributes` (the admin's definitions: text, number, date, list).

@@ -35,8 +35,13 @@ const teamUser = (v: unknown) => {
 export const ACTIVITY_LINES: Readonly<Record<string, (data: JsonObject) => Line>> = {
   // Events recorded before `by` existed: who captured is who attends.
   'chat.capture': (d) => {
-    const l = line('capture', d);
     const attendant = str(obj(d.chat)?.userId);
+    // Automatic assignment: nobody acted; to whom, and the team's mode.
+    const mode = str(obj(d.assignment)?.mode);
+    if (mode !== undefined) {
+      return line('assign.auto', d, { to: { userId: attendant ?? null }, reasonCode: mode });
+    }
+    const l = line('capture', d);
     return l.by === null && attendant ? { ...l, by: { type: 'user', id: attendant } } : l;
   },
   // A supervisor taking a conversation over is a transfer to themself with its own reason code.
@@ -70,6 +75,9 @@ export const ACTIVITY_LINES: Readonly<Record<string, (data: JsonObject) => Line>
   // Snoozed until a time (null: until the customer writes); back by `time`, `customer_message` or `manual`.
   'chat.snoozed': (d) => line('snoozed', d, { until: nullable(d.until) }),
   'chat.unsnoozed': (d) => line('unsnoozed', d, { reasonCode: nullable(d.reason) }),
+  // A bot's hold ended: why (`handoff`, `agent`, `timeout`, `failing`, `closed`, `deleted`) and which bot.
+  'chat.bot_released': (d) =>
+    line('bot.released', d, { reasonCode: nullable(d.reason), from: { botId: str(d.botId) ?? '' } }),
 };
 
 export const ACTIVITY_EVENTS = Object.keys(ACTIVITY_LINES);

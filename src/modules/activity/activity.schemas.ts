@@ -7,6 +7,7 @@ const Place = Type.Object({
   teamId: Type.Optional(Nullable(Type.String())),
   userId: Type.Optional(Nullable(Type.String())),
   queue: Type.Optional(Type.String()),
+  botId: Type.Optional(Type.String({ description: 'For `bot.released`: the bot that held it' })),
 });
 
 export const ActivitySchema = Type.Object(
@@ -16,10 +17,13 @@ export const ActivitySchema = Type.Object(
     at: Type.String({ format: 'date-time' }),
     kind: Type.String({
       description:
-        '`capture` (an agent took the chat from the queue), `transfer.team`, `transfer.user`, `takeover` (a ' +
+        '`capture` (an agent took the chat from the queue), `assign.auto` (automatic assignment gave it to ' +
+        '`to.userId`; `reasonCode`: the team’s mode, `round_robin` or `capacity`), `transfer.team` (also when ' +
+        'its agent went offline without answering: `reasonCode` `agent_offline`), `transfer.user`, `takeover` (a ' +
         'supervisor or admin took the conversation over: a transfer to themself), `queue` (moved to ' +
         'another queue), `close`, `reopen`, `label.added`, `label.removed`, `split` (another customer’s messages ' +
-        'moved out), `snoozed` (`until`), `unsnoozed` (`reasonCode`: `time`, `customer_message` or `manual`); ' +
+        'moved out), `snoozed` (`until`), `unsnoozed` (`reasonCode`: `time`, `customer_message` or `manual`), ' +
+        '`bot.released` (`from.botId`; `reasonCode`: `handoff`, `agent`, `timeout`, `failing`, `closed`, `deleted`); ' +
         'more kinds may be added',
     }),
     by: Nullable(ActorRefSchema),

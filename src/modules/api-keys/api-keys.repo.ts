@@ -1,5 +1,5 @@
 import { sql, type Insertable } from 'kysely';
-import type { Db } from '../../db/index.js';
+import type { Db, Tx } from '../../db/index.js';
 import type { AccountApiKeysTable } from '../../db/types.js';
 import { Statement } from '../../db/prepared.js';
 
@@ -68,12 +68,13 @@ export class ApiKeysRepo {
     return (await activeKeyById.execute(this.db, [id]))[0];
   }
 
-  async insert(row: Insertable<AccountApiKeysTable>): Promise<void> {
-    await this.db.insertInto('account_api_keys').values(row).execute();
+  /** `tx`: within the transaction that creates what the key belongs to (a bot). */
+  async insert(row: Insertable<AccountApiKeysTable>, tx: Db | Tx = this.db): Promise<void> {
+    await tx.insertInto('account_api_keys').values(row).execute();
   }
 
-  async revoke(accountId: string, id: string): Promise<boolean> {
-    const res = await this.db
+  async revoke(accountId: string, id: string, tx: Db | Tx = this.db): Promise<boolean> {
+    const res = await tx
       .updateTable('account_api_keys')
       .set({ revoked_at: sql`now()` })
       .where('account_id', '=', accountId)

@@ -8,6 +8,8 @@ import type { ApiKeyAuthRow, ApiKeysRepo } from './api-keys.repo.js';
 import type { ApiKeyT, CreateApiKeyInput } from './api-keys.schemas.js';
 import { en, pt } from '../../http/language.js';
 import { toApiKey } from './api-keys.presenter.js';
+import type { Db } from '../../db/index.js';
+import type { AuditService } from '../audit/index.js';
 
 export const ACCOUNT_KEY_PREFIX = 'ak';
 const TOUCH_EVERY_MS = 60_000;
@@ -19,7 +21,11 @@ export class ApiKeysService {
   /** Keys read from the database by this node, by id (token hash included, never the token). */
   private readonly known = new Map<string, ApiKeyAuthRow>();
 
-  constructor(private readonly repo: ApiKeysRepo) {}
+  constructor(
+    private readonly repo: ApiKeysRepo,
+    private readonly db: Db,
+    private readonly audit: AuditService,
+  ) {}
 
   async list(actor: UserActor): Promise<ApiKeyT[]> {
     requirePermission(actor, 'api_keys:manage');
@@ -42,14 +48,25 @@ export class ApiKeysService {
     }
     const id = newId();
     const { token, hash } = newToken(ACCOUNT_KEY_PREFIX, id);
-    await this.repo.insert({
-      id,
-      account_id: actor.accountId,
-      name: input.name.trim(),
-      token_hash: hash,
-      scopes: input.scopes,
-      channel_ids: channelIds,
-      created_by: actor.userId,
+    await this.db.transaction().execute(async (tx) => {
+      await this.repo.insert(
+        {
+          id,
+          account_id: actor.accountId,
+          name: input.name.trim(),
+          token_hash: hash,
+          scopes: input.scopes,
+          channel_ids: channelIds,
+          created_by: actor.userId,
+        },
+        tx,
+      );
+      // Name, scopes and channels only: the token and its hash never reach the log.
+      await this.audit.record(tx, actor, {
+        action: 'apikey.create',
+        target: { type: 'api_key', id },
+        details: { name: input.name.trim(), scopes: input.scopes, channelIds },
+      });
     });
     return { id, name: input.name.trim(), scopes: input.scopes, channelIds, token };
   }
@@ -57,7 +74,12 @@ export class ApiKeysService {
   async revoke(actor: UserActor, id: string): Promise<void> {
     requirePermission(actor, 'api_keys:manage');
     this.forget(id);
-    if (!(await this.repo.revoke(actor.accountId, id))) {
+    const revoked = await this.db.transaction().execute(async (tx) => {
+      if (!(await this.repo.revoke(actor.accountId, id, tx))) return false;
+      await this.audit.record(tx, actor, { action: 'apikey.revoke', target: { type: 'api_key', id } });
+      return true;
+    });
+    if (!revoked) {
       if (await this.repo.find(actor.accountId, id))
         throw new AppError(409, pt('A chave já foi revogada', 'The key has already been revoked'));
       throw notFound();

@@ -106,7 +106,7 @@ export class CannedRepo {
    * A page of what `viewer` sees, with the total. With a search, shortcuts that start with it first,
    * then the most used; otherwise by shortcut.
    *
-   * The composer's picker asks this on every key (issue 26, bench/README.md `canned-picker`), so it is
+   * The composer's picker asks this on every key (bench/README.md `canned-picker`), so it is
    * one prepared statement that reads the page and the count together (`count(*) OVER ()`), in one of
    * two forms whose one generic plan suits every search of its kind: a search with a run of three
    * letters or digits matches through the trigram index (`LIKE`); a shorter one has no trigram to look

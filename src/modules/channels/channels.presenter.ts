@@ -26,6 +26,8 @@ export function toChannel(row: ChannelRow): ChannelT {
       : null,
     unhealthySince: row.unhealthy_since?.toISOString() ?? null,
     sendReadReceipts: row.send_read_receipts,
+    botId: row.bot_id,
+    botHours: row.bot_hours,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };

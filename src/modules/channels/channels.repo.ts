@@ -31,6 +31,8 @@ const columns = [
   'health_reason',
   'unhealthy_since',
   'send_read_receipts',
+  'bot_id',
+  'bot_hours',
   'created_at',
   'updated_at',
 ] as const;

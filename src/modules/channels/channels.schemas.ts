@@ -106,6 +106,21 @@ export const ChannelSchema = Type.Object({
   ),
   unhealthySince: Nullable(Type.String({ format: 'date-time' })),
   sendReadReceipts: Type.Boolean({ description: SEND_READ_RECEIPTS }),
+  botId: Nullable(
+    Type.String({
+      description: 'The bot new conversations go to (`updateChannelBot`), within `botHours`; null: none',
+    }),
+  ),
+  botHours: Nullable(
+    Type.Object(
+      {
+        timeZone: Type.String(),
+        weekly: Nullable(Type.Array(Type.Array(Type.Object({ start: Type.String(), end: Type.String() })))),
+        holidays: Type.Array(Type.String()),
+      },
+      { description: "When the bot takes new conversations (business hours' rules); null: at any time" },
+    ),
+  ),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 });

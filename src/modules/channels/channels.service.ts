@@ -1,4 +1,5 @@
-import type { Db } from '../../db/index.js';
+import { inTransaction, type Db } from '../../db/index.js';
+import type { AuditService } from '../audit/index.js';
 import { badRequest, notFound } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { newToken } from '../../lib/secrets.js';
@@ -65,6 +66,7 @@ export class ChannelsService {
     private readonly db: Db,
     private readonly repo: ChannelsRepo,
     private readonly teams: TeamsRepo,
+    private readonly audit: AuditService,
   ) {}
 
   async list(actor: UserActor): Promise<ChannelT[]> {
@@ -86,16 +88,29 @@ export class ChannelsService {
     const providerConfig = checkProviderConfig(input.provider, input.providerConfig);
     await this.checkTeam(actor.accountId, input.defaultTeamId);
     const id = newId();
-    await this.repo.insert(this.db, {
-      id,
-      account_id: actor.accountId,
-      name: input.name.trim(),
-      provider: input.provider,
-      default_team_id: input.defaultTeamId,
-      ...(input.queue !== undefined ? { queue: input.queue.trim() } : {}),
-      ...(input.apiEnabled !== undefined ? { api_enabled: input.apiEnabled } : {}),
-      ...(input.sendReadReceipts !== undefined ? { send_read_receipts: input.sendReadReceipts } : {}),
-      provider_config: providerConfig,
+    await inTransaction(this.db, async (tx) => {
+      await this.repo.insert(tx, {
+        id,
+        account_id: actor.accountId,
+        name: input.name.trim(),
+        provider: input.provider,
+        default_team_id: input.defaultTeamId,
+        ...(input.queue !== undefined ? { queue: input.queue.trim() } : {}),
+        ...(input.apiEnabled !== undefined ? { api_enabled: input.apiEnabled } : {}),
+        ...(input.sendReadReceipts !== undefined ? { send_read_receipts: input.sendReadReceipts } : {}),
+        provider_config: providerConfig,
+      });
+      // The provider settings may hold credentials: only the names of the fields given are kept.
+      await this.audit.record(tx, actor, {
+        action: 'channel.create',
+        target: { type: 'channel', id },
+        details: {
+          name: input.name.trim(),
+          provider: input.provider,
+          defaultTeamId: input.defaultTeamId,
+          providerFields: Object.keys(input.providerConfig ?? {}).sort(),
+        },
+      });
     });
     return this.get(actor, id);
   }
@@ -115,18 +130,37 @@ export class ChannelsService {
           )
         : undefined;
     if (input.defaultTeamId !== undefined) await this.checkTeam(actor.accountId, input.defaultTeamId);
-    await this.repo.update(this.db, actor.accountId, id, {
-      ...(input.name !== undefined ? { name: input.name.trim() } : {}),
-      ...(input.defaultTeamId !== undefined ? { default_team_id: input.defaultTeamId } : {}),
-      ...(input.queue !== undefined ? { queue: input.queue.trim() } : {}),
-      ...(input.apiEnabled !== undefined ? { api_enabled: input.apiEnabled } : {}),
-      ...(input.sendReadReceipts !== undefined ? { send_read_receipts: input.sendReadReceipts } : {}),
-      ...(provider !== current.provider ? { provider } : {}),
-      ...(providerConfig !== undefined ? { provider_config: providerConfig } : {}),
-      // A new token (or provider) is the fix for a refused one: the next send tries it.
-      ...(input.providerConfig?.accessToken !== undefined || provider !== current.provider
-        ? { healthy: true as const }
-        : {}),
+    await inTransaction(this.db, async (tx) => {
+      await this.repo.update(tx, actor.accountId, id, {
+        ...(input.name !== undefined ? { name: input.name.trim() } : {}),
+        ...(input.defaultTeamId !== undefined ? { default_team_id: input.defaultTeamId } : {}),
+        ...(input.queue !== undefined ? { queue: input.queue.trim() } : {}),
+        ...(input.apiEnabled !== undefined ? { api_enabled: input.apiEnabled } : {}),
+        ...(input.sendReadReceipts !== undefined ? { send_read_receipts: input.sendReadReceipts } : {}),
+        ...(provider !== current.provider ? { provider } : {}),
+        ...(providerConfig !== undefined ? { provider_config: providerConfig } : {}),
+        // A new token (or provider) is the fix for a refused one: the next send tries it.
+        ...(input.providerConfig?.accessToken !== undefined || provider !== current.provider
+          ? { healthy: true as const }
+          : {}),
+      });
+      await this.audit.record(tx, actor, {
+        action: 'channel.update',
+        target: { type: 'channel', id },
+        details: {
+          changed: Object.keys(input).sort(),
+          ...(input.name !== undefined && { name: input.name.trim() }),
+          ...(input.defaultTeamId !== undefined && { defaultTeamId: input.defaultTeamId }),
+          ...(input.queue !== undefined && { queue: input.queue.trim() }),
+          ...(input.apiEnabled !== undefined && { apiEnabled: input.apiEnabled }),
+          ...(input.sendReadReceipts !== undefined && { sendReadReceipts: input.sendReadReceipts }),
+          ...(provider !== current.provider && { provider }),
+          // Credentials: which fields changed, never their values.
+          ...(input.providerConfig !== undefined && {
+            providerFields: Object.keys(input.providerConfig).sort(),
+          }),
+        },
+      });
     });
     return this.get(actor, id);
   }
@@ -135,7 +169,10 @@ export class ChannelsService {
   async rotateApiKey(actor: UserActor, id: string): Promise<{ apiKey: string }> {
     requirePermission(actor, 'channels:manage');
     const { token, hash } = newToken(CHANNEL_KEY_PREFIX, id);
-    if (!(await this.repo.update(this.db, actor.accountId, id, { api_key_hash: hash }))) throw notFound();
+    await inTransaction(this.db, async (tx) => {
+      if (!(await this.repo.update(tx, actor.accountId, id, { api_key_hash: hash }))) throw notFound();
+      await this.audit.record(tx, actor, { action: 'channel.rotate_key', target: { type: 'channel', id } });
+    });
     return { apiKey: token };
   }
 }

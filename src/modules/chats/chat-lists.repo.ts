@@ -5,6 +5,7 @@ import { isoTime, sqlInteger } from '../../db/sql-text.js';
 import type { ChatStatus } from '../../db/types.js';
 import { keyActiveSql } from '../api-keys/index.js';
 import { chatLabelsSql, HIDDEN_QUEUE, type ChatListRow } from './chats.repo.js';
+import { slaFilterSql, type SlaFilter } from './chat-sla-state.js';
 
 /** Filters of the chat lists; every one is backed by an index in list order. */
 export interface ChatFilter {
@@ -19,6 +20,8 @@ export interface ChatFilter {
   unassigned?: boolean;
   /** Only chats carrying this label. */
   labelId?: string;
+  /** Only chats with a target at risk, or breached (chat-sla-state.ts); the counters do not know it. */
+  sla?: SlaFilter;
   /** Visibility of an agent without chats:read_all: chats of these teams or attended by this user. */
   visibleTo?: { teamIds: readonly string[]; userId: string };
   /** The customer searched for (ChatSearch): a part of the number, or of the name or address. */
@@ -107,9 +110,10 @@ function searchSql(f: ChatFilter, values: unknown[]): string {
   const p = (v: unknown) => `$${values.push(v)}`;
   // The label's chats, from `chat_labels_label_idx` (account, label, chat).
   const label =
-    f.labelId === undefined
+    (f.sla === undefined ? '' : ` AND ${slaFilterSql(f.sla, '')}`) +
+    (f.labelId === undefined
       ? ''
-      : ` AND id IN (SELECT chat_id FROM chat_labels WHERE account_id = ${p(f.accountId)} AND label_id = ${p(f.labelId)})`;
+      : ` AND id IN (SELECT chat_id FROM chat_labels WHERE account_id = ${p(f.accountId)} AND label_id = ${p(f.labelId)})`);
   if (!f.search) return label;
   const match =
     f.search.kind === 'number'
@@ -130,7 +134,7 @@ function searchSql(f: ChatFilter, values: unknown[]): string {
 function totalSql(f: ChatFilter, values: unknown[]): string {
   const rollup = totalsSql(f, values);
   if (rollup !== null) return rollup;
-  if (f.search || f.labelId !== undefined) {
+  if (f.search || f.labelId !== undefined || f.sla) {
     const where = filterSql(f, values);
     return `SELECT count(*)::int8 FROM chats WHERE ${where}${searchSql(f, values)}`;
   }
@@ -146,7 +150,7 @@ function totalsSql(f: ChatFilter, values: unknown[]): string | null {
   const channel = f.channelId !== undefined || f.channelIds ? 1 : 0;
   const label = f.labelId !== undefined ? 1 : 0;
   const one = channel + label + (f.teamId !== undefined ? 1 : 0) + (f.userId !== undefined ? 1 : 0);
-  if (one > 1 || f.search || f.visibleTo || f.unassigned || f.snoozed === 'pending') return null;
+  if (one > 1 || f.search || f.sla || f.visibleTo || f.unassigned || f.snoozed === 'pending') return null;
   const p = (v: unknown) => `$${values.push(v)}`;
   let out = `SELECT coalesce(sum(n), 0)::int8 FROM chat_totals WHERE account_id = ${p(f.accountId)} AND ${statusSql(f, true)}`;
   if (f.channelId !== undefined) {
@@ -179,6 +183,17 @@ export function limitBucket(limit: number): number {
  * PostgreSQL's CPU, more than running it: bench/README.md, 2026-11-28). The scan stops at the page:
  * the outer LIMIT pulls only `limit` rows through the inner one.
  */
+/** A chat's `sla` (ChatSlaSchema, the presenter's `chatSla`) as PostgreSQL builds it: null without a due instant. */
+const chatSlaJson = (
+  c: string,
+) => `CASE WHEN ${c}first_response_due_at IS NULL AND ${c}resolution_due_at IS NULL THEN NULL
+   ELSE json_build_object('startedAt', ${isoTime(`${c}sla_started_at`)},
+     'firstResponseDueAt', ${isoTime(`${c}first_response_due_at`)},
+     'firstRespondedAt', ${isoTime(`${c}first_responded_at`)},
+     'firstResponseBreached', ${c}first_response_breached_at IS NOT NULL,
+     'resolutionDueAt', ${isoTime(`${c}resolution_due_at`)},
+     'resolutionBreached', ${c}resolution_breached_at IS NOT NULL) END`;
+
 function pageSql(
   f: ChatFilter,
   values: unknown[],
@@ -189,7 +204,8 @@ function pageSql(
   const where = filterSql(f, values) + searchSql(f, values);
   const size = `$${values.push(limit)}`;
   return `SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
-   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by
+   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by, bot_id,
+   sla_started_at, first_response_due_at, first_responded_at, first_response_breached_at, resolution_due_at, resolution_breached_at
  FROM chats WHERE ${where} ORDER BY ${ORDER[sort]('')}
  LIMIT ${sqlInteger(limitBucket(limit))} OFFSET ${sqlInteger(offset)}) AS p
  ORDER BY ${ORDER[sort]('')} LIMIT ${size}`;
@@ -254,7 +270,9 @@ export class ChatListsRepo {
     const values: unknown[] = [];
     const total = totalSql(f, values);
     const text = `SELECT c.id, c.channel_id, c.team_id, c.user_id, c.status, c.queue, c.unread_messages,
- c.last_message, c.created_at, c.updated_at, c.contact_id, c.snoozed_at, c.snoozed_until, c.snoozed_by, ct.name AS contact_name, ct.value AS contact_value,
+ c.last_message, c.created_at, c.updated_at, c.contact_id, c.snoozed_at, c.snoozed_until, c.snoozed_by, c.bot_id,
+ c.sla_started_at, c.first_response_due_at, c.first_responded_at, c.first_response_breached_at, c.resolution_due_at, c.resolution_breached_at,
+ ct.name AS contact_name, ct.value AS contact_value,
  ct.last_inbound_at AS contact_last_inbound_at, ct.customer_id, ${chatLabelsSql('c.id')} AS labels,
  (${total}) AS total
 FROM (${pageSql(f, values, limit, offset, sort)}) AS c
@@ -298,7 +316,7 @@ LATERAL (SELECT c.id, c.status, c.queue, c.channel_id AS "channelId", c.team_id 
    json_build_object('id', ct.id, 'name', coalesce(ct.name, ct.value), 'value', ct.value) AS contact,
    c.unread_messages AS "unreadMessages", ${lastMessageJson('c.last_message')} AS "lastMessage",
    ${isoTime('c.created_at')} AS "createdAt", ${isoTime('c.updated_at')} AS "updatedAt",
-   ${chatLabelsSql('c.id')} AS labels) AS j`;
+   ${chatLabelsSql('c.id')} AS labels, ${chatSlaJson('c.')} AS sla) AS j`;
     const [row] = await Statement.shaped<{ total: number; chats: string; key_active: boolean }>(
       text,
       offset === 0,

@@ -3,7 +3,6 @@ import { Batcher } from '../../db/batcher.js';
 import { EventBuffer, type EventsService } from '../../events/events.service.js';
 import { targets } from '../../events/rooms.js';
 import { badRequest, conflict, forbidden, notFound } from '../../http/errors.js';
-import { pt, Text } from '../../http/language.js';
 import { newId } from '../../lib/ids.js';
 import { actorRef, type Actor, type UserActor } from '../../access/actors.js';
 import { requirePermission } from '../../access/guards.js';
@@ -13,7 +12,10 @@ import { TEAM_NOT_FOUND } from '../teams/index.js';
 import { USER_NOT_FOUND } from '../users/index.js';
 import type { ChatTransfersRepo, TransferApplied, TransferChange } from './chat-transfers.repo.js';
 import { toChat } from './chats.presenter.js';
-import type { ChatRow, ChatsRepo } from './chats.repo.js';
+import type { ChatsRepo } from './chats.repo.js';
+import { CHAT_BUSY, heldChange, isLockUnavailable } from './held-change.js';
+
+export { CHAT_BUSY, isLockUnavailable };
 import {
   CHAT_CAPTURE,
   CHAT_CLOSE,
@@ -25,38 +27,19 @@ import {
 } from './chats.schemas.js';
 import type { ChatsService } from './chats.service.js';
 import { ALREADY_YOURS, TAKEOVER_FORBIDDEN, TAKEOVER_REASON } from './chat-takeover.js';
+import { botReleased, NO_BOT, QUEUE_ATTENDING, QUEUE_AUTOMATION, QUEUE_WAITING } from './chat-queues.js';
+import {
+  CHAT_CAPTURED,
+  CHAT_CLOSED,
+  CHAT_NOT_CLOSED,
+  CHAT_NOT_WAITING,
+  CLOSE_FORBIDDEN,
+  NO_ATTENDANT_FOR_QUEUE,
+  OPEN_ELSEWHERE,
+  TEAM_TRANSFER_WAIT_MS,
+} from './chat-moves.messages.js';
 
-export const QUEUE_WAITING = 'Espera';
-export const QUEUE_ATTENDING = 'Em Atendimento';
-
-// The contract's sentence has no accents; the console, asking for pt-BR, reads them.
-export const CHAT_BUSY = new Text('O chat ja esta sendo processado.', {
-  'pt-BR': 'O chat já está sendo processado.',
-  en: 'The chat is already being processed.',
-});
-/** How long a transfer to a team waits for a chat another operation holds before answering 409. */
-export const TEAM_TRANSFER_WAIT_MS = 2_000;
-
-export const CHAT_CAPTURED = pt('O chat já foi capturado', 'The chat has already been captured');
-export const CHAT_NOT_WAITING = pt(
-  'Somente um chat na fila Espera pode ser capturado',
-  'Only a chat in the Waiting queue (Espera) can be captured',
-);
-export const CHAT_CLOSED = pt('O chat está encerrado', 'The chat is closed');
-export const CLOSE_FORBIDDEN = pt(
-  'Somente o atendente do chat ou um supervisor pode encerrá-lo',
-  "Only the chat's attendant or a supervisor can close it",
-);
-export const CHAT_NOT_CLOSED = pt('O chat já está aberto', 'The chat is already open');
-export const OPEN_ELSEWHERE = pt(
-  'O cliente já tem outra conversa aberta neste canal',
-  'The customer already has another open conversation on this channel',
-);
-export const NO_ATTENDANT_FOR_QUEUE = pt(
-  'Um chat sem atendente não pode ir para Em Atendimento; capture ou transfira o chat',
-  'A chat without an attendant cannot move to the In service queue (Em Atendimento); capture or transfer it',
-);
-
+type CloseListener = { onClosed(tx: Tx, events: EventBuffer, chatId: string): Promise<void> };
 /** A chat as held under its row lock (what `ChatsRepo.lock` reads). */
 type HeldChat = NonNullable<Awaited<ReturnType<ChatsRepo['lock']>>>;
 
@@ -70,9 +53,6 @@ export interface TransferToUserInput {
   reasonCode?: string;
   reason?: string;
 }
-
-/** A lock taken with NOWAIT found held, or a wait for it outlasted the transaction's lock_timeout. */
-export const isLockUnavailable = (err: unknown) => (err as { code?: string }).code === '55P03';
 
 /** A deadlock or serialization failure: the statement can simply run again. */
 const isRetryable = (err: unknown) => ['40P01', '40001'].includes((err as { code?: string }).code ?? '');
@@ -97,6 +77,8 @@ export class ChatMovesService {
     private readonly notifications: NotificationsService,
     /** Read receipts to the provider, queued when an agent reads a chat (ReadReceiptsService). */
     private readonly readReceipts: { chatRead(tx: Tx, chatId: string): Promise<void> },
+    /** Told of a close in its transaction: the channel's flow asks the rating (FlowsService.onClosed). */
+    private readonly closes: CloseListener | null = null,
   ) {
     this.transferWrites = new Batcher({
       run: (changes) => this.writeTransfers(changes),
@@ -170,7 +152,7 @@ export class ChatMovesService {
           ? { team_id: target.id, user_id: null, queue: QUEUE_WAITING }
           : { team_id: seen.team_id, user_id: target.id, queue: QUEUE_ATTENDING };
       // The chat as the write leaves it; its updatedAt is the write's own time, stamped there.
-      const c = toChat({ ...seen, ...to });
+      const c = toChat({ ...seen, ...to, bot_id: null });
       const from = { teamId: seen.team_id, userId: seen.user_id };
       const events = new EventBuffer();
       events.add(
@@ -180,6 +162,11 @@ export class ChatMovesService {
         targets.chatTransfer(c, from),
         ['chat', 'updatedAt'],
       );
+      // The write ends a bot's hold: through the Channel API a hand-off, from the console a take-over.
+      if (seen.bot_id !== null) {
+        const reason = actor.kind === 'api_key' ? 'handoff' : 'agent';
+        botReleased(events, actor.accountId, c, seen.bot_id, reason, ref, ['chat', 'updatedAt']);
+      }
       // Whoever is handed a chat hears about it, unless they took it themselves; whom the
       // conversation is with and why it came, so the note can say it without a lookup.
       const notices =
@@ -259,9 +246,11 @@ export class ChatMovesService {
         if (name === QUEUE_ATTENDING && chat.user_id === null) {
           throw badRequest(NO_ATTENDANT_FOR_QUEUE);
         }
-        // Waiting in `Espera` means waiting for an attendant, so it has none.
+        // Waiting in `Espera` means waiting for an attendant, so it has none. A person moving a bot's
+        // conversation takes it from the bot.
         const patch = name === QUEUE_WAITING ? { queue: name, user_id: null } : { queue: name };
-        await this.repo.update(tx, chat.id, patch);
+        const release = chat.bot_id !== null && chat.queue !== name;
+        await this.repo.update(tx, chat.id, release ? { ...patch, ...NO_BOT } : patch);
         const after = await this.repo.find(actor.accountId, chat.id, tx);
         if (after && (chat.queue !== name || chat.user_id !== after.user_id)) {
           const c = toChat(after);
@@ -271,6 +260,8 @@ export class ChatMovesService {
             { chat: c, from: chat.queue, to: name, by: actorRef(actor) },
             targets.chatQueue(c, chat.team_id),
           );
+          if (release && chat.bot_id !== null)
+            botReleased(events, actor.accountId, c, chat.bot_id, 'agent', actorRef(actor));
         }
       });
     } catch (err) {
@@ -281,18 +272,27 @@ export class ChatMovesService {
   }
 
   /**
-   * An agent takes a waiting chat (`Espera`) of a team they belong to: queue `Em Atendimento`, the
-   * caller as attendant. A chat another operation holds answers 409 at once, like a transfer to a user.
+   * An agent takes a waiting chat (`Espera`) of a team they belong to, or a bot's (`Automação`: the
+   * agent takes over, the bot is told): queue `Em Atendimento`, the caller as attendant. A chat another
+   * operation holds answers 409 at once, like a transfer to a user.
    */
   async capture(actor: UserActor, chatId: string): Promise<ChatT> {
     requirePermission(actor, 'chats:attend');
     return this.change(actor, chatId, true, async (tx, chat) => {
       if (chat.status !== 'open') throw conflict(CHAT_CLOSED);
       if (chat.user_id !== null) throw conflict(CHAT_CAPTURED);
-      if (chat.queue !== QUEUE_WAITING) throw conflict(CHAT_NOT_WAITING);
-      await this.repo.update(tx, chat.id, { queue: QUEUE_ATTENDING, user_id: actor.userId });
-      return (events, c) =>
+      const bot = chat.bot_id;
+      // A conversation a bot or the channel's flow holds may be taken at any moment: the automation stops.
+      if (chat.queue !== QUEUE_WAITING && chat.queue !== QUEUE_AUTOMATION) throw conflict(CHAT_NOT_WAITING);
+      await this.repo.update(tx, chat.id, {
+        queue: QUEUE_ATTENDING,
+        user_id: actor.userId,
+        ...(bot !== null ? NO_BOT : {}),
+      });
+      return (events, c) => {
         events.add(actor.accountId, CHAT_CAPTURE, { chat: c, by: actorRef(actor) }, targets.chatCapture(c));
+        if (bot !== null) botReleased(events, actor.accountId, c, bot, 'agent', actorRef(actor));
+      };
     });
   }
 
@@ -304,13 +304,17 @@ export class ChatMovesService {
       if (chat.user_id !== actor.userId && !actor.permissions.has('chats:read_all')) {
         throw forbidden(CLOSE_FORBIDDEN);
       }
+      const bot = chat.bot_id;
       await this.repo.update(tx, chat.id, {
         status: 'closed',
         closed_at: new Date(),
         closed_by: actor.userId,
+        ...(bot !== null ? NO_BOT : {}),
       });
-      return (events, c) =>
+      return (events, c) => {
         events.add(actor.accountId, CHAT_CLOSE, { chat: c, by: actorRef(actor) }, targets.chatClose(c));
+        if (bot !== null) botReleased(events, actor.accountId, c, bot, 'closed', actorRef(actor));
+      };
     });
   }
 
@@ -376,24 +380,10 @@ export class ChatMovesService {
         const record = await apply(tx, chat);
         const after = await this.repo.find(actor.accountId, chat.id, tx);
         if (after) record(events, toChat(after));
+        if (chat.status === 'open' && after?.status === 'closed')
+          await this.closes?.onClosed(tx, events, chat.id);
         return after;
       }),
     );
   }
-}
-
-/**
- * A change of a chat made under its row lock, as the API answers it: a chat another operation holds
- * is 409 (CHAT_BUSY), one gone (or never visible) is 404, else the chat as read under the lock.
- */
-async function heldChange(run: () => Promise<ChatRow | undefined>): Promise<ChatT> {
-  let row: ChatRow | undefined;
-  try {
-    row = await run();
-  } catch (err) {
-    if (isLockUnavailable(err)) throw conflict(CHAT_BUSY);
-    throw err;
-  }
-  if (!row) throw notFound();
-  return toChat(row);
 }

@@ -21,7 +21,8 @@ export interface TransferView extends ChatRow {
 const transferView =
   Statement.prepared<TransferView>(`SELECT c.id, c.account_id, c.channel_id, c.team_id, c.user_id,
  c.status, c.queue, c.unread_messages, c.last_message, c.version, c.created_at, c.updated_at, c.contact_id,
- c.snoozed_at, c.snoozed_until, c.snoozed_by,
+ c.snoozed_at, c.snoozed_until, c.snoozed_by, c.bot_id,
+ c.sla_started_at, c.first_response_due_at, c.first_responded_at, c.first_response_breached_at, c.resolution_due_at, c.resolution_breached_at,
  ct.name AS contact_name, ct.value AS contact_value, ct.last_inbound_at AS contact_last_inbound_at,
  ${chatLabelsSql('c.id')} AS labels,
  ct.customer_id, ($8::text IS NULL OR ${keyActiveSql('$8::text')}) AS key_active,
@@ -51,7 +52,7 @@ const transferWritesSql = (lock: '' | ' NOWAIT' | ' SKIP LOCKED') => `WITH input
   FOR UPDATE OF c${lock}
 ), up AS (
   UPDATE chats c SET team_id = i.team_id, user_id = i.user_id, queue = i.queue, version = c.version + 1,
-    updated_at = now()
+    updated_at = now(), bot_id = NULL, bot_due_at = NULL
   FROM lk JOIN input i ON i.chat_id = lk.id WHERE c.id = lk.id
   RETURNING c.id, c.account_id, c.updated_at
 ), tr AS (

@@ -1,5 +1,5 @@
 import type { ChatListRow } from './chats.repo.js';
-import type { ChatT, ChatWindowT } from './chats.schemas.js';
+import type { ChatSlaT, ChatT, ChatWindowT } from './chats.schemas.js';
 
 /** A chat row as the API shows it, with the customer-service window worked out from the customer's last message. */
 
@@ -11,6 +11,19 @@ export function chatWindow(lastInboundAt: Date | null, now = Date.now()): ChatWi
   if (!lastInboundAt) return { open: false, expiresAt: null };
   const expires = lastInboundAt.getTime() + CUSTOMER_WINDOW_MS;
   return { open: now < expires, expiresAt: new Date(expires).toISOString() };
+}
+
+/** The conversation's SLA (docs/adr/0088-slas.md): null while it has no due instant. */
+export function chatSla(row: ChatListRow): ChatSlaT | null {
+  if (!row.sla_started_at || (!row.first_response_due_at && !row.resolution_due_at)) return null;
+  return {
+    startedAt: row.sla_started_at.toISOString(),
+    firstResponseDueAt: row.first_response_due_at?.toISOString() ?? null,
+    firstRespondedAt: row.first_responded_at?.toISOString() ?? null,
+    firstResponseBreached: row.first_response_breached_at !== null,
+    resolutionDueAt: row.resolution_due_at?.toISOString() ?? null,
+    resolutionBreached: row.resolution_breached_at !== null,
+  };
 }
 
 export function toChat(row: ChatListRow): ChatT {
@@ -28,6 +41,7 @@ export function toChat(row: ChatListRow): ChatT {
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
     labels: row.labels,
+    sla: chatSla(row),
     window: chatWindow(row.contact_last_inbound_at),
     snooze: row.snoozed_at
       ? {
@@ -36,5 +50,6 @@ export function toChat(row: ChatListRow): ChatT {
           by: row.snoozed_by,
         }
       : null,
+    botId: row.bot_id,
   };
 }

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Db, Tx } from '../../db/index.js';
 import { sqlInteger } from '../../db/sql-text.js';
 import type { ChatStatus, LastMessage } from '../../db/types.js';
+import { slaStartOf, type SlaStart, type SlaStartRow } from './chat-sla.js';
 import type { LabelRefT } from './chats.schemas.js';
 
 /**
@@ -34,6 +35,15 @@ export interface ChatListRow {
   snoozed_at: Date | null;
   snoozed_until: Date | null;
   snoozed_by: string | null;
+  /** The bot holding it (queue `Automação`), if one does. */
+  bot_id: string | null;
+  /** The SLA clocks (migration 058): see ChatSlaSchema. */
+  sla_started_at: Date | null;
+  first_response_due_at: Date | null;
+  first_responded_at: Date | null;
+  first_response_breached_at: Date | null;
+  resolution_due_at: Date | null;
+  resolution_breached_at: Date | null;
 }
 
 /**
@@ -83,12 +93,25 @@ export const chatColumns = [
   'c.snoozed_at',
   'c.snoozed_until',
   'c.snoozed_by',
+  'c.bot_id',
+  'c.sla_started_at',
+  'c.first_response_due_at',
+  'c.first_responded_at',
+  'c.first_response_breached_at',
+  'c.resolution_due_at',
+  'c.resolution_breached_at',
   'ct.name as contact_name',
   'ct.value as contact_value',
   'ct.customer_id',
   'ct.last_inbound_at as contact_last_inbound_at',
   sql<LabelRefT[]>`${sql.raw(chatLabelsSql('c.id'))}`.as('labels'),
 ] as const;
+
+/**
+ * The first-response instant a person's message sets: the first after the customer's first message
+ * (which started the clock, `sla_started_at`); before that, or once set, it stays as it was.
+ */
+const FIRST_RESPONSE = sql<Date | null>`coalesce(first_responded_at, CASE WHEN sla_started_at IS NOT NULL THEN now() END)`;
 
 export class ChatsRepo {
   constructor(private readonly db: Db) {}
@@ -179,12 +202,13 @@ export class ChatsRepo {
         user_id: string | null;
         queue: string;
         snoozed_at: Date | null;
+        bot_id: string | null;
       }
     | undefined
   > {
     let q = tx
       .selectFrom('chats')
-      .select(['id', 'status', 'channel_id', 'team_id', 'user_id', 'queue', 'snoozed_at'])
+      .select(['id', 'status', 'channel_id', 'team_id', 'user_id', 'queue', 'snoozed_at', 'bot_id'])
       .where('account_id', '=', accountId)
       .where('id', '=', id);
     if (opts.channelIds)
@@ -222,7 +246,10 @@ export class ChatsRepo {
       last_message: LastMessage;
       closed_at: Date | null;
       closed_by: string | null;
+      bot_id: null;
+      bot_due_at: null;
     }>,
+    opts: { byPerson?: boolean } = {},
   ): Promise<void> {
     const { last_message, ...rest } = patch;
     await tx
@@ -230,6 +257,8 @@ export class ChatsRepo {
       .set({
         ...rest,
         ...(last_message ? { last_message: JSON.stringify(last_message) } : {}),
+        // A person's message stops the first-response clock, if the customer's started it.
+        ...(opts.byPerson ? { first_responded_at: FIRST_RESPONSE } : {}),
         version: sql`version + 1`,
         updated_at: sql`now()`,
       })
@@ -266,23 +295,39 @@ export class ChatsRepo {
   /**
    * A customer's message on the chat: it becomes the last message and counts as unread, the
    * customer's 24-hour window starts again (on the contact: the window is the customer's, whichever
-   * chat the message is in), and a snooze ends (docs/adr/0078-snooze.md). One statement for both
-   * rows; answers whether the chat was snoozed (read before the change, under the chat's lock).
+   * chat the message is in), a snooze ends (docs/adr/0078-snooze.md), and the conversation's first
+   * one starts its SLA clocks (docs/adr/0088-slas.md). One statement for both rows; answers whether
+   * the chat was snoozed (read before the change, under the chat's lock) and, when this message
+   * started the clocks of a team with a target, the team's targets and hours, read by their keys in
+   * the same statement: a team without an SLA costs no further round trip.
    */
-  async recordInbound(tx: Tx, id: string, last: LastMessage): Promise<{ wasSnoozed: boolean }> {
-    const { rows } = await sql<{ was_snoozed: boolean | null }>`
-      WITH before AS (SELECT snoozed_at IS NOT NULL AS snoozed FROM chats WHERE id = ${id}),
+  async recordInbound(
+    tx: Tx,
+    id: string,
+    last: LastMessage,
+  ): Promise<{ wasSnoozed: boolean; slaStart: SlaStart | null }> {
+    const { rows } = await sql<{ was_snoozed: boolean | null } & SlaStartRow>`
+      WITH before AS (
+        SELECT snoozed_at IS NOT NULL AS snoozed, sla_started_at IS NULL AS starts, team_id
+        FROM chats WHERE id = ${id}),
       chat AS (
         UPDATE chats SET last_message = ${JSON.stringify(last)}::jsonb,
           unread_messages = unread_messages + 1, version = version + 1, updated_at = now(),
-          snoozed_at = NULL, snoozed_until = NULL, snoozed_by = NULL
+          snoozed_at = NULL, snoozed_until = NULL, snoozed_by = NULL,
+          sla_started_at = coalesce(sla_started_at, now())
         WHERE id = ${id}
         RETURNING contact_id),
       contact AS (
         UPDATE contacts ct SET last_inbound_at = greatest(ct.last_inbound_at, now())
         FROM chat WHERE ct.id = chat.contact_id)
-      SELECT (SELECT snoozed FROM before) AS was_snoozed`.execute(tx);
-    return { wasSnoozed: rows[0]?.was_snoozed === true };
+      SELECT b.snoozed AS was_snoozed, now() AS started_at, s.team_id IS NOT NULL AS has_sla,
+        s.first_response_minutes, s.resolution_minutes, h.time_zone, h.weekly, h.holidays
+      FROM before b
+      LEFT JOIN team_slas s ON b.starts AND s.team_id = b.team_id
+        AND (s.first_response_minutes IS NOT NULL OR s.resolution_minutes IS NOT NULL)
+      LEFT JOIN team_business_hours h ON h.team_id = s.team_id`.execute(tx);
+    const row = rows[0];
+    return { wasSnoozed: row?.was_snoozed === true, slaStart: row ? slaStartOf(row) : null };
   }
 
   /**
@@ -322,11 +367,18 @@ export class ChatsRepo {
     return out;
   }
 
-  /** The last message of several chats, in one statement (each chat's version bumped, as `update`). */
+  /**
+   * The last message of several chats, in one statement (each chat's version bumped, as `update`).
+   * Each is a message the Channel API sent: a person's reply, which stops the first-response clock,
+   * unless the message is automation's (`messages.automation`: a flow's or a bot's), read by its key.
+   */
   async setLastMessages(tx: Tx, items: readonly { chatId: string; last: LastMessage }[]): Promise<void> {
     if (items.length === 0) return;
     await sql`
-      UPDATE chats c SET last_message = v.last, version = c.version + 1, updated_at = now()
+      UPDATE chats c SET last_message = v.last, version = c.version + 1, updated_at = now(),
+        first_responded_at = CASE
+          WHEN EXISTS (SELECT 1 FROM messages m WHERE m.id = v.last ->> 'id' AND m.automation IS NOT NULL)
+          THEN c.first_responded_at ELSE ${FIRST_RESPONSE} END
       FROM unnest(${items.map((i) => i.chatId)}::text[], ${items.map((i) => JSON.stringify(i.last))}::jsonb[])
         AS v(id, last)
       WHERE c.id = v.id`.execute(tx);

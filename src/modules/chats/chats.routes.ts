@@ -11,7 +11,8 @@ import {
 import { AgentChatPageSchema, AgentChatSchema, type ChatT } from './chats.schemas.js';
 import type { UserActor } from '../../access/actors.js';
 import { AgentListChatsQuery } from './chats.schemas.js';
-import { NO_ATTENDANT_FOR_QUEUE, type ChatMovesService } from './chat-moves.service.js';
+import type { ChatMovesService } from './chat-moves.service.js';
+import { NO_ATTENDANT_FOR_QUEUE } from './chat-moves.messages.js';
 import {
   SNOOZE_IN_PAST,
   SNOOZE_NEEDS_END,
@@ -222,7 +223,8 @@ export function chatsRoutes(app: App, services: ChatsRoutesDeps): void {
     'capture',
     'captureChat',
     'Capture a waiting chat',
-    'A chat in `Espera` of one of your teams moves to `Em Atendimento` with you as attendant (`chats:attend`). ' +
+    'A chat in `Espera` (or held by the channel’s flow in `Automação`, which stops it) of one of your teams ' +
+      'moves to `Em Atendimento` with you as attendant (`chats:attend`). ' +
       'Already captured, closed or in another queue → 409; held by another operation → 409 at once.',
     (actor, id) => services.chatMoves.capture(actor, id),
   );

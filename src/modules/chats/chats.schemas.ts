@@ -21,6 +21,44 @@ export const LabelRefSchema = Type.Object({
 });
 export type LabelRefT = Static<typeof LabelRefSchema>;
 
+/** A conversation's SLA clocks (docs/adr/0088-slas.md). */
+export const ChatSlaSchema = Type.Object(
+  {
+    startedAt: Type.String({
+      format: 'date-time',
+      description: "The customer's first message of the conversation: when both clocks started",
+    }),
+    firstResponseDueAt: Nullable(
+      Type.String({
+        format: 'date-time',
+        description:
+          "When a person's first reply is due (the team's target in its business hours); null: no target",
+      }),
+    ),
+    firstRespondedAt: Nullable(
+      Type.String({
+        format: 'date-time',
+        description: 'When a person (an agent, or the Channel API) first replied; null: not yet',
+      }),
+    ),
+    firstResponseBreached: Type.Boolean({
+      description: 'The first reply did not come by its due time (`sla.breached` was raised)',
+    }),
+    resolutionDueAt: Nullable(
+      Type.String({ format: 'date-time', description: 'When the close is due; null: no target' }),
+    ),
+    resolutionBreached: Type.Boolean({
+      description: 'The conversation was still open at its due time (`sla.breached` was raised)',
+    }),
+  },
+  {
+    description:
+      "The conversation's SLA (additive to the contract's Chat): its team's targets as due instants, fixed when the customer first wrote; time left is the due instant minus now. " +
+      'null: the team had no target then, or the customer has not written yet',
+  },
+);
+export type ChatSlaT = Static<typeof ChatSlaSchema>;
+
 export const ChatSchema = Type.Object({
   id: Type.String(),
   status: Type.String({ description: '`open` or `closed`' }),
@@ -36,6 +74,8 @@ export const ChatSchema = Type.Object({
   labels: Type.Array(LabelRefSchema, {
     description: "The chat's labels, by name (additive to the contract's Chat)",
   }),
+  // Absent from events recorded before SLAs existed.
+  sla: Type.Optional(Nullable(ChatSlaSchema)),
 });
 
 export const ChatWindowSchema = Type.Object(
@@ -84,6 +124,15 @@ export const AgentChatSchema = Type.Object({
   ...ChatSchema.properties,
   // Absent from events recorded before snoozing existed; null when the chat is not snoozed.
   snooze: Type.Optional(Nullable(ChatSnoozeSchema)),
+  // Absent from events recorded before bots existed.
+  botId: Type.Optional(
+    Nullable(
+      Type.String({
+        description:
+          'The bot holding the conversation (queue `Automação`): it receives its events and answers; null otherwise',
+      }),
+    ),
+  ),
   customerId: Type.String({
     description: "The customer behind the chat's contact: their conversations on every channel",
   }),
@@ -142,6 +191,13 @@ export const AgentListFilters = {
       },
     ),
   ),
+  sla: Type.Optional(
+    Type.Union([Type.Literal('at_risk'), Type.Literal('breached')], {
+      description:
+        '`at_risk`: a target not yet missed is due within 15 minutes; `breached`: a target was missed (marked, or ' +
+        'past due). The live board’s SLA figures; its total is counted from the chats, as a search’s',
+    }),
+  ),
   q: Type.Optional(
     Type.String({
       maxLength: 100,
@@ -192,7 +248,25 @@ export const CHAT_QUEUE = eventType(
 );
 export const CHAT_CAPTURE = eventType(
   'chat.capture',
-  Type.Object({ ...chat, ...by }, { description: 'An agent took the chat from the queue' }),
+  Type.Object(
+    {
+      ...chat,
+      ...by,
+      assignment: Type.Optional(
+        Type.Object(
+          { mode: Type.Union([Type.Literal('round_robin'), Type.Literal('capacity')]) },
+          {
+            description:
+              'Present when automatic assignment gave the chat to its attendant (no `by`): the team’s mode',
+          },
+        ),
+      ),
+    },
+    {
+      description:
+        'An agent took the chat from the queue, or automatic assignment gave it to one (`assignment`)',
+    },
+  ),
 );
 export const CHAT_TRANSFER = eventType(
   'chat.transfer',
@@ -269,5 +343,55 @@ export const CHAT_UNSNOOZED = eventType(
       ...by,
     },
     { description: 'A snoozed conversation came back to the lists' },
+  ),
+);
+
+/** A bot's hold on a conversation ended (docs/adr/0087-bots.md). */
+export const BOT_RELEASE_REASONS = ['handoff', 'agent', 'timeout', 'failing', 'closed', 'deleted'] as const;
+export type BotReleaseReason = (typeof BOT_RELEASE_REASONS)[number];
+
+export const CHAT_BOT_RELEASED = eventType(
+  'chat.bot_released',
+  Type.Object(
+    {
+      ...chat,
+      botId: Type.String({ description: 'The bot that held the conversation' }),
+      reason: Type.Union(
+        BOT_RELEASE_REASONS.map((r) => Type.Literal(r)),
+        {
+          description:
+            '`handoff` (the bot transferred it), `agent` (a person took it over, transferred or moved it), `timeout` (the bot did not answer the customer in time), `failing` (its endpoint was failing), `closed`, `deleted` (the bot was deleted)',
+        },
+      ),
+      by: Type.Optional(ActorRefSchema),
+    },
+    {
+      description:
+        'A bot no longer holds the conversation; the bot receives it (its last event of the conversation)',
+    },
+  ),
+);
+
+export const SLA_KINDS = ['first_response', 'resolution'] as const;
+export type SlaKind = (typeof SLA_KINDS)[number];
+
+export const SLA_BREACHED = eventType(
+  'sla.breached',
+  Type.Object(
+    {
+      ...chat,
+      kind: Type.Union(
+        SLA_KINDS.map((k) => Type.Literal(k)),
+        {
+          description:
+            '`first_response` (no person replied by the due time) or `resolution` (still open at the due time)',
+        },
+      ),
+      dueAt: Type.String({ format: 'date-time', description: 'The due instant that passed' }),
+    },
+    {
+      description:
+        "A conversation missed its team's SLA target; raised once per conversation and kind. The team's supervisors are notified",
+    },
   ),
 );

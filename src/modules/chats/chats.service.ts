@@ -158,6 +158,7 @@ export class ChatsService {
     }
     const search = query.q === undefined ? undefined : chatSearch(query.q);
     if (search) filter.search = search;
+    if (query.sla !== undefined) filter.sla = query.sla;
     if (!readAll) {
       filter.visibleTo = {
         teamIds: teamIds ?? (await this.teams.teamsOf(actor.userId)),

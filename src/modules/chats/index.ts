@@ -5,6 +5,9 @@ export { chatsRoutes } from './chats.routes.js';
 export {
   ActorRefSchema,
   type ActorRefT,
+  BOT_RELEASE_REASONS,
+  type BotReleaseReason,
+  CHAT_BOT_RELEASED,
   CHAT_CAPTURE,
   CHAT_CLOSE,
   CHAT_NEW,
@@ -15,6 +18,11 @@ export {
   CHAT_TRANSFER,
   CHAT_UNSNOOZED,
   CHAT_UPDATE,
+  ChatSlaSchema,
+  type ChatSlaT,
+  SLA_BREACHED,
+  SLA_KINDS,
+  type SlaKind,
   AgentChatSchema,
   AgentListFilters,
   type AgentListQueryT,
@@ -26,15 +34,14 @@ export {
   LastMessageSchema,
   ListChatsQuery,
 } from './chats.schemas.js';
+export { ChatMovesService } from './chat-moves.service.js';
+export { CHAT_BUSY, isLockUnavailable } from './held-change.js';
 export {
-  CHAT_BUSY,
   CHAT_CLOSED,
   CHAT_NOT_CLOSED,
   OPEN_ELSEWHERE,
-  ChatMovesService,
-  isLockUnavailable,
   TEAM_TRANSFER_WAIT_MS,
-} from './chat-moves.service.js';
+} from './chat-moves.messages.js';
 export { ALREADY_YOURS, TAKEOVER_FORBIDDEN, TAKEOVER_REASON } from './chat-takeover.js';
 export { chatSearch, ChatsService } from './chats.service.js';
 export { ChatSnoozeRepo } from './chat-snooze.repo.js';
@@ -47,5 +54,12 @@ export {
   type SnoozeInput,
 } from './chat-snooze.service.js';
 export { SnoozeWaker } from './chat-snooze.worker.js';
+export { ChatSlaRepo } from './chat-sla.repo.js';
+export { ChatSlaService } from './chat-sla.service.js';
+export type { SlaStart } from './chat-sla.js';
+export { SlaBreachLoop } from './chat-sla.worker.js';
+export { createChatTimers } from './chat-timers.wiring.js';
 export { ChatListsRepo, type ChatSearch } from './chat-lists.repo.js';
+export { SLA_AT_RISK_MINUTES, slaAtRiskSql, slaBreachedSql, type SlaFilter } from './chat-sla-state.js';
 export { ChatTransfersRepo } from './chat-transfers.repo.js';
+export { botReleased, NO_BOT, QUEUE_ATTENDING, QUEUE_AUTOMATION, QUEUE_WAITING } from './chat-queues.js';

@@ -3,6 +3,7 @@ import {
   CHAT_NEW,
   CHAT_QUEUE,
   CHAT_UPDATE,
+  type ChatSlaService,
   type ChatSnoozeService,
   type ChatsRepo,
   toChat,
@@ -19,6 +20,8 @@ import { type ContactsRepo, normalizeContact, type PhoneDefaultCountry } from '.
 import type { InboundActions, InboundLinks } from './inbound-actions.js';
 import { pt } from '../../http/language.js';
 import type { MediaDownloads } from '../media/index.js';
+import type { BotHoldService } from '../bots/index.js';
+import type { FlowsService } from '../flows/index.js';
 
 const NOT_SANDBOX = pt('O canal não é um canal sandbox', 'The channel is not a sandbox channel');
 
@@ -86,8 +89,23 @@ export class InboundService {
     private readonly actions: InboundActions,
     /** A snoozed chat the customer writes in comes back (its event and notification). */
     private readonly snoozes: Pick<ChatSnoozeService, 'customerWrote'>,
+    /** The SLA clocks a conversation's first customer message starts. */
+    private readonly slas: Pick<ChatSlaService, 'started'>,
     /** How the sandbox reads a customer's number typed without its country code (as the Channel API). */
     private readonly phoneDefaultCountry: PhoneDefaultCountry,
+    /**
+     * A channel's bot takes the new conversation; a bot's conversation waits for its answer
+     * (modules/bots). A bot comes first: the channel's flow stays out of a conversation a bot took.
+     */
+    private readonly bots: Pick<BotHoldService, 'customerMessage'>,
+    /**
+     * The channel's built-in flow, run in this transaction: where a new conversation opens, the
+     * menu and its answers, and a rating answered after the close (modules/flows).
+     */
+    private readonly flows: Pick<
+      FlowsService,
+      'entryQueue' | 'onCustomerMessage' | 'pendingRating' | 'rated'
+    >,
     /** Queues the download of a customer's file with its message. */
     private readonly mediaDownloads?: MediaDownloads,
   ) {}
@@ -130,15 +148,21 @@ export class InboundService {
           name: input.contact.name?.trim() || null,
           provider_address: input.contact.providerAddress,
         });
-        // Creates the chat (locked until commit) or locks the open one: the "being processed" hold.
-        const chat = await this.chats.openFor(tx, {
-          id: newId(),
-          account_id: channel.account_id,
-          channel_id: channel.id,
-          contact_id: contact.id,
-          team_id: channel.default_team_id,
-          queue: channel.queue,
-        });
+        // An answer to the rating asked when the customer's last conversation closed is kept in that
+        // conversation: it opens no new one.
+        const rating = await this.flows.pendingRating(tx, channel.id, contact.id, input.content);
+        // Creates the chat (locked until commit) or locks the open one: the "being processed" hold. A
+        // channel whose flow is on opens new conversations in `Automação`, held by the flow.
+        const chat = rating
+          ? { id: rating.wait.chat_id, created: false }
+          : await this.chats.openFor(tx, {
+              id: newId(),
+              account_id: channel.account_id,
+              channel_id: channel.id,
+              contact_id: contact.id,
+              team_id: channel.default_team_id,
+              queue: (await this.flows.entryQueue(tx, channel.id)) ?? channel.queue,
+            });
         const id = newId();
         const sentAt = (input.sentAt ?? new Date()).toISOString();
         const content = await this.actions.resolve(
@@ -181,6 +205,9 @@ export class InboundService {
               teamId: channel.default_team_id,
             });
         await this.mediaDownloads?.queue(tx, id, content);
+        // Automation's first entry point: a bot holds the new conversation (or owes an answer in its
+        // own); else the channel's flow, below, once the customer's message has its events.
+        const botTook = await this.bots.customerMessage(tx, channel.id, chat);
         const last: LastMessage = {
           id,
           origin: 'contact',
@@ -188,7 +215,9 @@ export class InboundService {
           content: input.summary,
           createdAt: stored.created_at.toISOString(),
         };
-        const { wasSnoozed } = await this.chats.recordInbound(tx, chat.id, last);
+        const { wasSnoozed, slaStart } = await this.chats.recordInbound(tx, chat.id, last);
+        // The conversation's first customer message, on a team with a target: its due instants.
+        if (slaStart) await this.slas.started(tx, chat.id, slaStart);
         const row = await this.chats.find(channel.account_id, chat.id, tx);
         if (row) {
           const c = toChat(row);
@@ -205,6 +234,8 @@ export class InboundService {
             requestId: null,
             userId: null,
             bySupervisor: false,
+            automation: null,
+            botId: null,
             createdAt: at,
             updatedAt: at,
           };
@@ -223,6 +254,15 @@ export class InboundService {
           events.add(account, MESSAGE_UPSERT, { chatId: chat.id, message }, targets.message(c));
           if (!chat.created) events.add(account, CHAT_UPDATE, { chat: c }, targets.chatUpdate(c));
           if (wasSnoozed) await this.snoozes.customerWrote(tx, events, account, c);
+          // The flow answers after the customer's message: greeting and menu, routing, or the rating.
+          if (rating) await this.flows.rated(tx, events, rating);
+          else if (!botTook)
+            await this.flows.onCustomerMessage(tx, events, {
+              chatId: chat.id,
+              chatCreated: chat.created,
+              channelId: channel.id,
+              content,
+            });
         }
         return { duplicate: false as const, chatId: chat.id, messageId: id, chatCreated: chat.created };
       });

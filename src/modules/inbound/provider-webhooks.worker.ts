@@ -6,7 +6,7 @@ import type { ProviderWebhooksService } from './provider-webhooks.service.js';
 export function inboundWebhookWorker(service: ProviderWebhooksService): JobWorker<InboundWebhookJob> {
   return {
     queue: QUEUES.inboundWebhook,
-    options: { concurrency: 4, pollMs: 2000 },
+    options: { concurrency: 16, pollMs: 2000 },
     run: (job) => service.process(job.data.eventId),
     retryLog: {
       level: 'warn',

@@ -19,7 +19,8 @@ export type RequestMedia = Omit<PreparedMedia, 'mediaId'> & {
 };
 
 export type RequestMessage =
-  Exclude<PreparedMessage, { type: 'media' }> | { type: 'media'; media: RequestMedia };
+  | Exclude<PreparedMessage, { type: 'media' } | { type: 'interactive' }>
+  | { type: 'media'; media: RequestMedia };
 
 export type PrepareResult = { ok: true; prepared: RequestMessage } | { ok: false; messages: string[] };
 

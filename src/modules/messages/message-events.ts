@@ -84,6 +84,29 @@ export class MessageEvents {
     }
   }
 
+  /**
+   * Messages just stored in one chat: `message.upsert` of each in order, then one `chat.update` of the
+   * chat as it is now (two statements).
+   */
+  async storedInChat(
+    tx: Tx,
+    events: EventBuffer,
+    accountId: string,
+    chatId: string,
+    messageIds: readonly string[],
+  ): Promise<void> {
+    if (messageIds.length === 0) return;
+    const rows = new Map((await this.messages.findMany(tx, messageIds)).map((m) => [m.id, m]));
+    const [row] = await this.chats.findMany(accountId, [chatId], tx);
+    if (!row) return;
+    const chat = toChat(row);
+    for (const id of messageIds) {
+      const m = rows.get(id);
+      if (m) events.add(accountId, MESSAGE_UPSERT, { chatId, message: toMessage(m) }, targets.message(chat));
+    }
+    events.add(accountId, CHAT_UPDATE, { chat }, targets.chatUpdate(chat));
+  }
+
   /** `chat.new`, `chat.update` or `chat.close` of a chat, as it is now. */
   async chat(
     tx: Tx,

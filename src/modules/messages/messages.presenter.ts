@@ -23,6 +23,8 @@ export function toMessage(row: MessageRow): MessageT {
     requestId: row.request_id,
     userId: row.user_id,
     bySupervisor: row.by_supervisor,
+    automation: row.automation,
+    botId: row.bot_id,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };

@@ -34,6 +34,8 @@ const COLUMNS = [
   'sender_name',
   'delivery',
   'by_supervisor',
+  'automation',
+  'bot_id',
   'created_at',
   'updated_at',
 ] as const satisfies ReadonlyArray<keyof MessagesTable>;

@@ -117,6 +117,13 @@ export const MessageSchema = Type.Object({
     description:
       'Written by a supervisor or admin (`userId`) stepping into a conversation another agent attended',
   }),
+  automation: Nullable(
+    Type.Union([Type.Literal('flow'), Type.Literal('bot')], {
+      description:
+        "Written by the platform's automation rather than a person: `flow` (a channel's built-in greeting, menu, away or closing message) or `bot` (the account's bot `botId`, through the Channel API)",
+    }),
+  ),
+  botId: Nullable(Type.String({ description: 'The bot that wrote it, when `automation` is `bot`' })),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 });

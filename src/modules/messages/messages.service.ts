@@ -243,7 +243,7 @@ export class MessagesService {
           createdAt: stored.created_at.toISOString(),
           userId: actor.userId,
         };
-        await this.chatsRepo.update(tx, chat.id, { last_message: last });
+        await this.chatsRepo.update(tx, chat.id, { last_message: last }, { byPerson: true });
         await this.sendQueue.enqueue(tx, [
           {
             lane: sendOrderingKey(chat.channel_id, chat.contact_value),

@@ -27,21 +27,31 @@ export class NotificationsRepo {
       .execute();
   }
 
-  /** Newest first. */
-  async list(userId: string, opts: { unreadOnly: boolean; limit: number }): Promise<NotificationRow[]> {
-    let q = this.db.selectFrom('notifications').select(columns).where('user_id', '=', userId);
-    if (opts.unreadOnly) q = q.where('read_at', 'is', null);
-    return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(opts.limit).execute();
-  }
-
-  async unreadCount(userId: string): Promise<number> {
-    const row = await this.db
-      .selectFrom('notifications')
-      .select(sql<number>`count(*)::int8`.as('n'))
-      .where('user_id', '=', userId)
-      .where('read_at', 'is', null)
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
+  /**
+   * The newest notifications (newest first) and how many are unread in all, read from one snapshot: a
+   * notification committed between two separate reads would be counted but not listed, or listed but
+   * not counted.
+   */
+  async page(
+    userId: string,
+    opts: { unreadOnly: boolean; limit: number },
+  ): Promise<{ rows: NotificationRow[]; unread: number }> {
+    return this.db
+      .transaction()
+      .setIsolationLevel('repeatable read')
+      .setAccessMode('read only')
+      .execute(async (tx) => {
+        let q = tx.selectFrom('notifications').select(columns).where('user_id', '=', userId);
+        if (opts.unreadOnly) q = q.where('read_at', 'is', null);
+        const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(opts.limit).execute();
+        const count = await tx
+          .selectFrom('notifications')
+          .select(sql<number>`count(*)::int8`.as('n'))
+          .where('user_id', '=', userId)
+          .where('read_at', 'is', null)
+          .executeTakeFirstOrThrow();
+        return { rows, unread: Number(count.n) };
+      });
   }
 
   /** Sets read_at once (a second read keeps the first time); undefined when not the user's. */

@@ -16,7 +16,8 @@ export type NotificationKind =
   | 'note.mention'
   | 'webhook.disabled'
   | 'channel.unhealthy'
-  | 'contact.split';
+  | 'contact.split'
+  | 'sla.breached';
 
 /** What needs a user's attention: stored, and a `notification.new` event in the same transaction. */
 export class NotificationsService {
@@ -96,10 +97,10 @@ export class NotificationsService {
   }
 
   async list(actor: UserActor, query: { unreadOnly?: boolean; limit?: number }) {
-    const [rows, unread] = await Promise.all([
-      this.repo.list(actor.userId, { unreadOnly: query.unreadOnly ?? false, limit: query.limit ?? 50 }),
-      this.repo.unreadCount(actor.userId),
-    ]);
+    const { rows, unread } = await this.repo.page(actor.userId, {
+      unreadOnly: query.unreadOnly ?? false,
+      limit: query.limit ?? 50,
+    });
     return { notifications: rows.map(toNotification), unread };
   }
 

@@ -3,7 +3,7 @@ import type { Db } from '../../db/index.js';
 import type { ProviderErrorInfo } from '../../db/types.js';
 import type { EventsService } from '../../events/events.service.js';
 import type { PersistOptions } from '../../lib/persist.js';
-import { ProviderError, type PreparedTemplate } from '../../providers/types.js';
+import { ProviderError, type PreparedInteractive, type PreparedTemplate } from '../../providers/types.js';
 import type { ContactsRepo } from '../contacts/index.js';
 import type { StoredMedia, MessageEvents, MessagesRepo, OutboundMessageRow } from '../messages/index.js';
 import {
@@ -130,6 +130,10 @@ export class ReplySender {
 function outboundOf(m: OutboundMessageRow): OutboundMessage {
   const content = m.content;
   if (m.type === 'text' && typeof content.text === 'string') return { type: 'text', text: content.text };
+  // A flow's menu or rating question (modules/flows), stored ready to send.
+  if (m.type === 'interactive' && typeof content.interactive === 'object' && content.interactive !== null) {
+    return { type: 'interactive', interactive: content.interactive as PreparedInteractive };
+  }
   // Stored already resolved by prepareMessage (name, language, components' values).
   if (m.type === 'template' && typeof content.template === 'object' && content.template !== null) {
     return { type: 'template', template: content.template as PreparedTemplate };

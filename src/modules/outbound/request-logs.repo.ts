@@ -18,6 +18,8 @@ export interface RequestPayload {
   message: RequestMessage;
   /** TextMessage.pushName, kept with the stored message. */
   pushName?: string;
+  /** The bot whose key sent it into its chat (`sendChatMessage`): the message is stored as the bot's. */
+  botId?: string;
 }
 
 export interface NewRequest {

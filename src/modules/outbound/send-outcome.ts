@@ -80,6 +80,7 @@ export class SendOutcomes {
         provider_message_id: w.result!.providerMessageId,
         request_id: w.req.request_id,
         error: null,
+        ...(w.req.payload.botId ? { automation: 'bot' as const, bot_id: w.req.payload.botId } : {}),
       })),
     );
     const createdAt = new Map(stored.map((m) => [m.id, m.created_at]));
@@ -170,6 +171,7 @@ export class SendOutcomes {
       provider_message_id: null,
       request_id: req.request_id,
       error,
+      ...(req.payload.botId ? { automation: 'bot' as const, bot_id: req.payload.botId } : {}),
     });
     const last: LastMessage = {
       id,

@@ -25,6 +25,7 @@ import type {
 import { keyOf, type NewRequest, type RequestLogsRepo } from './request-logs.repo.js';
 import type { ProviderRegistry } from '../../providers/registry.js';
 import { toRequestLog } from './outbound.presenter.js';
+import type { BotHoldService } from '../bots/index.js';
 
 interface Accepted {
   row: NewRequest;
@@ -55,6 +56,8 @@ export class SendService {
     /** How a phone written without its country code is read (`ATENDE_PHONE_DEFAULT_COUNTRY`). */
     private readonly phoneDefaultCountry: PhoneDefaultCountry,
     private readonly chats: Pick<ChatsRepo, 'findOpenSendTarget'>,
+    /** A bot's key answering in a chat: its answer is no longer due, and the message is the bot's. */
+    private readonly bots: Pick<BotHoldService, 'apiMessage'>,
   ) {
     // Few transactions in flight, so that under load each carries many requests: the database's work
     // per request, not the number of transactions, is what bounds acceptance (docs/adr/0010-send-acceptance-group-commit.md).
@@ -112,7 +115,8 @@ export class SendService {
       provider: target.provider,
     };
     const recipient = { type: target.contact_type, value: target.contact_value, name: target.contact_name };
-    return this.queue(channel, recipient, body, idempotencyKey, file, []);
+    const botId = await this.bots.apiMessage(actor, chatId);
+    return this.queue(channel, recipient, body, idempotencyKey, file, [], botId);
   }
 
   /** The part of a send both routes share: the message checked, then stored and queued. */
@@ -123,6 +127,7 @@ export class SendService {
     idempotencyKey: string | undefined,
     file: DecodedBase64 | null,
     issues: string[],
+    botId: string | null = null,
   ): Promise<{ requestId: string }> {
     const prepared = prepareMessage(
       body.message as SendMessage,
@@ -159,7 +164,7 @@ export class SendService {
         message_type: message.type,
         template_name: message.type === 'template' ? message.template.name : null,
         close_conversation: body.closeConversation ?? false,
-        payload: { message, ...(pushName ? { pushName } : {}) },
+        payload: { message, ...(pushName ? { pushName } : {}), ...(botId ? { botId } : {}) },
         media_blob_id: blob?.id ?? null,
       },
       blob,

@@ -43,6 +43,24 @@ const Holidays = Type.Array(Holiday, {
   description: `At most ${MAX_HOLIDAYS} dates on which the team is closed`,
 });
 
+/**
+ * Hours as other parts of the product store them (a channel's bot routing): the same time zone,
+ * weekly intervals and holidays, read by the same rules (`isOpenAt`).
+ */
+export const HoursSchema = Type.Object(
+  {
+    timeZone: Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description: 'IANA time zone (e.g. `America/Sao_Paulo`) the hours are read in',
+    }),
+    weekly: Nullable(Weekly),
+    holidays: Type.Optional(Holidays),
+  },
+  { additionalProperties: false },
+);
+export type HoursInput = Static<typeof HoursSchema>;
+
 export const UpdateBusinessHoursBody = Type.Object(
   {
     timeZone: Type.Optional(

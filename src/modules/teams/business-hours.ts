@@ -24,6 +24,8 @@ export interface BusinessHours {
   holidays: string[];
 }
 
+import { wallMs } from '../../lib/wall-clock.js';
+
 export const DEFAULT_TIME_ZONE = 'America/Sao_Paulo';
 export const MAX_INTERVALS_PER_DAY = 4;
 export const MAX_HOLIDAYS = 100;
@@ -34,26 +36,6 @@ const DAY = 86_400_000;
 const OFFSET_MARGIN = 15 * 3_600_000;
 /** A state unchanged for this many local days does not change (holidays are at most 100 dates). */
 const MAX_SCAN_DAYS = 400;
-
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-function formatter(timeZone: string): Intl.DateTimeFormat {
-  let f = formatters.get(timeZone);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-    });
-    formatters.set(timeZone, f);
-  }
-  return f;
-}
 
 /**
  * The IANA name the runtime knows for `timeZone`, in its canonical spelling
@@ -84,13 +66,6 @@ export function isCalendarDate(date: string): boolean {
   if (!m) return false;
   const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
   return d.toISOString().slice(0, 10) === date;
-}
-
-/** Wall-clock time of an instant in a zone, as milliseconds of a UTC date with the same fields. */
-function wallMs(timeZone: string, t: number): number {
-  const parts = formatter(timeZone).formatToParts(new Date(t));
-  const get = (type: Intl.DateTimeFormatPartTypes) => Number(parts.find((p) => p.type === type)?.value);
-  return Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
 }
 
 /** The zone's offset from UTC at an instant, in milliseconds (whole seconds of the instant). */

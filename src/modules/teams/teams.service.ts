@@ -1,4 +1,5 @@
 import { inTransaction, type Db, type Tx } from '../../db/index.js';
+import type { AuditService } from '../audit/index.js';
 import type { EventsService } from '../../events/events.service.js';
 import { badRequest, notFound } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
@@ -19,6 +20,7 @@ export class TeamsService {
     private readonly repo: TeamsRepo,
     private readonly users: UsersRepo,
     private readonly events: EventsService,
+    private readonly audit: AuditService,
   ) {}
 
   async listForApiKey(actor: ApiKeyActor): Promise<TeamT[]> {
@@ -46,6 +48,11 @@ export class TeamsService {
         description: input.description ?? null,
       });
       if (input.members) await this.setMembers(tx, actor.accountId, id, input.members);
+      await this.audit.record(tx, actor, {
+        action: 'team.create',
+        target: { type: 'team', id },
+        details: { name: input.name.trim(), ...(input.members && { members: input.members }) },
+      });
     });
     return this.get(actor, id);
   }
@@ -56,6 +63,11 @@ export class TeamsService {
       const { members, ...rest } = input;
       const patch = { ...rest, ...(rest.name !== undefined ? { name: rest.name.trim() } : {}) };
       if (!(await this.repo.update(tx, actor.accountId, id, patch))) throw notFound();
+      await this.audit.record(tx, actor, {
+        action: 'team.update',
+        target: { type: 'team', id },
+        details: { changed: Object.keys(input).sort(), ...patch, ...(members && { members }) },
+      });
       if (!members) return;
       // Users taken out of the team may no longer see its queue: the gateway re-checks their open
       // connections once this commits.

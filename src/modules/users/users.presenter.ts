@@ -9,5 +9,6 @@ export function toUser(row: UserRow): UserT {
     email: row.email,
     status: row.status,
     role: { id: row.role_id, name: row.role_name },
+    availability: row.availability,
   };
 }

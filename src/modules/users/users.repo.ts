@@ -6,7 +6,7 @@ import { keyActiveSql } from '../api-keys/index.js';
 
 export type UserRow = Pick<
   Selectable<UsersTable>,
-  'id' | 'account_id' | 'name' | 'email' | 'status' | 'role_id'
+  'id' | 'account_id' | 'name' | 'email' | 'status' | 'role_id' | 'availability'
 > & { role_name: string };
 
 export interface UserAuthRow extends UserRow {
@@ -22,6 +22,7 @@ const columns = [
   'u.email',
   'u.status',
   'u.role_id',
+  'u.availability',
   'r.name as role_name',
 ] as const;
 
@@ -30,7 +31,8 @@ const columns = [
 // The acting API key is checked in the same statement (`key_active`, modules/api-keys/key-check.ts).
 const activeUsersJson = Statement.prepared<{ users: string; key_active: boolean }>(
   `SELECT coalesce('[' || string_agg(json_build_object('id', u.id, 'name', u.name, 'email', u.email,
-   'status', u.status, 'role', json_build_object('id', r.id, 'name', r.name))::text, ','
+   'status', u.status, 'role', json_build_object('id', r.id, 'name', r.name),
+   'availability', u.availability)::text, ','
    ORDER BY u.created_at, u.id) || ']', '[]') AS users, ${keyActiveSql('$2::text')} AS key_active
  FROM users u JOIN roles r ON r.id = u.role_id
  WHERE u.account_id = $1 AND u.status IN ('active', 'onboarding')`,

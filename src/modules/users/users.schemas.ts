@@ -34,5 +34,9 @@ export const UserSchema = Type.Object({
   email: Type.String(),
   status: Type.String({ description: '`active`, `onboarding` or `cancelled`' }),
   role: Type.Object({ id: Type.String(), name: Type.String() }),
+  availability: Type.Union([Type.Literal('online'), Type.Literal('away'), Type.Literal('offline')], {
+    description:
+      '`online` (automatic assignment gives them conversations), `away` or `offline` (the platform sets it a minute after their last console connection went)',
+  }),
 });
 export type UserT = Static<typeof UserSchema>;

@@ -13,6 +13,7 @@ import { UsersRepo } from './users.repo.js';
 import type { CreateUserInput, UpdateUserInput } from './users.schemas.js';
 import { en, pt } from '../../http/language.js';
 import { keyChecked } from '../api-keys/index.js';
+import type { AuditAction, AuditService } from '../audit/index.js';
 
 const EMAIL_TAKEN = en('Email already in use', 'E-mail já está em uso');
 const BAD_ROLE = en(
@@ -34,6 +35,7 @@ export class UsersService {
     private readonly db: Db,
     private readonly repo: UsersRepo,
     private readonly events: EventsService,
+    private readonly audit: AuditService,
   ) {}
 
   /**
@@ -65,15 +67,24 @@ export class UsersService {
     const role = await this.repo.roleByName(actor.accountId, input.role);
     if (!role) throw badRequest([BAD_ROLE]);
     const id = newId();
+    const passwordHash = await hashPassword(input.password);
     try {
-      await this.repo.insert(this.db, {
-        id,
-        account_id: actor.accountId,
-        name: input.name.trim(),
-        email,
-        status: input.status ?? 'active',
-        role_id: role.id,
-        password_hash: await hashPassword(input.password),
+      await this.db.transaction().execute(async (tx) => {
+        await this.repo.insert(tx, {
+          id,
+          account_id: actor.accountId,
+          name: input.name.trim(),
+          email,
+          status: input.status ?? 'active',
+          role_id: role.id,
+          password_hash: passwordHash,
+        });
+        // Never the password: only who the user is and their role.
+        await this.audit.record(tx, actor, {
+          action: 'user.create',
+          target: { type: 'user', id },
+          details: { name: input.name.trim(), email, role: input.role, status: input.status ?? 'active' },
+        });
       });
     } catch (err) {
       if ((err as { code?: string }).code === '23505') throw new AppError(409, EMAIL_TAKEN);
@@ -107,6 +118,7 @@ export class UsersService {
       (patch.role_id !== undefined && patch.role_id !== current.role_id);
     await this.events.transaction(async (tx, events) => {
       if (!(await this.repo.update(tx, actor.accountId, id, patch, { endSessions }))) throw notFound();
+      for (const line of userAuditLines(id, current, input, patch)) await this.audit.record(tx, actor, line);
       // Ended sessions, a new status or a new role: the gateway re-checks the user's open connections
       // once this commits (disconnected, or out of the rooms they may no longer see).
       if (endSessions || patch.status !== undefined || patch.role_id !== undefined)
@@ -114,4 +126,37 @@ export class UsersService {
     });
     return this.get(actor, id);
   }
+}
+
+/**
+ * The lines one update writes: `user.role` for a new role, `user.cancel` for a cancellation,
+ * `user.update` for the rest (a new password is named in `changed`, never kept).
+ */
+function userAuditLines(
+  id: string,
+  current: { status: string; role_id: string },
+  input: UpdateUserInput,
+  patch: Parameters<UsersRepo['update']>[3],
+): AuditAction[] {
+  const target = { type: 'user', id };
+  const lines: AuditAction[] = [];
+  if (patch.role_id !== undefined && patch.role_id !== current.role_id)
+    lines.push({ action: 'user.role', target, details: { role: input.role } });
+  if (patch.status === 'cancelled' && current.status !== 'cancelled')
+    lines.push({ action: 'user.cancel', target, details: { from: current.status } });
+  const changed: string[] = [];
+  if (patch.name !== undefined) changed.push('name');
+  if (patch.status !== undefined && patch.status !== 'cancelled') changed.push('status');
+  if (patch.password_hash !== undefined) changed.push('password');
+  if (changed.length > 0)
+    lines.push({
+      action: 'user.update',
+      target,
+      details: {
+        changed,
+        ...(patch.name !== undefined && { name: patch.name }),
+        ...(patch.status !== undefined && patch.status !== 'cancelled' && { status: patch.status }),
+      },
+    });
+  return lines;
 }

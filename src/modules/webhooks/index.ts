@@ -3,5 +3,6 @@ export { WebhookEgress } from './webhooks.egress.js';
 export { WebhooksRepo } from './webhooks.repo.js';
 export { WebhookQueueRepo } from './webhook-queue.repo.js';
 export { webhooksRoutes } from './webhooks.routes.js';
-export { WebhooksService } from './webhooks.service.js';
+export { newSecret, WebhooksService } from './webhooks.service.js';
 export { WebhookDeliverer } from './webhooks.worker.js';
+export type { WebhookRow } from './webhooks.repo.js';

@@ -14,6 +14,7 @@ export function toWebhook(row: WebhookRow): WebhookT {
     lastSuccessAt: row.last_success_at?.toISOString() ?? null,
     disabledAt: row.disabled_at?.toISOString() ?? null,
     disabledReason: row.disabled_reason,
+    botId: row.bot_id,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };

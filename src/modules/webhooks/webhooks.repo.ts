@@ -14,6 +14,7 @@ export interface WebhookRow {
   last_success_at: Date | null;
   disabled_at: Date | null;
   disabled_reason: 'failing' | 'manual' | null;
+  bot_id: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -29,6 +30,7 @@ const webhookColumns = [
   'last_success_at',
   'disabled_at',
   'disabled_reason',
+  'bot_id',
   'created_at',
   'updated_at',
 ] as const;
@@ -63,11 +65,13 @@ export class WebhooksRepo {
       .execute();
   }
 
+  /** The account's own subscriptions (bots' endpoints count against the bots' limit). */
   async count(accountId: string): Promise<number> {
     const row = await this.db
       .selectFrom('webhook_subscriptions')
       .select(sql<number>`count(*)::int8`.as('n'))
       .where('account_id', '=', accountId)
+      .where('bot_id', 'is', null)
       .executeTakeFirstOrThrow();
     return Number(row.n);
   }
@@ -81,15 +85,20 @@ export class WebhooksRepo {
       .executeTakeFirst();
   }
 
-  async insert(row: {
-    id: string;
-    account_id: string;
-    url: string;
-    events: string[];
-    secret: string;
-    created_by: string;
-  }): Promise<WebhookRow> {
-    return this.db
+  /** `tx`: within the transaction that creates the bot the endpoint belongs to (`bot_id`). */
+  async insert(
+    row: {
+      id: string;
+      account_id: string;
+      url: string;
+      events: string[];
+      secret: string;
+      created_by: string;
+      bot_id?: string;
+    },
+    tx: Db | Tx = this.db,
+  ): Promise<WebhookRow> {
+    return tx
       .insertInto('webhook_subscriptions')
       .values(row)
       .returning(webhookColumns)
@@ -134,8 +143,27 @@ export class WebhooksRepo {
     return q.returning(webhookColumns).executeTakeFirst();
   }
 
-  async delete(accountId: string, id: string): Promise<boolean> {
-    const res = await this.db
+  /** A bot's endpoint, by the bot. */
+  async findByBot(botId: string, tx: Db | Tx = this.db): Promise<WebhookRow | undefined> {
+    return tx
+      .selectFrom('webhook_subscriptions')
+      .select(webhookColumns)
+      .where('bot_id', '=', botId)
+      .executeTakeFirst();
+  }
+
+  /** The endpoints of these bots. */
+  async findByBots(botIds: readonly string[]): Promise<WebhookRow[]> {
+    if (botIds.length === 0) return [];
+    return this.db
+      .selectFrom('webhook_subscriptions')
+      .select(webhookColumns)
+      .where('bot_id', 'in', botIds)
+      .execute();
+  }
+
+  async delete(accountId: string, id: string, tx: Db | Tx = this.db): Promise<boolean> {
+    const res = await tx
       .deleteFrom('webhook_subscriptions')
       .where('account_id', '=', accountId)
       .where('id', '=', id)

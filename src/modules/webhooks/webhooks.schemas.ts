@@ -92,6 +92,12 @@ const webhookFields = {
   disabledReason: Nullable(
     Type.String({ description: '`failing` (disabled by the platform) or `manual` (`enabled: false`)' }),
   ),
+  botId: Nullable(
+    Type.String({
+      description:
+        'The bot whose endpoint this is (`createBot`): it receives only the events of the conversations the bot holds, and is deleted with the bot',
+    }),
+  ),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 };

@@ -22,11 +22,16 @@ const NOT_HTTP_URL = en(
   'url deve ser um endereço http ou https completo',
 );
 
+const BOT_WEBHOOK = pt(
+  'Este webhook é o de um bot: altere-o ou apague-o pelo bot (/api/bots)',
+  "This webhook is a bot's: change or delete it through the bot (/api/bots)",
+);
+
 /** Subscriptions per account: each one is a delivery per event, so the fan-out stays bounded. */
 export const MAX_WEBHOOKS_PER_ACCOUNT = 20;
 
 /** Generated secrets: 32 random bytes, prefixed so they are recognisable in a receiver's settings. */
-function newSecret(): string {
+export function newSecret(): string {
   return `whsec_${randomBytes(32).toString('base64url')}`;
 }
 
@@ -64,7 +69,7 @@ export class WebhooksService {
    * link-local or otherwise non-public address — unless the installation allows private networks.
    * Every delivery checks the resolved address again; this answers the admin early and clearly.
    */
-  private async checkUrl(raw: string): Promise<string> {
+  async checkUrl(raw: string): Promise<string> {
     const url = parseUrl(raw);
     const refusal = await this.egress.refusal(url);
     if (refusal !== null) {
@@ -126,6 +131,9 @@ export class WebhooksService {
         ),
       ]);
     }
+    // A bot's endpoint receives what its conversations' rooms say, whatever its list of events.
+    if (input.events !== undefined && (await this.find(actor, id)).bot_id !== null)
+      throw new AppError(409, BOT_WEBHOOK);
     const url = input.url === undefined ? undefined : await this.checkUrl(input.url);
     const secret = input.rotateSecret === true ? newSecret() : input.secret;
     const row = await inTransaction(this.db, async (tx) => {
@@ -145,6 +153,7 @@ export class WebhooksService {
 
   async delete(actor: UserActor, id: string): Promise<void> {
     requirePermission(actor, 'webhooks:manage');
+    if ((await this.find(actor, id)).bot_id !== null) throw new AppError(409, BOT_WEBHOOK);
     if (!(await this.repo.delete(actor.accountId, id))) throw notFound();
   }
 

@@ -1,4 +1,5 @@
 import type {
+  PreparedInteractive,
   PreparedMedia,
   PreparedMessage,
   PreparedOrderDetails,
@@ -30,7 +31,37 @@ export function buildGraphMessage(to: string, message: PreparedMessage): GraphJs
       return { ...base, type: message.media.kind, [message.media.kind]: mediaObject(message.media) };
     case 'template':
       return { ...base, type: 'template', template: templateObject(message.template) };
+    case 'interactive':
+      return { ...base, type: 'interactive', interactive: interactiveObject(message.interactive) };
   }
+}
+
+/** Reply buttons or a one-section list (docs/whatsapp.md "Interactive messages"). */
+function interactiveObject(i: PreparedInteractive): GraphJson {
+  const body = { text: i.body };
+  if (i.kind === 'button') {
+    return {
+      type: 'button',
+      body,
+      action: { buttons: i.options.map((o) => ({ type: 'reply', reply: { id: o.id, title: o.title } })) },
+    };
+  }
+  return {
+    type: 'list',
+    body,
+    action: {
+      button: i.button ?? 'Menu',
+      sections: [
+        {
+          rows: i.options.map((o) => ({
+            id: o.id,
+            title: o.title,
+            ...(o.description !== undefined ? { description: o.description } : {}),
+          })),
+        },
+      ],
+    },
+  };
 }
 
 function mediaObject(media: PreparedMedia): GraphJson {

@@ -12,7 +12,7 @@ import { useSubmit } from './load';
 // the editor that sets them (updateTeamBusinessHours). The server validates: its messages show under
 // the field they name.
 
-type Interval = { start: string; end: string };
+export type Interval = { start: string; end: string };
 const DAYS = [0, 1, 2, 3, 4, 5, 6] as const;
 const MAX_INTERVALS = 4;
 const DEFAULT_DAY: Interval[] = [{ start: '09:00', end: '18:00' }];
@@ -143,14 +143,6 @@ export function BusinessHoursDialog(props: {
     };
   }, [props.team.id]);
 
-  const setDay = (d: number, intervals: Interval[]) =>
-    setWeekly((prev) => prev.map((day, i) => (i === d ? intervals : day)));
-  const setTime = (d: number, i: number, field: keyof Interval, value: string) =>
-    setDay(
-      d,
-      (weekly[d] ?? []).map((iv, j) => (j === i ? { ...iv, [field]: value.trim() } : iv)),
-    );
-
   const save = () =>
     submit.run(async () => {
       const body: TeamBusinessHoursBody = {
@@ -164,10 +156,6 @@ export function BusinessHoursDialog(props: {
       props.onSaved(await put<TeamBusinessHours>(`/api/teams/${props.team.id}/business-hours`, body));
       props.onClose();
     });
-
-  const weeklyErrors = (d: number) =>
-    (byField.weekly ?? []).filter((m) => m.startsWith(`weekly.${d} `) || m.startsWith(`weekly.${d}.`));
-  const otherWeeklyErrors = (byField.weekly ?? []).filter((m) => !/^weekly\.\d/.test(m));
 
   return (
     <FormDialog
@@ -207,83 +195,7 @@ export function BusinessHoursDialog(props: {
         <span>{t('hours.noWeekly')}</span>
       </label>
       {!noWeekly && (
-        <fieldset className="adm-group">
-          <legend>{t('hours.weekly')}</legend>
-          <small className="adm-hint">{t('hours.weeklyHint')}</small>
-          <FieldErrors messages={otherWeeklyErrors} />
-          {DAYS.map((d) => {
-            const day = t(dayKey(d));
-            const intervals = weekly[d] ?? [];
-            const errors = weeklyErrors(d);
-            return (
-              <div key={d} className="adm-hours-day" role="group" aria-label={day}>
-                <strong className="adm-hours-name">{day}</strong>
-                <div className="adm-hours-intervals">
-                  {intervals.length === 0 && <span className="muted">{t('hours.closed')}</span>}
-                  {intervals.map((iv, i) => (
-                    <span key={i} className="adm-hours-interval">
-                      <input
-                        type="text"
-                        inputMode="numeric"
-                        placeholder="09:00"
-                        size={5}
-                        maxLength={5}
-                        value={iv.start}
-                        disabled={!loaded}
-                        aria-label={t('hours.start', { day, n: i + 1 })}
-                        aria-invalid={errors.length > 0 ? true : undefined}
-                        onChange={(e) => setTime(d, i, 'start', e.target.value)}
-                      />
-                      <span aria-hidden="true">{t('hours.to')}</span>
-                      <input
-                        type="text"
-                        inputMode="numeric"
-                        placeholder="18:00"
-                        size={5}
-                        maxLength={5}
-                        value={iv.end}
-                        disabled={!loaded}
-                        aria-label={t('hours.end', { day, n: i + 1 })}
-                        aria-invalid={errors.length > 0 ? true : undefined}
-                        onChange={(e) => setTime(d, i, 'end', e.target.value)}
-                      />
-                      <button
-                        type="button"
-                        className="btn small"
-                        aria-label={t('hours.removeFrom', { day, n: i + 1 })}
-                        onClick={() =>
-                          setDay(
-                            d,
-                            intervals.filter((_, j) => j !== i),
-                          )
-                        }
-                      >
-                        {t('hours.remove')}
-                      </button>
-                    </span>
-                  ))}
-                  {intervals.length < MAX_INTERVALS && (
-                    <button
-                      type="button"
-                      className="btn small"
-                      disabled={!loaded}
-                      aria-label={t('hours.addTo', { day })}
-                      onClick={() =>
-                        setDay(d, [
-                          ...intervals,
-                          intervals.length === 0 ? { start: '09:00', end: '18:00' } : { start: '', end: '' },
-                        ])
-                      }
-                    >
-                      {t('hours.add')}
-                    </button>
-                  )}
-                  <FieldErrors messages={errors} />
-                </div>
-              </div>
-            );
-          })}
-        </fieldset>
+        <WeeklyFields weekly={weekly} onChange={setWeekly} disabled={!loaded} errors={byField.weekly ?? []} />
       )}
       <div className="field adm-field">
         <label htmlFor={holidaysId}>{t('hours.holidays')}</label>
@@ -306,3 +218,114 @@ export function BusinessHoursDialog(props: {
     </FormDialog>
   );
 }
+
+/**
+ * The weekly intervals of business hours' rules (Sunday first, up to four a day): a team's hours, and
+ * the hours a channel's bot takes conversations. `errors` are the API's messages about `prefix`
+ * (`weekly`, or `hours.weekly`), shown under the day they name.
+ */
+export function WeeklyFields(props: {
+  weekly: Interval[][];
+  onChange: (weekly: Interval[][]) => void;
+  disabled?: boolean;
+  errors: string[];
+  prefix?: string;
+}) {
+  const { t } = useI18n();
+  const { weekly } = props;
+  const prefix = props.prefix ?? 'weekly';
+  const setDay = (d: number, intervals: Interval[]) =>
+    props.onChange(weekly.map((day, i) => (i === d ? intervals : day)));
+  const setTime = (d: number, i: number, field: keyof Interval, value: string) =>
+    setDay(
+      d,
+      (weekly[d] ?? []).map((iv, j) => (j === i ? { ...iv, [field]: value.trim() } : iv)),
+    );
+  const weeklyErrors = (d: number) =>
+    props.errors.filter((m) => m.startsWith(`${prefix}.${d} `) || m.startsWith(`${prefix}.${d}.`));
+  const otherWeeklyErrors = props.errors.filter(
+    (m) => !m.startsWith(`${prefix}.`) || !/^\d/.test(m.slice(prefix.length + 1)),
+  );
+  return (
+    <fieldset className="adm-group">
+      <legend>{t('hours.weekly')}</legend>
+      <small className="adm-hint">{t('hours.weeklyHint')}</small>
+      <FieldErrors messages={otherWeeklyErrors} />
+      {DAYS.map((d) => {
+        const day = t(dayKey(d));
+        const intervals = weekly[d] ?? [];
+        const errors = weeklyErrors(d);
+        return (
+          <div key={d} className="adm-hours-day" role="group" aria-label={day}>
+            <strong className="adm-hours-name">{day}</strong>
+            <div className="adm-hours-intervals">
+              {intervals.length === 0 && <span className="muted">{t('hours.closed')}</span>}
+              {intervals.map((iv, i) => (
+                <span key={i} className="adm-hours-interval">
+                  <input
+                    type="text"
+                    inputMode="numeric"
+                    placeholder="09:00"
+                    size={5}
+                    maxLength={5}
+                    value={iv.start}
+                    disabled={props.disabled}
+                    aria-label={t('hours.start', { day, n: i + 1 })}
+                    aria-invalid={errors.length > 0 ? true : undefined}
+                    onChange={(e) => setTime(d, i, 'start', e.target.value)}
+                  />
+                  <span aria-hidden="true">{t('hours.to')}</span>
+                  <input
+                    type="text"
+                    inputMode="numeric"
+                    placeholder="18:00"
+                    size={5}
+                    maxLength={5}
+                    value={iv.end}
+                    disabled={props.disabled}
+                    aria-label={t('hours.end', { day, n: i + 1 })}
+                    aria-invalid={errors.length > 0 ? true : undefined}
+                    onChange={(e) => setTime(d, i, 'end', e.target.value)}
+                  />
+                  <button
+                    type="button"
+                    className="btn small"
+                    aria-label={t('hours.removeFrom', { day, n: i + 1 })}
+                    onClick={() =>
+                      setDay(
+                        d,
+                        intervals.filter((_, j) => j !== i),
+                      )
+                    }
+                  >
+                    {t('hours.remove')}
+                  </button>
+                </span>
+              ))}
+              {intervals.length < MAX_INTERVALS && (
+                <button
+                  type="button"
+                  className="btn small"
+                  disabled={props.disabled}
+                  aria-label={t('hours.addTo', { day })}
+                  onClick={() =>
+                    setDay(d, [
+                      ...intervals,
+                      intervals.length === 0 ? { start: '09:00', end: '18:00' } : { start: '', end: '' },
+                    ])
+                  }
+                >
+                  {t('hours.add')}
+                </button>
+              )}
+              <FieldErrors messages={errors} />
+            </div>
+          </div>
+        );
+      })}
+    </fieldset>
+  );
+}
+
+/** Weekdays 09:00–18:00, the editor's starting point. */
+export const DEFAULT_WEEKLY = (): Interval[][] => DAYS.map((d) => (d >= 1 && d <= 5 ? DEFAULT_DAY : []));

@@ -5,6 +5,8 @@ import { Link } from '../router';
 import { useDirectory } from '../session';
 import type { Channel, Team } from '../models';
 import { ChannelApiTab } from './channel-api';
+import { ChannelBotTab } from './channel-bot';
+import { ChannelFlowTab } from './channel-flow';
 import {
   FIELDS,
   providerLabel,
@@ -20,7 +22,7 @@ import { LoadState, PageHeader } from './list-page';
 import { onForm, useList, useLoad, useSubmit } from './load';
 
 /** One channel: the general settings, or the API tab. */
-export function ChannelPage(props: { id: string; tab: 'general' | 'api' }) {
+export function ChannelPage(props: { id: string; tab: 'general' | 'api' | 'flow' | 'bot' }) {
   const { t } = useI18n();
   const channel = useLoad(() => get<Channel>(`/api/channels/${props.id}`), props.id);
   const teams = useList<Team>('/api/teams');
@@ -54,8 +56,14 @@ export function ChannelPage(props: { id: string; tab: 'general' | 'api' }) {
             <Link href={base} aria-current={props.tab === 'general' ? 'page' : undefined}>
               {t('channels.general')}
             </Link>
+            <Link href={`${base}/flow`} aria-current={props.tab === 'flow' ? 'page' : undefined}>
+              {t('channels.flowTab')}
+            </Link>
             <Link href={`${base}/api`} aria-current={props.tab === 'api' ? 'page' : undefined}>
               {t('channels.apiTab')}
+            </Link>
+            <Link href={`${base}/bot`} aria-current={props.tab === 'bot' ? 'page' : undefined}>
+              {t('channels.botTab')}
             </Link>
           </nav>
           {props.tab === 'general' ? (
@@ -65,6 +73,10 @@ export function ChannelPage(props: { id: string; tab: 'general' | 'api' }) {
               teams={teams.data ?? []}
               onSaved={(x) => channel.setData(() => x)}
             />
+          ) : props.tab === 'bot' ? (
+            <ChannelBotTab key={c.id} channel={c} onSaved={(x) => channel.setData(() => x)} />
+          ) : props.tab === 'flow' ? (
+            <ChannelFlowTab key={c.id} channel={c} teams={teams.data ?? []} />
           ) : (
             <ChannelApiTab channel={c} onChanged={(x) => channel.setData(() => x)} />
           )}

@@ -3,11 +3,14 @@ import { useI18n } from '../i18n';
 import { navigate } from '../router';
 import { useMe } from '../session';
 import { ApiKeysPage } from './api-keys';
+import { AuditLogPage } from './audit-log';
+import { BotsPage } from './bots';
 import { CannedResponsesPage } from './canned';
 import { AttributesPage } from './attributes';
 import { ChannelPage } from './channel-page';
 import { ChannelsPage } from './channels';
 import { LabelsPage } from './labels';
+import { RetentionPage } from './retention';
 import { TeamsPage } from './teams';
 import { UsersPage } from './users';
 import { WebhookDeliveriesPage } from './webhook-deliveries';
@@ -27,12 +30,15 @@ export const adminNav: { path: string; labelKey: string; permission: string }[] 
   { path: '/admin/channels', labelKey: 'nav.channels', permission: 'channels:manage' },
   { path: '/admin/api-keys', labelKey: 'nav.apiKeys', permission: 'api_keys:manage' },
   { path: '/admin/webhooks', labelKey: 'nav.webhooks', permission: 'webhooks:manage' },
+  { path: '/admin/bots', labelKey: 'nav.bots', permission: 'webhooks:manage' },
   {
     path: '/admin/canned-responses',
     labelKey: 'nav.cannedAdmin',
     permission: 'canned_responses:manage_team',
   },
   { path: '/admin/attributes', labelKey: 'nav.attributes', permission: 'customers:manage' },
+  { path: '/admin/retention', labelKey: 'nav.retention', permission: 'customers:manage' },
+  { path: '/admin/audit', labelKey: 'nav.audit', permission: 'audit:read' },
 ];
 
 export function AdminArea(props: { path: string }): JSX.Element {
@@ -56,13 +62,21 @@ export function AdminArea(props: { path: string }): JSX.Element {
   else if (section === 'labels') page = <LabelsPage />;
   else if (section === 'channels')
     page = parts[2] ? (
-      <ChannelPage id={parts[2]} tab={parts[3] === 'api' ? 'api' : 'general'} />
+      <ChannelPage
+        id={parts[2]}
+        tab={
+          parts[3] === 'api' ? 'api' : parts[3] === 'flow' ? 'flow' : parts[3] === 'bot' ? 'bot' : 'general'
+        }
+      />
     ) : (
       <ChannelsPage />
     );
   else if (section === 'api-keys') page = <ApiKeysPage />;
+  else if (section === 'retention') page = <RetentionPage />;
   else if (section === 'canned-responses') page = <CannedResponsesPage mode="admin" />;
   else if (section === 'attributes') page = <AttributesPage />;
+  else if (section === 'bots') page = <BotsPage />;
+  else if (section === 'audit') page = <AuditLogPage />;
   else if (section === 'webhooks')
     page = parts[2] ? <WebhookDeliveriesPage id={parts[2]} /> : <WebhooksPage />;
   else page = <p className="muted">{t('admin.notFound')}</p>;

@@ -8,6 +8,8 @@ import { CheckList, FormErrors, TextField } from './fields';
 import { FormDialog } from './form-dialog';
 import { AdminListPage, Badge, type Column } from './list-page';
 import { BusinessHoursDialog, OpenBadge, useTeamsHours } from './business-hours';
+import { SlaSummary, TeamSlaDialog, useTeamsSla } from './team-sla';
+import { AssignmentBadge, AssignmentDialog, useTeamsAssignment } from './assignment';
 import { useList, useRowAction, useSubmit } from './load';
 
 type DialogState =
@@ -15,11 +17,13 @@ type DialogState =
   | { kind: 'edit'; team: Team }
   | { kind: 'members'; team: Team }
   | { kind: 'hours'; team: Team }
+  | { kind: 'sla'; team: Team }
+  | { kind: 'assignment'; team: Team }
   | null;
 
 /**
  * Teams: list, create, rename, activate or deactivate, members (the API takes the whole list), and
- * business hours, with whether each team is open now.
+ * business hours, with whether each team is open now, and SLA targets.
  */
 export function TeamsPage() {
   const { t, tr } = useI18n();
@@ -29,6 +33,8 @@ export function TeamsPage() {
   const [dialog, setDialog] = useState<DialogState>(null);
   const row = useRowAction();
   const hours = useTeamsHours(teams.data);
+  const slas = useTeamsSla(teams.data);
+  const assignment = useTeamsAssignment(teams.data);
 
   const userById = useMemo(() => new Map((users.data ?? []).map((u) => [u.id, u])), [users.data]);
 
@@ -68,6 +74,16 @@ export function TeamsPage() {
       key: 'hours',
       label: t('hours.column'),
       render: (team) => <OpenBadge hours={hours.hours[team.id]} />,
+    },
+    {
+      key: 'sla',
+      label: t('sla.column'),
+      render: (team) => <SlaSummary sla={slas.slas[team.id]} />,
+    },
+    {
+      key: 'assignment',
+      label: t('assign.column'),
+      render: (team) => <AssignmentBadge assignment={assignment.assignment[team.id]} />,
     },
     {
       key: 'members',
@@ -116,6 +132,22 @@ export function TeamsPage() {
           <button
             type="button"
             className="btn small"
+            onClick={() => setDialog({ kind: 'sla', team })}
+            aria-label={t('sla.edit', { name: team.name })}
+          >
+            {t('sla.title')}
+          </button>
+          <button
+            type="button"
+            className="btn small"
+            onClick={() => setDialog({ kind: 'assignment', team })}
+            aria-label={t('assign.edit', { name: team.name })}
+          >
+            {t('assign.title')}
+          </button>
+          <button
+            type="button"
+            className="btn small"
             onClick={() => setDialog({ kind: 'edit', team })}
             aria-label={t('teams.edit', { name: team.name })}
           >
@@ -160,6 +192,17 @@ export function TeamsPage() {
       )}
       {dialog?.kind === 'hours' && (
         <BusinessHoursDialog team={dialog.team} onClose={() => setDialog(null)} onSaved={hours.saved} />
+      )}
+      {dialog?.kind === 'sla' && (
+        <TeamSlaDialog team={dialog.team} onClose={() => setDialog(null)} onSaved={slas.saved} />
+      )}
+      {dialog?.kind === 'assignment' && (
+        <AssignmentDialog
+          team={dialog.team}
+          users={users.data ?? []}
+          onClose={() => setDialog(null)}
+          onSaved={assignment.saved}
+        />
       )}
       {dialog?.kind === 'members' && (
         <MembersDialog

@@ -1,9 +1,9 @@
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { patch, post } from '../api';
 import { Avatar } from '../components';
 import { useI18n } from '../i18n';
 import { Link } from '../router';
-import { useDirectory, useMe } from '../session';
+import { useDirectory, useGateway, useMe } from '../session';
 import type { RoleName, Team, User, UserStatus } from '../models';
 import { SelectField, TextField } from './fields';
 import { FormDialog } from './form-dialog';
@@ -28,6 +28,19 @@ export function UsersPage() {
   const [status, setStatus] = useState('');
   const [text, setText] = useState('');
   const [dialog, setDialog] = useState<{ kind: 'create' } | { kind: 'edit'; user: User } | null>(null);
+  // Availability changes live (a user's own choice, or the platform's).
+  const { gateway } = useGateway();
+  const { setData } = users;
+  useEffect(() => {
+    if (!gateway) return;
+    return gateway.on('user.availability', (e) =>
+      setData((prev) =>
+        prev === null
+          ? null
+          : prev.map((u) => (u.id === e.data.userId ? { ...u, availability: e.data.availability } : u)),
+      ),
+    );
+  }, [gateway, setData]);
 
   const teamsOf = useMemo(() => {
     const map = new Map<string, Team[]>();
@@ -70,6 +83,15 @@ export function UsersPage() {
       key: 'status',
       label: t('common.status'),
       render: (u) => <Badge tone={statusTone(u.status)}>{tr(`ustatus.${u.status}`)}</Badge>,
+    },
+    {
+      key: 'availability',
+      label: t('availability.label'),
+      render: (u) => (
+        <Badge tone={u.availability === 'online' ? 'ok' : 'neutral'}>
+          {t(`availability.${u.availability}`)}
+        </Badge>
+      ),
     },
     {
       key: 'teams',

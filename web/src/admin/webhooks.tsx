@@ -33,6 +33,12 @@ const KNOWN_EVENTS = [
   'notification.new',
   'draft.update',
   'team.business_hours',
+  'chat.bot_released',
+  'bot.update',
+  'team.assignment',
+  'user.availability',
+  'channel.flow',
+  'chat.csat',
 ];
 interface CatalogueEvent {
   name: string;

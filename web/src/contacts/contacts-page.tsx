@@ -11,6 +11,7 @@ import { Link } from '../router';
 import { useDirectory, useGateway, useMe } from '../session';
 import { AttributeInput } from './attribute-input';
 import { ContactPanel } from './contact-panel';
+import { DataProtectionActions } from './data-protection';
 
 const LIMIT = 20;
 
@@ -277,6 +278,9 @@ function ContactPage(props: { id: string }) {
           <button type="button" className="btn" onClick={() => setMerging(true)}>
             {t('contact.merge')}
           </button>
+        )}
+        {can('customers:manage') && (
+          <DataProtectionActions id={props.id} onErased={() => setVersion((v) => v + 1)} />
         )}
       </PageHeader>
       <ContactPanel key={`${props.id}:${version}`} customerId={props.id} full />

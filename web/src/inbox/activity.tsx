@@ -2,6 +2,7 @@ import { queueLabel, useI18n } from '../i18n';
 import type { ActivityLine } from '../models';
 import { useDirectory, useMe } from '../session';
 import { useShortTime } from './format';
+import { useBotName } from './bot-names';
 
 type T = ReturnType<typeof useI18n>['t'];
 
@@ -11,7 +12,20 @@ interface Names {
   team(id: string | null | undefined): string;
   user(id: string | null | undefined): string;
   time(iso: string): string;
+  bot(id: string | null | undefined): string;
 }
+
+/** Why a bot's hold ended, in words (`chat.bot_released`'s reason). */
+const botReleasedKey = (reason: string | null) =>
+  reason === 'handoff'
+    ? 'activity.botHandoff'
+    : reason === 'timeout'
+      ? 'activity.botTimeout'
+      : reason === 'failing'
+        ? 'activity.botFailing'
+        : reason === 'deleted'
+          ? 'activity.botDeleted'
+          : 'activity.botReleased';
 
 /**
  * What each kind of line says, one entry per kind the server reads from the event log
@@ -19,6 +33,7 @@ interface Names {
  */
 const ACTIVITY_TEXT: Record<string, (t: T, l: ActivityLine, n: Names) => string> = {
   capture: (t, _l, n) => t('activity.capture', { by: n.by }),
+  'assign.auto': (t, l, n) => t('activity.autoAssigned', { user: n.user(l.to?.userId) }),
   'transfer.team': (t, l, n) => t('activity.transferTeam', { by: n.by, team: n.team(l.to?.teamId) }),
   'transfer.user': (t, l, n) => t('activity.transferUser', { by: n.by, user: n.user(l.to?.userId) }),
   takeover: (t, _l, n) => t('activity.takeover', { by: n.by }),
@@ -32,6 +47,7 @@ const ACTIVITY_TEXT: Record<string, (t: T, l: ActivityLine, n: Names) => string>
     l.until
       ? t('activity.snoozed', { by: n.by, time: n.time(l.until) })
       : t('activity.snoozedReply', { by: n.by }),
+  'bot.released': (t, l, n) => t(botReleasedKey(l.reasonCode), { bot: n.bot(l.from?.botId), by: n.by }),
   unsnoozed: (t, l, n) =>
     l.reasonCode === 'time'
       ? t('activity.unsnoozedTime')
@@ -47,6 +63,7 @@ export function ActivityItem(props: { line: ActivityLine }) {
   const { me } = useMe();
   const { teams, users } = useDirectory();
   const { line } = props;
+  const botName = useBotName(line.kind === 'bot.released' ? line.from?.botId : null);
   const userName = (id: string | null | undefined) =>
     !id ? t('chat.nobody') : id === me.user.id ? t('chat.you') : (users.find((u) => u.id === id)?.name ?? id);
   const names: Names = {
@@ -58,12 +75,24 @@ export function ActivityItem(props: { line: ActivityLine }) {
     team: (id) => teams.find((x) => x.id === id)?.name ?? id ?? '',
     user: userName,
     time,
+    bot: (id) => botName ?? id ?? '',
   };
   const text = ACTIVITY_TEXT[line.kind]?.(t, line, names) ?? line.kind;
   // A take-over's reason code is its kind, already said by the line; a snooze's end says its reason in
   // its text.
-  const code = line.kind === 'takeover' ? null : line.reasonCode;
-  const reason = line.kind === 'unsnoozed' ? '' : [code, line.reason].filter(Boolean).join(' — ');
+  // Automatic assignment's reason code is the team's mode; an agent gone offline reads as a sentence.
+  const code =
+    line.kind === 'takeover'
+      ? null
+      : line.kind === 'assign.auto'
+        ? t(line.reasonCode === 'round_robin' ? 'assign.mode.round_robin' : 'assign.mode.capacity')
+        : line.reasonCode === 'agent_offline'
+          ? t('activity.agentOffline')
+          : line.reasonCode;
+  const reason =
+    line.kind === 'unsnoozed' || line.kind === 'bot.released'
+      ? ''
+      : [code, line.reason].filter(Boolean).join(' — ');
   return (
     <li className="activity-line" data-kind={line.kind} data-testid="activity-line">
       <span className="activity-text">{text}</span>

@@ -21,6 +21,7 @@ export const CHAT_EVENTS = [
   'chat.reopen',
   'chat.snoozed',
   'chat.unsnoozed',
+  'sla.breached',
 ] as const satisfies readonly EventName[];
 export type ChatEvent = (typeof CHAT_EVENTS)[number];
 

@@ -18,8 +18,11 @@ import { PresenceBar } from './presence';
 import { TemplateDialog, useNow, WindowBadge, windowOf } from './template-form';
 import { ReplyModes, useAgentTimeline } from './timeline-view';
 import { TransferDialog } from './transfer';
+import { SlaBadge } from './sla';
 import { SnoozeBadge, SnoozeDialog } from './snooze';
+import { CsatBadge } from './csat';
 import type { InboxLists } from './use-inbox';
+import { useBotName } from './bot-names';
 
 /**
  * One conversation in the agent's inbox: the shared conversation view (history, live messages and
@@ -95,7 +98,9 @@ export function Conversation(props: { chatId: string; lists: InboxLists; atMessa
         !!teams.find((x) => x.id === chat.teamId)?.members.includes(me.user.id)));
   const stepIn = isOpen && supervises && chat.userId !== null && chat.userId !== me.user.id;
   const may = {
-    capture: isOpen && chat.queue === QUEUE_WAITING && chat.userId === null && can('chats:attend'),
+    // A bot's conversation too: capturing it is the agent's take-over (the bot is told).
+    capture:
+      isOpen && (chat.queue === QUEUE_WAITING || !!chat.botId) && chat.userId === null && can('chats:attend'),
     transfer: isOpen && can('chats:transfer'),
     close: isOpen && (attending || can('chats:read_all')) && can('chats:attend'),
     // As the server: its attendant, anyone who sees it while it has none, or a supervisor.
@@ -222,6 +227,8 @@ export function Conversation(props: { chatId: string; lists: InboxLists; atMessa
     list.current?.scrollToBottom();
   };
   const authorOf = (m: Message) => {
+    if (m.automation === 'bot') return t('chat.bot');
+    if (m.automation === 'flow') return t('chat.flow');
     if (m.origin === 'api') return t('chat.api');
     if (m.origin === 'system') return t('chat.system');
     // A supervisor's reply says so to everyone, the supervisor included.
@@ -259,8 +266,11 @@ export function Conversation(props: { chatId: string; lists: InboxLists; atMessa
                 {open && chat.userId === me.user.id ? t('chat.you') : (attendant?.name ?? t('chat.nobody'))}
               </span>
               {channel && <span className="meta-extra">{channel.name}</span>}
+              {open && chat.botId && <BotBadge botId={chat.botId} />}
               <WindowBadge chat={chat} />
               {open && <SnoozeBadge chat={chat} />}
+              <SlaBadge chat={chat} />
+              <CsatBadge chat={chat} />
             </div>
             <ChatLabelsEditor chat={chat} onChat={applyChat} />
             <PresenceBar chatId={chat.id} />
@@ -457,4 +467,15 @@ function useContactPanelOpen(): [boolean, (open: boolean) => void] {
     setOpen(value);
   };
   return [open, set];
+}
+
+/** The bot holding the conversation (queue Automação): it answers until a person takes over. */
+function BotBadge(props: { botId: string }) {
+  const { t } = useI18n();
+  const name = useBotName(props.botId);
+  return (
+    <span className="meta-extra chat-bot" data-testid="chat-bot">
+      {t('chat.heldByBot', { name: name ?? t('chat.bot') })}
+    </span>
+  );
 }

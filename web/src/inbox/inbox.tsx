@@ -14,8 +14,9 @@ import { ChatItemLabels } from './labels';
 import { NO_SEARCH, SearchBox, SearchResults, type SearchState } from './search';
 import { useInboxKeys } from './inbox-keys';
 import { useInboxLists } from './use-inbox';
+import { SlaBadge } from './sla';
 import { SnoozeBadge } from './snooze';
-import { FilterBar, useFilteredChats, useViews } from './views';
+import { FilterBar, filtersFromSearch, useFilteredChats, useViews } from './views';
 
 /**
  * The agent's two lists, for supervisors and admins every open conversation, the filter bar's list
@@ -34,9 +35,11 @@ export function Inbox(props: { path: string }) {
   const atMessage = opened?.[2] ?? null;
   const [search, setSearch] = useState<SearchState>(NO_SEARCH);
   const searching = search.q.trim() !== '';
-  const [tab, setTab] = useState<Tab>('waiting');
+  // A link with filters (a live board's figure) opens the filter bar's list with them.
+  const [fromLink] = useState(() => filtersFromSearch(location.search));
+  const [tab, setTab] = useState<Tab>(fromLink ? 'filter' : 'waiting');
   const [allFilter, setAllFilter] = useState<AllOpenFilter>(NO_FILTER);
-  const [filters, setFilters] = useState<ChatViewFilters>({});
+  const [filters, setFilters] = useState<ChatViewFilters>(fromLink ?? {});
   const views = useViews();
   const viewShown = tab.startsWith('view:') ? views.views.find((v) => `view:${v.id}` === tab) : undefined;
   const filtered = useFilteredChats(tab === 'filter' ? filters : (viewShown?.filters ?? null));
@@ -313,6 +316,7 @@ function ChatItem(props: { chat: Chat; current: boolean; list: Tab; selection: S
           </div>
           {meta && <div className="chat-item-meta">{meta}</div>}
           <SnoozeBadge chat={chat} />
+          <SlaBadge chat={chat} />
           <ChatItemLabels chat={chat} />
         </div>
       </Link>

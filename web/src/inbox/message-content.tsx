@@ -203,6 +203,22 @@ export function MessageBody(props: { m: Message; lookup?: MessageLookup }) {
           </span>
         );
       }
+      // A menu the platform's flow sent: its text, and the buttons or list rows the customer taps.
+      if (it?.kind === 'button' || it?.kind === 'list') {
+        const options = Array.isArray(it.options) ? it.options.map(obj) : [];
+        return (
+          <span className="msg-card" data-testid="msg-menu">
+            <span className="msg-text">{str(it.body) ?? c.text}</span>
+            <span className="msg-options">
+              {options.map((o, i) => (
+                <span key={i} className="msg-option">
+                  {str(o?.title)}
+                </span>
+              ))}
+            </span>
+          </span>
+        );
+      }
       return (
         <span className="msg-card">
           <span className="msg-mark">{t('content.answer')}</span>

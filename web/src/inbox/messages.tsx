@@ -108,10 +108,18 @@ export function Bubble(props: {
   const mine = props.side === 'agent' ? outgoing : !outgoing;
   const text = messageText(m);
   const cls =
-    `${m.origin === 'system' ? 'msg system' : mine ? 'msg out' : 'msg in'}${props.found ? ' found' : ''}` +
-    (m.bySupervisor ? ' by-supervisor' : '');
+    // A flow's or a bot's message is the business speaking to the customer: a bubble on its side.
+    `${m.origin === 'system' && !m.automation ? 'msg system' : mine ? 'msg out' : 'msg in'}${props.found ? ' found' : ''}` +
+    (m.bySupervisor ? ' by-supervisor' : '') +
+    (m.automation ? ' automated' : '');
   return (
-    <li className={cls} data-message-id={m.id} data-origin={m.origin} data-status={m.status}>
+    <li
+      className={cls}
+      data-message-id={m.id}
+      data-origin={m.origin}
+      data-status={m.status}
+      data-automation={m.automation ?? undefined}
+    >
       {props.author && <span className="msg-author">{props.author}</span>}
       <MessageContext m={m} lookup={props.lookup} />
       <MessageMedia m={m} />

@@ -22,6 +22,7 @@ const LIST_EVENTS = [
   'chat.labels',
   'chat.snoozed',
   'chat.unsnoozed',
+  'sla.breached',
   'label.delete',
 ] as const;
 /** Events come in bursts (a transfer is several): one reload after them. */
@@ -133,6 +134,31 @@ export function useViews(): Views {
 
 type Key = keyof ChatViewFilters;
 
+/** What a link may set of the filter bar (`/inbox?queue=…&teamId=…`, the live board's figures). */
+const URL_FILTERS: readonly Key[] = [
+  'status',
+  'assignee',
+  'channelId',
+  'teamId',
+  'userId',
+  'label',
+  'queue',
+  'sla',
+  'sort',
+  'q',
+];
+
+/** The filters a link to the inbox carries, or null without any: the list is the server's to check. */
+export function filtersFromSearch(search: string): ChatViewFilters | null {
+  const params = new URLSearchParams(search);
+  const out: Record<string, string> = {};
+  for (const k of URL_FILTERS) {
+    const v = params.get(k);
+    if (v) out[k] = v;
+  }
+  return Object.keys(out).length > 0 ? (out as ChatViewFilters) : null;
+}
+
 /** The filter bar: every filter of the agent list, the order, and saving the filters as a view. */
 export function FilterBar(props: {
   filters: ChatViewFilters;
@@ -227,6 +253,10 @@ export function FilterBar(props: {
           t('allOpen.anyQueue'),
           queues.map((q) => [q, q]),
         )}
+        {select('sla', t('views.sla'), t('views.anySla'), [
+          ['at_risk', t('views.slaAtRisk')],
+          ['breached', t('views.slaBreached')],
+        ])}
         {select('sort', t('views.sort'), t('views.sortNewest'), [
           ['longest_waiting', t('views.sortWaiting')],
           ['last_customer_message', t('views.sortCustomer')],

@@ -1,4 +1,13 @@
-import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
+import {
+  createContext,
+  useCallback,
+  useContext,
+  useEffect,
+  useMemo,
+  useRef,
+  useState,
+  type ReactNode,
+} from 'react';
 import { get, post } from '../api';
 import type { AppNotification, NotificationPage } from '../models';
 import { useGateway } from './gateway';
@@ -20,14 +29,28 @@ export function useNotifications(): Notifications {
 
 export function NotificationsProvider(props: { children: ReactNode }) {
   const { gateway } = useGateway();
-  const [notifications, setNotifications] = useState<AppNotification[]>([]);
-  const [unreadNotifications, setUnread] = useState(0);
+  // One state for both, so that a notification is listed and counted by the same update.
+  const [state, setState] = useState<{ list: AppNotification[]; unread: number }>({ list: [], unread: 0 });
+  const notifications = state.list;
+  const unreadNotifications = state.unread;
+
+  // What arrived live while a load was on its way: the page may have been read before it was stored,
+  // and must not wipe it from the list or the count.
+  const arrivedDuringLoad = useRef<Map<string, AppNotification> | null>(null);
 
   const load = useCallback(async () => {
+    const arrived = new Map<string, AppNotification>();
+    arrivedDuringLoad.current = arrived;
     const page = await get<NotificationPage>('/api/notifications?limit=50').catch(() => null);
+    if (arrivedDuringLoad.current !== arrived) return; // a newer load is on its way
+    arrivedDuringLoad.current = null;
     if (!page) return;
-    setNotifications(page.notifications);
-    setUnread(page.unread);
+    const listed = new Set(page.notifications.map((n) => n.id));
+    const missing = [...arrived.values()].filter((n) => !listed.has(n.id));
+    setState({
+      list: [...missing.reverse(), ...page.notifications],
+      unread: page.unread + missing.filter((n) => !n.readAt).length,
+    });
   }, []);
 
   useEffect(() => {
@@ -39,8 +62,12 @@ export function NotificationsProvider(props: { children: ReactNode }) {
     const offs = [
       gateway.on('notification.new', (e) => {
         const n = e.data.notification;
-        setNotifications((prev) => (prev.some((x) => x.id === n.id) ? prev : [n, ...prev]));
-        if (!n.readAt) setUnread((u) => u + 1);
+        arrivedDuringLoad.current?.set(n.id, n);
+        setState((prev) =>
+          prev.list.some((x) => x.id === n.id)
+            ? prev
+            : { list: [n, ...prev.list], unread: prev.unread + (n.readAt ? 0 : 1) },
+        );
       }),
       gateway.onResync(() => void load()),
     ];
@@ -49,8 +76,12 @@ export function NotificationsProvider(props: { children: ReactNode }) {
 
   const markNotificationRead = useCallback(async (id: string) => {
     const n = await post<AppNotification>(`/api/notifications/${id}/read`);
-    setNotifications((prev) => prev.map((x) => (x.id === id ? n : x)));
-    setUnread((u) => Math.max(0, u - 1));
+    setState((prev) => {
+      const was = prev.list.find((x) => x.id === id);
+      // Only a notification that was unread here lowers the count (a second click must not).
+      const drop = was && !was.readAt ? 1 : 0;
+      return { list: prev.list.map((x) => (x.id === id ? n : x)), unread: Math.max(0, prev.unread - drop) };
+    });
   }, []);
 
   const value = useMemo(
