@@ -2,11 +2,11 @@ import { useEffect, useState } from 'react';
 import { del, patch, post } from '../api';
 import { Dialog } from '../components';
 import { useI18n } from '../i18n';
-import { Link } from '../router';
 import type { Bot, CreatedBot, UpdatedBot } from '../models';
-import { CopyField, FormErrors, TextField } from './fields';
+import { CopyField, TextField } from './fields';
 import { ConfirmDialog, FormDialog } from './form-dialog';
 import { AdminListPage, Badge, type Column } from './list-page';
+import { HookRowActions } from './hook-row-actions';
 import { useList, useRowAction, useSubmit } from './load';
 import { useGateway } from '../session';
 
@@ -74,41 +74,16 @@ export function BotsPage() {
       label: t('common.actions'),
       className: 'adm-cell-actions',
       render: (b) => (
-        <div className="adm-row-actions">
-          <Link
-            href={`/admin/webhooks/${b.webhookId}`}
-            className="btn small"
-            aria-label={`${t('hooks.deliveries')}: ${b.name}`}
-          >
-            {t('hooks.deliveries')}
-          </Link>
-          <button
-            type="button"
-            className="btn small"
-            onClick={() => setDialog({ kind: 'edit', bot: b })}
-            aria-label={`${t('common.edit')}: ${b.name}`}
-          >
-            {t('common.edit')}
-          </button>
-          <button
-            type="button"
-            className="btn small"
-            disabled={row.busy === b.id}
-            onClick={() => void toggle(b)}
-            aria-label={`${b.enabled ? t('hooks.disable') : t('hooks.enable')}: ${b.name}`}
-          >
-            {b.enabled ? t('hooks.disable') : t('hooks.enable')}
-          </button>
-          <button
-            type="button"
-            className="btn small danger"
-            onClick={() => setDeleting(b)}
-            aria-label={`${t('common.delete')}: ${b.name}`}
-          >
-            {t('common.delete')}
-          </button>
-          <FormErrors messages={row.errorsOf(b.id)} />
-        </div>
+        <HookRowActions
+          webhookId={b.webhookId}
+          name={b.name}
+          enabled={b.enabled}
+          busy={row.busy === b.id}
+          errors={row.errorsOf(b.id)}
+          onEdit={() => setDialog({ kind: 'edit', bot: b })}
+          onToggle={() => void toggle(b)}
+          onDelete={() => setDeleting(b)}
+        />
       ),
     },
   ];

@@ -6,6 +6,7 @@ import type { Webhook } from '../models';
 import { CheckList, FormErrors, TextField } from './fields';
 import { ConfirmDialog, FormDialog, SecretDialog } from './form-dialog';
 import { AdminListPage, Badge, type Column } from './list-page';
+import { HookRowActions } from './hook-row-actions';
 import { useList, useLoad, useRowAction, useSubmit } from './load';
 
 /** `*` subscribes to every event, including ones added to the catalogue later. */
@@ -150,41 +151,16 @@ export function WebhooksPage() {
       label: t('common.actions'),
       className: 'adm-cell-actions',
       render: (h) => (
-        <div className="adm-row-actions">
-          <Link
-            href={`/admin/webhooks/${h.id}`}
-            className="btn small"
-            aria-label={`${t('hooks.deliveries')}: ${h.url}`}
-          >
-            {t('hooks.deliveries')}
-          </Link>
-          <button
-            type="button"
-            className="btn small"
-            onClick={() => setDialog({ kind: 'edit', hook: h })}
-            aria-label={`${t('common.edit')}: ${h.url}`}
-          >
-            {t('common.edit')}
-          </button>
-          <button
-            type="button"
-            className="btn small"
-            disabled={row.busy === h.id}
-            onClick={() => void toggle(h)}
-            aria-label={`${h.enabled ? t('hooks.disable') : t('hooks.enable')}: ${h.url}`}
-          >
-            {h.enabled ? t('hooks.disable') : t('hooks.enable')}
-          </button>
-          <button
-            type="button"
-            className="btn small danger"
-            onClick={() => setDeleting(h)}
-            aria-label={`${t('common.delete')}: ${h.url}`}
-          >
-            {t('common.delete')}
-          </button>
-          <FormErrors messages={row.errorsOf(h.id)} />
-        </div>
+        <HookRowActions
+          webhookId={h.id}
+          name={h.url}
+          enabled={h.enabled}
+          busy={row.busy === h.id}
+          errors={row.errorsOf(h.id)}
+          onEdit={() => setDialog({ kind: 'edit', hook: h })}
+          onToggle={() => void toggle(h)}
+          onDelete={() => setDeleting(h)}
+        />
       ),
     },
   ];
