@@ -1,12 +1,12 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { get, put } from '../api';
 import { useI18n } from '../i18n';
-import { useGateway } from '../session';
 import type { Team, TeamAssignment, TeamAssignmentBody, User } from '../models';
 import { FieldErrors, TextField } from './fields';
 import { FormDialog } from './form-dialog';
 import { Badge } from './list-page';
 import { useSubmit } from './load';
+import { useTeamSettings } from './team-settings';
 
 // A team's automatic assignment on the teams page, beside its business hours: the mode of each team
 // (getTeamAssignment) and the editor that sets it (updateTeamAssignment). The server validates: its
@@ -15,36 +15,15 @@ import { useSubmit } from './load';
 type Mode = TeamAssignment['mode'];
 const MODES: Mode[] = ['off', 'round_robin', 'capacity'];
 
-/** Every team's assignment, read one team at a time and kept live by `team.assignment`. */
+/** Every team's assignment, kept live by `team.assignment`. */
 export function useTeamsAssignment(teams: Team[] | null) {
-  const [assignment, setAssignment] = useState<Record<string, TeamAssignment>>({});
-  const ids = (teams ?? []).map((t) => t.id).join(',');
-  const loadOne = useCallback(async (id: string) => {
-    try {
-      const a = await get<TeamAssignment>(`/api/teams/${id}/assignment`);
-      setAssignment((prev) => ({ ...prev, [id]: a }));
-    } catch {
-      // The badge stays empty; the editor reads it again when opened.
-    }
-  }, []);
-  useEffect(() => {
-    for (const id of ids ? ids.split(',') : []) void loadOne(id);
-  }, [ids, loadOne]);
-  const { gateway } = useGateway();
-  useEffect(() => {
-    if (!gateway) return;
-    const offs = [
-      gateway.on('team.assignment', (e) =>
-        setAssignment((prev) => ({ ...prev, [e.data.assignment.teamId]: e.data.assignment })),
-      ),
-      gateway.onResync(() => {
-        for (const id of ids ? ids.split(',') : []) void loadOne(id);
-      }),
-    ];
-    return () => offs.forEach((off) => off());
-  }, [gateway, ids, loadOne]);
-  const saved = useCallback((a: TeamAssignment) => setAssignment((prev) => ({ ...prev, [a.teamId]: a })), []);
-  return { assignment, saved };
+  const { byTeam, saved } = useTeamSettings(
+    teams,
+    (id) => `/api/teams/${id}/assignment`,
+    'team.assignment',
+    (e) => e.data.assignment,
+  );
+  return { assignment: byTeam, saved };
 }
 
 /** The team's mode beside it: off, or round robin / by capacity with the maximum. */

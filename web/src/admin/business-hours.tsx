@@ -1,12 +1,12 @@
-import { useCallback, useEffect, useId, useMemo, useState } from 'react';
+import { useEffect, useId, useMemo, useState } from 'react';
 import { get, put } from '../api';
 import { useI18n, type MessageKey } from '../i18n';
-import { useGateway } from '../session';
 import type { Team, TeamBusinessHours, TeamBusinessHoursBody } from '../models';
 import { FieldErrors, TextField } from './fields';
 import { FormDialog } from './form-dialog';
 import { Badge } from './list-page';
 import { useSubmit } from './load';
+import { useTeamSettings } from './team-settings';
 
 // A team's business hours on the teams page: whether each team is open now (getTeamBusinessHours), and
 // the editor that sets them (updateTeamBusinessHours). The server validates: its messages show under
@@ -26,32 +26,16 @@ const dayKey = (d: number) => `hours.day.${d}` as MessageKey;
  * now" turns to "closed" at closing time without a reload), and kept live by `team.business_hours`.
  */
 export function useTeamsHours(teams: Team[] | null) {
-  const [hours, setHours] = useState<Record<string, TeamBusinessHours>>({});
-  const ids = (teams ?? []).map((t) => t.id).join(',');
-  const loadOne = useCallback(async (id: string) => {
-    try {
-      const h = await get<TeamBusinessHours>(`/api/teams/${id}/business-hours`);
-      setHours((prev) => ({ ...prev, [id]: h }));
-    } catch {
-      // The badge stays empty; the editor reads them again when opened.
-    }
-  }, []);
-  useEffect(() => {
-    for (const id of ids ? ids.split(',') : []) void loadOne(id);
-  }, [ids, loadOne]);
-  const { gateway } = useGateway();
-  useEffect(() => {
-    if (!gateway) return;
-    const offs = [
-      gateway.on('team.business_hours', (e) =>
-        setHours((prev) => ({ ...prev, [e.data.businessHours.teamId]: e.data.businessHours })),
-      ),
-      gateway.onResync(() => {
-        for (const id of ids ? ids.split(',') : []) void loadOne(id);
-      }),
-    ];
-    return () => offs.forEach((off) => off());
-  }, [gateway, ids, loadOne]);
+  const {
+    byTeam: hours,
+    saved,
+    loadOne,
+  } = useTeamSettings(
+    teams,
+    (id) => `/api/teams/${id}/business-hours`,
+    'team.business_hours',
+    (e) => e.data.businessHours,
+  );
   useEffect(() => {
     const next = Object.values(hours)
       .map((h) => (h.nextChange ? Date.parse(h.nextChange) : Infinity))
@@ -66,7 +50,6 @@ export function useTeamsHours(teams: Team[] | null) {
     );
     return () => clearTimeout(timer);
   }, [hours, loadOne]);
-  const saved = useCallback((h: TeamBusinessHours) => setHours((prev) => ({ ...prev, [h.teamId]: h })), []);
   return { hours, saved };
 }
 

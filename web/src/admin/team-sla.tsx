@@ -1,43 +1,24 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { get, put } from '../api';
 import { useI18n } from '../i18n';
-import { useGateway } from '../session';
 import type { Team, TeamSla, TeamSlaBody } from '../models';
 import { TextField } from './fields';
 import { FormDialog } from './form-dialog';
 import { useSubmit } from './load';
+import { useTeamSettings } from './team-settings';
 
 // A team's SLA targets on the teams page, next to its business hours: a summary per team (getTeamSla)
 // and the editor that sets them (updateTeamSla). Targets are minutes of the team's business hours.
 
-/** Every team's targets, read one team at a time and kept live by `team.sla`. */
+/** Every team's targets, kept live by `team.sla`. */
 export function useTeamsSla(teams: Team[] | null) {
-  const [slas, setSlas] = useState<Record<string, TeamSla>>({});
-  const ids = (teams ?? []).map((t) => t.id).join(',');
-  const loadOne = useCallback(async (id: string) => {
-    try {
-      const s = await get<TeamSla>(`/api/teams/${id}/sla`);
-      setSlas((prev) => ({ ...prev, [id]: s }));
-    } catch {
-      // The summary stays empty; the editor reads them again when opened.
-    }
-  }, []);
-  useEffect(() => {
-    for (const id of ids ? ids.split(',') : []) void loadOne(id);
-  }, [ids, loadOne]);
-  const { gateway } = useGateway();
-  useEffect(() => {
-    if (!gateway) return;
-    const offs = [
-      gateway.on('team.sla', (e) => setSlas((prev) => ({ ...prev, [e.data.sla.teamId]: e.data.sla }))),
-      gateway.onResync(() => {
-        for (const id of ids ? ids.split(',') : []) void loadOne(id);
-      }),
-    ];
-    return () => offs.forEach((off) => off());
-  }, [gateway, ids, loadOne]);
-  const saved = useCallback((s: TeamSla) => setSlas((prev) => ({ ...prev, [s.teamId]: s })), []);
-  return { slas, saved };
+  const { byTeam, saved } = useTeamSettings(
+    teams,
+    (id) => `/api/teams/${id}/sla`,
+    'team.sla',
+    (e) => e.data.sla,
+  );
+  return { slas: byTeam, saved };
 }
 
 /** Minutes as the console writes durations: `45 min`, `2 h`, `1 h 30 min`. */
