@@ -146,7 +146,7 @@ export class BotsService {
             name,
             urlHost: urlHost(url),
             replyTimeoutSeconds: input.replyTimeoutSeconds ?? DEFAULT_REPLY_TIMEOUT_S,
-            apiKeyId: keyId,
+            keyId,
           },
         });
         await this.changed(tx, events, actor.accountId, id, false);
@@ -215,7 +215,7 @@ export class BotsService {
       await this.audit.record(tx, actor, {
         action: 'bot.delete',
         target: { type: 'bot', id },
-        details: { name: bot.name, apiKeyId: bot.api_key_id },
+        details: { name: bot.name, keyId: bot.api_key_id },
       });
     });
   }
