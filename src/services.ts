@@ -327,6 +327,7 @@ export function createServices(deps: {
       customerAttributes,
       events,
       config.phoneDefaultCountry,
+      audit,
     ),
     history,
     search: new SearchService(new SearchRepo(db), history),

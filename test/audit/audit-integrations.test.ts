@@ -74,6 +74,30 @@ describe('audit log: integrations and data protection', () => {
       ],
     );
 
+    // A delivery sent again: an event the webhook subscribes to, then its delivery replayed.
+    ok(
+      await t.request('PATCH', `/api/webhooks/${created.id}`, { headers: admin(), body: { enabled: true } }),
+    );
+    await f.inbound(0, `5511955${String(Date.now() % 1e6).padStart(6, '0')}`, 'oi');
+    let deliveryId = '';
+    for (let i = 0; i < 50 && deliveryId === ''; i++) {
+      const list = await t.request('GET', `/api/webhooks/${created.id}/deliveries`, { headers: admin() });
+      ok(list);
+      deliveryId = (list.json.items as { id: string }[])[0]?.id ?? '';
+      if (deliveryId === '') await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.ok(deliveryId, 'a delivery of chat.new');
+    const replayLines = await linesOf(t, f, async () =>
+      ok(
+        await t.request('POST', `/api/webhooks/${created.id}/deliveries/${deliveryId}/replay`, {
+          headers: admin(),
+        }),
+        202,
+      ),
+    );
+    assert.deepEqual(shapes(replayLines), [userLine('webhook.replay', 'webhook', created.id)]);
+    assert.deepEqual(replayLines[0]!.details, { deliveryId });
+
     const deleteLines = await linesOf(t, f, async () =>
       ok(await t.request('DELETE', `/api/webhooks/${created.id}`, { headers: admin() }), 204),
     );
@@ -212,6 +236,22 @@ describe('audit log: integrations and data protection', () => {
       assert.deepEqual(shapes(lines), [userLine('contact.merge', 'contact', customerId)]);
       assert.deepEqual(lines[0]!.details, { mergedContactId: otherCustomerId });
       assertWithout(lines, [NAME, phone, phone2]);
+    });
+
+    it("records a CSV import by its counts, with nothing of the file's people", async () => {
+      const csvName = 'Importada Pessoa';
+      const csvPhone = `5511944${String(Date.now() % 1e6).padStart(6, '0')}`;
+      const lines = await linesOf(t, f, async () =>
+        ok(
+          await t.request('POST', `/api/customers/import?channelId=${f.channels[0]!.id}`, {
+            headers: { ...admin(), 'content-type': 'text/csv' },
+            raw: `name,phones\n${csvName},${csvPhone}`,
+          }),
+        ),
+      );
+      assert.deepEqual(shapes(lines), [userLine('contact.import', 'channel', f.channels[0]!.id)]);
+      assert.deepEqual(lines[0]!.details, { created: 1, updated: 0, failed: 0 });
+      assertWithout(lines, [csvName, csvPhone]);
     });
 
     it('records who exported whose data, with nothing of the data', async () => {

@@ -198,6 +198,11 @@ export class WebhooksService {
       const now = new Date();
       const generation = await this.repo.replay(tx, id, deliveryId, now);
       if (generation === undefined) throw notFound();
+      await this.audit.record(tx, actor, {
+        action: 'webhook.replay',
+        target: { type: 'webhook', id },
+        details: { deliveryId },
+      });
       return this.repo.findDelivery(id, deliveryId, tx);
     });
     if (!row) throw notFound();
