@@ -196,5 +196,24 @@ describe('audit log: settings', () => {
     assert.deepEqual(lines[1]!.details, { scope: 'account', changed: ['content'], shortcut: 'ola' });
     assert.deepEqual(lines[2]!.details, { scope: 'team', teamId: f.teams[1]!.id, shortcut: 'suporte' });
     assertWithout(lines, [TEXT, 'Minha resposta']);
+
+    // Its file set and removed: the file's type, not its name or bytes.
+    const PNG =
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
+    const file = await linesOf(t, f, async () => {
+      ok(
+        await t.request('PUT', `/api/canned-responses/${accountId}/attachment`, {
+          headers: admin(),
+          body: { mimetype: 'image/png', filename: 'tabela-de-precos.png', base64: PNG },
+        }),
+      );
+      ok(await t.request('DELETE', `/api/canned-responses/${accountId}/attachment`, { headers: admin() }));
+    });
+    assert.deepEqual(shapes(file), [
+      userLine('canned.set_attachment', 'canned_response', accountId),
+      userLine('canned.remove_attachment', 'canned_response', accountId),
+    ]);
+    assert.deepEqual(file[0]!.details, { scope: 'account', shortcut: 'ola', mimetype: 'image/png' });
+    assertWithout(file, ['tabela-de-precos', PNG]);
   });
 });
