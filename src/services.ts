@@ -182,14 +182,14 @@ export function createServices(deps: {
   // Bots: their hold on conversations starts in inbound, ends by the chat moves or the worker role's
   // deadline loop (docs/adr/0087-bots.md); their admin.
   const hooks = { repo: webhooksRepo, egress: webhookEgress };
-  const bots = createBotsServices(db, repos, events, hooks, config.botPollMs, deps.logger);
+  const bots = createBotsServices(db, repos, events, hooks, config.botPollMs, deps.logger, audit);
   // Outbound messages (Channel API requests, agents' replies, flows'): FIFO per contact, run by SendWorker.
   const sendQueue = new SendQueue(db);
   const teamsServices = createTeamsServices(db, repos.teams, repos.users, events, audit);
   // Channels' built-in flows: run in inbound messages' and closes' transactions, and by the worker role.
   const flowsServices = createFlowsServices(
     deps,
-    { repos, chats, messageEvents, sendQueue, events },
+    { repos, chats, messageEvents, sendQueue, events, audit },
     teamsServices,
   );
   const inbound = new InboundService(
@@ -237,7 +237,7 @@ export function createServices(deps: {
     readReceipts,
     flowsServices.flows,
   );
-  const labels = new LabelsService(new LabelsRepo(db), chats, repos.chats, events);
+  const labels = new LabelsService(new LabelsRepo(db), chats, repos.chats, events, audit);
   // A customer's conversations, and who may open which (also the search's rule).
   const history = new HistoryService(new HistoryRepo(db), repos.teams);
   const replySender = new ReplySender(
@@ -254,8 +254,8 @@ export function createServices(deps: {
   // Customers (the person behind contacts): the contact panel, the contacts page, attributes, notes.
   const customersRepo = new CustomersRepo(db);
   const attributeDefinitions = new CustomerAttributesRepo(db);
-  const customerAttributes = new CustomerAttributesService(db, attributeDefinitions, customersRepo);
-  const customers = new CustomersService(db, customersRepo, customerAttributes, repos.teams, events);
+  const customerAttributes = new CustomerAttributesService(db, attributeDefinitions, customersRepo, audit);
+  const customers = new CustomersService(db, customersRepo, customerAttributes, repos.teams, events, audit);
   return {
     db,
     metrics: deps.metrics,
@@ -293,7 +293,7 @@ export function createServices(deps: {
     users: new UsersService(db, repos.users, events, audit),
     audit,
     // Availability and automatic assignment; its loops start with the worker role and the gateway.
-    ...createAssignmentServices(db, repos, { events, notifications, doorbell }, config, deps.logger),
+    ...createAssignmentServices(db, repos, { events, notifications, doorbell, audit }, config, deps.logger),
     ...teamsServices,
     // The supervisors' live board: one read of the account's open conversations, shared.
     ...createBoardServices(db, repos),
@@ -327,6 +327,7 @@ export function createServices(deps: {
       customerAttributes,
       events,
       config.phoneDefaultCountry,
+      audit,
     ),
     history,
     search: new SearchService(new SearchRepo(db), history),
@@ -334,7 +335,7 @@ export function createServices(deps: {
     eventsRepo,
     notifications,
     notificationPreferences: new NotificationPreferencesService(new PreferencesRepo(db)),
-    webhooks: new WebhooksService(db, webhooksRepo, webhookEgress),
+    webhooks: new WebhooksService(db, webhooksRepo, webhookEgress, audit),
     doorbell,
     webhookDeliverer: new WebhookDeliverer(
       webhooksRepo,
@@ -356,6 +357,7 @@ export function createServices(deps: {
       mediaBlobs,
       new CustomerAttributeLookup(attributeDefinitions, customersRepo),
       providers.get('whatsapp-cloud').limits,
+      audit,
     ),
     // Private notes and their mentions (a note is never a message: nothing that sends reads it).
     notes: new NotesService(new NotesRepo(db), chats, events, notifications),
@@ -369,9 +371,9 @@ export function createServices(deps: {
     messageStatuses,
     mediaStore,
     media: new MediaService(db, mediaRepo, mediaStore, chats),
-    dataExport: new DataExportService(db, privacyRepo, mediaStore),
-    erasures: new ErasureService(db, new ErasureRepo(db), privacyRepo, mediaStore, deps.jobs),
-    retention: new RetentionService(db, mediaStore),
+    dataExport: new DataExportService(db, privacyRepo, mediaStore, audit),
+    erasures: new ErasureService(db, new ErasureRepo(db), privacyRepo, mediaStore, deps.jobs, audit),
+    retention: new RetentionService(db, mediaStore, audit),
     mediaDownloader: new MediaDownloader(
       db,
       mediaRepo,

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { UserActor } from '../../access/actors.js';
 import { requirePermission } from '../../access/guards.js';
 import type { Tx } from '../../db/index.js';
+import type { AuditService } from '../audit/index.js';
 import type { UserAvailability } from '../../db/types.js';
 import type { EventBuffer, EventsService } from '../../events/events.service.js';
 import { targets } from '../../events/rooms.js';
@@ -57,6 +58,7 @@ export class TeamAssignmentService {
     private readonly repo: AssignmentRepo,
     private readonly teams: TeamsRepo,
     private readonly events: EventsService,
+    private readonly audit: AuditService,
   ) {}
 
   async get(actor: UserActor, teamId: string): Promise<TeamAssignmentT> {
@@ -96,6 +98,16 @@ export class TeamAssignmentService {
         overrides: Object.fromEntries(overrides.map((o) => [o.userId, o.maxOpen])),
         release_on_offline: input.releaseOnOffline ?? true,
         updated_by: actor.userId,
+      });
+      await this.audit.record(tx, actor, {
+        action: 'team.set_assignment',
+        target: { type: 'team', id: teamId },
+        details: {
+          mode: input.mode,
+          maxOpen,
+          releaseOnOffline: row.release_on_offline,
+          overrides: overrides.length,
+        },
       });
       const assignment = presentConfig(teamId, row);
       events.add(actor.accountId, TEAM_ASSIGNMENT, { assignment }, targets.account(actor.accountId));

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/index.js';
+import type { AuditService } from '../audit/index.js';
 import type { Doorbell } from '../../db/doorbell.js';
 import type { EventsService } from '../../events/events.service.js';
 import type { ChatsRepo } from '../chats/index.js';
@@ -19,7 +20,12 @@ import { GatewayConnections } from './connections.js';
 export function createAssignmentServices(
   db: Db,
   repos: { chats: ChatsRepo; teams: TeamsRepo },
-  parts: { events: EventsService; notifications: NotificationsService; doorbell: Doorbell },
+  parts: {
+    events: EventsService;
+    notifications: NotificationsService;
+    doorbell: Doorbell;
+    audit: AuditService;
+  },
   config: Pick<Config, 'assignment'>,
   logger: Logger,
 ) {
@@ -29,7 +35,7 @@ export function createAssignmentServices(
   const graceMs = deps.config.assignment.availabilityGraceMs;
   const availability = new AvailabilityService(repo, assignment, deps.events, graceMs, deps.logger);
   return {
-    teamAssignment: new TeamAssignmentService(repo, deps.teams, deps.events),
+    teamAssignment: new TeamAssignmentService(repo, deps.teams, deps.events, deps.audit),
     assignment,
     availability,
     // Woken by every committed change (the event log's doorbell), with a poll as backstop.

@@ -31,6 +31,26 @@ function scrub(value: unknown, depth = 0): unknown {
   return value;
 }
 
+/**
+ * A URL as a line keeps it: its host only. Webhook and bot URLs often carry a token in their path or
+ * query (`/hooks/T0/B0/xyz`), so the rest is not kept.
+ */
+export function urlHost(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return '';
+  }
+}
+
+/** The names of the fields an input gives (those undefined left out), sorted: what a change touched. */
+export function changedFields(input: object, leave: readonly string[] = []): string[] {
+  return Object.entries(input)
+    .filter(([k, v]) => v !== undefined && !leave.includes(k))
+    .map(([k]) => k)
+    .sort();
+}
+
 export class AuditService {
   constructor(private readonly repo: AuditRepo) {}
 

@@ -152,8 +152,9 @@ export class BotsRepo {
     channelId: string,
     botId: string | null,
     hours: BotHours | null,
+    tx: Db | Tx = this.db,
   ): Promise<boolean> {
-    const res = await this.db
+    const res = await tx
       .updateTable('channels')
       .set({
         bot_id: botId,

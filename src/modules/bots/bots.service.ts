@@ -1,4 +1,5 @@
-import type { Db, Tx } from '../../db/index.js';
+import { inTransaction, type Db, type Tx } from '../../db/index.js';
+import { type AuditAction, type AuditService, changedFields, urlHost } from '../audit/index.js';
 import type { EventBuffer, EventsService } from '../../events/events.service.js';
 import { targets } from '../../events/rooms.js';
 import { AppError, badRequest, notFound } from '../../http/errors.js';
@@ -75,6 +76,7 @@ export class BotsService {
     private readonly channels: ChannelsRepo,
     private readonly hold: BotHoldService,
     private readonly events: EventsService,
+    private readonly audit: AuditService,
   ) {}
 
   async list(actor: UserActor): Promise<BotT[]> {
@@ -136,6 +138,17 @@ export class BotsService {
           },
           tx,
         );
+        // Its key and secret are shown once to the admin, never kept here; the URL by its host.
+        await this.audit.record(tx, actor, {
+          action: 'bot.create',
+          target: { type: 'bot', id },
+          details: {
+            name,
+            urlHost: urlHost(url),
+            replyTimeoutSeconds: input.replyTimeoutSeconds ?? DEFAULT_REPLY_TIMEOUT_S,
+            keyId,
+          },
+        });
         await this.changed(tx, events, actor.accountId, id, false);
       });
     } catch (err) {
@@ -167,6 +180,7 @@ export class BotsService {
           ...(input.enabled !== undefined ? { enabled: input.enabled } : {}),
         });
         if (input.enabled === false) await this.webhooksRepo.failPending(tx, bot.webhook_id, new Date());
+        for (const line of botAuditLines(id, input, name, url)) await this.audit.record(tx, actor, line);
         await this.changed(tx, events, actor.accountId, id, false);
       });
     } catch (err) {
@@ -198,6 +212,11 @@ export class BotsService {
       await this.repo.softDelete(tx, actor.accountId, id);
       await this.apiKeysRepo.revoke(actor.accountId, bot.api_key_id, tx);
       await this.webhooksRepo.delete(actor.accountId, bot.webhook_id, tx);
+      await this.audit.record(tx, actor, {
+        action: 'bot.delete',
+        target: { type: 'bot', id },
+        details: { name: bot.name, keyId: bot.api_key_id },
+      });
     });
   }
 
@@ -222,10 +241,16 @@ export class BotsService {
     if (input.botId !== null && !(await this.repo.exists(actor.accountId, input.botId)))
       problems.unshift(BOT_NOT_FOUND);
     if (problems.length > 0) throw badRequest(problems);
-    if (
-      !(await this.repo.setChannelRoute(actor.accountId, channelId, input.botId, input.botId ? hours : null))
-    )
-      throw notFound();
+    await inTransaction(this.db, async (tx) => {
+      const routeHours = input.botId ? hours : null;
+      if (!(await this.repo.setChannelRoute(actor.accountId, channelId, input.botId, routeHours, tx)))
+        throw notFound();
+      await this.audit.record(tx, actor, {
+        action: 'channel.set_bot',
+        target: { type: 'channel', id: channelId },
+        details: { botId: input.botId, ...(routeHours && { hours: { timeZone: routeHours.timeZone } }) },
+      });
+    });
     const row = await this.channels.find(actor.accountId, channelId);
     if (!row) throw notFound();
     return toChannel(row);
@@ -247,4 +272,33 @@ export class BotsService {
     if (!row) throw notFound();
     return row;
   }
+}
+
+/**
+ * The lines one update writes: `bot.rotate_secret` for a new signing secret (never kept),
+ * `bot.update` for the rest (the URL by its host).
+ */
+function botAuditLines(
+  id: string,
+  input: UpdateBotInput,
+  name: string | undefined,
+  url: string | undefined,
+): AuditAction[] {
+  const target = { type: 'bot', id };
+  const lines: AuditAction[] = [];
+  if (input.rotateSecret === true) lines.push({ action: 'bot.rotate_secret', target });
+  const changed = changedFields(input, ['rotateSecret']);
+  if (changed.length > 0)
+    lines.push({
+      action: 'bot.update',
+      target,
+      details: {
+        changed,
+        ...(name !== undefined && { name }),
+        ...(url !== undefined && { urlHost: urlHost(url) }),
+        ...(input.replyTimeoutSeconds !== undefined && { replyTimeoutSeconds: input.replyTimeoutSeconds }),
+        ...(input.enabled !== undefined && { enabled: input.enabled }),
+      },
+    });
+  return lines;
 }

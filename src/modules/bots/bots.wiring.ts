@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Db } from '../../db/index.js';
+import type { AuditService } from '../audit/index.js';
 import type { EventsService } from '../../events/events.service.js';
 import type { ApiKeysRepo } from '../api-keys/index.js';
 import type { ChannelsRepo } from '../channels/index.js';
@@ -21,6 +22,7 @@ export function createBotsServices(
   webhooks: { repo: WebhooksRepo; egress: WebhookEgress },
   pollMs: number,
   logger: Logger,
+  audit: AuditService,
 ) {
   const repo = new BotsRepo(db);
   const botHold = new BotHoldService(repo, repos.chats, events);
@@ -32,10 +34,11 @@ export function createBotsServices(
       repos.apiKeys,
       webhooks.repo,
       // Its URL check only: the bot's endpoint is refused where a webhook's would be.
-      new WebhooksService(db, webhooks.repo, webhooks.egress),
+      new WebhooksService(db, webhooks.repo, webhooks.egress, audit),
       repos.channels,
       botHold,
       events,
+      audit,
     ),
     botTimeouts: new BotTimeoutWorker(botHold, pollMs, logger),
   };

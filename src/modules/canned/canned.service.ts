@@ -1,4 +1,5 @@
-import { inTransaction, type Db } from '../../db/index.js';
+import { inTransaction, type Db, type Tx } from '../../db/index.js';
+import type { AuditAction, AuditService } from '../audit/index.js';
 import type { CannedScope } from '../../db/types.js';
 import { badRequest, conflict, forbidden, notFound } from '../../http/errors.js';
 import { en, pt } from '../../http/language.js';
@@ -67,6 +68,7 @@ export class CannedService {
     private readonly attributes: CustomerAttributes,
     /** What an attachment must satisfy to be sent on any channel. */
     private readonly limits: OutboundLimits,
+    private readonly audit: AuditService,
   ) {}
 
   async list(actor: UserActor, query: ListCannedQueryT): Promise<CannedPageT> {
@@ -122,6 +124,9 @@ export class CannedService {
           content: input.content,
           created_by: actor.userId,
         });
+        await this.record(tx, actor, { id, scope: input.scope, team_id: teamId }, 'canned.create', {
+          shortcut: input.shortcut,
+        });
       }),
     );
     return this.get(actor, id);
@@ -131,7 +136,14 @@ export class CannedService {
     const row = await this.managed(actor, id);
     if (input.content !== undefined) await this.checkVariables(actor.accountId, input.content);
     await this.uniqueShortcut(() =>
-      inTransaction(this.db, (tx) => this.repo.update(tx, actor.accountId, row.id, input)),
+      inTransaction(this.db, async (tx) => {
+        await this.repo.update(tx, actor.accountId, row.id, input);
+        // The text by name only: it may be long, and it is the response's to show.
+        await this.record(tx, actor, row, 'canned.update', {
+          changed: Object.keys(input).sort(),
+          shortcut: input.shortcut ?? row.shortcut,
+        });
+      }),
     );
     return this.get(actor, id);
   }
@@ -141,6 +153,7 @@ export class CannedService {
     await inTransaction(this.db, async (tx) => {
       const file = await this.repo.delete(tx, actor.accountId, row.id);
       if (file) await this.blobs.delete(tx, file);
+      await this.record(tx, actor, row, 'canned.delete', { shortcut: row.shortcut });
     });
   }
 
@@ -168,6 +181,7 @@ export class CannedService {
       ]);
       const previous = await this.repo.setAttachment(tx, actor.accountId, row.id, blobId);
       if (previous) await this.blobs.delete(tx, previous);
+      await this.record(tx, actor, row, 'canned.set_attachment', { shortcut: row.shortcut, mimetype });
     });
     return this.get(actor, id);
   }
@@ -177,8 +191,29 @@ export class CannedService {
     await inTransaction(this.db, async (tx) => {
       const previous = await this.repo.setAttachment(tx, actor.accountId, row.id, null);
       if (previous) await this.blobs.delete(tx, previous);
+      if (previous) await this.record(tx, actor, row, 'canned.remove_attachment', { shortcut: row.shortcut });
     });
     return this.get(actor, id);
+  }
+
+  /**
+   * A line for a change of the account's or a team's response (admins' and supervisors'): a user's
+   * personal responses are their own, not an admin action, and are not recorded.
+   */
+  private async record(
+    tx: Tx,
+    actor: UserActor,
+    row: { id: string; scope: string; team_id: string | null },
+    action: string,
+    details: Record<string, unknown>,
+  ): Promise<void> {
+    if (row.scope === 'personal') return;
+    const line: AuditAction = {
+      action,
+      target: { type: 'canned_response', id: row.id },
+      details: { scope: row.scope, ...(row.team_id !== null && { teamId: row.team_id }), ...details },
+    };
+    await this.audit.record(tx, actor, line);
   }
 
   /** The file of a response the user sees; 404 when it has none. */

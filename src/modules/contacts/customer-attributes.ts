@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { sql } from 'kysely';
 import type { Db, Tx } from '../../db/index.js';
+import type { AuditService } from '../audit/index.js';
 import type { CustomerAttributeType, CustomerAttributeValues } from '../../db/types.js';
 import { badRequest, conflict, notFound } from '../../http/errors.js';
 import { en, type Text } from '../../http/language.js';
@@ -185,6 +186,7 @@ export class CustomerAttributesService {
     private readonly db: Db,
     private readonly repo: CustomerAttributesRepo,
     private readonly values: AttributeValuesDrop,
+    private readonly audit: AuditService,
   ) {}
 
   /** Every user of the account reads them: the contact panel shows and edits the values. */
@@ -196,8 +198,8 @@ export class CustomerAttributesService {
     requirePermission(actor, 'customers:manage');
     const options = checkOptions(input.type, input.options ?? []);
     const id = newId();
-    const outcome = await this.db.transaction().execute((tx) =>
-      this.repo.insert(
+    const outcome = await this.db.transaction().execute(async (tx) => {
+      const result = await this.repo.insert(
         tx,
         {
           id,
@@ -209,8 +211,16 @@ export class CustomerAttributesService {
           description: input.description ?? null,
         },
         MAX_ATTRIBUTES,
-      ),
-    );
+      );
+      // `attribute`, not `key`: the log's safety net drops fields named like a credential (`…key`).
+      if (result === 'ok')
+        await this.audit.record(tx, actor, {
+          action: 'attribute.create',
+          target: { type: 'attribute', id },
+          details: { attribute: input.key, label: input.label.trim(), type: input.type },
+        });
+      return result;
+    });
     if (outcome === 'full') throw conflict(TOO_MANY_ATTRIBUTES);
     if (outcome === 'taken') throw conflict(ATTRIBUTE_KEY_TAKEN);
     return toDefinition((await this.repo.find(actor.accountId, id))!);
@@ -225,7 +235,18 @@ export class CustomerAttributesService {
     if (input.label !== undefined) patch.label = input.label.trim();
     if (input.options !== undefined) patch.options = checkOptions(found.type, input.options);
     if (input.description !== undefined) patch.description = input.description;
-    await this.db.transaction().execute((tx) => this.repo.update(tx, actor.accountId, id, patch));
+    await this.db.transaction().execute(async (tx) => {
+      await this.repo.update(tx, actor.accountId, id, patch);
+      await this.audit.record(tx, actor, {
+        action: 'attribute.update',
+        target: { type: 'attribute', id },
+        details: {
+          attribute: found.key,
+          changed: Object.keys(patch).sort(),
+          ...(patch.label !== undefined && { label: patch.label }),
+        },
+      });
+    });
     return toDefinition((await this.repo.find(actor.accountId, id))!);
   }
 
@@ -236,6 +257,11 @@ export class CustomerAttributesService {
       const key = await this.repo.delete(tx, actor.accountId, id);
       if (key === undefined) throw notFound();
       await this.values.dropAttribute(tx, actor.accountId, key);
+      await this.audit.record(tx, actor, {
+        action: 'attribute.delete',
+        target: { type: 'attribute', id },
+        details: { attribute: key },
+      });
     });
   }
 

@@ -2,6 +2,7 @@ import { PassThrough, type Readable } from 'node:stream';
 import { once } from 'node:events';
 import { sql } from 'kysely';
 import type { Tx } from '../../db/index.js';
+import type { AuditService } from '../audit/index.js';
 import type { CustomerAttributeValues } from '../../db/types.js';
 import type { EventsService } from '../../events/events.service.js';
 import { AppError, badRequest } from '../../http/errors.js';
@@ -78,6 +79,7 @@ export class CustomerCsvService {
     private readonly attributes: CustomerAttributesService,
     private readonly events: EventsService,
     private readonly phoneDefaultCountry: PhoneDefaultCountry,
+    private readonly audit: AuditService,
   ) {}
 
   /** The customers the user may see, matching the list's filters, as CSV. */
@@ -204,6 +206,13 @@ export class CustomerCsvService {
           ]);
         }
       }
+      // A line per batch, in the batch's transaction: an import cut short has lines for what it
+      // wrote. Counts only: the lines of the file are people's data.
+      await this.audit.record(tx, actor, {
+        action: 'contact.import',
+        target: { type: 'channel', id: channelId },
+        details: { created: done.created, updated: done.updated, failed: done.failed.length },
+      });
       return done;
     });
     report.created += outcome.created;

@@ -1,4 +1,5 @@
 import type { Db, Tx } from '../../db/index.js';
+import type { AuditService } from '../audit/index.js';
 import type { CustomerAttributeValues } from '../../db/types.js';
 import type { EventBuffer, EventsService } from '../../events/events.service.js';
 import { targets } from '../../events/rooms.js';
@@ -64,6 +65,7 @@ export class CustomersService {
     private readonly attributes: CustomerAttributesService,
     private readonly teams: TeamsRepo,
     private readonly events: EventsService,
+    private readonly audit: AuditService,
   ) {}
 
   /** The customers the user may see. */
@@ -184,6 +186,12 @@ export class CustomersService {
         into: id,
         from: { id: from.id, name: from.name, attributes: from.attributes },
         actorId: actor.userId,
+      });
+      // Ids only: a name or number here would outlive the person's erasure.
+      await this.audit.record(tx, actor, {
+        action: 'contact.merge',
+        target: { type: 'contact', id },
+        details: { mergedContactId: otherId },
       });
       const row = await this.repo.find({ accountId: actor.accountId }, id, tx);
       const customer = toCustomer(row!);

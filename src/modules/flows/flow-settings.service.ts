@@ -1,6 +1,7 @@
 import type { UserActor } from '../../access/actors.js';
 import { requirePermission } from '../../access/guards.js';
 import type { EventsService } from '../../events/events.service.js';
+import type { AuditService } from '../audit/index.js';
 import { targets } from '../../events/rooms.js';
 import { badRequest, notFound } from '../../http/errors.js';
 import { en } from '../../http/language.js';
@@ -24,6 +25,7 @@ export class FlowSettingsService {
     private readonly channels: ChannelsRepo,
     private readonly teams: TeamsRepo,
     private readonly events: EventsService,
+    private readonly audit: AuditService,
   ) {}
 
   async get(actor: UserActor, channelId: string): Promise<ChannelFlowT> {
@@ -74,12 +76,27 @@ export class FlowSettingsService {
         ...input,
         menu: { ...input.menu, options: input.menu.options.map((o) => ({ ...o, label: o.label.trim() })) },
       };
+      const before = await this.repo.find(channelId, tx);
       const row = await this.repo.upsert(tx, {
         channel_id: channelId,
         account_id: actor.accountId,
         enabled: input.enabled,
         settings,
         updated_by: actor.userId,
+      });
+      // The sections that changed, not their texts: the flow's messages are the admin's to read in
+      // the flow itself.
+      await this.audit.record(tx, actor, {
+        action: 'channel.set_flow',
+        target: { type: 'channel', id: channelId },
+        details: {
+          enabled: input.enabled,
+          changed: changedSections(
+            before ? { ...(before.settings as object), enabled: before.enabled } : {},
+            settings,
+          ),
+          teams: [...new Set(settings.menu.options.map((o) => o.teamId))],
+        },
       });
       const flow = present(channelId, settings, row.enabled, row.updated_at);
       events.add(actor.accountId, CHANNEL_FLOW, { flow }, targets.account(actor.accountId));
@@ -119,4 +136,25 @@ function present(
     enabled,
     updatedAt: updatedAt?.toISOString() ?? null,
   };
+}
+
+/** A JSON value with its objects' keys sorted: stored `jsonb` keeps its own key order. */
+function canonical(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(canonical);
+  if (v && typeof v === 'object')
+    return Object.fromEntries(
+      Object.entries(v)
+        .sort(([a], [b]) => (a < b ? -1 : 1))
+        .map(([k, x]) => [k, canonical(x)]),
+    );
+  return v;
+}
+
+/** The top-level sections of the flow whose value differs from the stored one (all, the first time). */
+function changedSections(before: object, after: FlowSettings): string[] {
+  const old = before as Record<string, unknown>;
+  return Object.entries(after)
+    .filter(([k, v]) => JSON.stringify(canonical(v)) !== JSON.stringify(canonical(old[k])))
+    .map(([k]) => k)
+    .sort();
 }

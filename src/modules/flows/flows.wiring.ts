@@ -1,5 +1,6 @@
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/index.js';
+import type { AuditService } from '../audit/index.js';
 import type { EventsService } from '../../events/events.service.js';
 import type { SendQueue } from '../../jobs/send-queue.js';
 import type { Logger } from 'pino';
@@ -24,6 +25,7 @@ export function createFlowsServices(
     messageEvents: MessageEvents;
     sendQueue: SendQueue;
     events: EventsService;
+    audit: AuditService;
   },
   teams: { businessHours: Pick<BusinessHoursService, 'isOpen'> },
 ) {
@@ -47,6 +49,7 @@ export function createFlowsServices(
       repos.channels,
       repos.teams,
       deps.events,
+      deps.audit,
     ),
     // Started by the worker role (src/workers.ts).
     flowTimer: new FlowTimer(flows, platform.config.flowPollMs, platform.logger),

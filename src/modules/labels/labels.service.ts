@@ -1,4 +1,5 @@
 import type { Tx } from '../../db/index.js';
+import type { AuditService } from '../audit/index.js';
 import type { EventsService } from '../../events/events.service.js';
 import { targets } from '../../events/rooms.js';
 import { badRequest, conflict, notFound } from '../../http/errors.js';
@@ -57,6 +58,7 @@ export class LabelsService {
     private readonly chats: ChatsService,
     private readonly chatsRepo: ChatsRepo,
     private readonly events: EventsService,
+    private readonly audit: AuditService,
   ) {}
 
   async list(actor: UserActor): Promise<LabelT[]> {
@@ -81,6 +83,11 @@ export class LabelsService {
           color: input.color.toLowerCase(),
           description: input.description ?? null,
         });
+        await this.audit.record(tx, actor, {
+          action: 'label.create',
+          target: { type: 'label', id: row.id },
+          details: { name: row.name, color: row.color },
+        });
         const label = toLabel(row);
         events.add(actor.accountId, LABEL_CREATE, { label }, targets.account(actor.accountId));
         return label;
@@ -99,6 +106,15 @@ export class LabelsService {
       this.events.transaction(async (tx, events) => {
         const row = await this.repo.update(tx, actor.accountId, id, patch);
         if (!row) throw notFound();
+        await this.audit.record(tx, actor, {
+          action: 'label.update',
+          target: { type: 'label', id },
+          details: {
+            changed: Object.keys(patch).sort(),
+            ...(patch.name !== undefined && { name: patch.name }),
+            ...(patch.color !== undefined && { color: patch.color }),
+          },
+        });
         const label = toLabel(row);
         events.add(actor.accountId, LABEL_UPDATE, { label }, targets.account(actor.accountId));
         return label;
@@ -111,6 +127,11 @@ export class LabelsService {
     await this.events.transaction(async (tx, events) => {
       const row = await this.repo.delete(tx, actor.accountId, id);
       if (!row) throw notFound();
+      await this.audit.record(tx, actor, {
+        action: 'label.delete',
+        target: { type: 'label', id },
+        details: { name: row.name },
+      });
       events.add(actor.accountId, LABEL_DELETE, { label: toLabel(row) }, targets.account(actor.accountId));
     });
   }

@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { UserActor } from '../../access/actors.js';
 import { requirePermission } from '../../access/guards.js';
 import type { Db, Tx } from '../../db/index.js';
+import type { AuditService } from '../audit/index.js';
 import { notFound } from '../../http/errors.js';
 import type { ContactErasureJob } from '../../jobs/payloads.js';
 import { QUEUES, type JobQueue, type JobWorker } from '../../jobs/queue.js';
@@ -61,6 +62,7 @@ export class ErasureService {
     private readonly privacy: PrivacyRepo,
     private readonly mediaStore: MediaStore,
     private readonly jobs: JobQueue,
+    private readonly audit: AuditService,
   ) {}
 
   /** Records the request and queues its job; a running erasure of the same person is answered as is. */
@@ -81,6 +83,13 @@ export class ErasureService {
       await this.jobs.insertInTransaction<ContactErasureJob>(tx, QUEUES.contactErasure, [
         { data: { erasureId: fresh } },
       ]);
+      // The erased person by id only: their name or number kept here would undo the erasure. A
+      // request while one is running changes nothing and writes no line.
+      await this.audit.record(tx, actor, {
+        action: 'contact.erase',
+        target: { type: 'contact', id: customerId },
+        details: { erasureId: fresh },
+      });
       return fresh;
     });
     return toErasure((await this.repo.get(erasureId))!);

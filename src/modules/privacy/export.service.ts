@@ -3,6 +3,7 @@ import { requirePermission } from '../../access/guards.js';
 import { notFound } from '../../http/errors.js';
 import type { MediaStore } from '../media/index.js';
 import type { Db } from '../../db/index.js';
+import type { AuditService } from '../audit/index.js';
 import type { ExportChat, PrivacyRepo } from './privacy.repo.js';
 import { zipStream, type ZipEntry } from './zip.js';
 
@@ -32,6 +33,7 @@ export class DataExportService {
     private readonly db: Db,
     private readonly repo: PrivacyRepo,
     private readonly mediaStore: MediaStore,
+    private readonly audit: AuditService,
   ) {}
 
   /** Checks and resolves before answering, so that a refusal is a status, not a broken download. */
@@ -39,6 +41,13 @@ export class DataExportService {
     requirePermission(actor, 'customers:manage');
     const customerId = await this.repo.subject(actor.accountId, id);
     if (!customerId) throw notFound();
+    // Who took whose data, written before the first byte leaves: the person by id only (nothing of
+    // the export is kept, so an erasure leaves nothing of them here).
+    await this.audit.record(this.db, actor, {
+      action: 'contact.export',
+      target: { type: 'contact', id: customerId },
+      details: customerId === id ? {} : { requestedId: id },
+    });
     return { customerId, body: zipStream(this.entries(customerId)) };
   }
 

@@ -2,7 +2,8 @@ import { Type, type Static } from '@sinclair/typebox';
 import { sql } from 'kysely';
 import type { UserActor } from '../../access/actors.js';
 import { requirePermission } from '../../access/guards.js';
-import type { Db } from '../../db/index.js';
+import { inTransaction, type Db } from '../../db/index.js';
+import type { AuditService } from '../audit/index.js';
 import type { MediaStore } from '../media/index.js';
 
 export const RetentionSchema = Type.Object(
@@ -31,6 +32,7 @@ export class RetentionService {
   constructor(
     private readonly db: Db,
     private readonly mediaStore: MediaStore,
+    private readonly audit: AuditService,
   ) {}
 
   async get(actor: UserActor): Promise<Retention> {
@@ -42,11 +44,18 @@ export class RetentionService {
 
   async update(actor: UserActor, body: Retention): Promise<Retention> {
     requirePermission(actor, 'customers:manage');
-    await sql`
-      INSERT INTO account_retention (account_id, days, scope, updated_by)
-      VALUES (${actor.accountId}, ${body.days}, ${body.scope}, ${actor.userId})
-      ON CONFLICT (account_id) DO UPDATE SET days = EXCLUDED.days, scope = EXCLUDED.scope,
-        updated_by = EXCLUDED.updated_by, updated_at = now()`.execute(this.db);
+    await inTransaction(this.db, async (tx) => {
+      await sql`
+        INSERT INTO account_retention (account_id, days, scope, updated_by)
+        VALUES (${actor.accountId}, ${body.days}, ${body.scope}, ${actor.userId})
+        ON CONFLICT (account_id) DO UPDATE SET days = EXCLUDED.days, scope = EXCLUDED.scope,
+          updated_by = EXCLUDED.updated_by, updated_at = now()`.execute(tx);
+      await this.audit.record(tx, actor, {
+        action: 'retention.update',
+        target: { type: 'account', id: actor.accountId },
+        details: { days: body.days, scope: body.scope },
+      });
+    });
     return { days: body.days, scope: body.scope };
   }
 

@@ -1,5 +1,6 @@
 import type { UserActor } from '../../access/actors.js';
 import { requirePermission } from '../../access/guards.js';
+import type { AuditService } from '../audit/index.js';
 import type { EventsService } from '../../events/events.service.js';
 import { targets } from '../../events/rooms.js';
 import { badRequest, notFound } from '../../http/errors.js';
@@ -34,6 +35,7 @@ export class BusinessHoursService {
     private readonly repo: BusinessHoursRepo,
     private readonly teams: TeamsRepo,
     private readonly events: EventsService,
+    private readonly audit: AuditService,
     private readonly now: () => Date = () => new Date(),
   ) {}
 
@@ -79,6 +81,17 @@ export class BusinessHoursService {
         weekly: requested.weekly,
         holidays: requested.holidays,
         updated_by: actor.userId,
+      });
+      // Which days are open and how many holidays, not the hours themselves: a line to find, small.
+      await this.audit.record(tx, actor, {
+        action: 'team.set_hours',
+        target: { type: 'team', id: teamId },
+        details: {
+          timeZone,
+          // Days with open hours, 0 Sunday; null: no weekly hours (open every day).
+          openDays: requested.weekly?.flatMap((spans, day) => (spans.length > 0 ? [day] : [])) ?? null,
+          holidays: requested.holidays.length,
+        },
       });
       const businessHours = this.present(teamId, row);
       events.add(actor.accountId, TEAM_BUSINESS_HOURS, { businessHours }, targets.account(actor.accountId));

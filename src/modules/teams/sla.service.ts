@@ -1,5 +1,6 @@
 import type { UserActor } from '../../access/actors.js';
 import { requirePermission } from '../../access/guards.js';
+import type { AuditService } from '../audit/index.js';
 import type { EventsService } from '../../events/events.service.js';
 import { targets } from '../../events/rooms.js';
 import { notFound } from '../../http/errors.js';
@@ -40,6 +41,7 @@ export class TeamSlaService {
     private readonly repo: TeamSlaRepo,
     private readonly teams: TeamsRepo,
     private readonly events: EventsService,
+    private readonly audit: AuditService,
   ) {}
 
   async get(actor: UserActor, teamId: string): Promise<TeamSlaT> {
@@ -61,6 +63,14 @@ export class TeamSlaService {
         first_response_minutes: input.firstResponseMinutes ?? null,
         resolution_minutes: input.resolutionMinutes ?? null,
         updated_by: actor.userId,
+      });
+      await this.audit.record(tx, actor, {
+        action: 'team.set_sla',
+        target: { type: 'team', id: teamId },
+        details: {
+          firstResponseMinutes: row.first_response_minutes,
+          resolutionMinutes: row.resolution_minutes,
+        },
       });
       const sla = present(teamId, row);
       events.add(actor.accountId, TEAM_SLA, { sla }, targets.account(actor.accountId));

@@ -19,7 +19,7 @@ export function createTeamsServices(
 ) {
   return {
     teams: new TeamsService(db, repo, users, events, audit),
-    businessHours: new BusinessHoursService(new BusinessHoursRepo(db), repo, events),
-    teamSla: new TeamSlaService(new TeamSlaRepo(db), repo, events),
+    businessHours: new BusinessHoursService(new BusinessHoursRepo(db), repo, events, audit),
+    teamSla: new TeamSlaService(new TeamSlaRepo(db), repo, events, audit),
   };
 }

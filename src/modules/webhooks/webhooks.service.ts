@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { inTransaction, type Db } from '../../db/index.js';
+import { type AuditAction, type AuditService, changedFields, urlHost } from '../audit/index.js';
 import { AppError, badRequest, notFound } from '../../http/errors.js';
 import { pageInfo } from '../../http/schemas.js';
 import { newId } from '../../lib/ids.js';
@@ -62,6 +63,7 @@ export class WebhooksService {
     private readonly db: Db,
     private readonly repo: WebhooksRepo,
     private readonly egress: WebhookEgress,
+    private readonly audit: AuditService,
   ) {}
 
   /**
@@ -106,13 +108,25 @@ export class WebhooksService {
       );
     }
     const secret = input.secret ?? newSecret();
-    const row = await this.repo.insert({
-      id: newId(),
-      account_id: actor.accountId,
-      url,
-      events: input.events,
-      secret,
-      created_by: actor.userId,
+    const row = await inTransaction(this.db, async (tx) => {
+      const inserted = await this.repo.insert(
+        {
+          id: newId(),
+          account_id: actor.accountId,
+          url,
+          events: input.events,
+          secret,
+          created_by: actor.userId,
+        },
+        tx,
+      );
+      // The URL's host only (its path may hold a token); the secret is never kept.
+      await this.audit.record(tx, actor, {
+        action: 'webhook.create',
+        target: { type: 'webhook', id: inserted.id },
+        details: { urlHost: urlHost(url), events: input.events },
+      });
+      return inserted;
     });
     return { ...toWebhook(row), secret };
   }
@@ -144,6 +158,7 @@ export class WebhooksService {
         ...(input.enabled !== undefined ? { enabled: input.enabled } : {}),
       });
       if (!updated) throw notFound();
+      for (const line of webhookAuditLines(id, input, url)) await this.audit.record(tx, actor, line);
       // Paused: what was still being retried stops (replay it once the endpoint is back on).
       if (input.enabled === false) await this.repo.failPending(tx, id, new Date());
       return updated;
@@ -154,7 +169,10 @@ export class WebhooksService {
   async delete(actor: UserActor, id: string): Promise<void> {
     requirePermission(actor, 'webhooks:manage');
     if ((await this.find(actor, id)).bot_id !== null) throw new AppError(409, BOT_WEBHOOK);
-    if (!(await this.repo.delete(actor.accountId, id))) throw notFound();
+    await inTransaction(this.db, async (tx) => {
+      if (!(await this.repo.delete(actor.accountId, id, tx))) throw notFound();
+      await this.audit.record(tx, actor, { action: 'webhook.delete', target: { type: 'webhook', id } });
+    });
   }
 
   async deliveries(actor: UserActor, id: string, query: DeliveryQueryT) {
@@ -180,6 +198,11 @@ export class WebhooksService {
       const now = new Date();
       const generation = await this.repo.replay(tx, id, deliveryId, now);
       if (generation === undefined) throw notFound();
+      await this.audit.record(tx, actor, {
+        action: 'webhook.replay',
+        target: { type: 'webhook', id },
+        details: { deliveryId },
+      });
       return this.repo.findDelivery(id, deliveryId, tx);
     });
     if (!row) throw notFound();
@@ -191,4 +214,32 @@ export class WebhooksService {
     if (!row) throw notFound();
     return row;
   }
+}
+
+/**
+ * The lines one update writes: `webhook.rotate_secret` for a new secret (given or generated, never
+ * kept), `webhook.update` for the rest (the URL's host, the events, whether it is enabled).
+ */
+function webhookAuditLines(id: string, input: UpdateWebhookInput, url: string | undefined): AuditAction[] {
+  const target = { type: 'webhook', id };
+  const lines: AuditAction[] = [];
+  if (input.secret !== undefined || input.rotateSecret === true)
+    lines.push({
+      action: 'webhook.rotate_secret',
+      target,
+      details: { generated: input.rotateSecret === true },
+    });
+  const changed = changedFields(input, ['secret', 'rotateSecret']);
+  if (changed.length > 0)
+    lines.push({
+      action: 'webhook.update',
+      target,
+      details: {
+        changed,
+        ...(url !== undefined && { urlHost: urlHost(url) }),
+        ...(input.events !== undefined && { events: input.events }),
+        ...(input.enabled !== undefined && { enabled: input.enabled }),
+      },
+    });
+  return lines;
 }

@@ -7,7 +7,20 @@ import { DataTable, LoadState, PageHeader, ShortId, type Column } from './list-p
 import { errorMessages, onForm, useLoad } from './load';
 
 const PAGE_SIZE = 50;
-const ACTION_GROUPS = ['user.', 'apikey.', 'channel.', 'team.'] as const;
+// The action filter's choices: each a prefix of the actions it lists (`audit.group.*` names them).
+const ACTION_GROUPS = [
+  'user.',
+  'apikey.',
+  'channel.',
+  'team.',
+  'webhook.',
+  'bot.',
+  'contact.',
+  'retention.',
+  'label.',
+  'attribute.',
+  'canned.',
+] as const;
 
 interface Filters {
   actorId: string;
