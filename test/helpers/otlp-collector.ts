@@ -53,7 +53,11 @@ interface OtlpExport {
 }
 
 const valueOf = (v: OtlpValue): string | number | boolean =>
-  v.stringValue ?? (v.intValue !== undefined ? Number(v.intValue) : undefined) ?? v.doubleValue ?? v.boolValue ?? '';
+  v.stringValue ??
+  (v.intValue !== undefined ? Number(v.intValue) : undefined) ??
+  v.doubleValue ??
+  v.boolValue ??
+  '';
 
 const attributesOf = (list: OtlpKeyValue[] | undefined) =>
   Object.fromEntries((list ?? []).map((kv) => [kv.key, valueOf(kv.value)]));
@@ -123,7 +127,10 @@ export async function startOtlpCollector(): Promise<OtlpCollector> {
               kind: s.kind,
               attributes: attributesOf(s.attributes),
               links: (s.links ?? []).map((l) => ({ traceId: l.traceId, spanId: l.spanId })),
-              status: { code: s.status?.code ?? 0, ...(s.status?.message ? { message: s.status.message } : {}) },
+              status: {
+                code: s.status?.code ?? 0,
+                ...(s.status?.message ? { message: s.status.message } : {}),
+              },
               service: typeof service === 'string' ? service : null,
             });
       }

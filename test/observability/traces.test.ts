@@ -6,7 +6,12 @@ import { FakeGraph } from '../helpers/fake-graph.js';
 import { seedAccount, type Fixture } from '../helpers/fixtures.js';
 import { KIND, STATUS, startOtlpCollector, type OtlpCollector } from '../helpers/otlp-collector.js';
 import { startReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { createWhatsAppChannel, signedDelivery, statusUpdate, type WhatsAppChannel } from '../helpers/whatsapp.js';
+import {
+  createWhatsAppChannel,
+  signedDelivery,
+  statusUpdate,
+  type WhatsAppChannel,
+} from '../helpers/whatsapp.js';
 
 // OTEL_EXPORTER_OTLP_ENDPOINT set: a Channel API send with an incoming `traceparent` is one trace from
 // the HTTP request through the queue to the worker's send and its Graph call; the status webhook that
@@ -81,7 +86,9 @@ describe('traces (OTEL_EXPORTER_OTLP_ENDPOINT set)', () => {
     // The worker's span, after the queue, is a child of it; the Graph call a child of the worker's.
     const graphRequest = await fake.nextRequest();
     assert.equal(graphRequest.headers.traceparent, undefined, 'no trace header is sent to Meta');
-    const send = await collector.span((s) => s.name === 'send' && s.attributes['atende.request_id'] === requestId);
+    const send = await collector.span(
+      (s) => s.name === 'send' && s.attributes['atende.request_id'] === requestId,
+    );
     assert.equal(send.kind, KIND.consumer);
     assert.equal(send.traceId, traceId);
     assert.equal(send.parentSpanId, http.spanId);
@@ -102,7 +109,11 @@ describe('traces (OTEL_EXPORTER_OTLP_ENDPOINT set)', () => {
     const posted = await t.request(
       'POST',
       `/webhooks/whatsapp/${channel.id}`,
-      signedDelivery(channel.phoneNumberId, channel.appSecret, statusUpdate({ id: wamid, status: 'delivered' })),
+      signedDelivery(
+        channel.phoneNumberId,
+        channel.appSecret,
+        statusUpdate({ id: wamid, status: 'delivered' }),
+      ),
     );
     assert.equal(posted.status, 200, JSON.stringify(posted.body));
     const status = await collector.span(
@@ -144,7 +155,9 @@ describe('traces (OTEL_EXPORTER_OTLP_ENDPOINT set)', () => {
         s.attributes['http.route'] === '/channel-api/messages/send' &&
         s.parentSpanId === null,
     );
-    const send = await collector.span((s) => s.name === 'send' && s.attributes['atende.request_id'] === requestId);
+    const send = await collector.span(
+      (s) => s.name === 'send' && s.attributes['atende.request_id'] === requestId,
+    );
     // No incoming traceparent: the request started the trace.
     assert.equal(send.traceId, http.traceId);
     assert.equal(send.status.code, STATUS.error);

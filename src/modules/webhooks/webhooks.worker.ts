@@ -216,9 +216,7 @@ export class WebhookDeliverer {
   private async attemptSpan(delivery: ClaimedDelivery): Promise<Span | undefined> {
     if (!this.tracing) return undefined;
     const requestId = requestIdOf(delivery.event.data);
-    const traceparent = requestId
-      ? await this.tracing.sendTraceparent(requestId).catch(() => null)
-      : null;
+    const traceparent = requestId ? await this.tracing.sendTraceparent(requestId).catch(() => null) : null;
     return this.tracing.tracing.span('webhook delivery', {
       kind: SpanKind.CLIENT,
       attributes: {
@@ -311,6 +309,7 @@ interface ClaimedAttempt {
 /** The send request a message event is about (`data.message.requestId`), if any. */
 function requestIdOf(data: unknown): string | null {
   const message = typeof data === 'object' && data !== null ? (data as { message?: unknown }).message : null;
-  const id = typeof message === 'object' && message !== null ? (message as { requestId?: unknown }).requestId : null;
+  const id =
+    typeof message === 'object' && message !== null ? (message as { requestId?: unknown }).requestId : null;
   return typeof id === 'string' ? id : null;
 }

@@ -19,7 +19,7 @@ import { buildGraphMessage } from './payloads.js';
 import { readGraphTemplate } from './templates.js';
 import { isJsonObject } from '../../lib/json-read.js';
 import { failed, type Tracing } from '../../lib/tracing.js';
-import { SpanKind } from '@opentelemetry/api';
+import { SpanKind, type Span } from '@opentelemetry/api';
 
 /** Templates asked for per page, and pages followed at most (a business has a few hundred at most). */
 const TEMPLATE_PAGE_SIZE = 100;
@@ -222,22 +222,7 @@ export class WhatsAppCloudProvider implements MessagingProvider {
   ): Promise<unknown> {
     const url = `${this.baseUrl}/${this.options.version}/${encodeURIComponent(config.phoneNumberId)}/${edge}`;
     const headers = { authorization: `Bearer ${config.accessToken}`, ...init.headers };
-    // The route's shape, not its URL: the phone number id stays out of the span.
-    const span = this.options.tracing?.enabled
-      ? this.options.tracing.span(
-      `POST graph /${edge}`,
-      {
-        kind: SpanKind.CLIENT,
-        attributes: {
-          'http.request.method': 'POST',
-          'url.template': `/{version}/{phone-number-id}/${edge}`,
-          'server.address': this.host,
-          'atende.channel_id': ctx.channelId,
-        },
-      },
-      ctx.trace,
-    )
-      : undefined;
+    const span = this.options.tracing?.enabled ? this.clientSpan(this.options.tracing, ctx, edge) : undefined;
     return this.observed(ctx, async () => {
       let status: number;
       let text: string;
@@ -272,6 +257,23 @@ export class WhatsAppCloudProvider implements MessagingProvider {
       }
       return graphAnswer(status, text);
     });
+  }
+
+  /** The client span of a POST, in the caller's trace; the route's shape, not its URL (no phone number id). */
+  private clientSpan(tracing: Tracing, ctx: ProviderContext, edge: string): Span | undefined {
+    return tracing.span(
+      `POST graph /${edge}`,
+      {
+        kind: SpanKind.CLIENT,
+        attributes: {
+          'http.request.method': 'POST',
+          'url.template': `/{version}/{phone-number-id}/${edge}`,
+          'server.address': this.host,
+          'atende.channel_id': ctx.channelId,
+        },
+      },
+      ctx.trace,
+    );
   }
 
   /**
