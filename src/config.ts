@@ -1,7 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { isSupportedCountry, type CountryCode } from 'libphonenumber-js/max';
-import { defaultConsoleDir, isAddressOrRange } from './config-values.js';
+import { defaultConsoleDir, isAddressOrRange } from './lib/config-values.js';
 import type { TracingConfig } from './lib/tracing.js';
 
 export type Role = 'api' | 'gateway' | 'worker';

@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** What `loadConfig` (config.ts) checks values against and derives defaults from, apart from the reading. */
+/** What `loadConfig` (src/config.ts) checks values against and derives defaults from, apart from the reading. */
 
 /** `web/dist` of this installation: beside the nearest package.json above this file (src/ or dist/src/). */
 export function defaultConsoleDir(): string {
