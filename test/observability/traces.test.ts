@@ -167,3 +167,33 @@ describe('traces (OTEL_EXPORTER_OTLP_ENDPOINT set)', () => {
     assert.equal(graph.attributes['http.response.status_code'], 400);
   });
 });
+
+describe('traces on a clean stop', () => {
+  let collector: OtlpCollector;
+  let t: TestApp;
+  const bspDelay = process.env.OTEL_BSP_SCHEDULE_DELAY;
+
+  before(async () => {
+    collector = await startOtlpCollector();
+    // Batches every ten minutes: only the stop's flush can export within the test.
+    process.env.OTEL_BSP_SCHEDULE_DELAY = '600000';
+    t = await startTestApp({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url } });
+  });
+  after(async () => {
+    await t?.close();
+    await collector?.close();
+    if (bspDelay === undefined) delete process.env.OTEL_BSP_SCHEDULE_DELAY;
+    else process.env.OTEL_BSP_SCHEDULE_DELAY = bspDelay;
+  });
+
+  it('exports the spans still buffered when the node stops', async () => {
+    const res = await t.request('GET', '/healthz');
+    assert.equal(res.status, 200);
+    assert.equal(collector.exports, 0);
+    await t.close();
+    const span = await collector.span((s) => s.attributes['http.route'] === '/healthz');
+    assert.equal(span.name, 'GET /healthz');
+    assert.equal(span.service, 'atende');
+    assert.equal(span.attributes['http.response.status_code'], 200);
+  });
+});
