@@ -106,13 +106,13 @@ export class MessageStatusService {
    * request that sent the message, when that request carried one.
    */
   async apply(channelId: string, s: InboundProviderStatus): Promise<StatusOutcome> {
-    if (!this.tracing.enabled) return this.applyTraced(channelId, s, undefined);
+    if (!this.tracing.enabled) return this.applyStatus(channelId, s, undefined);
     const span = this.tracing.span('provider status', {
       kind: SpanKind.CONSUMER,
       attributes: { 'atende.channel_id': channelId, 'atende.message_status': s.status },
     });
     try {
-      const outcome = await this.applyTraced(channelId, s, span);
+      const outcome = await this.applyStatus(channelId, s, span);
       span?.setAttribute('atende.status_outcome', outcome);
       return outcome;
     } catch (err) {
@@ -123,7 +123,7 @@ export class MessageStatusService {
     }
   }
 
-  private async applyTraced(
+  private async applyStatus(
     channelId: string,
     s: InboundProviderStatus,
     span: Span | undefined,
