@@ -24,6 +24,7 @@ import { requestValidators } from './http/validation.js';
 import { installInputGuard } from './http/input-guard.js';
 import { installJsonParser } from './http/json-body.js';
 import { httpServerOptions } from './http/timeouts.js';
+import { installHttpTracing } from './http/tracing.js';
 import { ErrorBodySchema } from './http/schemas.js';
 import { apiKeysRoutes } from './modules/api-keys/index.js';
 import { auditRoutes } from './modules/audit/index.js';
@@ -147,6 +148,8 @@ export async function buildApp({ config, services, logger, gateway }: AppOptions
   app.decorateRequest('apiKey', null);
   app.decorateRequest('user', null);
   app.decorateRequest('apiChannel', null);
+  // Before every other hook, so that the span covers the whole request (guards and refusals included).
+  installHttpTracing(app, services.tracing);
   // First, so that every answer carries the headers, even one refused by an earlier hook.
   const gatewayPort = gateway ? Number(new URL(gateway.url).port) : config.gatewayPort;
   await installBrowserProtections(app, { url: config.publicGatewayUrl, port: gatewayPort });

@@ -1,9 +1,8 @@
-import { existsSync } from 'node:fs';
-import { isIP } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { isSupportedCountry, type CountryCode } from 'libphonenumber-js/max';
+import { defaultConsoleDir, isAddressOrRange } from './lib/config-values.js';
+import type { TracingConfig } from './lib/tracing.js';
 
 export type Role = 'api' | 'gateway' | 'worker';
 
@@ -127,6 +126,11 @@ export interface Config {
    * it, the API port answers loopback and private addresses only (docs/adr/0041-metrics.md).
    */
   metrics: { port: number | null; token: string | null };
+  /**
+   * OpenTelemetry traces (src/lib/tracing.ts): exported over OTLP/HTTP to `OTEL_EXPORTER_OTLP_ENDPOINT`
+   * when set, as `OTEL_SERVICE_NAME` (default `atende`); off otherwise (docs/adr/0098-traces.md).
+   */
+  tracing: TracingConfig;
 }
 
 export class ConfigError extends Error {
@@ -134,27 +138,6 @@ export class ConfigError extends Error {
     super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
     this.name = 'ConfigError';
   }
-}
-
-/** `web/dist` of this installation: beside the nearest package.json above this file (src/ or dist/src/). */
-function defaultConsoleDir(): string {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(path.join(dir, 'package.json'))) {
-    const up = path.dirname(dir);
-    if (up === dir) break;
-    dir = up;
-  }
-  return path.join(dir, 'web', 'dist');
-}
-
-/** An IP address, or a CIDR range whose prefix fits the address family. */
-function isAddressOrRange(value: string): boolean {
-  const [addr, bits, ...rest] = value.split('/');
-  const family = isIP(addr ?? '');
-  if (family === 0 || rest.length > 0) return false;
-  if (bits === undefined) return true;
-  const n = Number(bits);
-  return /^\d{1,3}$/.test(bits) && n <= (family === 4 ? 32 : 128);
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -361,6 +344,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metrics: {
       port: str('ATENDE_METRICS_PORT') === null ? null : int('ATENDE_METRICS_PORT', 0, 0, 65535),
       token: metricsToken,
+    },
+    tracing: {
+      endpoint: url('OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']),
+      serviceName: str('OTEL_SERVICE_NAME') ?? 'atende',
     },
   };
   // A delivery is removed with its event, so it must be settled before the event log lets it go.

@@ -14,6 +14,7 @@ import type { App } from './http/app-type.js';
 import { JobQueue } from './jobs/queue.js';
 import { failFastRedis } from './lib/redis.js';
 import { RedisHealth } from './lib/redis-health.js';
+import { Tracing } from './lib/tracing.js';
 import type { SharedStore } from './lib/shared-rate-limit.js';
 import { registerWorkers } from './workers.js';
 import { startMetricsServer } from './metrics/endpoint.js';
@@ -110,6 +111,9 @@ export async function openDatabase(config: Config, logger: Logger): Promise<Open
 export async function startCore(config: Config, logger: Logger): Promise<Core> {
   const cleanups = cleanupStack(logger);
   try {
+    // First, so that it stops last: the spans of everything stopping before it are exported.
+    const tracing = Tracing.start(config.tracing);
+    cleanups.push(() => tracing.shutdown());
     const database = await openDatabase(config, logger);
     cleanups.push(() => database.close());
     const { db, databaseUrl } = database;
@@ -151,6 +155,7 @@ export async function startCore(config: Config, logger: Logger): Promise<Core> {
       redis,
       jobs,
       logger,
+      tracing,
     });
     cleanups.push(() => services.doorbell.close());
     if (config.adminEmail && config.adminPassword) {

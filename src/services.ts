@@ -13,6 +13,7 @@ import { GatewayRepo } from './gateway/gateway.repo.js';
 import { CHANNEL_KEY, RequestRateLimiter, USER } from './http/rate-limit.js';
 import { TokenService } from './lib/jwt.js';
 import type { SharedStore } from './lib/shared-rate-limit.js';
+import { Tracing } from './lib/tracing.js';
 import { AccountsRepo, AccountsService } from './modules/accounts/index.js';
 import { ApiKeysRepo, ApiKeysService } from './modules/api-keys/index.js';
 import { AuditRepo, AuditService } from './modules/audit/index.js';
@@ -125,8 +126,11 @@ export function createServices(deps: {
   logger: Logger;
   /** This server's metrics (src/metrics): counted by the services, served by the server. */
   metrics: Metrics;
+  /** Traces (src/lib/tracing.ts), when configured; off by default. */
+  tracing?: Tracing;
 }) {
   const { db, config } = deps;
+  const tracing = deps.tracing ?? Tracing.off;
   const repos = {
     users: new UsersRepo(db),
     teams: new TeamsRepo(db),
@@ -163,7 +167,7 @@ export function createServices(deps: {
   const messageEvents = new MessageEvents(repos.chats, repos.messages);
   // A channel whose credentials the provider refuses, on any call, is marked unhealthy (admins told).
   const channelHealth = new ChannelHealthService(repos.channels, events, notifications, deps.logger);
-  const providers = new ProviderRegistry(config.whatsapp, channelHealth);
+  const providers = new ProviderRegistry(config.whatsapp, channelHealth, tracing);
   // Provider calls of every outbound message (Channel API requests, agents' replies).
   const deliverer = new Deliverer(providers, deps.metrics);
   // Replies, edits, revokes and reactions resolved to the message they name; number changes.
@@ -215,6 +219,7 @@ export function createServices(deps: {
     events,
     messageEvents,
     repos.requestLogs,
+    tracing,
   );
   const providerWebhooks = new ProviderWebhooksService(
     db,
@@ -259,6 +264,7 @@ export function createServices(deps: {
   return {
     db,
     metrics: deps.metrics,
+    tracing,
     jobs: deps.jobs,
     sendQueue,
     repos,
@@ -347,6 +353,9 @@ export function createServices(deps: {
       config.webhooks,
       deps.logger,
       deps.metrics,
+      tracing.enabled
+        ? { tracing, sendTraceparent: (requestId) => repos.requestLogs.traceparentOf(db, requestId) }
+        : null,
     ),
     // Canned responses; custom-attribute variables follow the account's attribute definitions.
     canned: new CannedService(
@@ -443,6 +452,7 @@ export function createServices(deps: {
       logger: deps.logger,
       events,
       messageEvents,
+      tracing,
     }),
   };
 }

@@ -1,4 +1,5 @@
 import type { Config } from '../config.js';
+import { Tracing } from '../lib/tracing.js';
 import type { ProviderName } from '../db/types.js';
 import { SANDBOX_LIMITS, SandboxProvider } from './sandbox/sandbox.provider.js';
 import type { MessagingProvider, ProviderError, ProviderObserver } from './types.js';
@@ -36,12 +37,13 @@ export function providerErrorKind(err: ProviderError): 'credentials' | 'rate_lim
 export class ProviderRegistry {
   private readonly providers: Record<ProviderName, MessagingProvider>;
 
-  constructor(config: Config['whatsapp'], observer?: ProviderObserver) {
+  constructor(config: Config['whatsapp'], observer?: ProviderObserver, tracing: Tracing = Tracing.off) {
     this.providers = {
       'whatsapp-cloud': new WhatsAppCloudProvider({
         baseUrl: config.graphBaseUrl,
         version: config.graphVersion,
         timeoutMs: config.timeoutMs,
+        tracing,
         ...(observer ? { observer } : {}),
       }),
       sandbox: new SandboxProvider(),

@@ -1,3 +1,4 @@
+import type { Context } from '@opentelemetry/api';
 import type { DeliveryDetails, InboundProviderError } from '../db/types.js';
 
 // Stored with messages and request logs, so the database's types declare them (src/db/types.ts).
@@ -90,6 +91,8 @@ export type PreparedMessage =
 export interface ProviderContext {
   channelId: string;
   config: Record<string, unknown>;
+  /** The span the call is part of (the worker's send), when traced: the provider's spans are its children. */
+  trace?: Context;
 }
 
 export interface SendResult {

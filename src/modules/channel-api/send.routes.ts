@@ -2,6 +2,7 @@ import type { App } from '../../http/app-type.js';
 import { userGuard, userOf, type UserGuardDeps } from '../../access/request-actor.js';
 import { badRequestsWhen, errorResponses, IdParams } from '../../http/schemas.js';
 import { streamedBase64Of } from '../../http/json-body.js';
+import { traceparentOfRequest } from '../../http/tracing.js';
 import {
   RequestIdParams,
   RequestLogPage,
@@ -86,6 +87,7 @@ export function sendRoutes(app: App, services: SendRoutesDeps): void {
             request.body,
             request.headers['idempotency-key'],
             streamedBase64Of(request),
+            traceparentOfRequest(request),
           ),
         ),
   );
@@ -125,6 +127,7 @@ export function sendRoutes(app: App, services: SendRoutesDeps): void {
             request.body,
             request.headers['idempotency-key'],
             streamedBase64Of(request),
+            traceparentOfRequest(request),
           ),
         ),
   );

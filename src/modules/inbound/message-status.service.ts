@@ -1,3 +1,4 @@
+import { SpanKind, type Span } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import type { Tx } from '../../db/index.js';
 import type { EventsService } from '../../events/events.service.js';
@@ -6,6 +7,7 @@ import type { InboundProviderStatus } from '../../providers/types.js';
 import type { MessageEvents, MessagesRepo } from '../messages/index.js';
 import type { MessageStatusRepo } from './message-status.repo.js';
 import type { RequestLogsRepo } from '../outbound/index.js';
+import { failed, linksTo, Tracing } from '../../lib/tracing.js';
 
 const UNKNOWN_ERROR: ProviderErrorInfo = { code: 'unknown', message: 'Unknown error' };
 const RANK: Partial<Record<MessageStatus, number>> = { queued: 0, sent: 1, delivered: 2, read: 3 };
@@ -38,7 +40,9 @@ export class MessageStatusService {
     private readonly events: EventsService,
     private readonly messageEvents: MessageEvents,
     /** The Channel API request log, whose entries follow their messages' delivery. */
-    private readonly requests: Pick<RequestLogsRepo, 'followMessage'>,
+    private readonly requests: Pick<RequestLogsRepo, 'followMessage' | 'traceparentOf'>,
+    /** A span per status applied, linked to its message's send when traced. */
+    private readonly tracing: Tracing = Tracing.off,
   ) {}
 
   /**
@@ -96,7 +100,34 @@ export class MessageStatusService {
         await this.catchUp(tx, i.channelId, i.providerMessageId);
   }
 
+  /**
+   * Applies one status a provider reported. Traced, it is a span of its own — the webhook was stored
+   * and is processed by a job, later and maybe elsewhere — linked to the trace of the Channel API
+   * request that sent the message, when that request carried one.
+   */
   async apply(channelId: string, s: InboundProviderStatus): Promise<StatusOutcome> {
+    if (!this.tracing.enabled) return this.applyStatus(channelId, s, undefined);
+    const span = this.tracing.span('provider status', {
+      kind: SpanKind.CONSUMER,
+      attributes: { 'atende.channel_id': channelId, 'atende.message_status': s.status },
+    });
+    try {
+      const outcome = await this.applyStatus(channelId, s, span);
+      span?.setAttribute('atende.status_outcome', outcome);
+      return outcome;
+    } catch (err) {
+      failed(span, err instanceof Error ? err.message : String(err));
+      throw err;
+    } finally {
+      span?.end();
+    }
+  }
+
+  private async applyStatus(
+    channelId: string,
+    s: InboundProviderStatus,
+    span: Span | undefined,
+  ): Promise<StatusOutcome> {
     return this.events.transaction(async (tx, events) => {
       // Kept even for a message not known (yet): the history says what the provider reported.
       await this.repo.record(tx, {
@@ -114,6 +145,13 @@ export class MessageStatusService {
           'status for a message this channel does not know; ignored',
         );
         return 'unknown_message';
+      }
+      if (span) {
+        span.setAttribute('atende.message_id', message.id);
+        if (message.request_id !== null) {
+          span.setAttribute('atende.request_id', message.request_id);
+          span.addLinks(linksTo(await this.requests.traceparentOf(tx, message.request_id)));
+        }
       }
       const next = nextStatus(message.status, s.status);
       if (next) {

@@ -1,3 +1,4 @@
+import type { Context } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import type { ChannelHealth, ProviderErrorInfo, ProviderName } from '../../db/types.js';
 import type { EventsService } from '../../events/events.service.js';
@@ -63,17 +64,18 @@ export class Deliverer {
   /**
    * `send`, counted in the metrics: accepted, or failed by error class. A channel whose token was
    * refused is not called (the provider would refuse this too): it fails like a refusal, with a
-   * reason that says so.
+   * reason that says so. `trace`: the span the provider's calls belong to, when traced.
    */
   async deliver(
     channel: DeliveryChannel,
     to: string,
     message: OutboundMessage,
     media?: MediaSource,
+    trace?: Context,
   ): Promise<DeliveryResult> {
     if (channel.health === 'unhealthy') throw channelUnhealthyError();
     try {
-      const result = await this.send(channel, to, message, media);
+      const result = await this.send(channel, to, message, media, trace);
       this.metrics.sendSucceeded(channel.provider);
       return result;
     } catch (err) {
@@ -86,10 +88,11 @@ export class Deliverer {
     channel: DeliveryChannel,
     to: string,
     message: OutboundMessage,
-    media?: MediaSource,
+    media: MediaSource | undefined,
+    trace: Context | undefined,
   ): Promise<DeliveryResult> {
     const provider = this.providers.get(channel.provider);
-    const ctx = { channelId: channel.id, config: channel.provider_config };
+    const ctx = { channelId: channel.id, config: channel.provider_config, ...(trace ? { trace } : {}) };
     let prepared: PreparedMessage;
     let sentMediaId: string | undefined;
     if (message.type === 'media') {

@@ -20,6 +20,11 @@ export interface RequestPayload {
   pushName?: string;
   /** The bot whose key sent it into its chat (`sendChatMessage`): the message is stored as the bot's. */
   botId?: string;
+  /**
+   * The W3C `traceparent` of the request that accepted it, when traced: the worker's span continues
+   * that trace, on whichever node it runs, and a status webhook links back to it (docs/adr/0098-traces.md).
+   */
+  traceparent?: string;
 }
 
 export interface NewRequest {
@@ -247,6 +252,16 @@ export class RequestLogsRepo {
       UPDATE request_logs
       SET payload = jsonb_set(payload, '{message,media,mediaId}', to_jsonb(${mediaId}::text)), updated_at = now()
       WHERE request_id = ${requestId}`.execute(this.db);
+  }
+
+  /** The `traceparent` the request was accepted with (null: none, or gone): for spans linked to its send. */
+  async traceparentOf(db: Db, requestId: string): Promise<string | null> {
+    const row = await db
+      .selectFrom('request_logs')
+      .select(sql<string | null>`payload->>'traceparent'`.as('traceparent'))
+      .where('request_id', '=', requestId)
+      .executeTakeFirst();
+    return row?.traceparent ?? null;
   }
 
   /** Whether the request is settled (`sent` or `failed`): an outcome recorded, or a request gone. */

@@ -79,6 +79,7 @@ export class SendService {
     body: SendMessageBodyT,
     idempotencyKey: string | undefined,
     file: DecodedBase64 | null = null,
+    traceparent: string | null = null,
   ): Promise<{ requestId: string }> {
     const issues: string[] = [];
     const contactType = body.contact.type ?? 'phone';
@@ -90,7 +91,7 @@ export class SendService {
     const recipient = contact.ok
       ? { type: contactType, value: contact.value, name: body.contact.name?.trim() || null }
       : null;
-    return this.queue(channel, recipient, body, idempotencyKey, file, issues);
+    return this.queue(channel, recipient, body, idempotencyKey, file, issues, null, traceparent);
   }
 
   /**
@@ -105,6 +106,7 @@ export class SendService {
     body: SendChatMessageBodyT,
     idempotencyKey: string | undefined,
     file: DecodedBase64 | null = null,
+    traceparent: string | null = null,
   ): Promise<{ requestId: string }> {
     requireScope(actor, 'chats:write');
     const target = await this.chats.findOpenSendTarget(actor.accountId, chatId);
@@ -116,7 +118,7 @@ export class SendService {
     };
     const recipient = { type: target.contact_type, value: target.contact_value, name: target.contact_name };
     const botId = await this.bots.apiMessage(actor, chatId);
-    return this.queue(channel, recipient, body, idempotencyKey, file, [], botId);
+    return this.queue(channel, recipient, body, idempotencyKey, file, [], botId, traceparent);
   }
 
   /** The part of a send both routes share: the message checked, then stored and queued. */
@@ -127,7 +129,9 @@ export class SendService {
     idempotencyKey: string | undefined,
     file: DecodedBase64 | null,
     issues: string[],
-    botId: string | null = null,
+    botId: string | null,
+    /** The accepting request's span, when traced: the worker's span continues its trace. */
+    traceparent: string | null,
   ): Promise<{ requestId: string }> {
     const prepared = prepareMessage(
       body.message as SendMessage,
@@ -164,7 +168,12 @@ export class SendService {
         message_type: message.type,
         template_name: message.type === 'template' ? message.template.name : null,
         close_conversation: body.closeConversation ?? false,
-        payload: { message, ...(pushName ? { pushName } : {}), ...(botId ? { botId } : {}) },
+        payload: {
+          message,
+          ...(pushName ? { pushName } : {}),
+          ...(botId ? { botId } : {}),
+          ...(traceparent ? { traceparent } : {}),
+        },
         media_blob_id: blob?.id ?? null,
       },
       blob,

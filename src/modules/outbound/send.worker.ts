@@ -3,6 +3,8 @@ import type { SendOutcome } from '../../jobs/send-dispatcher.js';
 import type { LeasedJob } from '../../jobs/send-queue.js';
 import { Batcher } from '../../db/batcher.js';
 import type { PersistOptions } from '../../lib/persist.js';
+import { SpanKind, type Span } from '@opentelemetry/api';
+import { contextOf, contextWith, failed, type Tracing } from '../../lib/tracing.js';
 import { HOLD_RESULTS, holdOutcome, judgeFailure, storedFile, type Deliverer } from './deliver.js';
 import { SendConversations, type Conversation } from './send-conversation.js';
 import { SendOutcomes, type Attempt, type OutcomeDeps } from './send-outcome.js';
@@ -33,6 +35,8 @@ interface Deps extends OutcomeDeps {
   replies: { process(messageId: string, lastAttempt: boolean): Promise<void> };
   /** How long, and how often, an answer the database cannot take yet is retried; default `HOLD_RESULTS`. */
   holdResults?: Omit<PersistOptions, 'onFailure'>;
+  /** A span per attempt, child of the accepting request's (its stored `traceparent`), when traced. */
+  tracing?: Tracing;
 }
 
 /**
@@ -108,7 +112,7 @@ export class SendWorker {
    * (settled, or deleted with its channel) is done.
    */
   private async processRequest(requestId: string, lastAttempt: boolean): Promise<SendOutcome> {
-    const { requests, deliverer, logger } = this.deps;
+    const { logger } = this.deps;
     let claimed: Work | null;
     try {
       claimed = await this.claims.submit(requestId);
@@ -119,6 +123,36 @@ export class SendWorker {
     if (!claimed) return { done: true };
     const w = claimed;
     w.lastAttempt = lastAttempt;
+    const span = this.deps.tracing?.enabled ? this.attemptSpan(w) : undefined;
+    try {
+      return await this.attempt(w, span);
+    } finally {
+      span?.end();
+    }
+  }
+
+  /** The span of one attempt: in the trace of the request that queued it, when it carried one. */
+  private attemptSpan(w: Work): Span | undefined {
+    return this.deps.tracing?.span(
+      'send',
+      {
+        kind: SpanKind.CONSUMER,
+        attributes: {
+          'atende.request_id': w.req.request_id,
+          'atende.channel_id': w.channel.id,
+          'atende.provider': w.channel.provider,
+          'atende.attempt': w.req.attempts,
+        },
+      },
+      contextOf(w.req.payload.traceparent),
+    );
+  }
+
+  /** One attempt of a claimed request: conversation, provider call, outcome (`processRequest`). */
+  private async attempt(w: Work, span: Span | undefined): Promise<SendOutcome> {
+    const { requests, deliverer, logger } = this.deps;
+    const requestId = w.req.request_id;
+    const { lastAttempt } = w;
     let entered = false;
     try {
       w.conversation = await this.conversations.submit(w);
@@ -136,10 +170,14 @@ export class SendWorker {
               (mediaId) => requests.setUploadedMedia(requestId, mediaId),
             )
           : undefined,
+        contextWith(span),
       );
     } catch (err) {
       const verdict = judgeFailure(err, lastAttempt, 'The request could not be processed');
       w.error = verdict.error;
+      // The request log's own reason (what the integrator reads): the provider's, or ours.
+      failed(span, `${w.error.code}: ${w.error.message}`);
+      span?.setAttribute('atende.retry', verdict.retry);
       if (!verdict.byProvider) logger.error({ err, requestId }, 'send request attempt failed');
       if (verdict.retry) {
         logger.warn(

@@ -108,7 +108,8 @@ export class WebhookPoster {
     this.agents.https.destroy();
   }
 
-  async post(delivery: ClaimedDelivery): Promise<Outcome> {
+  /** `traceparent`: the delivery's span, sent on so that the receiver may continue its trace. */
+  async post(delivery: ClaimedDelivery, traceparent: string | null = null): Promise<Outcome> {
     const envelope = toEnvelope(delivery.event);
     const body = JSON.stringify(envelope);
     const t = Math.floor(Date.now() / 1000);
@@ -122,6 +123,7 @@ export class WebhookPoster {
         'atende-signature': signature(delivery.secret, t, body),
         'atende-delivery': delivery.id,
         'atende-event': envelope.event,
+        ...(traceparent ? { traceparent } : {}),
       });
       return { kind: 'answered', ...res };
     } catch (err) {

@@ -1,9 +1,11 @@
+import { SpanKind, type Span } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import type { Doorbell } from '../../db/doorbell.js';
 import { WEBHOOKS_CHANNEL } from '../../events/events.repo.js';
 import type { EventsService } from '../../events/events.service.js';
 import { Batcher } from '../../db/batcher.js';
 import { persist } from '../../lib/persist.js';
+import { failed, linksTo, traceparentOf, type Tracing } from '../../lib/tracing.js';
 import { ClaimLoop, doorbellRings, listenFor, type Claimed } from '../../jobs/claim-loop.js';
 import { webhookFailureReason, type Metrics } from '../../metrics/metrics.js';
 import type { NotificationsService } from '../notifications/index.js';
@@ -42,6 +44,13 @@ export interface WebhookDeliveryOptions {
   retryWindowSeconds: number;
   /** Attempts in flight to one endpoint at most (across the nodes). */
   endpointConcurrency: number;
+}
+
+/** What a traced deliverer needs: the tracer, and the stored trace of a Channel API send. */
+export interface WebhookTracing {
+  tracing: Tracing;
+  /** The `traceparent` a send request was accepted with (`RequestLogsRepo.traceparentOf`). */
+  sendTraceparent(requestId: string): Promise<string | null>;
 }
 
 export interface WebhookDispatchOptions {
@@ -88,6 +97,8 @@ export class WebhookDeliverer {
     private readonly options: WebhookDeliveryOptions,
     private readonly logger: Logger,
     private readonly metrics: Metrics,
+    /** A span per attempt, when traced. */
+    private readonly tracing: WebhookTracing | null = null,
   ) {
     this.poster = new WebhookPoster(egress, options.timeoutMs);
     // 2xx outcomes finishing while a settle runs go together in the next one (one statement at a
@@ -164,7 +175,15 @@ export class WebhookDeliverer {
    * starts at it too, so both end together).
    */
   async attempt(delivery: ClaimedDelivery, startedAt: Date): Promise<void> {
-    const outcome = await this.poster.post(delivery);
+    const span = this.tracing?.tracing.enabled ? await this.attemptSpan(delivery) : undefined;
+    const outcome = await this.poster.post(delivery, traceparentOf(span));
+    if (span) {
+      if (outcome.kind === 'answered') span.setAttribute('http.response.status_code', outcome.status);
+      const ok = outcome.kind === 'answered' && outcome.status >= 200 && outcome.status < 300;
+      // Our own short reasons only (webhookFailureReason, the delivery log's): never the answer's body.
+      if (!ok) failed(span, outcome.kind === 'answered' ? `HTTP ${outcome.status}` : outcome.error);
+      span.end();
+    }
     const failure = webhookFailureReason(outcome);
     if (failure) this.metrics.webhookAttemptFailed(failure);
     let warned = false;
@@ -188,6 +207,27 @@ export class WebhookDeliverer {
         { err: result.err, deliveryId: delivery.id },
         'webhook delivery: outcome not recorded',
       );
+  }
+
+  /**
+   * The span of one attempt: a trace of its own (the event was written in another transaction, maybe
+   * on another node), linked to the Channel API send its message came from when that send was traced.
+   */
+  private async attemptSpan(delivery: ClaimedDelivery): Promise<Span | undefined> {
+    if (!this.tracing) return undefined;
+    const requestId = requestIdOf(delivery.event.data);
+    const traceparent = requestId ? await this.tracing.sendTraceparent(requestId).catch(() => null) : null;
+    return this.tracing.tracing.span('webhook delivery', {
+      kind: SpanKind.CLIENT,
+      attributes: {
+        'http.request.method': 'POST',
+        'atende.webhook_id': delivery.webhook_id,
+        'atende.delivery_id': delivery.id,
+        'atende.event': delivery.event.event,
+        'atende.attempt': delivery.attempts,
+      },
+      links: linksTo(traceparent),
+    });
   }
 
   private async settle(delivery: ClaimedDelivery, startedAt: Date, outcome: Outcome): Promise<void> {
@@ -264,4 +304,12 @@ type DeliveredOutcome = Current & { webhookId: string; at: Date; responseStatus:
 interface ClaimedAttempt {
   delivery: ClaimedDelivery;
   claimedAt: Date;
+}
+
+/** The send request a message event is about (`data.message.requestId`), if any. */
+function requestIdOf(data: unknown): string | null {
+  const message = typeof data === 'object' && data !== null ? (data as { message?: unknown }).message : null;
+  const id =
+    typeof message === 'object' && message !== null ? (message as { requestId?: unknown }).requestId : null;
+  return typeof id === 'string' ? id : null;
 }

@@ -18,6 +18,8 @@ import { downloadWhatsAppMedia } from './media.js';
 import { buildGraphMessage } from './payloads.js';
 import { readGraphTemplate } from './templates.js';
 import { isJsonObject } from '../../lib/json-read.js';
+import { failed, type Tracing } from '../../lib/tracing.js';
+import { SpanKind, type Span } from '@opentelemetry/api';
 
 /** Templates asked for per page, and pages followed at most (a business has a few hundred at most). */
 const TEMPLATE_PAGE_SIZE = 100;
@@ -33,6 +35,8 @@ export interface WhatsAppCloudOptions {
   fetch?: typeof fetch;
   /** Told when a call fails because the channel's access token was refused (Graph error 190). */
   observer?: ProviderObserver;
+  /** A client span per POST to the Graph API, when traced (src/lib/tracing.ts). */
+  tracing?: Tracing;
 }
 
 /** The channel settings this provider reads from `ProviderContext.config`. */
@@ -81,9 +85,12 @@ export class WhatsAppCloudProvider implements MessagingProvider {
   readonly webhooks = whatsappWebhooks;
   private readonly baseUrl: string;
   private readonly fetch: typeof fetch;
+  /** The Graph API's host name, for client spans. */
+  private readonly host: string;
 
   constructor(private readonly options: WhatsAppCloudOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.host = new URL(this.baseUrl).hostname;
     this.fetch = options.fetch ?? globalThis.fetch;
   }
 
@@ -215,6 +222,7 @@ export class WhatsAppCloudProvider implements MessagingProvider {
   ): Promise<unknown> {
     const url = `${this.baseUrl}/${this.options.version}/${encodeURIComponent(config.phoneNumberId)}/${edge}`;
     const headers = { authorization: `Bearer ${config.accessToken}`, ...init.headers };
+    const span = this.options.tracing?.enabled ? this.clientSpan(this.options.tracing, ctx, edge) : undefined;
     return this.observed(ctx, async () => {
       let status: number;
       let text: string;
@@ -237,10 +245,35 @@ export class WhatsAppCloudProvider implements MessagingProvider {
           text = await res.text();
         }
       } catch (err) {
-        throw classifyTransportError(err);
+        const error = classifyTransportError(err);
+        failed(span, error.message);
+        span?.end();
+        throw error;
+      }
+      if (span) {
+        span.setAttribute('http.response.status_code', status);
+        if (status < 200 || status >= 300) failed(span, `HTTP ${status}`);
+        span.end();
       }
       return graphAnswer(status, text);
     });
+  }
+
+  /** The client span of a POST, in the caller's trace; the route's shape, not its URL (no phone number id). */
+  private clientSpan(tracing: Tracing, ctx: ProviderContext, edge: string): Span | undefined {
+    return tracing.span(
+      `POST graph /${edge}`,
+      {
+        kind: SpanKind.CLIENT,
+        attributes: {
+          'http.request.method': 'POST',
+          'url.template': `/{version}/{phone-number-id}/${edge}`,
+          'server.address': this.host,
+          'atende.channel_id': ctx.channelId,
+        },
+      },
+      ctx.trace,
+    );
   }
 
   /**
