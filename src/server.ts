@@ -95,7 +95,7 @@ export async function openDatabase(config: Config, logger: Logger): Promise<Open
     }
     const { db, pool } = createDb(databaseUrl, config.dbPoolSize, { logger });
     cleanups.push(() => db.destroy());
-    await migrateToLatest(db);
+    await migrateToLatest(db, { logger });
     return { db, pool, databaseUrl, close: cleanups.run };
   } catch (err) {
     await cleanups.run();

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import { LATEST_MIGRATION, migrateToLatest } from '../../src/db/migrate.js';
+import { LATEST_MIGRATION, migrateToLatest, migrationsApplied } from '../../src/db/migrate.js';
 import * as typingIndicators from '../../src/db/migrations/046_typing_indicators.js';
 import { createTestDatabase } from '../helpers/db.js';
 
@@ -38,5 +38,44 @@ describe('migrations', () => {
 
     await migrateToLatest(db);
     assert.ok((await applied()).includes('046_typing_indicators'), 'the pending earlier migration ran');
+  });
+
+  // A rolling upgrade: a newer release's node migrated the database; a node of this release
+  // (re)starting on it finds executed migrations it does not know. Kysely calls that "corrupted";
+  // the node must warn and start, still applying what it has pending.
+  it('starts on a database a newer release migrated, still applying its own pending migrations', async () => {
+    await migrateToLatest(db);
+    const newer = ['999_from_a_newer_release', '999_from_a_newer_release_too'];
+    for (const name of newer) {
+      await pool.query('INSERT INTO kysely_migration (name, timestamp) VALUES ($1, $2)', [
+        name,
+        new Date().toISOString(),
+      ]);
+    }
+    await typingIndicators.down(db);
+    await pool.query("DELETE FROM kysely_migration WHERE name = '046_typing_indicators'");
+
+    const warnings: Array<{ details: Record<string, unknown>; message: string }> = [];
+    await migrateToLatest(db, {
+      logger: { warn: (details, message) => warnings.push({ details, message }) },
+    });
+
+    const names = (await pool.query<{ name: string }>('SELECT name FROM kysely_migration')).rows.map(
+      (r) => r.name,
+    );
+    assert.ok(names.includes('046_typing_indicators'), 'its own pending migration ran');
+    for (const name of newer) assert.ok(names.includes(name), `${name} is left as it is`);
+    assert.equal(warnings.length, 1, 'one warning');
+    assert.deepEqual(warnings[0]!.details.unknownMigrations, newer);
+    assert.deepEqual(warnings[0]!.details.applied, ['046_typing_indicators']);
+    assert.equal(await migrationsApplied(db), true, 'ready: every migration it knows is applied');
+
+    // Started again with nothing pending: still a warning, nothing applied, no error.
+    await migrateToLatest(db, {
+      logger: { warn: (details, message) => warnings.push({ details, message }) },
+    });
+    assert.equal(warnings.length, 2);
+    assert.deepEqual(warnings[1]!.details.applied, []);
+    await pool.query('DELETE FROM kysely_migration WHERE name = ANY($1)', [newer]);
   });
 });
