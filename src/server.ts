@@ -153,6 +153,10 @@ export async function startCore(config: Config, logger: Logger): Promise<Core> {
       logger,
     });
     cleanups.push(() => services.doorbell.close());
+    // A release's new built-in permissions reach every account, also those created meanwhile by a
+    // node of the previous release during a rolling upgrade (and again by housekeeping).
+    const granted = await services.accounts.grantBuiltInPermissions();
+    if (granted > 0) logger.info({ roles: granted }, 'built-in roles given their new permissions');
     if (config.adminEmail && config.adminPassword) {
       const created = await services.accounts.bootstrapFirstAdmin(config.adminEmail, config.adminPassword);
       if (created) logger.info({ email: config.adminEmail }, 'created the first account and its admin');

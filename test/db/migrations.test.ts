@@ -3,6 +3,9 @@ import { after, before, describe, it } from 'node:test';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { LATEST_MIGRATION, migrateToLatest, migrationsApplied } from '../../src/db/migrate.js';
+import { BUILT_IN_ROLES } from '../../src/access/permissions.js';
+import type { Db } from '../../src/db/index.js';
+import { AccountsRepo, AccountsService } from '../../src/modules/accounts/index.js';
 import * as typingIndicators from '../../src/db/migrations/046_typing_indicators.js';
 import { createTestDatabase } from '../helpers/db.js';
 
@@ -77,5 +80,48 @@ describe('migrations', () => {
     assert.equal(warnings.length, 2);
     assert.deepEqual(warnings[1]!.details.applied, []);
     await pool.query('DELETE FROM kysely_migration WHERE name = ANY($1)', [newer]);
+  });
+
+  // A permission a release introduces is granted by its migration (061: audit:read), but during a
+  // roll a node of the previous release can still create an account with the roles it knows. Every
+  // start, and housekeeping, adds what the built-in roles miss; nothing is removed or doubled.
+  it('gives built-in roles the permissions they miss, once', async () => {
+    await migrateToLatest(db);
+    const accounts = new AccountsService(db as unknown as Db, new AccountsRepo());
+    const { accountId } = await accounts.createWithAdmin({
+      accountName: 'Older',
+      adminName: 'Admin',
+      email: 'older@example.com',
+      password: 'a-long-enough-password',
+    });
+    // As the previous release created it: no audit:read; plus one of the account's own order kept.
+    await pool.query(
+      "UPDATE roles SET permissions = array_remove(permissions, 'audit:read') WHERE account_id = $1",
+      [accountId],
+    );
+    await pool.query(
+      "UPDATE roles SET permissions = array_remove(permissions, 'chats:transfer') WHERE account_id = $1 AND name = 'agent'",
+      [accountId],
+    );
+    const roles = async () =>
+      Object.fromEntries(
+        (
+          await pool.query<{ name: string; permissions: string[] }>(
+            'SELECT name, permissions FROM roles WHERE account_id = $1',
+            [accountId],
+          )
+        ).rows.map((r) => [r.name, r.permissions]),
+      );
+
+    assert.equal(await accounts.grantBuiltInPermissions(), 2, 'the admin and the agent role changed');
+    const after = await roles();
+    for (const [name, wanted] of Object.entries(BUILT_IN_ROLES)) {
+      assert.deepEqual(
+        [...after[name]!].sort(),
+        [...wanted].sort(),
+        `${name}: every built-in permission once`,
+      );
+    }
+    assert.equal(await accounts.grantBuiltInPermissions(), 0, 'nothing left to add');
   });
 });
