@@ -129,6 +129,7 @@ export const LATEST_MIGRATION = Object.keys(migrations).sort().at(-1) ?? '';
 
 /** Where a node says that the database is ahead of it (a newer release migrated it). */
 export interface MigrationLog {
+  info(details: Record<string, unknown>, message: string): void;
   warn(details: Record<string, unknown>, message: string): void;
 }
 
@@ -195,6 +196,7 @@ async function run<T>(
   // makes Kysely refuse the run (nothing applied), and the next attempt reads them again.
   for (let attempt = 1; ; attempt++) {
     const unknown = options.strict ? [] : await unknownExecutedMigrations(db);
+    const started = Date.now();
     const { error, results } = await step(
       migratorOf(db, Object.fromEntries(unknown.map((n) => [n, standIn(n)]))),
     );
@@ -204,12 +206,12 @@ async function run<T>(
       const reason = error instanceof Error ? error.message : String(error ?? '');
       throw new Error(`Database migration ${failed?.migrationName ?? ''} failed: ${reason}`);
     }
+    const applied = (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+    // When the schema changed under running nodes (a rolling upgrade), and how long its locks were held.
+    if (applied.length > 0) options.logger?.info({ applied, ms: Date.now() - started }, 'database migrated');
     if (unknown.length > 0) {
       options.logger?.warn(
-        {
-          unknownMigrations: unknown,
-          applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName),
-        },
+        { unknownMigrations: unknown, applied },
         'the database has migrations a newer release applied; running on their (expand-only) schema',
       );
     }

@@ -59,9 +59,11 @@ describe('migrations', () => {
     await pool.query("DELETE FROM kysely_migration WHERE name = '046_typing_indicators'");
 
     const warnings: Array<{ details: Record<string, unknown>; message: string }> = [];
-    await migrateToLatest(db, {
-      logger: { warn: (details, message) => warnings.push({ details, message }) },
-    });
+    const logger = {
+      info: () => undefined,
+      warn: (details: Record<string, unknown>, message: string) => void warnings.push({ details, message }),
+    };
+    await migrateToLatest(db, { logger });
 
     const names = (await pool.query<{ name: string }>('SELECT name FROM kysely_migration')).rows.map(
       (r) => r.name,
@@ -74,9 +76,7 @@ describe('migrations', () => {
     assert.equal(await migrationsApplied(db), true, 'ready: every migration it knows is applied');
 
     // Started again with nothing pending: still a warning, nothing applied, no error.
-    await migrateToLatest(db, {
-      logger: { warn: (details, message) => warnings.push({ details, message }) },
-    });
+    await migrateToLatest(db, { logger });
     assert.equal(warnings.length, 2);
     assert.deepEqual(warnings[1]!.details.applied, []);
     await pool.query('DELETE FROM kysely_migration WHERE name = ANY($1)', [newer]);
