@@ -35,6 +35,8 @@ const OLD_ROLES = ['api,gateway', 'api,gateway', 'worker'];
 describe('cluster: rolling upgrade from the previous release', () => {
   let release: PreviousRelease;
   let c: Cluster | undefined;
+  /** The lock-wait sampler's switch (see the test), off however the test ends. */
+  let sampling = false;
 
   before(async () => {
     release = await buildPreviousRelease();
@@ -45,6 +47,7 @@ describe('cluster: rolling upgrade from the previous release', () => {
     });
   });
   after(async () => {
+    sampling = false;
     await c?.close();
   });
 
@@ -76,7 +79,7 @@ describe('cluster: rolling upgrade from the previous release', () => {
     // Statements that waited for a lock while the new node migrated and the nodes of both served, for
     // the diagnostics: a send's lease (5 s) outlived by a blocked worker would be run again elsewhere.
     const waits = new Map<string, number>();
-    let sampling = true;
+    sampling = true;
     const sampler = (async () => {
       while (sampling) {
         const rows = await cl
