@@ -2,7 +2,8 @@
 // Runs the cluster suite (test/cluster/*.test.ts): a PostgreSQL and a Redis of its own on free ports,
 // three nodes of the built server behind nginx (its own process, config and prefix in a temporary
 // directory; never the system service), driven through nginx. Also checks the deployment files
-// (deploy/). Never touches DATABASE_URL/REDIS_URL. The server is (re)built first when dist/ is stale.
+// (deploy/), and rolls the previous release's nodes (deploy/previous-release, built from git) to this
+// tree. Never touches DATABASE_URL/REDIS_URL. The server is (re)built first when dist/ is stale.
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { clearTimeout, setTimeout } from 'node:timers';
@@ -36,7 +37,8 @@ const child = spawn(
   ],
   { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } },
 );
-// A bound on the whole run, for CI: the suite takes about a minute and a half on two cores.
+// A bound on the whole run, for CI: the suite takes about three minutes on two cores (the rolling
+// upgrade builds the previous release once, about 20 s, then reuses it).
 const watchdog = setTimeout(() => {
   console.error('test:cluster: still running after 10 minutes; stopping it');
   child.kill('SIGKILL');

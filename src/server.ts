@@ -96,7 +96,7 @@ export async function openDatabase(config: Config, logger: Logger): Promise<Open
     }
     const { db, pool } = createDb(databaseUrl, config.dbPoolSize, { logger });
     cleanups.push(() => db.destroy());
-    await migrateToLatest(db);
+    await migrateToLatest(db, { logger });
     return { db, pool, databaseUrl, close: cleanups.run };
   } catch (err) {
     await cleanups.run();
@@ -158,6 +158,10 @@ export async function startCore(config: Config, logger: Logger): Promise<Core> {
       tracing,
     });
     cleanups.push(() => services.doorbell.close());
+    // A release's new built-in permissions reach every account, also those created meanwhile by a
+    // node of the previous release during a rolling upgrade (and again by housekeeping).
+    const granted = await services.accounts.grantBuiltInPermissions();
+    if (granted > 0) logger.info({ roles: granted }, 'built-in roles given their new permissions');
     if (config.adminEmail && config.adminPassword) {
       const created = await services.accounts.bootstrapFirstAdmin(config.adminEmail, config.adminPassword);
       if (created) logger.info({ email: config.adminEmail }, 'created the first account and its admin');

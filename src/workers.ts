@@ -34,6 +34,8 @@ export async function registerWorkers(
         { name: 'list total slots folded', run: () => services.chats.foldCounts() },
         // Accounts' retention: messages (or their files) older than the account keeps, in batches.
         { name: 'messages past retention deleted', run: () => services.retention.enforce() },
+        // Built-in roles an older node created during a rolling upgrade, given this release's permissions.
+        { name: 'built-in permissions granted', run: () => services.accounts.grantBuiltInPermissions() },
       ],
       logger,
     ),

@@ -1,5 +1,7 @@
 import {
+  DEFAULT_MIGRATION_TABLE,
   Migrator,
+  sql,
   type Kysely,
   type Migration,
   type MigrationProvider,
@@ -115,42 +117,115 @@ const migrations: Record<string, Migration> = {
 };
 
 class StaticProvider implements MigrationProvider {
+  /** `extra`: stand-ins for executed migrations this release does not know (see `migrateToLatest`). */
+  constructor(private readonly extra: Record<string, Migration> = {}) {}
   async getMigrations(): Promise<Record<string, Migration>> {
-    return migrations;
+    return { ...migrations, ...this.extra };
   }
 }
 
 /** Names sort in the order migrations apply (Kysely runs them by name), whatever order they landed in. */
 export const LATEST_MIGRATION = Object.keys(migrations).sort().at(-1) ?? '';
 
-/** Applies pending migrations; Kysely's migration lock makes concurrent node start-ups safe. */
-export async function migrateToLatest<T>(db: Kysely<T>): Promise<void> {
+/** Where a node says that the database is ahead of it (a newer release migrated it). */
+export interface MigrationLog {
+  info(details: Record<string, unknown>, message: string): void;
+  warn(details: Record<string, unknown>, message: string): void;
+}
+
+export interface MigrateOptions {
+  logger?: MigrationLog;
+}
+
+/**
+ * Applies pending migrations; Kysely's migration lock makes concurrent node start-ups safe, and
+ * Postgres's transactional DDL makes the batch all or nothing.
+ *
+ * A database a newer release already migrated holds executed migrations this code does not know.
+ * Kysely refuses those ("corrupted migrations"); during a rolling upgrade that would keep every node
+ * of the previous release from (re)starting. Migrations are expand-only within a release
+ * (docs/adr/0096-rolling-upgrades.md), so the schema they left still serves this code: the node logs
+ * a warning and starts, applying its own pending ones as usual.
+ */
+export async function migrateToLatest<T>(db: Kysely<T>, options: MigrateOptions = {}): Promise<void> {
   // Not `migrateTo(LATEST_MIGRATION)`: with the latest already applied, Kysely would call the
   // database up to date and skip an earlier one still pending (a feature that landed later).
-  await run(migratorOf(db), (m) => m.migrateToLatest());
+  await run(db, options, (m) => m.migrateToLatest());
 }
 
-/** Applies the migrations up to and including `name` (an earlier version's schema, for upgrade tests). */
+/**
+ * Applies the migrations up to and including `name` (an earlier version's schema, for upgrade tests).
+ * Refuses a database with migrations it does not know: going down to `name` past them could undo
+ * this release's migrations under a newer release's.
+ */
 export async function migrateTo<T>(db: Kysely<T>, name: string): Promise<void> {
-  await run(migratorOf(db), (m) => m.migrateTo(name));
+  await run(db, { strict: true }, (m) => m.migrateTo(name));
 }
 
-function migratorOf<T>(db: Kysely<T>): Migrator {
+/** Executed migrations this code does not know, in name order; none before the first migration. */
+export async function unknownExecutedMigrations<T>(db: Kysely<T>): Promise<string[]> {
+  const { rows } = await sql<{ name: string }>`SELECT name FROM ${sql.table(DEFAULT_MIGRATION_TABLE)}`
+    .execute(db)
+    .catch((err: unknown) => {
+      // undefined_table: the first migration run creates it; a fresh database has none.
+      if ((err as { code?: unknown }).code === '42P01') return { rows: [] };
+      throw err;
+    });
+  return rows
+    .map((r) => r.name)
+    .filter((name) => !Object.hasOwn(migrations, name))
+    .sort();
+}
+
+/** A stand-in for a newer release's executed migration: listed so Kysely accepts the table, never run. */
+function standIn(name: string): Migration {
+  return {
+    up: () => Promise.reject(new Error(`migration ${name} belongs to a newer release`)),
+  };
+}
+
+/** Kysely's refusal of an executed migration its provider does not list. */
+const MISSING = /corrupted migrations: previously executed migration .* is missing/;
+
+async function run<T>(
+  db: Kysely<T>,
+  options: MigrateOptions & { strict?: boolean },
+  step: (m: Migrator) => Promise<MigrationResultSet>,
+): Promise<void> {
+  // The unknown names are read before Kysely takes its lock; a newer node migrating in between
+  // makes Kysely refuse the run (nothing applied), and the next attempt reads them again.
+  for (let attempt = 1; ; attempt++) {
+    const unknown = options.strict ? [] : await unknownExecutedMigrations(db);
+    const started = Date.now();
+    const { error, results } = await step(
+      migratorOf(db, Object.fromEntries(unknown.map((n) => [n, standIn(n)]))),
+    );
+    if (!options.strict && error instanceof Error && MISSING.test(error.message) && attempt < 3) continue;
+    const failed = results?.find((r) => r.status === 'Error');
+    if (error || failed) {
+      const reason = error instanceof Error ? error.message : String(error ?? '');
+      throw new Error(`Database migration ${failed?.migrationName ?? ''} failed: ${reason}`);
+    }
+    const applied = (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+    // When the schema changed under running nodes (a rolling upgrade), and how long its locks were held.
+    if (applied.length > 0) options.logger?.info({ applied, ms: Date.now() - started }, 'database migrated');
+    if (unknown.length > 0) {
+      options.logger?.warn(
+        { unknownMigrations: unknown, applied },
+        'the database has migrations a newer release applied; running on their (expand-only) schema',
+      );
+    }
+    return;
+  }
+}
+
+function migratorOf<T>(db: Kysely<T>, extra: Record<string, Migration> = {}): Migrator {
   return new Migrator({
     db: db as Kysely<unknown>,
-    provider: new StaticProvider(),
+    provider: new StaticProvider(extra),
     // Features developed side by side land in any order; each migration stands on its own.
     allowUnorderedMigrations: true,
   });
-}
-
-async function run(migrator: Migrator, step: (m: Migrator) => Promise<MigrationResultSet>): Promise<void> {
-  const { error, results } = await step(migrator);
-  const failed = results?.find((r) => r.status === 'Error');
-  if (error || failed) {
-    const reason = error instanceof Error ? error.message : String(error ?? '');
-    throw new Error(`Database migration ${failed?.migrationName ?? ''} failed: ${reason}`);
-  }
 }
 
 export async function migrationsApplied<T>(db: Kysely<T>): Promise<boolean> {

@@ -40,7 +40,10 @@ export interface Cluster {
   adminToken: string;
   adminId: string;
   teamId: string;
+  /** The WhatsApp channel (on the fake Graph API), its Channel API key and its app secret. */
+  channelId: string;
   channelKey: string;
+  appSecret: string;
   sandboxChannelId: string;
   /** The longest the test process's own event loop was held up, in ms: the harness's health. */
   loopDelayMaxMs(): number;
@@ -50,9 +53,10 @@ export interface Cluster {
   query<R extends pg.QueryResultRow>(text: string, params?: unknown[]): Promise<R[]>;
   /**
    * Starts (again) the node of that index, on new ports (or on the ports it had, with `samePorts`:
-   * a load balancer in front names them); replaces it in `nodes`.
+   * a load balancer in front names them); replaces it in `nodes`. `main`: another build's server
+   * (e.g. the previous release's, for a rolling upgrade); default the one the cluster started with.
    */
-  startNode(index: number, opts?: { samePorts?: boolean }): Promise<FaultNode>;
+  startNode(index: number, opts?: StartNodeOptions): Promise<FaultNode>;
   /** SIGTERM (a clean stop, as systemd does), then waits for the exit. */
   stopNode(index: number): Promise<void>;
   /** SIGKILL, then waits for the exit. */
@@ -96,7 +100,15 @@ async function expectStatus(
   return res.json;
 }
 
+export interface StartNodeOptions {
+  samePorts?: boolean;
+  /** The server's entry point (`<tree>/dist/src/main.js`); it runs from its tree. */
+  main?: string;
+}
+
 export interface ClusterOptions {
+  /** The server every node runs unless `startNode` names another; default this tree's build. */
+  main?: string;
   /** ATENDE_ROLES of each node, in order; the first must include `api`. Default: two full nodes. */
   roles?: string[];
   /** More environment for every node (e.g. the trusted proxy). */
@@ -135,26 +147,32 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     const nodes: FaultNode[] = [];
     const names = ['A', 'B', 'C', 'D'];
     const ports: Array<[number, number]> = [];
-    const spawnOne = async (index: number, samePorts: boolean): Promise<FaultNode> => {
+    const spawnOne = async (index: number, samePorts: boolean, main: string): Promise<FaultNode> => {
       const known = ports[index];
       const [port, gatewayPort] = samePorts && known ? known : ((await freePorts(2)) as [number, number]);
       ports[index] = [port, gatewayPort];
-      const child = spawnNode(MAIN, [], {
-        HOST: '127.0.0.1',
-        PORT: String(port),
-        GATEWAY_PORT: String(gatewayPort),
-        DATABASE_URL: ownPg.url(),
-        REDIS_URL: redis.url,
-        ATENDE_ROLES: roles[index] ?? 'api,gateway,worker',
-        ATENDE_JWT_SECRET: JWT_SECRET,
-        ATENDE_ADMIN_EMAIL: ADMIN_EMAIL,
-        ATENDE_ADMIN_PASSWORD: ADMIN_PASSWORD,
-        // The limiter runs on every request but never refuses one: the suite measures faults, not limits.
-        ATENDE_RATE_LIMIT_POINTS: '100000000',
-        WHATSAPP_GRAPH_BASE_URL: fake.url,
-        LOG_LEVEL: 'info',
-        ...opts.env,
-      });
+      const tree = path.resolve(path.dirname(main), '..', '..');
+      const child = spawnNode(
+        main,
+        [],
+        {
+          HOST: '127.0.0.1',
+          PORT: String(port),
+          GATEWAY_PORT: String(gatewayPort),
+          DATABASE_URL: ownPg.url(),
+          REDIS_URL: redis.url,
+          ATENDE_ROLES: roles[index] ?? 'api,gateway,worker',
+          ATENDE_JWT_SECRET: JWT_SECRET,
+          ATENDE_ADMIN_EMAIL: ADMIN_EMAIL,
+          ATENDE_ADMIN_PASSWORD: ADMIN_PASSWORD,
+          // The limiter runs on every request but never refuses one: the suite measures faults, not limits.
+          ATENDE_RATE_LIMIT_POINTS: '100000000',
+          WHATSAPP_GRAPH_BASE_URL: fake.url,
+          LOG_LEVEL: 'info',
+          ...opts.env,
+        },
+        { cwd: tree },
+      );
       const node: FaultNode = {
         name: names[index] ?? `N${index}`,
         url: `http://127.0.0.1:${port}`,
@@ -187,8 +205,8 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
         }
       }
     });
-    const startNode = async (index: number, o: { samePorts?: boolean } = {}) => {
-      const node = await spawnOne(index, o.samePorts ?? false);
+    const startNode = async (index: number, o: StartNodeOptions = {}) => {
+      const node = await spawnOne(index, o.samePorts ?? false, o.main ?? opts.main ?? MAIN);
       all.push(node);
       nodes[index] = node;
       return node;
@@ -252,7 +270,9 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       adminToken,
       adminId,
       teamId,
+      channelId: channel.id as string,
       channelKey: key.apiKey as string,
+      appSecret: 'app-secret',
       sandboxChannelId: sandbox.id as string,
       receivedAt: fake.receivedAt,
       loopDelayMaxMs: () => Math.round(loop.max / 1e6),

@@ -43,6 +43,8 @@ export interface SpawnOptions {
    * then signals the whole group, as a terminal's Ctrl-C does.
    */
   detached?: boolean;
+  /** Working directory; default the repository (another release's tree runs from its own). */
+  cwd?: string;
 }
 
 export function spawnNode(
@@ -52,7 +54,7 @@ export function spawnNode(
   options: SpawnOptions = {},
 ): Child {
   const proc = spawn(process.execPath, [script, ...args], {
-    cwd: ROOT,
+    cwd: options.cwd ?? ROOT,
     env: childEnv(env),
     detached: options.detached ?? false,
   });

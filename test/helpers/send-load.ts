@@ -33,6 +33,8 @@ export interface LoadOptions {
   timeoutMs: number;
   /** Every request to this address (a load balancer, named `lb`) rather than to the nodes in turn. */
   baseUrl?: string;
+  /** The nodes to spread the requests over, asked at each request; default the cluster's live nodes. */
+  targets?: () => Array<Pick<FaultNode, 'name' | 'url'>>;
 }
 
 export const phoneOf = (contact: number) => `5511987${String(contact).padStart(6, '0')}`;
@@ -80,6 +82,7 @@ export class SendLoad {
 
   private targets(): Array<Pick<FaultNode, 'name' | 'url'>> {
     if (this.opts.baseUrl) return [{ name: 'lb', url: this.opts.baseUrl }];
+    if (this.opts.targets) return this.opts.targets();
     return this.cluster.nodes.filter((n) => n.alive());
   }
 

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Tx } from '../../db/index.js';
+import type { Db, Tx } from '../../db/index.js';
 import { BUILT_IN_ROLES, ROLE_NAMES, type RoleName } from '../../access/permissions.js';
 
 /** A new account's rows: the account, its built-in roles and its first admin (password already hashed). */
@@ -45,5 +45,25 @@ export class AccountsRepo {
         password_hash: rows.admin.passwordHash,
       })
       .execute();
+  }
+
+  /**
+   * Adds to every account's built-in roles the permissions of `BUILT_IN_ROLES` they miss; never
+   * removes one. A release that introduces a permission grants it in a migration, but during a
+   * rolling upgrade a node of the previous release may still create an account with the roles it
+   * knows: this catches those (and any account a migration missed). Returns the roles changed.
+   */
+  async grantBuiltInPermissions(db: Db): Promise<number> {
+    let changed = 0;
+    for (const name of ROLE_NAMES) {
+      const wanted = BUILT_IN_ROLES[name];
+      const result = await sql`
+UPDATE roles SET permissions = permissions || ARRAY(
+  SELECT p FROM unnest(${wanted}::text[]) WITH ORDINALITY AS w(p, i)
+  WHERE NOT (p = ANY (roles.permissions)) ORDER BY i)
+WHERE name = ${name} AND NOT (permissions @> ${wanted}::text[])`.execute(db);
+      changed += Number(result.numAffectedRows ?? 0);
+    }
+    return changed;
   }
 }

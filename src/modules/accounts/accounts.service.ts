@@ -42,6 +42,11 @@ export class AccountsService {
     });
   }
 
+  /** Built-in roles get the permissions this release gives them (see the repo); the roles changed. */
+  grantBuiltInPermissions(): Promise<number> {
+    return this.repo.grantBuiltInPermissions(this.db);
+  }
+
   private async insert(tx: Tx, input: NewAccount, passwordHash: string): Promise<CreatedAccount> {
     const accountId = newId();
     const adminId = newId();
