@@ -35,8 +35,8 @@ export interface SendDispatcherOptions {
   leaseMs?: number;
   /**
    * After this node sees the database fail, how long it leaves lanes whose lease expired to the
-   * workers holding them, so that those can renew first. Default twice the lease; after the node
-   * starts, one lease.
+   * workers holding them, so that those can renew first. Default twice the lease; the same after the
+   * node starts.
    */
   expiredLeaseGraceMs?: number;
   /** How often to look for due lanes without a NOTIFY (retries coming due, a lost notification). */
@@ -143,9 +143,10 @@ export class SendDispatcher {
   }
 
   async start(): Promise<void> {
-    // A node just started cannot know whether a worker still holds an answer for an expired lease (it
-    // may have started as the database came back): it waits too, one lease — its own start took time.
-    this.takeExpiredFrom = Date.now() + Math.min(this.graceMs, this.leaseMs);
+    // A node just started cannot know whether a worker still holds an answer for an expired lease: it
+    // may have started as the database came back, or during a roll, where its own start (CPU, the
+    // migrations' locks) is what stalled the other workers' renewals. It waits the whole grace.
+    this.takeExpiredFrom = Date.now() + this.graceMs;
     await this.loop.start();
   }
 
