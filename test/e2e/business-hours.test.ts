@@ -99,7 +99,9 @@ describe('business hours in the console', () => {
     const { page } = tab;
     await page.reload();
     const line = teamRow(page, 'Suporte Noturno');
-    await line.getByRole('button', { name: 'Horário de atendimento de Suporte Noturno' }).click();
+    // By keyboard: the row's columns fill in after a reload, and a click can land where a button was.
+    await line.getByRole('button', { name: 'Horário de atendimento de Suporte Noturno' }).focus();
+    await page.keyboard.press('Enter');
     const dialog = page.getByRole('dialog', { name: 'Horário de atendimento de Suporte Noturno' });
     await waitForValue(dialog.getByRole('combobox', { name: 'Fuso horário' }), 'America/New_York');
     const monday = dialog.getByRole('group', { name: 'Segunda-feira' });
@@ -136,7 +138,8 @@ describe('business hours in the console', () => {
     await page.getByRole('combobox', { name: 'Idioma' }).selectOption('en');
     const line = teamRow(page, 'Suporte Noturno');
     await line.getByText(/^(Open now|Closed)$/).waitFor();
-    await line.getByRole('button', { name: 'Business hours of Suporte Noturno' }).click();
+    await line.getByRole('button', { name: 'Business hours of Suporte Noturno' }).focus();
+    await page.keyboard.press('Enter');
     const dialog = page.getByRole('dialog', { name: 'Business hours of Suporte Noturno' });
     await dialog.getByRole('group', { name: 'Monday' }).waitFor();
     await dialog.getByRole('textbox', { name: 'Holidays' }).waitFor();
