@@ -5,28 +5,14 @@ import { useI18n } from '../i18n';
 import type { Bot, CreatedBot, UpdatedBot } from '../models';
 import { CopyField, TextField } from './fields';
 import { ConfirmDialog, FormDialog } from './form-dialog';
-import { AdminListPage, Badge, type Column } from './list-page';
+import { AdminListPage, type Column } from './list-page';
 import { HookRowActions } from './hook-row-actions';
+import { StatusBadge } from './webhooks';
 import { useList, useRowAction, useSubmit } from './load';
 import { useGateway } from '../session';
 
 // The account's bots (createBot, listBots, updateBot, deleteBot): each is an API key and a signed
 // endpoint; the key and the secret are shown once, when the bot is made (docs/bots.md).
-
-/** Whether the bot's endpoint receives events: on, failing since when, paused, or disabled. */
-function BotStatus(props: { bot: Bot }) {
-  const { t, time } = useI18n();
-  const { bot } = props;
-  if (!bot.enabled)
-    return (
-      <Badge tone={bot.disabledReason === 'failing' ? 'bad' : 'neutral'}>
-        {bot.disabledReason === 'failing' ? t('hooks.disabledFailing') : t('hooks.paused')}
-      </Badge>
-    );
-  if (bot.failingSince)
-    return <Badge tone="warn">{t('hooks.failingSince', { time: time(bot.failingSince) })}</Badge>;
-  return <Badge tone="ok">{t('hooks.enabled')}</Badge>;
-}
 
 export function BotsPage() {
   const { t } = useI18n();
@@ -68,7 +54,7 @@ export function BotsPage() {
       label: t('bots.timeout'),
       render: (b) => t('bots.seconds', { n: b.replyTimeoutSeconds }),
     },
-    { key: 'status', label: t('common.status'), render: (b) => <BotStatus bot={b} /> },
+    { key: 'status', label: t('common.status'), render: (b) => <StatusBadge hook={b} /> },
     {
       key: 'actions',
       label: t('common.actions'),

@@ -72,8 +72,11 @@ async function loadCatalogue(): Promise<CatalogueEvent[]> {
   return KNOWN_EVENTS.map((name) => ({ name, summary: '' }));
 }
 
-/** Whether a webhook delivers: enabled, failing since when, paused, or disabled after failures. */
-export function StatusBadge(props: { hook: Webhook }) {
+/**
+ * Whether a webhook delivers: enabled, failing since when, paused, or disabled after failures. A bot's
+ * endpoint is a webhook, so the bots page shows it too.
+ */
+export function StatusBadge(props: { hook: Pick<Webhook, 'enabled' | 'disabledReason' | 'failingSince'> }) {
   const { t, time } = useI18n();
   const { hook } = props;
   if (!hook.enabled)
