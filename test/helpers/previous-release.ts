@@ -50,6 +50,17 @@ function directVersions(pkg: string, lock: string): Map<string, string | undefin
   return new Map(names.map((n) => [n, packages[`node_modules/${n}`]?.version]));
 }
 
+/**
+ * Points the release's tree at this tree's node_modules (their versions were checked to match), at
+ * every use: a tree built earlier may link to a checkout that is gone since (another clone, a removed
+ * work tree), and the release would not start.
+ */
+async function linkModules(tree: string): Promise<void> {
+  const link = path.join(tree, 'node_modules');
+  await rm(link, { force: true });
+  await symlink(path.join(ROOT, 'node_modules'), link, 'dir');
+}
+
 export async function buildPreviousRelease(): Promise<PreviousRelease> {
   const commit = previousReleaseCommit();
   const has = spawnSync('git', ['-C', ROOT, 'cat-file', '-e', `${commit}^{commit}`]);
@@ -88,7 +99,10 @@ export async function buildPreviousRelease(): Promise<PreviousRelease> {
     .filter((f) => f.endsWith('.ts'))
     .map((f) => path.basename(f, '.ts'))
     .sort();
-  if (existsSync(path.join(dir, '.built'))) return { commit, main, migrations };
+  if (existsSync(path.join(dir, '.built'))) {
+    await linkModules(dir);
+    return { commit, main, migrations };
+  }
 
   await mkdir(tmpdir(), { recursive: true });
   const staging = await mkdtemp(path.join(tmpdir(), 'atende-release-build-'));
@@ -98,7 +112,7 @@ export async function buildPreviousRelease(): Promise<PreviousRelease> {
       maxBuffer: 1 << 20,
     });
     if (tar.status !== 0) throw new Error(`tar: ${tar.stderr.toString().trim()}`);
-    await symlink(path.join(ROOT, 'node_modules'), path.join(staging, 'node_modules'), 'dir');
+    await linkModules(staging);
     const started = Date.now();
     const tsc = spawnSync(
       process.execPath,
