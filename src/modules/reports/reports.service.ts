@@ -2,7 +2,6 @@ import type { UserActor } from '../../access/actors.js';
 import { badRequest, forbidden, notFound } from '../../http/errors.js';
 import { en } from '../../http/language.js';
 import { canonicalTimeZone, DEFAULT_TIME_ZONE, isCalendarDate, type TeamsRepo } from '../teams/index.js';
-import { emptyAcc, mergeAcc, toMetrics, type Acc } from './figures.js';
 import { grainFor, REPORT_DAY_ZONE, SPAN_DAY, SPAN_HOUR, type Dim } from './grains.js';
 import type { ReportsRepo, RollupFilter } from './reports.repo.js';
 import {
@@ -11,6 +10,7 @@ import {
   type AgentReportQueryT,
   type ExportQueryT,
   type FreshnessT,
+  type MetricsT,
   type GroupBy,
   type MyReportQueryT,
   type MyReportT,
@@ -18,6 +18,7 @@ import {
   type ReportT,
 } from './reports.schemas.js';
 import { reportCsv, type GroupSeries } from './reports.csv.js';
+import { Tally } from './tally.js';
 import { bucketIndex, bucketsOf, datesBetween, localDate } from './zone.js';
 
 /** The backlog, in seconds, past which a report says its rollups are catching up. */
@@ -59,6 +60,15 @@ interface Query {
   agentId?: string | undefined;
   labelId?: string | undefined;
   groupBy?: GroupBy | undefined;
+}
+
+/** Takes a group's figures of each bucket before `upTo` (its open one, then empty ones). */
+function closeGroupBuckets(gs: { at: number; open: Tally; metrics: MetricsT[] }, upTo: number): number {
+  for (; gs.at < upTo; gs.at++) {
+    gs.metrics.push(gs.open.metrics());
+    gs.open.clear();
+  }
+  return gs.at;
 }
 
 /**
@@ -185,24 +195,42 @@ export class ReportsService {
       groupColumn: groupBy === 'none' ? null : GROUP_COLUMN[groupBy],
     };
     const [rows, freshness] = await Promise.all([this.repo.rows(filter), this.freshness()]);
-    const totals = emptyAcc();
-    const series = starts.map(() => emptyAcc());
-    const groups = new Map<string, Acc>();
-    const perGroup = new Map<string, Acc[]>();
+    // Rows come oldest first: a bucket is complete when a row of a later one arrives, so its figures
+    // are taken then and only the open bucket (per group too, for the CSV) is being added up.
+    const totals = new Tally();
+    const series: MetricsT[] = [];
+    const bucket = new Tally();
+    let bucketAt = 0;
+    const closeBuckets = (upTo: number) => {
+      for (; bucketAt < upTo; bucketAt++) {
+        series.push(bucket.metrics());
+        totals.addTally(bucket);
+        bucket.clear();
+      }
+    };
+    const groups = new Map<string, Tally>();
+    const perGroup = new Map<string, { at: number; open: Tally; metrics: MetricsT[] }>();
     for (const row of rows) {
       const i = bucketIndex(starts, row.hour);
-      const bucket = series[i];
-      if (bucket) mergeAcc(bucket, row.acc);
+      closeBuckets(i);
+      bucket.addRow(row);
       if (groupBy === 'none') continue;
       let g = groups.get(row.group);
-      if (!g) groups.set(row.group, (g = emptyAcc()));
-      mergeAcc(g, row.acc);
+      if (!g) groups.set(row.group, (g = new Tally()));
+      g.addRow(row);
       if (!withGroupSeries) continue;
       let gs = perGroup.get(row.group);
-      if (!gs) perGroup.set(row.group, (gs = starts.map(() => emptyAcc())));
-      const gb = gs[i];
-      if (gb) mergeAcc(gb, row.acc);
+      if (!gs) perGroup.set(row.group, (gs = { at: 0, open: new Tally(), metrics: [] }));
+      gs.at = closeGroupBuckets(gs, i);
+      gs.open.addRow(row);
     }
+    closeBuckets(starts.length);
+    const groupSeries: GroupSeries = new Map(
+      [...perGroup.entries()].map(([id, gs]) => {
+        closeGroupBuckets(gs, starts.length);
+        return [id, gs.metrics];
+      }),
+    );
     const names =
       groupBy === 'none'
         ? new Map<string, string>()
@@ -211,23 +239,18 @@ export class ReportsService {
             GROUP_KIND[groupBy],
             [...groups.keys()].filter((id) => id !== ''),
           );
-    // Every row is in a bucket of the range: the totals are the buckets added up.
-    for (const bucket of series) mergeAcc(totals, bucket);
-    const groupSeries: GroupSeries = new Map(
-      [...perGroup.entries()].map(([id, accs]) => [id, accs.map((a) => toMetrics(a))]),
-    );
     const report: ReportT = {
       range: { from: q.from, to: q.to, timeZone, granularity },
       freshness,
-      totals: toMetrics(totals),
+      totals: totals.metrics(),
       series: starts.map((s, i) => ({
         start: new Date(s).toISOString(),
-        metrics: toMetrics(series[i] ?? emptyAcc()),
+        metrics: series[i] ?? new Tally().metrics(),
       })),
       // What no attendant (or no label) held is in the totals and the series only.
       groups: [...groups.entries()]
         .filter(([id]) => id !== '')
-        .map(([id, acc]) => ({ id, name: names.get(id) ?? '', metrics: toMetrics(acc) }))
+        .map(([id, tally]) => ({ id, name: names.get(id) ?? '', metrics: tally.metrics() }))
         .sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id)),
     };
     return { report, groupSeries };
