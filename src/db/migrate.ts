@@ -59,6 +59,7 @@ import * as m058 from './migrations/058_slas.js';
 import * as m059 from './migrations/059_report_rollups.js';
 import * as m060 from './migrations/060_data_protection.js';
 import * as m061 from './migrations/061_audit_log.js';
+import * as m062 from './migrations/062_contact_search_statistics.js';
 
 /** Versioned migrations, in order. Names are permanent: never rename or edit one that has shipped. */
 const migrations: Record<string, Migration> = {
@@ -114,6 +115,7 @@ const migrations: Record<string, Migration> = {
   '059_report_rollups': m059,
   '060_data_protection': m060,
   '061_audit_log': m061,
+  '062_contact_search_statistics': m062,
 };
 
 class StaticProvider implements MigrationProvider {
