@@ -60,6 +60,7 @@ import * as m059 from './migrations/059_report_rollups.js';
 import * as m060 from './migrations/060_data_protection.js';
 import * as m061 from './migrations/061_audit_log.js';
 import * as m062 from './migrations/062_contact_search_statistics.js';
+import * as m063 from './migrations/063_board_index.js';
 
 /** Versioned migrations, in order. Names are permanent: never rename or edit one that has shipped. */
 const migrations: Record<string, Migration> = {
@@ -116,6 +117,7 @@ const migrations: Record<string, Migration> = {
   '060_data_protection': m060,
   '061_audit_log': m061,
   '062_contact_search_statistics': m062,
+  '063_board_index': m063,
 };
 
 class StaticProvider implements MigrationProvider {
