@@ -308,7 +308,7 @@ export function createServices(deps: {
     ...createReportsServices(
       db,
       repos,
-      { horizon: events.horizon, doorbell },
+      { horizon: events.horizon, doorbell, audit },
       { pollMs: 1_000, batch: 1_000 },
       deps.logger,
     ),

@@ -265,6 +265,38 @@ describe('audit log: integrations and data protection', () => {
       assertWithout(lines, [NAME, phone, 'CPF']);
     });
 
+    it("records a contacts CSV download by its filters' names", async () => {
+      const since = await auditMark(f);
+      const res = await fetch(`${t.url}/api/customers/export?q=${encodeURIComponent(NAME)}`, {
+        headers: admin(),
+      });
+      assert.equal(res.status, 200);
+      assert.match(await res.text(), new RegExp(NAME));
+      const lines = await auditSince(t, f, since);
+      assert.deepEqual(shapes(lines), [userLine('contact.export_csv', 'account', f.accountId)]);
+      assert.deepEqual(lines[0]!.details, { filters: ['q'] });
+      assertWithout(lines, [NAME, phone]);
+    });
+
+    it('records a report CSV download with its range and filters', async () => {
+      const since = await auditMark(f);
+      const teamId = f.teams[0]!.id;
+      const res = await fetch(
+        `${t.url}/api/reports/export?report=agents&from=2026-12-01&to=2026-12-02&teamId=${teamId}`,
+        { headers: admin() },
+      );
+      assert.equal(res.status, 200);
+      await res.text();
+      const lines = await auditSince(t, f, since);
+      assert.deepEqual(shapes(lines), [userLine('report.export', 'report', 'agents')]);
+      assert.deepEqual(lines[0]!.details, {
+        from: '2026-12-01',
+        to: '2026-12-02',
+        teamId,
+        groupBy: 'agent',
+      });
+    });
+
     it("records an erasure without the person's name or number, and keeps none after it", async () => {
       let erasureId = '';
       const lines = await linesOf(t, f, async () => {

@@ -34,8 +34,9 @@ const likePrefix = (s: string) => `${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 export class AuditRepo {
   constructor(private readonly db: Db) {}
 
-  async insert(tx: Tx | Db, row: Insertable<AuditLogTable>): Promise<void> {
-    await tx.insertInto('audit_log').values(row).execute();
+  /** In `tx`, or on its own when none is given. */
+  async insert(tx: Tx | Db | undefined, row: Insertable<AuditLogTable>): Promise<void> {
+    await (tx ?? this.db).insertInto('audit_log').values(row).execute();
   }
 
   /** A page, newest first; the actor's current name in the same statement (no query per line). */

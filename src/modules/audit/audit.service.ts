@@ -63,6 +63,22 @@ export class AuditService {
     actor: Actor | { kind: 'system'; accountId: string },
     a: AuditAction,
   ): Promise<void> {
+    await this.write(tx, actor, a);
+  }
+
+  /**
+   * Writes one line on its own, for an action that changes nothing but lets data leave (a CSV
+   * download): the caller writes it before the first byte is sent.
+   */
+  async recordDownload(actor: Actor, a: AuditAction): Promise<void> {
+    await this.write(undefined, actor, a);
+  }
+
+  private async write(
+    tx: Tx | Db | undefined,
+    actor: Actor | { kind: 'system'; accountId: string },
+    a: AuditAction,
+  ): Promise<void> {
     const origin = actor.kind === 'user' ? actor.origin : undefined;
     await this.repo.insert(tx, {
       account_id: actor.accountId,

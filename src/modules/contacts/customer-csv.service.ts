@@ -84,8 +84,7 @@ export class CustomerCsvService {
 
   /** The customers the user may see, matching the list's filters, as CSV. */
   async export(actor: UserActor, query: ListCustomersQueryT): Promise<Readable> {
-    const scope = await this.customers.scope(actor);
-    const filter = await this.customers.filter(actor.accountId, query);
+    const { scope, filter } = await this.customers.exportOf(actor, query);
     const defs = [...(await this.attributes.byKey(actor.accountId)).values()];
     const out = new PassThrough();
     out.write(csvLine([...FIXED_COLUMNS, ...defs.map((d) => `attr.${d.key}`)]));

@@ -1,5 +1,5 @@
 import type { Db, Tx } from '../../db/index.js';
-import type { AuditService } from '../audit/index.js';
+import { changedFields, type AuditService } from '../audit/index.js';
 import type { CustomerAttributeValues } from '../../db/types.js';
 import type { EventBuffer, EventsService } from '../../events/events.service.js';
 import { targets } from '../../events/rooms.js';
@@ -98,6 +98,20 @@ export class CustomersService {
       limit,
     );
     return { ...pageInfo(total, page, limit), customers: rows.map(toCustomer) };
+  }
+
+  /**
+   * What a CSV export of the list reads, once its line is in the audit log: who took the contacts,
+   * with the filters' names only (a search's text may be a person's name).
+   */
+  async exportOf(actor: UserActor, query: ListCustomersQueryT) {
+    const [scope, filter] = [await this.scope(actor), await this.filter(actor.accountId, query)];
+    await this.audit.recordDownload(actor, {
+      action: 'contact.export_csv',
+      target: { type: 'account', id: actor.accountId },
+      details: { filters: changedFields(query) },
+    });
+    return { scope, filter };
   }
 
   /** A list's filter from its query: the search, the label, the attributes typed by their definitions. */

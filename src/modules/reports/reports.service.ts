@@ -1,4 +1,5 @@
 import type { UserActor } from '../../access/actors.js';
+import type { AuditService } from '../audit/index.js';
 import { badRequest, forbidden, notFound } from '../../http/errors.js';
 import { en } from '../../http/language.js';
 import { canonicalTimeZone, DEFAULT_TIME_ZONE, isCalendarDate, type TeamsRepo } from '../teams/index.js';
@@ -82,6 +83,7 @@ export class ReportsService {
   constructor(
     private readonly repo: ReportsRepo,
     private readonly teams: TeamsRepo,
+    private readonly audit: AuditService,
   ) {}
 
   async conversations(actor: UserActor, query: ReportQueryT): Promise<ReportT> {
@@ -95,6 +97,12 @@ export class ReportsService {
     const { report: which, ...q } = query;
     const groupBy = which === 'agents' ? 'agent' : q.groupBy;
     const built = await this.build(actor, { ...q, groupBy }, teams, true);
+    // Figures per agent are about people: who downloaded which report is kept (ids and dates only).
+    await this.audit.recordDownload(actor, {
+      action: 'report.export',
+      target: { type: 'report', id: which },
+      details: { ...q, groupBy },
+    });
     return reportCsv(built.report, built.groupSeries);
   }
 

@@ -20,6 +20,7 @@ const ACTION_GROUPS = [
   'label.',
   'attribute.',
   'canned.',
+  'report.',
 ] as const;
 
 interface Filters {
