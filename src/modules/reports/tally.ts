@@ -111,6 +111,11 @@ const isNumberChar = (c: number) =>
 
 const round = (x: number) => Math.round(x * 1000) / 1000;
 
+/** `into[i] += from[i]` for each of `into`'s places. */
+function addInto(into: number[], from: readonly number[]): void {
+  for (let i = 0; i < into.length; i++) into[i] = (into[i] ?? 0) + (from[i] ?? 0);
+}
+
 export class Tally {
   private readonly counters = new Array<number>(COUNTERS.length).fill(0);
   private readonly csat = [0, 0, 0, 0, 0];
@@ -121,31 +126,30 @@ export class Tally {
   filled = false;
 
   addRow(row: TallyRow): void {
-    this.filled = true;
-    for (let i = 0; i < this.counters.length; i++)
-      this.counters[i] = (this.counters[i] ?? 0) + (row.counters[i] ?? 0);
-    for (let i = 0; i < 5; i++) this.csat[i] = (this.csat[i] ?? 0) + (row.csat[i] ?? 0);
-    for (let d = 0; d < DURATIONS.length; d++) {
-      this.n[d] = (this.n[d] ?? 0) + (row.n[d] ?? 0);
-      this.sum[d] = (this.sum[d] ?? 0) + (row.sum[d] ?? 0);
-      const text = row.hist[d];
-      if (text !== undefined && text.length > 2) this.hists[d]?.addText(text);
-    }
+    this.addSums(row.counters, row.csat, row.n, row.sum);
+    row.hist.forEach((text, d) => {
+      if (text.length > 2) this.hists[d]?.addText(text);
+    });
   }
 
   addTally(from: Tally): void {
     if (!from.filled) return;
+    this.addSums(from.counters, from.csat, from.n, from.sum);
+    from.hists.forEach((h, d) => this.hists[d]?.addAll(h));
+  }
+
+  /** Adds the counters, CSAT answers and durations' counts and sums of a row or a tally. */
+  private addSums(
+    counters: readonly number[],
+    csat: readonly number[],
+    n: readonly number[],
+    sum: readonly number[],
+  ): void {
     this.filled = true;
-    for (let i = 0; i < this.counters.length; i++)
-      this.counters[i] = (this.counters[i] ?? 0) + (from.counters[i] ?? 0);
-    for (let i = 0; i < 5; i++) this.csat[i] = (this.csat[i] ?? 0) + (from.csat[i] ?? 0);
-    for (let d = 0; d < DURATIONS.length; d++) {
-      this.n[d] = (this.n[d] ?? 0) + (from.n[d] ?? 0);
-      this.sum[d] = (this.sum[d] ?? 0) + (from.sum[d] ?? 0);
-      const into = this.hists[d];
-      const add = from.hists[d];
-      if (into && add) into.addAll(add);
-    }
+    addInto(this.counters, counters);
+    addInto(this.csat, csat);
+    addInto(this.n, n);
+    addInto(this.sum, sum);
   }
 
   /** Empties it for reuse (its arrays kept). */
