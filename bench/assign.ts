@@ -3,13 +3,14 @@
  * a team that assigns by capacity, across 200 online agents (at most 10 open each: exactly 2,000
  * places), with two server processes (api and worker roles each, one PostgreSQL, Redis when reachable)
  * assigning. Measured: from the burst's commit to the last conversation given. Checked: none given twice (one `chat.capture` per conversation in the event log), no agent
- * past 10, every conversation given. The team, its channel and agents are made for the run (names
- * unique per run), and its conversations are closed after, so the other rows' data is untouched.
+ * past 10, every conversation given. The team, its channel and agents are made for the run in the
+ * run's own account (bench/live.ts), dropped at the end: the burst's conversations are written without
+ * events, and in the seeded account they had changed what the list and report rows read.
  */
 import { randomBytes } from 'node:crypto';
 import { cpuOf, cpuPerItem, cpuSeconds, round } from './load.js';
 import type { LiveRow } from './report.js';
-import { ADMIN_EMAIL, backendPids, PASSWORD, withClient } from './seed.js';
+import { backendPids, PASSWORD, withClient } from './seed.js';
 import type { ServerUnderTest } from './server.js';
 
 export const ASSIGN_ROW = 'auto-assign';
@@ -33,7 +34,8 @@ async function call(server: ServerUnderTest, token: string, method: string, path
 export async function runAssignRow(p: {
   dbUrl: string;
   servers: [ServerUnderTest, ServerUnderTest];
-  accountId: string;
+  /** The run's own account (bench/live.ts), dropped at the end with what the burst left. */
+  account: { accountId: string; adminEmail: string };
   redis: boolean;
   log: (line: string) => void;
 }): Promise<LiveRow> {
@@ -42,7 +44,7 @@ export async function runAssignRow(p: {
   const login = await fetch(`${a.url}/auth/login`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: ADMIN_EMAIL, password: PASSWORD }),
+    body: JSON.stringify({ email: p.account.adminEmail, password: PASSWORD }),
   });
   if (login.status !== 200) throw new Error(`auto-assign: login answered ${login.status}`);
   const { accessToken: token } = (await login.json()) as { accessToken: string };
@@ -91,13 +93,13 @@ export async function runAssignRow(p: {
       `INSERT INTO contacts (id, account_id, channel_id, type, value, name, provider_address)
        SELECT 'a' || $3 || lpad(to_hex(i), 15, '0'), $1, $2, 'phone', v, 'Cliente ' || i, v
        FROM generate_series(1, $4::int) AS i, LATERAL (SELECT '5511' || (900000000 + i) AS v) x`,
-      [p.accountId, String(channel.id), run, CHATS],
+      [p.account.accountId, String(channel.id), run, CHATS],
     );
     await c.query(
       `INSERT INTO chats (id, account_id, channel_id, contact_id, team_id, queue)
        SELECT 'b' || $4 || lpad(to_hex(i), 15, '0'), $1, $2, 'a' || $4 || lpad(to_hex(i), 15, '0'), $3, 'Espera'
        FROM generate_series(1, $5::int) AS i`,
-      [p.accountId, String(channel.id), teamId, run, CHATS],
+      [p.account.accountId, String(channel.id), teamId, run, CHATS],
     );
     await c.query('COMMIT');
     await c.query(`SELECT pg_notify('atende_events', '')`);
@@ -143,7 +145,7 @@ export async function runAssignRow(p: {
          SELECT e.data #>> '{chat,id}' FROM events e JOIN chats ch ON ch.id = e.data #>> '{chat,id}'
          WHERE e.account_id = $1 AND e.event = 'chat.capture' AND ch.team_id = $2
          GROUP BY 1 HAVING count(*) > 1) x`,
-      [p.accountId, teamId],
+      [p.account.accountId, teamId],
     );
     // Put the account back as it was: the burst's conversations closed, the team off, the agents offline.
     await c.query(

@@ -11,6 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { io, type Socket } from 'socket.io-client';
+import type pg from 'pg';
 import { BOARD_EVENTS } from '../web/src/board/board-events.js';
 import { coalescer } from '../web/src/board/coalescer.js';
 import { closeAll, connectClients, login } from './gateway.js';
@@ -117,6 +118,29 @@ class BoardClient {
     this.reader.cancel();
     this.socket?.disconnect();
   }
+}
+
+/**
+ * Deletes the users a run made, and what refers to them, so that the seeded account's users stay as
+ * seeded (the `users` row lists them all; 200 more per run had made it four times dearer). They
+ * attended nothing and wrote no message; the foreign keys from messages and chats are not checked
+ * (`session_replication_role`): each check would read the whole messages table, which has no index by
+ * author. Their team, channel and closed conversations stay, as the rollups counted them.
+ */
+async function removeUsers(c: pg.Client, ids: string[]): Promise<void> {
+  await c.query('BEGIN');
+  for (const table of [
+    'team_members',
+    'notifications',
+    'user_connections',
+    'notification_preferences',
+    'chat_views',
+    'drafts',
+  ])
+    await c.query(`DELETE FROM ${table} WHERE user_id = ANY($1::text[])`, [ids]);
+  await c.query('SET LOCAL session_replication_role = replica');
+  await c.query('DELETE FROM users WHERE id = ANY($1::text[])', [ids]);
+  await c.query('COMMIT');
 }
 
 export async function runBoardRow(p: {
@@ -241,7 +265,7 @@ export async function runBoardRow(p: {
       `UPDATE chats SET status = 'closed', closed_at = now() WHERE team_id = $1 AND status = 'open'`,
       [teamId],
     );
-    await c.query(`UPDATE users SET availability = 'offline' WHERE id = ANY($1::text[])`, [agentIds]);
+    await removeUsers(c, [...agentIds, String(sup.id)]);
   });
 
   latencies.sort((a, b) => a - b);

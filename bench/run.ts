@@ -693,7 +693,13 @@ async function main(): Promise<void> {
       const two = await start(2);
       try {
         liveRows.push(
-          await runAssignRow({ dbUrl: db.url, servers: [one, two], accountId: seed.accountId, redis, log }),
+          await runAssignRow({
+            dbUrl: db.url,
+            servers: [one, two],
+            account: await liveAccount(),
+            redis,
+            log,
+          }),
         );
       } finally {
         await two.stop();
