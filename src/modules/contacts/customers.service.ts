@@ -105,7 +105,8 @@ export class CustomersService {
    * with the filters' names only (a search's text may be a person's name).
    */
   async exportOf(actor: UserActor, query: ListCustomersQueryT) {
-    const [scope, filter] = [await this.scope(actor), await this.filter(actor.accountId, query)];
+    const scope = await this.scope(actor);
+    const filter = await this.filter(actor.accountId, query);
     await this.audit.recordDownload(actor, {
       action: 'contact.export_csv',
       target: { type: 'account', id: actor.accountId },

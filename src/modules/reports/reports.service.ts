@@ -11,7 +11,6 @@ import {
   type AgentReportQueryT,
   type ExportQueryT,
   type FreshnessT,
-  type MetricsT,
   type GroupBy,
   type MyReportQueryT,
   type MyReportT,
@@ -19,7 +18,7 @@ import {
   type ReportT,
 } from './reports.schemas.js';
 import { reportCsv, type GroupSeries } from './reports.csv.js';
-import { Tally } from './tally.js';
+import { BucketSeries, Tally } from './tally.js';
 import { bucketIndex, bucketsOf, datesBetween, localDate } from './zone.js';
 
 /** The backlog, in seconds, past which a report says its rollups are catching up. */
@@ -61,15 +60,6 @@ interface Query {
   agentId?: string | undefined;
   labelId?: string | undefined;
   groupBy?: GroupBy | undefined;
-}
-
-/** Takes a group's figures of each bucket before `upTo` (its open one, then empty ones). */
-function closeGroupBuckets(gs: { at: number; open: Tally; metrics: MetricsT[] }, upTo: number): number {
-  for (; gs.at < upTo; gs.at++) {
-    gs.metrics.push(gs.open.metrics());
-    gs.open.clear();
-  }
-  return gs.at;
 }
 
 /**
@@ -203,39 +193,29 @@ export class ReportsService {
       groupColumn: groupBy === 'none' ? null : GROUP_COLUMN[groupBy],
     };
     const [rows, freshness] = await Promise.all([this.repo.rows(filter), this.freshness()]);
-    // Rows come oldest first: a bucket is complete when a row of a later one arrives, so its figures
-    // are taken then and only the open bucket (per group too, for the CSV) is being added up.
+    // Rows come oldest first: a bucket is complete when a row of a later one arrives (BucketSeries).
     const totals = new Tally();
-    const series: MetricsT[] = [];
-    const bucket = new Tally();
-    let bucketAt = 0;
-    const closeBuckets = (upTo: number) => {
-      for (; bucketAt < upTo; bucketAt++) {
-        series.push(bucket.metrics());
-        totals.addTally(bucket);
-        bucket.clear();
-      }
-    };
+    const series = new BucketSeries();
     const groups = new Map<string, Tally>();
-    const perGroup = new Map<string, { at: number; open: Tally; metrics: MetricsT[] }>();
+    const perGroup = new Map<string, BucketSeries>();
     for (const row of rows) {
       const i = bucketIndex(starts, row.hour);
-      closeBuckets(i);
-      bucket.addRow(row);
+      series.closeUpTo(i, totals);
+      series.open.addRow(row);
       if (groupBy === 'none') continue;
       let g = groups.get(row.group);
       if (!g) groups.set(row.group, (g = new Tally()));
       g.addRow(row);
       if (!withGroupSeries) continue;
       let gs = perGroup.get(row.group);
-      if (!gs) perGroup.set(row.group, (gs = { at: 0, open: new Tally(), metrics: [] }));
-      gs.at = closeGroupBuckets(gs, i);
+      if (!gs) perGroup.set(row.group, (gs = new BucketSeries()));
+      gs.closeUpTo(i);
       gs.open.addRow(row);
     }
-    closeBuckets(starts.length);
+    series.closeUpTo(starts.length, totals);
     const groupSeries: GroupSeries = new Map(
       [...perGroup.entries()].map(([id, gs]) => {
-        closeGroupBuckets(gs, starts.length);
+        gs.closeUpTo(starts.length);
         return [id, gs.metrics];
       }),
     );
@@ -253,7 +233,7 @@ export class ReportsService {
       totals: totals.metrics(),
       series: starts.map((s, i) => ({
         start: new Date(s).toISOString(),
-        metrics: series[i] ?? new Tally().metrics(),
+        metrics: series.metrics[i] ?? new Tally().metrics(),
       })),
       // What no attendant (or no label) held is in the totals and the series only.
       groups: [...groups.entries()]

@@ -208,3 +208,21 @@ export class Tally {
     };
   }
 }
+
+/**
+ * The figures of a report's buckets, filled oldest first: only the open bucket is being added up, and
+ * its figures are taken when a row of a later bucket arrives.
+ */
+export class BucketSeries {
+  readonly metrics: MetricsT[] = [];
+  readonly open = new Tally();
+
+  /** Takes the figures of each bucket before `upTo` (the open one, then empty ones), each added into `totals` when given. */
+  closeUpTo(upTo: number, totals?: Tally): void {
+    while (this.metrics.length < upTo) {
+      this.metrics.push(this.open.metrics());
+      totals?.addTally(this.open);
+      this.open.clear();
+    }
+  }
+}
