@@ -357,12 +357,14 @@ async function bulkInsert(url: string, seed: Seeded, log: (line: string) => void
     log(`  chat_counts rebuilt (${secondsSince(t)} s)`);
     t = Date.now();
     // Each label on its share of the chats, chosen by a hash of the chat and the label. The rows are
-    // consistent by construction, so the foreign-key triggers are skipped (replica role).
+    // consistent by construction, so the foreign-key triggers are skipped (replica role), and with
+    // them the one that copies each chat's list position onto its links (migration 064): written here.
     await c.query(`SET LOCAL session_replication_role = replica`);
     await c.query(
-      `INSERT INTO chat_labels (chat_id, label_id, account_id, created_at)
-       SELECT 'ba' || lpad(to_hex(i), 22, '0'), l.id, $1, now()
-         FROM generate_series(1, $2::int) AS i,
+      `INSERT INTO chat_labels (chat_id, label_id, account_id, created_at, chat_status, chat_created_at)
+       SELECT c.id, l.id, $1, now(), c.status, c.created_at
+         FROM generate_series(1, $2::int) AS i
+         JOIN chats c ON c.id = 'ba' || lpad(to_hex(i), 22, '0'),
               unnest($3::text[], $4::int[]) WITH ORDINALITY AS l(id, permille, n)
         WHERE (hashint4(i # (n::int * 7919)) & 2147483647) % 1000 < l.permille`,
       [seed.accountId, params.chats, seed.labels.map((l) => l.id), seed.labels.map((l) => l.permille)],

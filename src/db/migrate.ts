@@ -61,6 +61,7 @@ import * as m060 from './migrations/060_data_protection.js';
 import * as m061 from './migrations/061_audit_log.js';
 import * as m062 from './migrations/062_contact_search_statistics.js';
 import * as m063 from './migrations/063_board_index.js';
+import * as m064 from './migrations/064_label_list_order.js';
 
 /** Versioned migrations, in order. Names are permanent: never rename or edit one that has shipped. */
 const migrations: Record<string, Migration> = {
@@ -118,6 +119,7 @@ const migrations: Record<string, Migration> = {
   '061_audit_log': m061,
   '062_contact_search_statistics': m062,
   '063_board_index': m063,
+  '064_label_list_order': m064,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -211,6 +211,9 @@ export interface ChatLabelsTable {
   account_id: string;
   created_by: string | null;
   created_at: Timestamp;
+  /** The chat's status and creation instant, the label's list order: kept by triggers (migration 064). */
+  chat_status: ColumnType<ChatStatus, never, never>;
+  chat_created_at: ColumnType<Date, never, never>;
 }
 
 /** A label on a customer (migration 028). */

@@ -265,4 +265,54 @@ describe('chat lists', () => {
       });
     });
   });
+
+  // A label's list is cut from its links in list order (migration 064): each link carries its chat's
+  // status and creation instant, which follow the chat as it closes and reopens.
+  describe('a label’s chats in list order', () => {
+    it('pages newest first whatever order the label was put on, and follows chats closed and reopened', async () => {
+      const f = await seedAccount(t.server.services);
+      const chats: string[] = [];
+      for (let i = 0; i < 5; i++) chats.push(await f.inbound(i % 2, phone(), `conversa ${i}`));
+      const [c1, c2, c3, c4, c5] = chats as [string, string, string, string, string];
+      const res = await ok(
+        t.request('POST', '/api/labels', {
+          headers: bearer(f.adminToken),
+          body: { name: 'Ordem', color: '#112233' },
+        }),
+        201,
+      );
+      const label = (res.body as { id: string }).id;
+      // Labelled oldest last, and one chat left without it.
+      for (const c of [c5, c2, c4, c1]) {
+        await ok(t.request('PUT', `/api/chats/${c}/labels/${label}`, { headers: bearer(f.adminToken) }));
+      }
+      const pages = [];
+      for (let page = 1; page <= 3; page++)
+        pages.push(await list(f.adminToken, `label=${label}&limit=2&page=${page}`));
+      assert.deepEqual(pages.map(ids), [[c5, c4], [c2, c1], []]);
+      assert.deepEqual(
+        pages.map((p) => p.total),
+        [4, 4, 4],
+      );
+      const api = await t.request('GET', `/channel-api/chats?label=${label}&limit=3`, {
+        headers: f.authHeader(),
+      });
+      assert.deepEqual(
+        [api.json.total, (api.json.chats as { id: string }[]).map((c) => c.id)],
+        [4, [c5, c4, c2]],
+      );
+
+      await ok(t.request('POST', `/api/chats/${c4}/close`, { headers: bearer(f.adminToken) }));
+      const open = await list(f.adminToken, `label=${label}`);
+      assert.deepEqual([open.total, ids(open)], [3, [c5, c2, c1]]);
+      const closed = await list(f.adminToken, `label=${label}&status=closed`);
+      assert.deepEqual([closed.total, ids(closed)], [1, [c4]]);
+
+      await ok(t.request('POST', `/api/chats/${c4}/reopen`, { headers: bearer(f.adminToken) }));
+      const reopened = await list(f.adminToken, `label=${label}`);
+      assert.deepEqual([reopened.total, ids(reopened)], [4, [c5, c4, c2, c1]]);
+      assert.equal((await list(f.adminToken, `label=${label}&status=closed`)).total, 0);
+      assert.ok(!ids(reopened).includes(c3));
+    });
+  });
 });

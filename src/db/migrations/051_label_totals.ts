@@ -51,9 +51,10 @@ const movedDeltas = `
  * The update trigger's function of migration 047, restated with the label totals as one more part of
  * its single statement (`labels`), so a chat update fires no second trigger: a move pays one join of
  * the statement's rows with their links, other updates a join that finds no move. Without labels (the
- * way down) it is 047's again.
+ * way down) it is 047's again. Later migrations restate it with parts of their own (`more`: CTEs, each
+ * ending in a comma), written before the counters' parts.
  */
-const countsUpdated = (labels: boolean) => {
+export const countsUpdated = (labels: boolean, more = '') => {
   const row = (table: string, n: number) =>
     `SELECT account_id, ${listStatus(table)}, channel_id, team_id, queue, coalesce(user_id, ''), ${n} FROM ${table}`;
   const labelPart = labels
@@ -63,7 +64,7 @@ const countsUpdated = (labels: boolean) => {
   return `
 CREATE OR REPLACE FUNCTION chat_counts_updated() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  WITH ${labelPart}d (account_id, s, ch, t, q, u, n) AS (${row('old_chats', -1)} UNION ALL ${row('new_chats', 1)}
+  WITH ${more}${labelPart}d (account_id, s, ch, t, q, u, n) AS (${row('old_chats', -1)} UNION ALL ${row('new_chats', 1)}
   ), g AS (
     SELECT account_id, s, ch, t, q, u, sum(n) AS n FROM d
     -- An account being deleted: its counters went with it (cascade), none is written again.

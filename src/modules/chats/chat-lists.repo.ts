@@ -108,12 +108,12 @@ function filterSql(f: ChatFilter, values: unknown[], counters = false): string {
  */
 function searchSql(f: ChatFilter, values: unknown[]): string {
   const p = (v: unknown) => `$${values.push(v)}`;
-  // The label's chats, from `chat_labels_label_idx` (account, label, chat).
+  // The label's chats, from `chat_labels_list_idx` (account, label, status, …).
   const label =
     (f.sla === undefined ? '' : ` AND ${slaFilterSql(f.sla, '')}`) +
     (f.labelId === undefined
       ? ''
-      : ` AND id IN (SELECT chat_id FROM chat_labels WHERE account_id = ${p(f.accountId)} AND label_id = ${p(f.labelId)})`);
+      : ` AND id IN (SELECT chat_id FROM chat_labels WHERE account_id = ${p(f.accountId)} AND label_id = ${p(f.labelId)} AND chat_status = '${f.status}')`);
   if (!f.search) return label;
   const match =
     f.search.kind === 'number'
@@ -174,15 +174,6 @@ export function limitBucket(limit: number): number {
   return bucket;
 }
 
-/**
- * A page of a filter's chats cut from `chats` alone, in the sort's order (newest first by default).
- * The page size is a parameter under a literal bound (its power of two): the bound lets the planner
- * cost a generic plan as a page of a few rows, so a prepared statement settles on it, while one text
- * serves every page size up to the bound — a literal size gave each of the hundred sizes a text of
- * its own, parsed and planned again wherever the prepared statements' bound had run out (≈ 0.5 ms of
- * PostgreSQL's CPU, more than running it: bench/README.md, 2026-11-28). The scan stops at the page:
- * the outer LIMIT pulls only `limit` rows through the inner one.
- */
 /** A chat's `sla` (ChatSlaSchema, the presenter's `chatSla`) as PostgreSQL builds it: null without a due instant. */
 const chatSlaJson = (
   c: string,
@@ -194,6 +185,16 @@ const chatSlaJson = (
      'resolutionDueAt', ${isoTime(`${c}resolution_due_at`)},
      'resolutionBreached', ${c}resolution_breached_at IS NOT NULL) END`;
 
+/**
+ * A page of a filter's chats cut from `chats` alone (or, for a label, from its links: `byLabelOrder`),
+ * in the sort's order (newest first by default).
+ * The page size is a parameter under a literal bound (its power of two): the bound lets the planner
+ * cost a generic plan as a page of a few rows, so a prepared statement settles on it, while one text
+ * serves every page size up to the bound — a literal size gave each of the hundred sizes a text of
+ * its own, parsed and planned again wherever the prepared statements' bound had run out (≈ 0.5 ms of
+ * PostgreSQL's CPU, more than running it: bench/README.md, 2026-11-28). The scan stops at the page:
+ * the outer LIMIT pulls only `limit` rows through the inner one.
+ */
 function pageSql(
   f: ChatFilter,
   values: unknown[],
@@ -201,14 +202,47 @@ function pageSql(
   offset: number,
   sort: ChatSort = 'newest',
 ): string {
-  const where = filterSql(f, values) + searchSql(f, values);
-  const size = `$${values.push(limit)}`;
-  return `SELECT * FROM (SELECT id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
-   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by, bot_id,
-   sla_started_at, first_response_due_at, first_responded_at, first_response_breached_at, resolution_due_at, resolution_breached_at
+  const bound = `LIMIT ${sqlInteger(limitBucket(limit))} OFFSET ${sqlInteger(offset)}`;
+  let inner: string;
+  if (byLabelOrder(f, sort)) {
+    // The label's links in list order (`chat_labels_list_idx`), each joined to its chat, which the
+    // rest of the filter checks: the page is the first links that pass, whatever the label's share.
+    const where = filterSql(f, values) + searchSql({ ...f, labelId: undefined }, values);
+    inner = `SELECT c.* FROM (SELECT chat_id, chat_created_at FROM chat_labels
+   WHERE account_id = ${`$${values.push(f.accountId)}`} AND label_id = ${`$${values.push(f.labelId)}`} AND chat_status = '${f.status}') AS l
+ CROSS JOIN LATERAL (SELECT ${PAGE_COLUMNS} FROM chats WHERE id = l.chat_id AND ${where}) AS c
+ ORDER BY l.chat_created_at DESC, l.chat_id DESC ${bound}`;
+  } else {
+    const where = filterSql(f, values) + searchSql(f, values);
+    inner = `SELECT ${PAGE_COLUMNS}
  FROM chats WHERE ${where} ORDER BY ${ORDER[sort]('')}
- LIMIT ${sqlInteger(limitBucket(limit))} OFFSET ${sqlInteger(offset)}) AS p
+ ${bound}`;
+  }
+  const size = `$${values.push(limit)}`;
+  return `SELECT * FROM (${inner}) AS p
  ORDER BY ${ORDER[sort]('')} LIMIT ${size}`;
+}
+
+/** The columns of a page's chats, as `pageSql` cuts them from `chats`. */
+const PAGE_COLUMNS = `id, channel_id, team_id, user_id, status, queue, unread_messages, last_message,
+   created_at, updated_at, contact_id, waiting_since, last_customer_at, snoozed_at, snoozed_until, snoozed_by, bot_id,
+   sla_started_at, first_response_due_at, first_responded_at, first_response_breached_at, resolution_due_at, resolution_breached_at`;
+
+/**
+ * Whether a page is cut walking the label's links rather than the chats: a label list newest first,
+ * unless the filter also names a channel, team, attendant, the unattended or a customer search, whose
+ * own list indexes lead to fewer chats than a label's share (`chat_labels` is checked for each then).
+ */
+function byLabelOrder(f: ChatFilter, sort: ChatSort): boolean {
+  return (
+    f.labelId !== undefined &&
+    sort === 'newest' &&
+    f.channelId === undefined &&
+    f.teamId === undefined &&
+    f.userId === undefined &&
+    !f.unassigned &&
+    !f.search
+  );
 }
 
 /**
