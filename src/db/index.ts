@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect } from 'kysely';
 import { preparingPool } from './prepared.js';
 import type { Database, Db, Tx } from './types.js';
 
@@ -24,6 +24,15 @@ export const CONNECT_TIMEOUT_MS = 5_000;
 /** Idle time after which TCP keepalive probes a connection whose peer may have vanished. */
 export const KEEPALIVE_DELAY_MS = 10_000;
 
+/**
+ * Every connection plans its statements without parallel workers (docs/adr/0100-serial-plans.md).
+ * The statements that serve requests read a page, a few rows or a walk that stops at a page: planned in
+ * parallel, each worker repeats the walk and gathering costs more than it saves (a contact search
+ * 184 ms in parallel against 20 ms alone; a label's page 24 ms, nearly all of it starting two workers,
+ * against under 1 ms), and with many users at once the extra CPU is everyone's latency.
+ */
+export const SERIAL_PLANS = 'SET max_parallel_workers_per_gather = 0';
+
 export function createDb(url: string, max = 20, options: DbOptions = {}): { db: Db; pool: pg.Pool } {
   const pool = new pg.Pool({
     connectionString: url,
@@ -40,6 +49,8 @@ export function createDb(url: string, max = 20, options: DbOptions = {}): { db: 
   // nobody would, and the event would end the process. The statement in flight fails on its own
   // (src/db/unavailable.ts) and the pool discards the client when it is released.
   pool.on('connect', (client) => {
+    // Queued before the statement the client was taken for, so it is the connection's first.
+    client.query(SERIAL_PLANS).catch(() => undefined);
     let told = false;
     client.on('error', (err) => {
       if (told || ending) return;
@@ -68,17 +79,4 @@ export async function inTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Prom
       throw err;
     }
   }
-}
-
-/**
- * Runs `fn` in a transaction whose statements are planned without parallel workers. A search that
- * walks an index until a page is found is cheapest read by one process: planned in parallel, its
- * workers each walk their share and the whole costs several times the CPU (measured on contact search:
- * 184 ms in parallel, 20 ms serial), which, with many users searching at once, is the latency of all.
- */
-export async function serialPlan<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
-  return db.transaction().execute(async (tx) => {
-    await sql`SET LOCAL max_parallel_workers_per_gather = 0`.execute(tx);
-    return fn(tx);
-  });
 }

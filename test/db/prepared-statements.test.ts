@@ -79,4 +79,34 @@ describe('prepared hot statements', () => {
     const lookups = (await prepared()).filter((p) => p.statement.includes('FROM account_api_keys'));
     assert.equal(lookups.length, 1);
   });
+
+  it('plans every connection’s statements without parallel workers, from its first statement', async () => {
+    const pool = createDb(t.databaseUrl, 3).db;
+    try {
+      // Three transactions held at once take three connections, each asked first thing.
+      let entered = 0;
+      let release!: () => void;
+      const all = new Promise<void>((resolve) => (release = resolve));
+      const settings = await Promise.all(
+        [0, 1, 2].map(() =>
+          pool.transaction().execute(async (tx) => {
+            const { rows } = await sql<{
+              max_parallel_workers_per_gather: string;
+            }>`SHOW max_parallel_workers_per_gather`.execute(tx);
+            if (++entered === 3) release();
+            await all;
+            const pid = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(tx);
+            return { workers: rows[0]!.max_parallel_workers_per_gather, pid: pid.rows[0]!.pid };
+          }),
+        ),
+      );
+      assert.deepEqual(
+        settings.map((s) => s.workers),
+        ['0', '0', '0'],
+      );
+      assert.equal(new Set(settings.map((s) => s.pid)).size, 3);
+    } finally {
+      await pool.destroy();
+    }
+  });
 });

@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import { serialPlan, type Db } from '../../db/index.js';
+import type { Db } from '../../db/index.js';
 import type { LastMessage } from '../../db/types.js';
 import type { ChatSearch } from '../chats/index.js';
 import { visibleSql, type Viewer } from '../history/index.js';
@@ -101,20 +101,20 @@ function contactMatch(search: ChatSearch): RawBuilder<boolean> {
 export class SearchRepo {
   constructor(private readonly db: Db) {}
 
-  /** A search's rows, planned without parallel workers (`serialPlan`, docs/adr/0083-contact-search-walk.md). */
-  private serialRows<R>(query: RawBuilder<R>): Promise<R[]> {
-    return serialPlan(this.db, async (tx) => (await query.execute(tx)).rows);
+  /** A search's rows: one statement, planned in one process as every statement is (`SERIAL_PLANS`). */
+  private async rowsOf<R>(query: RawBuilder<R>): Promise<R[]> {
+    return (await query.execute(this.db)).rows;
   }
 
   /**
    * Messages whose words match, newest first, compared on their stored vector (migration 050): the
    * GIN index `messages_search_vector_idx` finds a rare word's, a common word's are met walking the
    * newest messages (the planner picks by the word's frequency); the conditions keep the reader's.
-   * Planned without parallel workers (`serialPlan`): a word in ≈ 1,000 messages cost 31 ms of
+   * Planned without parallel workers (`SERIAL_PLANS`): a word in ≈ 1,000 messages cost 31 ms of
    * PostgreSQL in parallel, 7 ms in one process.
    */
   async messages(f: SearchFilter, q: string, limit: number, offset: number): Promise<MessageHitRow[]> {
-    return this.serialRows(sql<MessageHitRow>`
+    return this.rowsOf(sql<MessageHitRow>`
       SELECT m.id, m.origin, m.type, m.user_id, m.created_at, message_search_text(m.content) AS text, ${chatColumns}
       FROM messages m JOIN chats c ON c.id = m.chat_id JOIN contacts ct ON ct.id = c.contact_id
       WHERE m.account_id = ${f.accountId}
@@ -141,7 +141,7 @@ export class SearchRepo {
    * planner may walk the account's newest conversations (`chats_account_time_idx`) until a page is
    * found — what a common name or number part needs — or, for a rare one, gather the few matching
    * contacts from the trigram indexes and sort their conversations; it picks by the match's estimated
-   * frequency. Planned without parallel workers (`serialPlan`).
+   * frequency. Planned without parallel workers (`SERIAL_PLANS`).
    */
   async contacts(
     f: SearchFilter,
@@ -149,7 +149,7 @@ export class SearchRepo {
     limit: number,
     offset: number,
   ): Promise<ContactHitRow[]> {
-    return this.serialRows(sql<ContactHitRow>`
+    return this.rowsOf(sql<ContactHitRow>`
       SELECT ct.channel_id, ct.name, ct.value, ${chatColumns}, ct.id
       FROM chats c JOIN contacts ct ON ct.id = c.contact_id
       WHERE ct.account_id = ${f.accountId} AND ${contactMatch(search)}
@@ -164,7 +164,7 @@ export class SearchRepo {
 
   /** Conversations, open and closed, whose customer matches the search, newest first. */
   async chats(f: SearchFilter, search: ChatSearch, limit: number, offset: number): Promise<SearchChatRow[]> {
-    return this.serialRows(sql<SearchChatRow>`
+    return this.rowsOf(sql<SearchChatRow>`
       SELECT ${chatColumns}
       FROM chats c JOIN contacts ct ON ct.id = c.contact_id
       WHERE c.contact_id IN (SELECT ct.id FROM contacts ct WHERE ct.account_id = ${f.accountId} AND ${contactMatch(search)})
