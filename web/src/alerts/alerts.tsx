@@ -91,14 +91,23 @@ export function AlertsProvider(props: { children: ReactNode }) {
   const state = useRef({ preferences, myTeamIds, users, t, me: me.user.id });
   state.current = { preferences, myTeamIds, users, t, me: me.user.id };
 
+  // Once per browser (tabs.ts): `id` names the moment, `tag` its desktop notification (one per
+  // conversation, replaced by the next).
   const announce = useCallback(
-    (moment: Moment, text: { title: string; body: string }, tag: string, chatId: string | null) => {
-      if (!tabs.leader) return;
-      const way = state.current.preferences[moment];
-      if (way.sound) chime();
-      if (way.desktop && desktopPermission() === 'granted' && !tabs.anyInView()) {
-        showDesktop({ ...text, tag, onClick: () => chatId && navigate(`/inbox/${chatId}`) });
-      }
+    (
+      moment: Moment,
+      text: { title: string; body: string },
+      tag: string,
+      chatId: string | null,
+      id: string = tag,
+    ) => {
+      tabs.speak(id, () => {
+        const way = state.current.preferences[moment];
+        if (way.sound) chime();
+        if (way.desktop && desktopPermission() === 'granted' && !tabs.anyInView()) {
+          showDesktop({ ...text, tag, onClick: () => chatId && navigate(`/inbox/${chatId}`) });
+        }
+      });
     },
     [tabs],
   );
@@ -138,6 +147,7 @@ export function AlertsProvider(props: { children: ReactNode }) {
         { title: tr('alerts.newMessage', { name: nameOf(c) }), body: last.content },
         `message:${c.id}`,
         c.id,
+        `message:${c.id}|${key}`,
       );
     };
 

@@ -3,11 +3,18 @@
 // desktop notifications. Each tab tells the others on a BroadcastChannel which conversation it shows
 // and whether it is in view (visible and focused), so the leader stays quiet about a conversation the
 // agent is looking at, and shows a desktop notification only when no tab is in view.
+//
+// A leader that closes hands over through the lock, which takes a moment: what arrives in between
+// would be announced by no tab. So a tab that is not leading holds what it would have announced for a
+// while (`speak`), the leader tells the others what it announced, and a tab that takes over announces
+// what it holds that nobody did.
 
 const LOCK = 'atende.alerts.leader';
 const CHANNEL = 'atende.tabs';
 /** A view not heard of for this long is a tab that went away without saying so. */
 const VIEW_TTL_MS = 60_000;
+/** How long a tab that is not leading holds an announcement, in case the leader was leaving. */
+const HOLD_MS = 10_000;
 
 interface View {
   chatId: string | null;
@@ -19,7 +26,8 @@ type Message =
   | { type: 'view'; tab: string; chatId: string | null; inView: boolean }
   | { type: 'hello'; tab: string }
   | { type: 'bye'; tab: string }
-  | { type: 'prefs'; tab: string };
+  | { type: 'prefs'; tab: string }
+  | { type: 'spoke'; tab: string; id: string };
 
 export class Tabs {
   readonly id = Math.random().toString(36).slice(2);
@@ -30,6 +38,10 @@ export class Tabs {
   private chatId: string | null = null;
   private readonly prefsListeners = new Set<() => void>();
   private readonly cleanups: (() => void)[] = [];
+  /** Announcements this tab held while not leading, by id. */
+  private readonly held = new Map<string, { at: number; speak: () => void }>();
+  /** Announcements the leader made, by id: when, so that one heard after is not held. */
+  private readonly spoken = new Map<string, number>();
 
   constructor() {
     const locks = typeof navigator !== 'undefined' ? navigator.locks : undefined;
@@ -38,6 +50,7 @@ export class Tabs {
       void locks
         .request(LOCK, () => {
           this.leading = true;
+          this.takeOver();
           return held;
         })
         .catch(() => undefined);
@@ -63,9 +76,21 @@ export class Tabs {
     this.announce();
   }
 
-  /** Whether this tab speaks for the console in this browser. */
-  get leader(): boolean {
-    return this.leading;
+  /**
+   * Announces a moment (`speak`: the sound, a desktop notification) once per browser: now, when this
+   * tab leads; otherwise held, and announced only if this tab takes over before `HOLD_MS` and the
+   * leader did not announce it. `id` names the moment itself (a conversation's arrival, one message).
+   */
+  speak(id: string, speak: () => void) {
+    const now = Date.now();
+    if (this.leading) {
+      speak();
+      this.post({ type: 'spoke', tab: this.id, id });
+      return;
+    }
+    this.forget(now);
+    if (this.spoken.has(id)) return;
+    this.held.set(id, { at: now, speak });
   }
 
   /** The conversation this tab shows (null: none). */
@@ -102,6 +127,21 @@ export class Tabs {
     this.channel?.close();
   }
 
+  /** Now leading: what this tab held and nobody announced is announced. */
+  private takeOver() {
+    const now = Date.now();
+    this.forget(now);
+    const held = [...this.held.entries()];
+    this.held.clear();
+    for (const [id, h] of held) this.speak(id, h.speak);
+  }
+
+  /** Drops what is older than `HOLD_MS`. */
+  private forget(now: number) {
+    for (const [id, h] of this.held) if (now - h.at >= HOLD_MS) this.held.delete(id);
+    for (const [id, at] of this.spoken) if (now - at >= HOLD_MS) this.spoken.delete(id);
+  }
+
   private fresh(): View[] {
     const now = Date.now();
     const own: View = { chatId: this.chatId, inView: inView(), at: now };
@@ -125,7 +165,10 @@ export class Tabs {
     if (m.type === 'view') this.views.set(m.tab, { chatId: m.chatId, inView: m.inView, at: Date.now() });
     else if (m.type === 'bye') this.views.delete(m.tab);
     else if (m.type === 'hello') this.announce();
-    else for (const fn of this.prefsListeners) fn();
+    else if (m.type === 'spoke') {
+      this.held.delete(m.id);
+      this.spoken.set(m.id, Date.now());
+    } else for (const fn of this.prefsListeners) fn();
   }
 }
 
