@@ -20,10 +20,13 @@ import { countsUpdated } from './051_label_totals.js';
  *
  * `chat_labels_label_idx` (account, label, chat) is a prefix of the new index's use and goes.
  */
+// The moved chats are found first (OFFSET 0 keeps them a subquery of their own), so an update that
+// moves nothing — a message, a read, a transfer — looks up no link.
 const linksMoved = `links_moved AS (
-    UPDATE chat_labels l SET chat_status = n.status, chat_created_at = n.created_at
-    FROM old_chats o JOIN new_chats n ON n.id = o.id
-    WHERE l.chat_id = n.id AND (o.status, o.created_at) IS DISTINCT FROM (n.status, n.created_at)
+    UPDATE chat_labels l SET chat_status = m.status, chat_created_at = m.created_at
+    FROM (SELECT n.id, n.status, n.created_at FROM old_chats o JOIN new_chats n ON n.id = o.id
+          WHERE (o.status, o.created_at) IS DISTINCT FROM (n.status, n.created_at) OFFSET 0) AS m
+    WHERE l.chat_id = m.id
     RETURNING 1
   ), `;
 
