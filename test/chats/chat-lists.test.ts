@@ -31,6 +31,12 @@ describe('chat lists', () => {
     return res.json as unknown as Page;
   };
   const ids = (p: Page) => p.chats.map((c) => c.id);
+  /** A label of the token's account; its id. */
+  const createLabel = async (token: string, name: string, color = '#000000') => {
+    const res = await t.request('POST', '/api/labels', { headers: bearer(token), body: { name, color } });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    return (res.body as { id: string }).id;
+  };
   const ok = async (res: Promise<{ status: number; body: unknown }>, status = 200) => {
     const r = await res;
     assert.equal(r.status, status, JSON.stringify(r.body));
@@ -62,14 +68,7 @@ describe('chat lists', () => {
       assert.equal(await f.inbound(0, p1, 'de novo'), c1);
       c4 = await f.inbound(0, phone(), 'quarta');
       await ok(t.request('POST', `/api/chats/${c4}/close`, { headers: bearer(f.adminToken) }));
-      const res = await ok(
-        t.request('POST', '/api/labels', {
-          headers: bearer(f.adminToken),
-          body: { name: 'L', color: '#000000' },
-        }),
-        201,
-      );
-      label = (res.body as { id: string }).id;
+      label = await createLabel(f.adminToken, 'L');
       for (const c of [c1, c3]) {
         await ok(t.request('PUT', `/api/chats/${c}/labels/${label}`, { headers: bearer(f.adminToken) }));
       }
@@ -133,14 +132,7 @@ describe('chat lists', () => {
 
     it('another account’s label matches nothing; bad values are 400 with the contract body', async () => {
       const g = await seedAccount(t.server.services);
-      const theirs = await ok(
-        t.request('POST', '/api/labels', {
-          headers: bearer(g.adminToken),
-          body: { name: 'L', color: '#000000' },
-        }),
-        201,
-      );
-      const id = (theirs.body as { id: string }).id;
+      const id = await createLabel(g.adminToken, 'L');
       const none = await list(f.adminToken, `label=${id}`);
       assert.deepEqual([none.total, ids(none)], [0, []]);
       const api = await t.request('GET', `/channel-api/chats?label=${id}`, { headers: f.authHeader() });
@@ -274,14 +266,7 @@ describe('chat lists', () => {
       const chats: string[] = [];
       for (let i = 0; i < 5; i++) chats.push(await f.inbound(i % 2, phone(), `conversa ${i}`));
       const [c1, c2, c3, c4, c5] = chats as [string, string, string, string, string];
-      const res = await ok(
-        t.request('POST', '/api/labels', {
-          headers: bearer(f.adminToken),
-          body: { name: 'Ordem', color: '#112233' },
-        }),
-        201,
-      );
-      const label = (res.body as { id: string }).id;
+      const label = await createLabel(f.adminToken, 'Ordem', '#112233');
       // Labelled oldest last, and one chat left without it.
       for (const c of [c5, c2, c4, c1]) {
         await ok(t.request('PUT', `/api/chats/${c}/labels/${label}`, { headers: bearer(f.adminToken) }));
