@@ -31,7 +31,7 @@ export const KEEPALIVE_DELAY_MS = 10_000;
  * 184 ms in parallel against 20 ms alone; a label's page 24 ms, nearly all of it starting two workers,
  * against under 1 ms), and with many users at once the extra CPU is everyone's latency.
  */
-export const SERIAL_PLANS = 'SET max_parallel_workers_per_gather = 0';
+const SERIAL_PLANS = 'SET max_parallel_workers_per_gather = 0';
 
 export function createDb(url: string, max = 20, options: DbOptions = {}): { db: Db; pool: pg.Pool } {
   const pool = new pg.Pool({

@@ -49,10 +49,15 @@ const SNOOZED: Record<SnoozedInList, { rows: string; counters: string }> = {
   },
 };
 
+/** The filter's status, checked against the closed set before it is written into a statement's text. */
+function checkedStatus(f: ChatFilter): ChatStatus {
+  if (!STATUSES.has(f.status)) throw new Error(`unknown chat status ${f.status}`);
+  return f.status;
+}
+
 /** The status condition of a filter on `chats` or on the counters. */
 function statusSql(f: ChatFilter, counters: boolean): string {
-  if (!STATUSES.has(f.status)) throw new Error(`unknown chat status ${f.status}`);
-  if (f.status !== 'open') return `status = '${f.status}'`;
+  if (checkedStatus(f) !== 'open') return `status = '${f.status}'`;
   const way = SNOOZED[f.snoozed ?? 'exclude'];
   return counters ? way.counters : way.rows;
 }
@@ -102,18 +107,27 @@ function filterSql(f: ChatFilter, values: unknown[], counters = false): string {
 }
 
 /**
+ * The label's links under the list's status, from `chat_labels_list_idx` (account, label, status,
+ * newest first): the FROM and WHERE that both the label's `IN` condition and its walk (`byLabelOrder`)
+ * select from. The status (a closed set) is written into the text, as in `filterSql`.
+ */
+function labelLinksSql(f: ChatFilter, labelId: string, values: unknown[]): string {
+  const p = (v: unknown) => `$${values.push(v)}`;
+  return `chat_labels WHERE account_id = ${p(f.accountId)} AND label_id = ${p(labelId)} AND chat_status = '${checkedStatus(f)}'`;
+}
+
+/**
  * The search's condition on `chats` (empty without one): the matching contacts of the account, found
  * through their trigram indexes, lead to their chats through `chats_contact_idx`. Counters cannot
  * answer it, so a searched list counts its chats.
  */
 function searchSql(f: ChatFilter, values: unknown[]): string {
   const p = (v: unknown) => `$${values.push(v)}`;
-  // The label's chats, from `chat_labels_list_idx` (account, label, status, …).
   const label =
     (f.sla === undefined ? '' : ` AND ${slaFilterSql(f.sla, '')}`) +
     (f.labelId === undefined
       ? ''
-      : ` AND id IN (SELECT chat_id FROM chat_labels WHERE account_id = ${p(f.accountId)} AND label_id = ${p(f.labelId)} AND chat_status = '${f.status}')`);
+      : ` AND id IN (SELECT chat_id FROM ${labelLinksSql(f, f.labelId, values)})`);
   if (!f.search) return label;
   const match =
     f.search.kind === 'number'
@@ -208,8 +222,7 @@ function pageSql(
     // The label's links in list order (`chat_labels_list_idx`), each joined to its chat, which the
     // rest of the filter checks: the page is the first links that pass, whatever the label's share.
     const where = filterSql(f, values) + searchSql({ ...f, labelId: undefined }, values);
-    inner = `SELECT c.* FROM (SELECT chat_id, chat_created_at FROM chat_labels
-   WHERE account_id = ${`$${values.push(f.accountId)}`} AND label_id = ${`$${values.push(f.labelId)}`} AND chat_status = '${f.status}') AS l
+    inner = `SELECT c.* FROM (SELECT chat_id, chat_created_at FROM ${labelLinksSql(f, f.labelId, values)}) AS l
  CROSS JOIN LATERAL (SELECT ${PAGE_COLUMNS} FROM chats WHERE id = l.chat_id AND ${where}) AS c
  ORDER BY l.chat_created_at DESC, l.chat_id DESC ${bound}`;
   } else {
@@ -233,7 +246,7 @@ const PAGE_COLUMNS = `id, channel_id, team_id, user_id, status, queue, unread_me
  * unless the filter also names a channel, team, attendant, the unattended or a customer search, whose
  * own list indexes lead to fewer chats than a label's share (`chat_labels` is checked for each then).
  */
-function byLabelOrder(f: ChatFilter, sort: ChatSort): boolean {
+function byLabelOrder(f: ChatFilter, sort: ChatSort): f is ChatFilter & { labelId: string } {
   return (
     f.labelId !== undefined &&
     sort === 'newest' &&
