@@ -49,27 +49,23 @@ SELECT pg_notify('atende_send', '');
 -- src/modules/api-keys/api-keys.repo.ts
 SELECT id, account_id, token_hash, scopes, channel_ids, last_used_at FROM account_api_keys WHERE id = $1 AND revoked_at IS NULL;
 
+-- src/modules/board/board.repo.ts
+SELECT DISTINCT a.account_id
+FROM team_assignment a
+WHERE a.mode <> 'off'
+  AND EXISTS (SELECT 1 FROM chats c WHERE c.team_id = a.team_id AND c.status = 'open' AND c.queue = 'Espera' AND c.user_id IS NULL AND c.snoozed_at IS NULL)
+  AND EXISTS (SELECT 1 FROM team_members m JOIN users u ON u.id = m.user_id
+    WHERE m.team_id = a.team_id AND u.availability = 'online' AND u.status = 'active'
+  AND EXISTS (SELECT 1 FROM roles r WHERE r.id = u.role_id AND 'chats:attend' = ANY(r.permissions)))
+LIMIT $1::int;
+
+-- src/modules/bots/bots.repo.ts
+SELECT b.id AS bot_id, ch.bot_hours, b.reply_timeout_seconds
+FROM channels ch JOIN bots b ON b.id = ch.bot_id JOIN webhook_subscriptions s ON s.bot_id = b.id
+WHERE ch.id = $1::text AND b.deleted_at IS NULL AND s.enabled = true;
+
 -- src/modules/channels/channels.repo.ts
 SELECT id, account_id, api_enabled, api_key_hash, provider FROM channels WHERE id = ANY($1::text[]);
-
--- src/modules/chats/chat-lists.repo.ts
-SELECT c.id, c.account_id, c.channel_id, c.team_id, c.user_id,
- c.status, c.queue, c.unread_messages, c.last_message, c.version, c.created_at, c.updated_at, c.contact_id,
- c.snoozed_at, c.snoozed_until, c.snoozed_by, c.bot_id,
- c.sla_started_at, c.first_response_due_at, c.first_responded_at, c.first_response_breached_at, c.resolution_due_at, c.resolution_breached_at,
- ct.name AS contact_name, ct.value AS contact_value, ct.last_inbound_at AS contact_last_inbound_at,
- coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
-    ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
-    WHERE cl.chat_id = c.id), '[]'::json) AS labels,
- ct.customer_id, ($8::text IS NULL OR EXISTS (SELECT 1 FROM account_api_keys WHERE id = $8::text AND revoked_at IS NULL)) AS key_active,
- ($3::text IS NULL OR $4::boolean OR c.user_id = $3::text
-   OR EXISTS (SELECT 1 FROM team_members tm WHERE tm.team_id = c.team_id AND tm.user_id = $3::text)) AS visible,
- CASE WHEN $5::text = 'team'
-   THEN EXISTS (SELECT 1 FROM teams t WHERE t.id = $6::text AND t.account_id = c.account_id AND t.status = 'active')
-   ELSE EXISTS (SELECT 1 FROM users u WHERE u.id = $6::text AND u.account_id = c.account_id AND u.status <> 'cancelled')
- END AS target_ok
-FROM chats c JOIN contacts ct ON ct.id = c.contact_id
-WHERE c.id = $1::text AND c.account_id = $2::text AND ($7::text[] IS NULL OR c.channel_id = ANY($7::text[]));
 
 -- src/modules/chats/chat-transfers.repo.ts
 WITH input AS (
@@ -211,6 +207,89 @@ WITH input AS (
   RETURNING 1
 )
 SELECT up.id, up.updated_at, (SELECT max(seq) FROM ev) AS last_seq, EXISTS (SELECT 1 FROM wd) AS deliveries FROM up;
+
+-- src/modules/chats/chats.repo.ts
+SELECT c.id, c.account_id, c.channel_id, c.team_id, c.user_id, c.status, c.queue,
+ c.unread_messages, c.last_message, c.version, c.created_at, c.updated_at, c.contact_id,
+ c.snoozed_at, c.snoozed_until, c.snoozed_by, c.bot_id, c.sla_started_at, c.first_response_due_at,
+ c.first_responded_at, c.first_response_breached_at, c.resolution_due_at, c.resolution_breached_at,
+ ct.name AS contact_name, ct.value AS contact_value, ct.customer_id, ct.last_inbound_at AS contact_last_inbound_at,
+ coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
+    ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
+    WHERE cl.chat_id = c.id), '[]'::json) AS labels
+FROM chats c JOIN contacts ct ON ct.id = c.contact_id WHERE c.id = $2::text AND c.account_id = $1::text;
+
+-- src/modules/chats/chats.repo.ts
+SELECT c.id, c.account_id, c.channel_id, c.team_id, c.user_id, c.status, c.queue,
+ c.unread_messages, c.last_message, c.version, c.created_at, c.updated_at, c.contact_id,
+ c.snoozed_at, c.snoozed_until, c.snoozed_by, c.bot_id, c.sla_started_at, c.first_response_due_at,
+ c.first_responded_at, c.first_response_breached_at, c.resolution_due_at, c.resolution_breached_at,
+ ct.name AS contact_name, ct.value AS contact_value, ct.customer_id, ct.last_inbound_at AS contact_last_inbound_at,
+ coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
+    ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
+    WHERE cl.chat_id = c.id), '[]'::json) AS labels
+FROM chats c JOIN contacts ct ON ct.id = c.contact_id WHERE c.id = ANY($2::text[]) AND c.account_id = $1::text;
+
+-- src/modules/chats/chats.repo.ts
+SELECT c.id, c.account_id, c.channel_id, c.team_id, c.user_id, c.status, c.queue,
+ c.unread_messages, c.last_message, c.version, c.created_at, c.updated_at, c.contact_id,
+ c.snoozed_at, c.snoozed_until, c.snoozed_by, c.bot_id, c.sla_started_at, c.first_response_due_at,
+ c.first_responded_at, c.first_response_breached_at, c.resolution_due_at, c.resolution_breached_at,
+ ct.name AS contact_name, ct.value AS contact_value, ct.customer_id, ct.last_inbound_at AS contact_last_inbound_at,
+ coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color)
+    ORDER BY lower(l.name), l.id) FROM chat_labels cl JOIN labels l ON l.id = cl.label_id
+    WHERE cl.chat_id = c.id), '[]'::json) AS labels,
+ ($8::text IS NULL OR EXISTS (SELECT 1 FROM account_api_keys WHERE id = $8::text AND revoked_at IS NULL)) AS key_active,
+ ($3::text IS NULL OR $4::boolean OR c.user_id = $3::text
+   OR EXISTS (SELECT 1 FROM team_members tm WHERE tm.team_id = c.team_id AND tm.user_id = $3::text)) AS visible,
+ CASE WHEN $5::text = 'team'
+   THEN EXISTS (SELECT 1 FROM teams t WHERE t.id = $6::text AND t.account_id = c.account_id AND t.status = 'active')
+   ELSE EXISTS (SELECT 1 FROM users u WHERE u.id = $6::text AND u.account_id = c.account_id AND u.status <> 'cancelled')
+ END AS target_ok
+FROM chats c JOIN contacts ct ON ct.id = c.contact_id
+WHERE c.id = $1::text AND c.account_id = $2::text AND ($7::text[] IS NULL OR c.channel_id = ANY($7::text[]));
+
+-- src/modules/chats/chats.repo.ts
+WITH before AS (
+  SELECT snoozed_at IS NOT NULL AS snoozed, sla_started_at IS NULL AS starts, team_id
+  FROM chats WHERE id = $1::text),
+chat AS (
+  UPDATE chats SET last_message = $2::jsonb,
+    unread_messages = unread_messages + 1, version = version + 1, updated_at = now(),
+    snoozed_at = NULL, snoozed_until = NULL, snoozed_by = NULL,
+    sla_started_at = coalesce(sla_started_at, now())
+  WHERE id = $1::text
+  RETURNING contact_id),
+contact AS (
+  UPDATE contacts ct SET last_inbound_at = greatest(ct.last_inbound_at, now())
+  FROM chat WHERE ct.id = chat.contact_id)
+SELECT b.snoozed AS was_snoozed, now() AS started_at, s.team_id IS NOT NULL AS has_sla,
+  s.first_response_minutes, s.resolution_minutes, h.time_zone, h.weekly, h.holidays
+FROM before b
+LEFT JOIN team_slas s ON b.starts AND s.team_id = b.team_id
+  AND (s.first_response_minutes IS NOT NULL OR s.resolution_minutes IS NOT NULL)
+LEFT JOIN team_business_hours h ON h.team_id = s.team_id;
+
+-- src/modules/flows/flows.repo.ts
+WITH c AS (
+  SELECT c.id, c.account_id, c.channel_id, c.contact_id, c.team_id, c.user_id, c.queue, c.status,
+    ct.value AS contact_value, ct.last_inbound_at AS contact_last_inbound_at
+  FROM chats c JOIN contacts ct ON ct.id = c.contact_id
+  WHERE c.id = $1::text AND c.status = 'open' AND c.queue = $2::text AND c.user_id IS NULL
+), w AS (
+  INSERT INTO chat_flows (chat_id, account_id, channel_id, contact_id, stage, attempts, due_at)
+  SELECT id, account_id, channel_id, contact_id, 'menu', 0, $3::timestamptz FROM c
+  ON CONFLICT (chat_id) DO UPDATE SET stage = 'menu', attempts = 0, due_at = EXCLUDED.due_at
+)
+SELECT * FROM c;
+
+-- src/modules/messages/messages.repo.ts
+SELECT m.id, m.account_id, m.status, m.type,
+ m.content, c.contact_id, ct.value AS contact_value, ct.provider_address, ch.id AS channel_id, ch.provider,
+ ch.provider_config, ch.health AS channel_health
+FROM messages m JOIN chats c ON c.id = m.chat_id JOIN contacts ct ON ct.id = c.contact_id
+ JOIN channels ch ON ch.id = m.channel_id
+WHERE m.id = $1::text;
 
 -- src/modules/outbound/request-logs.repo.ts
 WITH requests AS (

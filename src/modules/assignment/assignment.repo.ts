@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db, Tx } from '../../db/index.js';
+import { Statement } from '../../db/prepared.js';
 import type { AssignmentMode, UserAvailability } from '../../db/types.js';
 import { QUEUE_ATTENDING, QUEUE_WAITING } from '../chats/index.js';
 
@@ -23,12 +24,28 @@ const COLUMNS = [
   'updated_at',
 ] as const;
 
-/** Where a waiting conversation is: open, in `Espera`, nobody attending, not snoozed (chats_waiting_team_idx). */
-const WAITING = sql`c.status = 'open' AND c.queue = ${QUEUE_WAITING} AND c.user_id IS NULL AND c.snoozed_at IS NULL`;
+/**
+ * Where a waiting conversation is: open, in `Espera`, nobody attending, not snoozed
+ * (chats_waiting_team_idx). The queue is written in the text, as the partial index's predicate is, so
+ * that a prepared statement's generic plan may use the index.
+ */
+const WAITING_SQL = `c.status = 'open' AND c.queue = '${QUEUE_WAITING}' AND c.user_id IS NULL AND c.snoozed_at IS NULL`;
+const WAITING = sql.raw(WAITING_SQL);
 
 /** A team member who may get conversations: online, active, with a role that attends. */
-const ASSIGNABLE = sql`u.availability = 'online' AND u.status = 'active'
+const ASSIGNABLE_SQL = `u.availability = 'online' AND u.status = 'active'
   AND EXISTS (SELECT 1 FROM roles r WHERE r.id = u.role_id AND 'chats:attend' = ANY(r.permissions))`;
+const ASSIGNABLE = sql.raw(ASSIGNABLE_SQL);
+
+// What each wake-up of the assigner reads first (`accountsToAssign`), several times a second while
+// conversations arrive: prepared.
+const accountsWaiting = Statement.prepared<{ account_id: string }>(`SELECT DISTINCT a.account_id
+FROM team_assignment a
+WHERE a.mode <> 'off'
+  AND EXISTS (SELECT 1 FROM chats c WHERE c.team_id = a.team_id AND ${WAITING_SQL})
+  AND EXISTS (SELECT 1 FROM team_members m JOIN users u ON u.id = m.user_id
+    WHERE m.team_id = a.team_id AND ${ASSIGNABLE_SQL})
+LIMIT $1::int`);
 
 /** Lock class of the account's assignment lock (pg_advisory_xact_lock(class, hashtext(account))). */
 const ASSIGN_LOCK = sql`hashtext('team_assignment')`;
@@ -98,13 +115,7 @@ export class AssignmentRepo {
    * wake-up looks at (a small table, each team's check on an index).
    */
   async accountsToAssign(limit: number): Promise<string[]> {
-    const { rows } = await sql<{ account_id: string }>`
-      SELECT DISTINCT a.account_id FROM team_assignment a
-      WHERE a.mode <> 'off'
-        AND EXISTS (SELECT 1 FROM chats c WHERE c.team_id = a.team_id AND ${WAITING})
-        AND EXISTS (SELECT 1 FROM team_members m JOIN users u ON u.id = m.user_id
-                    WHERE m.team_id = a.team_id AND ${ASSIGNABLE})
-      LIMIT ${limit}`.execute(this.db);
+    const rows = await accountsWaiting.execute(this.db, [limit]);
     return rows.map((r) => r.account_id);
   }
 

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db, Tx } from '../../db/index.js';
+import { Statement } from '../../db/prepared.js';
 import type { BotHours } from '../../db/types.js';
 
 /** A bot as the API shows it: its row and its endpoint (a webhook subscription). */
@@ -37,6 +38,12 @@ export interface ChannelRoute {
   bot_hours: BotHours | null;
   reply_timeout_seconds: number;
 }
+
+// A channel's bot, if it routes to one (`channelRoute`): read by every message received, so prepared.
+const channelRouteOf =
+  Statement.prepared<ChannelRoute>(`SELECT b.id AS bot_id, ch.bot_hours, b.reply_timeout_seconds
+FROM channels ch JOIN bots b ON b.id = ch.bot_id JOIN webhook_subscriptions s ON s.bot_id = b.id
+WHERE ch.id = $1::text AND b.deleted_at IS NULL AND s.enabled = true`);
 
 /** Bots' rows, channels' routing to them, and their hold on conversations (`chats.bot_id`, `bot_due_at`). */
 export class BotsRepo {
@@ -169,15 +176,8 @@ export class BotsRepo {
 
   /** The channel's bot when it has one whose endpoint is on (a disabled endpoint could not hear the customer). */
   async channelRoute(tx: Tx, channelId: string): Promise<ChannelRoute | undefined> {
-    return tx
-      .selectFrom('channels as ch')
-      .innerJoin('bots as b', 'b.id', 'ch.bot_id')
-      .innerJoin('webhook_subscriptions as s', 's.bot_id', 'b.id')
-      .select(['b.id as bot_id', 'ch.bot_hours', 'b.reply_timeout_seconds'])
-      .where('ch.id', '=', channelId)
-      .where('b.deleted_at', 'is', null)
-      .where('s.enabled', '=', true)
-      .executeTakeFirst();
+    const [row] = await channelRouteOf.execute(tx, [channelId]);
+    return row;
   }
 
   /** A conversation just opened, held by the bot: queue `Automação`, its answer due in the bot's time. */

@@ -5,7 +5,7 @@ import { sqlInteger } from '../../db/sql-text.js';
 import type { ChatTransfersTable } from '../../db/types.js';
 import { DELIVERABLE_EVENTS, EVENT_WRITES_RESULT, eventWritesSql } from '../../events/events.repo.js';
 import { keyActiveSql } from '../api-keys/index.js';
-import { chatLabelsSql, type ChatRow } from './chats.repo.js';
+import { CHAT_COLUMNS_SQL, type ChatRow } from './chats.repo.js';
 
 /**
  * A chat as a transfer reads it first: whether the actor sees it, whether the target may receive it,
@@ -18,14 +18,8 @@ export interface TransferView extends ChatRow {
 }
 
 // Read by every transfer before it writes (ChatsRepo.transferView).
-const transferView =
-  Statement.prepared<TransferView>(`SELECT c.id, c.account_id, c.channel_id, c.team_id, c.user_id,
- c.status, c.queue, c.unread_messages, c.last_message, c.version, c.created_at, c.updated_at, c.contact_id,
- c.snoozed_at, c.snoozed_until, c.snoozed_by, c.bot_id,
- c.sla_started_at, c.first_response_due_at, c.first_responded_at, c.first_response_breached_at, c.resolution_due_at, c.resolution_breached_at,
- ct.name AS contact_name, ct.value AS contact_value, ct.last_inbound_at AS contact_last_inbound_at,
- ${chatLabelsSql('c.id')} AS labels,
- ct.customer_id, ($8::text IS NULL OR ${keyActiveSql('$8::text')}) AS key_active,
+const transferView = Statement.prepared<TransferView>(`SELECT ${CHAT_COLUMNS_SQL},
+ ($8::text IS NULL OR ${keyActiveSql('$8::text')}) AS key_active,
  ($3::text IS NULL OR $4::boolean OR c.user_id = $3::text
    OR EXISTS (SELECT 1 FROM team_members tm WHERE tm.team_id = c.team_id AND tm.user_id = $3::text)) AS visible,
  CASE WHEN $5::text = 'team'

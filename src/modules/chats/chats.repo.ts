@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db, Tx } from '../../db/index.js';
+import { Statement } from '../../db/prepared.js';
 import { sqlInteger } from '../../db/sql-text.js';
 import type { ChatStatus, LastMessage } from '../../db/types.js';
 import { slaStartOf, type SlaStart, type SlaStartRow } from './chat-sla.js';
@@ -76,36 +77,43 @@ export const HIDDEN_QUEUE = 'Observação';
 /** The queue of conversations the Channel API opened by sending, until the customer answers. */
 export const QUEUE_API = 'API';
 
-export const chatColumns = [
-  'c.id',
-  'c.account_id',
-  'c.channel_id',
-  'c.team_id',
-  'c.user_id',
-  'c.status',
-  'c.queue',
-  'c.unread_messages',
-  'c.last_message',
-  'c.version',
-  'c.created_at',
-  'c.updated_at',
-  'c.contact_id',
-  'c.snoozed_at',
-  'c.snoozed_until',
-  'c.snoozed_by',
-  'c.bot_id',
-  'c.sla_started_at',
-  'c.first_response_due_at',
-  'c.first_responded_at',
-  'c.first_response_breached_at',
-  'c.resolution_due_at',
-  'c.resolution_breached_at',
-  'ct.name as contact_name',
-  'ct.value as contact_value',
-  'ct.customer_id',
-  'ct.last_inbound_at as contact_last_inbound_at',
-  sql<LabelRefT[]>`${sql.raw(chatLabelsSql('c.id'))}`.as('labels'),
-] as const;
+/**
+ * A chat's columns as `find` reads them (`ChatRow`; aliases `c` chats, `ct` contacts), for the
+ * statements that read whole chats.
+ */
+export const CHAT_COLUMNS_SQL = `c.id, c.account_id, c.channel_id, c.team_id, c.user_id, c.status, c.queue,
+ c.unread_messages, c.last_message, c.version, c.created_at, c.updated_at, c.contact_id,
+ c.snoozed_at, c.snoozed_until, c.snoozed_by, c.bot_id, c.sla_started_at, c.first_response_due_at,
+ c.first_responded_at, c.first_response_breached_at, c.resolution_due_at, c.resolution_breached_at,
+ ct.name AS contact_name, ct.value AS contact_value, ct.customer_id, ct.last_inbound_at AS contact_last_inbound_at,
+ ${chatLabelsSql('c.id')} AS labels`;
+
+// A chat by id, and several: read by every message received or sent, so prepared (src/db/prepared.ts).
+const chatById = Statement.prepared<ChatRow>(`SELECT ${CHAT_COLUMNS_SQL}
+FROM chats c JOIN contacts ct ON ct.id = c.contact_id WHERE c.id = $2::text AND c.account_id = $1::text`);
+const chatsByIds = Statement.prepared<ChatRow>(`SELECT ${CHAT_COLUMNS_SQL}
+FROM chats c JOIN contacts ct ON ct.id = c.contact_id WHERE c.id = ANY($2::text[]) AND c.account_id = $1::text`);
+
+// A customer's message in its chat (`recordInbound`), once per message received.
+const inboundRecord = Statement.prepared<{ was_snoozed: boolean | null } & SlaStartRow>(`WITH before AS (
+  SELECT snoozed_at IS NOT NULL AS snoozed, sla_started_at IS NULL AS starts, team_id
+  FROM chats WHERE id = $1::text),
+chat AS (
+  UPDATE chats SET last_message = $2::jsonb,
+    unread_messages = unread_messages + 1, version = version + 1, updated_at = now(),
+    snoozed_at = NULL, snoozed_until = NULL, snoozed_by = NULL,
+    sla_started_at = coalesce(sla_started_at, now())
+  WHERE id = $1::text
+  RETURNING contact_id),
+contact AS (
+  UPDATE contacts ct SET last_inbound_at = greatest(ct.last_inbound_at, now())
+  FROM chat WHERE ct.id = chat.contact_id)
+SELECT b.snoozed AS was_snoozed, now() AS started_at, s.team_id IS NOT NULL AS has_sla,
+  s.first_response_minutes, s.resolution_minutes, h.time_zone, h.weekly, h.holidays
+FROM before b
+LEFT JOIN team_slas s ON b.starts AND s.team_id = b.team_id
+  AND (s.first_response_minutes IS NOT NULL OR s.resolution_minutes IS NOT NULL)
+LEFT JOIN team_business_hours h ON h.team_id = s.team_id`);
 
 /**
  * The first-response instant a person's message sets: the first after the customer's first message
@@ -115,13 +123,6 @@ const FIRST_RESPONSE = sql<Date | null>`coalesce(first_responded_at, CASE WHEN s
 
 export class ChatsRepo {
   constructor(private readonly db: Db) {}
-
-  private select(db: Db | Tx = this.db) {
-    return db
-      .selectFrom('chats as c')
-      .innerJoin('contacts as ct', 'ct.id', 'c.contact_id')
-      .select(chatColumns);
-  }
 
   async channelExists(accountId: string, channelId: string): Promise<boolean> {
     const row = await this.db
@@ -167,19 +168,17 @@ export class ChatsRepo {
   }
 
   async find(accountId: string, id: string, db: Db | Tx = this.db): Promise<ChatRow | undefined> {
-    return this.select(db)
-      .where('c.account_id', '=', accountId)
-      .where('c.id', '=', id)
-      .executeTakeFirst() as Promise<ChatRow | undefined>;
+    const [row] = await chatById.execute(db, [accountId, id]);
+    return row;
   }
 
   /** Several chats of an account, as `find` reads them (absent ones are left out). */
   async findMany(accountId: string, ids: readonly string[], db: Db | Tx = this.db): Promise<ChatRow[]> {
     if (ids.length === 0) return [];
-    return this.select(db)
-      .where('c.account_id', '=', accountId)
-      .where('c.id', 'in', ids)
-      .execute() as Promise<ChatRow[]>;
+    // One chat, the common case, by its own statement: an array parameter keeps PostgreSQL from
+    // adopting a generic plan, so the list's statement is planned at every execution.
+    if (ids.length === 1) return chatById.execute(db, [accountId, ids[0]]);
+    return chatsByIds.execute(db, [accountId, [...ids]]);
   }
 
   /**
@@ -306,26 +305,7 @@ export class ChatsRepo {
     id: string,
     last: LastMessage,
   ): Promise<{ wasSnoozed: boolean; slaStart: SlaStart | null }> {
-    const { rows } = await sql<{ was_snoozed: boolean | null } & SlaStartRow>`
-      WITH before AS (
-        SELECT snoozed_at IS NOT NULL AS snoozed, sla_started_at IS NULL AS starts, team_id
-        FROM chats WHERE id = ${id}),
-      chat AS (
-        UPDATE chats SET last_message = ${JSON.stringify(last)}::jsonb,
-          unread_messages = unread_messages + 1, version = version + 1, updated_at = now(),
-          snoozed_at = NULL, snoozed_until = NULL, snoozed_by = NULL,
-          sla_started_at = coalesce(sla_started_at, now())
-        WHERE id = ${id}
-        RETURNING contact_id),
-      contact AS (
-        UPDATE contacts ct SET last_inbound_at = greatest(ct.last_inbound_at, now())
-        FROM chat WHERE ct.id = chat.contact_id)
-      SELECT b.snoozed AS was_snoozed, now() AS started_at, s.team_id IS NOT NULL AS has_sla,
-        s.first_response_minutes, s.resolution_minutes, h.time_zone, h.weekly, h.holidays
-      FROM before b
-      LEFT JOIN team_slas s ON b.starts AND s.team_id = b.team_id
-        AND (s.first_response_minutes IS NOT NULL OR s.resolution_minutes IS NOT NULL)
-      LEFT JOIN team_business_hours h ON h.team_id = s.team_id`.execute(tx);
+    const rows = await inboundRecord.execute(tx, [id, JSON.stringify(last)]);
     const row = rows[0];
     return { wasSnoozed: row?.was_snoozed === true, slaStart: row ? slaStartOf(row) : null };
   }

@@ -1,5 +1,6 @@
 import { sql, type Selectable } from 'kysely';
 import type { Db, Tx } from '../../db/index.js';
+import { Statement } from '../../db/prepared.js';
 import type { ChannelFlowsTable, ChatCsatTable, ChatFlowsTable } from '../../db/types.js';
 import { newId } from '../../lib/ids.js';
 import { QUEUE_AUTOMATION } from '../chats/index.js';
@@ -21,6 +22,19 @@ export interface FlowChat {
   contact_value: string;
   contact_last_inbound_at: Date | null;
 }
+
+// A new conversation's menu wait (`startMenu`), once per conversation a flow opens: prepared.
+const menuStart = Statement.prepared<FlowChat>(`WITH c AS (
+  SELECT c.id, c.account_id, c.channel_id, c.contact_id, c.team_id, c.user_id, c.queue, c.status,
+    ct.value AS contact_value, ct.last_inbound_at AS contact_last_inbound_at
+  FROM chats c JOIN contacts ct ON ct.id = c.contact_id
+  WHERE c.id = $1::text AND c.status = 'open' AND c.queue = $2::text AND c.user_id IS NULL
+), w AS (
+  INSERT INTO chat_flows (chat_id, account_id, channel_id, contact_id, stage, attempts, due_at)
+  SELECT id, account_id, channel_id, contact_id, 'menu', 0, $3::timestamptz FROM c
+  ON CONFLICT (chat_id) DO UPDATE SET stage = 'menu', attempts = 0, due_at = EXCLUDED.due_at
+)
+SELECT * FROM c`);
 
 /** The tables of migration 056: channels' flows, what a flow waits for per chat, and ratings. */
 export class FlowsRepo {
@@ -100,18 +114,7 @@ export class FlowsRepo {
    * not the flow's.
    */
   async startMenu(tx: Tx, chatId: string, dueAt: Date): Promise<FlowChat | undefined> {
-    const { rows } = await sql<FlowChat>`
-      WITH c AS (
-        SELECT c.id, c.account_id, c.channel_id, c.contact_id, c.team_id, c.user_id, c.queue, c.status,
-          ct.value AS contact_value, ct.last_inbound_at AS contact_last_inbound_at
-        FROM chats c JOIN contacts ct ON ct.id = c.contact_id
-        WHERE c.id = ${chatId} AND c.status = 'open' AND c.queue = ${QUEUE_AUTOMATION} AND c.user_id IS NULL
-      ), w AS (
-        INSERT INTO chat_flows (chat_id, account_id, channel_id, contact_id, stage, attempts, due_at)
-        SELECT id, account_id, channel_id, contact_id, 'menu', 0, ${dueAt} FROM c
-        ON CONFLICT (chat_id) DO UPDATE SET stage = 'menu', attempts = 0, due_at = EXCLUDED.due_at
-      )
-      SELECT * FROM c`.execute(tx);
+    const rows = await menuStart.execute(tx, [chatId, QUEUE_AUTOMATION, dueAt]);
     return rows[0];
   }
 

@@ -1,5 +1,6 @@
 import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Db, Tx } from '../../db/index.js';
+import { Statement } from '../../db/prepared.js';
 import type { RequestMedia } from '../message-content/index.js';
 import type {
   ChannelHealth,
@@ -56,6 +57,14 @@ export interface OutboundMessageRow {
   provider_config: Record<string, unknown>;
   channel_health: ChannelHealth;
 }
+
+// What the send worker reads of each message it sends (`findOutbound`), so prepared (src/db/prepared.ts).
+const outboundById = Statement.prepared<OutboundMessageRow>(`SELECT m.id, m.account_id, m.status, m.type,
+ m.content, c.contact_id, ct.value AS contact_value, ct.provider_address, ch.id AS channel_id, ch.provider,
+ ch.provider_config, ch.health AS channel_health
+FROM messages m JOIN chats c ON c.id = m.chat_id JOIN contacts ct ON ct.id = c.contact_id
+ JOIN channels ch ON ch.id = m.channel_id
+WHERE m.id = $1::text`);
 
 /** A message to store: its row, with content and error as objects (written as JSON text). */
 export type NewMessage = Omit<
@@ -247,27 +256,8 @@ export class MessagesRepo {
   }
 
   async findOutbound(db: Db | Tx, id: string): Promise<OutboundMessageRow | undefined> {
-    return db
-      .selectFrom('messages as m')
-      .innerJoin('chats as c', 'c.id', 'm.chat_id')
-      .innerJoin('contacts as ct', 'ct.id', 'c.contact_id')
-      .innerJoin('channels as ch', 'ch.id', 'm.channel_id')
-      .select([
-        'm.id',
-        'm.account_id',
-        'm.status',
-        'm.type',
-        'm.content',
-        'c.contact_id',
-        'ct.value as contact_value',
-        'ct.provider_address',
-        'ch.id as channel_id',
-        'ch.provider',
-        'ch.provider_config',
-        'ch.health as channel_health',
-      ])
-      .where('m.id', '=', id)
-      .executeTakeFirst();
+    const [row] = await outboundById.execute(db, [id]);
+    return row;
   }
 
   /** Remembers the provider's id of an uploaded media, so a retried send does not upload again. */
