@@ -13,7 +13,11 @@ import { isConnectionFailure, markUnavailable } from './unavailable.js';
  * A generic plan is chosen only when the planner can cost it like a custom one: a LIMIT needs a
  * literal (a parameter alone makes the planner assume a tenth of the rows, and PostgreSQL then
  * re-plans on every execution) — a parameter under a literal bound works, as the chat list pages do
- * (chat-lists.repo.ts, `pageSql`) — and so should small closed sets such as a status.
+ * (chat-lists.repo.ts, `pageSql`) — and so should small closed sets such as a status. An array
+ * parameter (`= ANY($1::text[])`) costs its generic plan for an unknown number of elements, so that
+ * plan is never adopted either: a read of one row takes its id as a scalar (`ChatsRepo.findMany`
+ * with one id runs `find`'s statement). Likewise a value a partial index's predicate names (a
+ * queue) is written in the text, or a generic plan cannot use that index.
  */
 const names = new Map<string, string>();
 

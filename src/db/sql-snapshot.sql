@@ -67,6 +67,21 @@ WHERE ch.id = $1::text AND b.deleted_at IS NULL AND s.enabled = true;
 -- src/modules/channels/channels.repo.ts
 SELECT id, account_id, api_enabled, api_key_hash, provider FROM channels WHERE id = ANY($1::text[]);
 
+-- src/modules/channels/channels.repo.ts
+SELECT id, account_id, name, provider, provider_config, api_enabled,
+ api_key_hash IS NOT NULL AS has_api_key, default_team_id, queue, health, health_reason, unhealthy_since,
+ send_read_receipts, bot_id, bot_hours, created_at, updated_at FROM channels WHERE account_id = $1::text ORDER BY created_at, id;
+
+-- src/modules/channels/channels.repo.ts
+SELECT id, account_id, name, provider, provider_config, api_enabled,
+ api_key_hash IS NOT NULL AS has_api_key, default_team_id, queue, health, health_reason, unhealthy_since,
+ send_read_receipts, bot_id, bot_hours, created_at, updated_at FROM channels WHERE id = $1::text;
+
+-- src/modules/channels/channels.repo.ts
+SELECT id, account_id, name, provider, provider_config, api_enabled,
+ api_key_hash IS NOT NULL AS has_api_key, default_team_id, queue, health, health_reason, unhealthy_since,
+ send_read_receipts, bot_id, bot_hours, created_at, updated_at FROM channels WHERE id = $2::text AND account_id = $1::text;
+
 -- src/modules/chats/chat-transfers.repo.ts
 WITH input AS (
   SELECT * FROM jsonb_to_recordset($1::jsonb) AS i(chat_id text, version int, team_id text, user_id text,
@@ -269,6 +284,10 @@ FROM before b
 LEFT JOIN team_slas s ON b.starts AND s.team_id = b.team_id
   AND (s.first_response_minutes IS NOT NULL OR s.resolution_minutes IS NOT NULL)
 LEFT JOIN team_business_hours h ON h.team_id = s.team_id;
+
+-- src/modules/flows/flows.repo.ts
+SELECT ch.provider, ch.default_team_id, f.enabled, f.settings
+FROM channels ch LEFT JOIN channel_flows f ON f.channel_id = ch.id WHERE ch.id = $1::text;
 
 -- src/modules/flows/flows.repo.ts
 WITH c AS (

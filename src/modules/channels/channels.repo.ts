@@ -17,37 +17,24 @@ const channelKeysByIds = Statement.prepared<ChannelKeyRow>(
   'SELECT id, account_id, api_enabled, api_key_hash, provider FROM channels WHERE id = ANY($1::text[])',
 );
 
-const columns = [
-  'id',
-  'account_id',
-  'name',
-  'provider',
-  'provider_config',
-  'api_enabled',
-  sql<boolean>`api_key_hash IS NOT NULL`.as('has_api_key'),
-  'default_team_id',
-  'queue',
-  'health',
-  'health_reason',
-  'unhealthy_since',
-  'send_read_receipts',
-  'bot_id',
-  'bot_hours',
-  'created_at',
-  'updated_at',
-] as const;
+// A channel as the platform reads it (`ChannelRow`). Every received message reads its channel by id
+// (a provider's webhook names only the channel), so these reads are prepared statements.
+const COLUMNS = `id, account_id, name, provider, provider_config, api_enabled,
+ api_key_hash IS NOT NULL AS has_api_key, default_team_id, queue, health, health_reason, unhealthy_since,
+ send_read_receipts, bot_id, bot_hours, created_at, updated_at`;
+const channelsOfAccount = Statement.prepared<ChannelRow>(
+  `SELECT ${COLUMNS} FROM channels WHERE account_id = $1::text ORDER BY created_at, id`,
+);
+const channelOfAccount = Statement.prepared<ChannelRow>(
+  `SELECT ${COLUMNS} FROM channels WHERE id = $2::text AND account_id = $1::text`,
+);
+const channelById = Statement.prepared<ChannelRow>(`SELECT ${COLUMNS} FROM channels WHERE id = $1::text`);
 
 export class ChannelsRepo {
   constructor(private readonly db: Db) {}
 
   async list(accountId: string): Promise<ChannelRow[]> {
-    return this.db
-      .selectFrom('channels')
-      .select(columns)
-      .where('account_id', '=', accountId)
-      .orderBy('created_at')
-      .orderBy('id')
-      .execute();
+    return channelsOfAccount.execute(this.db, [accountId]);
   }
 
   /**
@@ -72,17 +59,14 @@ export class ChannelsRepo {
   }
 
   async find(accountId: string, id: string, db: Db | Tx = this.db): Promise<ChannelRow | undefined> {
-    return db
-      .selectFrom('channels')
-      .select(columns)
-      .where('account_id', '=', accountId)
-      .where('id', '=', id)
-      .executeTakeFirst();
+    const [row] = await channelOfAccount.execute(db, [accountId, id]);
+    return row;
   }
 
   /** By id alone, for provider webhooks: the URL a provider calls names only the channel. */
   async findById(id: string, db: Db | Tx = this.db): Promise<ChannelRow | undefined> {
-    return db.selectFrom('channels').select(columns).where('id', '=', id).executeTakeFirst();
+    const [row] = await channelById.execute(db, [id]);
+    return row;
   }
 
   /** The provider of a chat's channel, for checking a reply against that provider's limits. */

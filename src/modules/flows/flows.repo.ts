@@ -1,7 +1,7 @@
 import { sql, type Selectable } from 'kysely';
 import type { Db, Tx } from '../../db/index.js';
 import { Statement } from '../../db/prepared.js';
-import type { ChannelFlowsTable, ChatCsatTable, ChatFlowsTable } from '../../db/types.js';
+import type { ChannelFlowsTable, ChatCsatTable, ChatFlowsTable, ProviderName } from '../../db/types.js';
 import { newId } from '../../lib/ids.js';
 import { QUEUE_AUTOMATION } from '../chats/index.js';
 
@@ -36,9 +36,28 @@ const menuStart = Statement.prepared<FlowChat>(`WITH c AS (
 )
 SELECT * FROM c`);
 
+/** What `activeOf` reads: the channel, and its flow when it has one. */
+export interface ChannelFlowOf {
+  provider: ProviderName;
+  default_team_id: string;
+  enabled: boolean | null;
+  settings: Selectable<ChannelFlowsTable>['settings'] | null;
+}
+
+// Every received message reads its channel's flow (`activeOf`): prepared.
+const channelFlowOf =
+  Statement.prepared<ChannelFlowOf>(`SELECT ch.provider, ch.default_team_id, f.enabled, f.settings
+FROM channels ch LEFT JOIN channel_flows f ON f.channel_id = ch.id WHERE ch.id = $1::text`);
+
 /** The tables of migration 056: channels' flows, what a flow waits for per chat, and ratings. */
 export class FlowsRepo {
   constructor(private readonly db: Db) {}
+
+  /** A channel's provider, default team and flow settings, as each message received on it reads them. */
+  async activeOf(tx: Tx, channelId: string): Promise<ChannelFlowOf | undefined> {
+    const [row] = await channelFlowOf.execute(tx, [channelId]);
+    return row;
+  }
 
   async find(channelId: string, db: Db | Tx = this.db): Promise<ChannelFlowRow | undefined> {
     return db.selectFrom('channel_flows').selectAll().where('channel_id', '=', channelId).executeTakeFirst();

@@ -276,12 +276,7 @@ export class FlowsService {
   }
 
   private async readActive(tx: Tx, channelId: string): Promise<ActiveFlow | null> {
-    const row = await tx
-      .selectFrom('channels as ch')
-      .leftJoin('channel_flows as f', 'f.channel_id', 'ch.id')
-      .select(['ch.provider', 'ch.default_team_id', 'f.enabled', 'f.settings'])
-      .where('ch.id', '=', channelId)
-      .executeTakeFirst();
+    const row = await this.repo.activeOf(tx, channelId);
     if (!row?.enabled || !row.settings) return null;
     return {
       settings: row.settings as FlowSettings,
