@@ -10,3 +10,13 @@ export function sqlInteger(n: number): string {
   if (!Number.isSafeInteger(n) || n < 0) throw new Error(`not a row count: ${n}`);
   return String(n);
 }
+
+/**
+ * The smallest power of two at least `limit`: a page's literal bound, so that the page sizes 1–100
+ * share eight statement texts (a page size under it is a parameter; src/db/prepared.ts).
+ */
+export function limitBucket(limit: number): number {
+  let bucket = 1;
+  while (bucket < limit) bucket *= 2;
+  return bucket;
+}

@@ -120,6 +120,11 @@ describe('customer history', () => {
       [onTeam0],
     );
     assert.equal((agent0.body as Page).total, 1);
+    // A page past the end still says how many there are (counted through the agent's teams).
+    const past = await as(f.agents[0]!.token).get(`/api/customers/${customer}/chats?page=3&limit=1`);
+    assert.equal(past.status, 200);
+    assert.deepEqual((past.body as Page).chats, []);
+    assert.equal((past.body as Page).total, 1);
 
     const onlyTeam1 = await f.inbound(1, '5511911110003', 'Só canal um');
     const hidden = await as(f.agents[0]!.token).get(

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/index.js';
 import { Statement } from '../../db/prepared.js';
-import { isoTime, sqlInteger } from '../../db/sql-text.js';
+import { isoTime, limitBucket, sqlInteger } from '../../db/sql-text.js';
 import type { ChatStatus } from '../../db/types.js';
 import { keyActiveSql } from '../api-keys/index.js';
 import { chatLabelsSql, HIDDEN_QUEUE, type ChatListRow } from './chats.repo.js';
@@ -179,13 +179,6 @@ function totalsSql(f: ChatFilter, values: unknown[]): string | null {
   else out += ` AND dim = 'channel'`;
   out += f.queue !== undefined ? ` AND queue = ${p(f.queue)}` : ` AND queue <> '${HIDDEN_QUEUE}'`;
   return out;
-}
-
-/** The smallest power of two at least `limit`: the page sizes 1–100 share eight statement texts. */
-export function limitBucket(limit: number): number {
-  let bucket = 1;
-  while (bucket < limit) bucket *= 2;
-  return bucket;
 }
 
 /** A chat's `sla` (ChatSlaSchema, the presenter's `chatSla`) as PostgreSQL builds it: null without a due instant. */

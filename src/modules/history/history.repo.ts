@@ -1,5 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/index.js';
+import { Statement } from '../../db/prepared.js';
+import { limitBucket, sqlInteger } from '../../db/sql-text.js';
 import type { LastMessage } from '../../db/types.js';
 
 /** Who the reader is, for what they may open: null reads every chat of the account (`chats:read_all`). */
@@ -35,6 +37,13 @@ export const visibleSql = (viewer: Viewer, alias = 'c') => {
   return sql<boolean>`(${c}.user_id = ${viewer.userId} OR ${c}.team_id = ANY(${sql.val(viewer.teamIds)}::text[]))`;
 };
 
+/**
+ * `visibleSql` for a reader given by id (the parameter `param`), their teams read in the statement:
+ * statements that are prepared take it this way.
+ */
+const readerVisibleSql = (param: string) =>
+  `(c.user_id = ${param} OR c.team_id IN (SELECT team_id FROM team_members WHERE user_id = ${param}))`;
+
 /** A customer's conversations on every channel (their contacts lead to them), newest first. */
 export class HistoryRepo {
   constructor(private readonly db: Db) {}
@@ -52,44 +61,51 @@ export class HistoryRepo {
   /**
    * One page with its exact total, in one statement. The page is cut from the customer's chats first
    * (contacts_customer_idx, then chats_contact_idx), so who attended and the transfers are read for
-   * the page's rows only.
+   * the page's rows only. `readerId` is the agent whose chats and teams bound it (the teams read in
+   * the statement, not passed as a list: a list parameter keeps PostgreSQL from settling on a plan),
+   * or null for a reader of every chat. First pages run as prepared statements (src/db/prepared.ts):
+   * one text per reader kind and page-size bound, the offset a literal as the chat lists' is.
    */
   async customerChats(
     accountId: string,
     customerId: string,
-    viewer: Viewer,
+    readerId: string | null,
     limit: number,
     offset: number,
   ): Promise<ConversationRow[]> {
-    const { rows } = await sql<ConversationRow>`
-      SELECT p.*, t.transfers,
-        ARRAY(SELECT DISTINCT u FROM unnest(t.users || ARRAY[p.user_id, p.closed_by]) AS u
-               WHERE u IS NOT NULL ORDER BY u) AS attendants
-      FROM (
-        SELECT c.id, c.channel_id, c.status, c.queue, c.team_id, c.user_id, c.contact_id,
-          ct.name AS contact_name, ct.value AS contact_value, c.created_at, c.closed_at, c.closed_by,
-          CASE WHEN jsonb_typeof(c.last_message) = 'object' THEN c.last_message END AS last_message,
-          count(*) OVER () AS total
-        FROM contacts ct JOIN chats c ON c.contact_id = ct.id
-        WHERE ct.customer_id = ${customerId} AND ct.account_id = ${accountId}
-          AND c.account_id = ${accountId} AND ${visibleSql(viewer)}
-        ORDER BY c.created_at DESC, c.id DESC
-        LIMIT ${limit} OFFSET ${offset}
-      ) p
-      LEFT JOIN LATERAL (
-        SELECT count(*)::int AS transfers, array_agg(tr.to_user_id) AS users
-        FROM chat_transfers tr WHERE tr.chat_id = p.id
-      ) t ON true
-      ORDER BY p.created_at DESC, p.id DESC`.execute(this.db);
-    return rows;
+    const values: unknown[] = [customerId, accountId, limit];
+    const visible = readerId === null ? '' : ` AND ${readerVisibleSql(`$${values.push(readerId)}`)}`;
+    const text = `SELECT p.*, t.transfers,
+  ARRAY(SELECT DISTINCT u FROM unnest(t.users || ARRAY[p.user_id, p.closed_by]) AS u
+         WHERE u IS NOT NULL ORDER BY u) AS attendants
+FROM (
+  SELECT c.id, c.channel_id, c.status, c.queue, c.team_id, c.user_id, c.contact_id,
+    ct.name AS contact_name, ct.value AS contact_value, c.created_at, c.closed_at, c.closed_by,
+    CASE WHEN jsonb_typeof(c.last_message) = 'object' THEN c.last_message END AS last_message,
+    count(*) OVER () AS total
+  FROM contacts ct JOIN chats c ON c.contact_id = ct.id
+  WHERE ct.customer_id = $1 AND ct.account_id = $2 AND c.account_id = $2${visible}
+  ORDER BY c.created_at DESC, c.id DESC
+  LIMIT ${sqlInteger(limitBucket(limit))} OFFSET ${sqlInteger(offset)}
+) p
+LEFT JOIN LATERAL (
+  SELECT count(*)::int AS transfers, array_agg(tr.to_user_id) AS users
+  FROM chat_transfers tr WHERE tr.chat_id = p.id
+) t ON true
+ORDER BY p.created_at DESC, p.id DESC
+LIMIT $3`;
+    return Statement.shaped<ConversationRow>(text, offset === 0).execute(this.db, values);
   }
 
   /** The total alone, for a page past the end (which has no row to carry it). */
-  async countCustomerChats(accountId: string, customerId: string, viewer: Viewer): Promise<number> {
-    const { rows } = await sql<{ n: number }>`
-      SELECT count(*)::int AS n FROM contacts ct JOIN chats c ON c.contact_id = ct.id
-      WHERE ct.customer_id = ${customerId} AND ct.account_id = ${accountId}
-        AND c.account_id = ${accountId} AND ${visibleSql(viewer)}`.execute(this.db);
-    return rows[0]?.n ?? 0;
+  async countCustomerChats(accountId: string, customerId: string, readerId: string | null): Promise<number> {
+    const values: unknown[] = [customerId, accountId];
+    const visible = readerId === null ? '' : ` AND ${readerVisibleSql(`$${values.push(readerId)}`)}`;
+    const [row] = await Statement.shaped<{ n: number }>(
+      `SELECT count(*)::int AS n FROM contacts ct JOIN chats c ON c.contact_id = ct.id
+WHERE ct.customer_id = $1 AND ct.account_id = $2 AND c.account_id = $2${visible}`,
+      false,
+    ).execute(this.db, values);
+    return row?.n ?? 0;
   }
 }

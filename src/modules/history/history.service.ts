@@ -16,7 +16,7 @@ export class HistoryService {
     private readonly teams: TeamsRepo,
   ) {}
 
-  /** Who the user may read, as the history's and the search's statements take it. */
+  /** Who the user may read, as the search's statements take it (the history's read the teams themselves). */
   async viewerOf(actor: UserActor): Promise<Viewer> {
     if (actor.permissions.has('chats:read_all')) return null;
     return { userId: actor.userId, teamIds: await this.teams.teamsOf(actor.userId) };
@@ -25,21 +25,23 @@ export class HistoryService {
   async customerChats(actor: UserActor, customerId: string, query: CustomerChatsQueryT) {
     const page = query.page ?? 1;
     const limit = query.limit ?? 20;
-    const viewer = await this.viewerOf(actor);
+    // The same rule as viewerOf, the agent's teams read by the statement itself.
+    const readerId = actor.permissions.has('chats:read_all') ? null : actor.userId;
     const rows = await this.repo.customerChats(
       actor.accountId,
       customerId,
-      viewer,
+      readerId,
       limit,
       (page - 1) * limit,
     );
     const total =
       rows.length > 0
         ? Number(rows[0]!.total)
-        : await this.repo.countCustomerChats(actor.accountId, customerId, viewer);
+        : await this.repo.countCustomerChats(actor.accountId, customerId, readerId);
     if (total === 0) {
       // Everyone may know an account's customer exists only through a chat they may open.
-      if (viewer !== null || !(await this.repo.customerExists(actor.accountId, customerId))) throw notFound();
+      if (readerId !== null || !(await this.repo.customerExists(actor.accountId, customerId)))
+        throw notFound();
     }
     return { ...pageInfo(total, page, limit), chats: rows.map(toSummary) };
   }
