@@ -62,6 +62,7 @@ import * as m061 from './migrations/061_audit_log.js';
 import * as m062 from './migrations/062_contact_search_statistics.js';
 import * as m063 from './migrations/063_board_index.js';
 import * as m064 from './migrations/064_label_list_order.js';
+import * as m065 from './migrations/065_message_search_periods.js';
 
 /** Versioned migrations, in order. Names are permanent: never rename or edit one that has shipped. */
 const migrations: Record<string, Migration> = {
@@ -120,6 +121,7 @@ const migrations: Record<string, Migration> = {
   '062_contact_search_statistics': m062,
   '063_board_index': m063,
   '064_label_list_order': m064,
+  '065_message_search_periods': m065,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -334,6 +334,44 @@ describe('search', () => {
     );
   });
 
+  it('matches months apart come newest first, page after page', async () => {
+    // Read by 30-day periods (the newest message's, the one before, then the rest): a page may take
+    // its rows from several, and none is skipped or repeated.
+    const daysAgo = [0, 20, 45, 70, 400];
+    const chats: string[] = [];
+    for (const [i, days] of daysAgo.entries()) {
+      const chat = await f.inbound(i % 2, `55119333300${i}`, `A tartaruga número ${i} chegou`, `T${i}`);
+      await db.query(
+        `UPDATE messages SET created_at = now() - make_interval(days => $2::int) - interval '1 hour' WHERE chat_id = $1`,
+        [chat, days],
+      );
+      chats.push(chat);
+    }
+    // Two thousand other messages, analyzed: the planner then takes the word for rare (in under
+    // 0.5 % of the account's messages), which is when a search reads by period.
+    await db.query(
+      `INSERT INTO messages (id, account_id, chat_id, channel_id, origin, type, content, status, created_at)
+       SELECT substr(md5(random()::text), 1, 24), account_id, chat_id, channel_id, origin, type,
+              '{"text": "Mensagem de enchimento"}', status, created_at - make_interval(secs => n)
+       FROM messages, generate_series(1, 2000) AS n WHERE chat_id = $1`,
+      [chats[0]],
+    );
+    await db.query('ANALYZE messages');
+    const pages: string[][] = [];
+    for (let page = 1; page <= 3; page++) {
+      const res = await search(f.adminToken, 'tartarugas', `&limit=2&page=${page}`);
+      assert.equal(res.hasNextPage, page < 3);
+      pages.push(res.results.map((h) => h.chatId));
+    }
+    assert.deepEqual(pages, [chats.slice(0, 2), chats.slice(2, 4), chats.slice(4)]);
+    // The agent of team 0 sees the chats of channel 0 only, still in order.
+    const agent = await search(f.agents[0]!.token, 'tartaruga', '&limit=50');
+    assert.deepEqual(
+      agent.results.map((h) => h.chatId),
+      [chats[0], chats[2], chats[4]],
+    );
+  });
+
   it('pages are bounded, and read one past their end', async () => {
     const one = await search(f.adminToken, 'pagamento', '&limit=1');
     assert.equal(one.results.length, 1);

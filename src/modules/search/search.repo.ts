@@ -81,6 +81,15 @@ function rangeOf(column: RawBuilder<unknown>, f: SearchFilter): RawBuilder<boole
   return sql<boolean>`${sql.join(parts, sql` AND `)}`;
 }
 
+/**
+ * The share of the messages (of every account: the planner's statistics are the table's) a search must
+ * match to be read by walking the newest messages. Walking reads about 20 / (share × the reader's
+ * share of the chats) messages for a page, a period about share × its messages, each read from a
+ * period costing ≈ 10 walked ones: at 0.5 % the walk reads ≈ 10,000, a period of 800,000 messages
+ * ≈ 4,000 matches (docs/adr/0101-message-search-by-period.md).
+ */
+const COMMON_SHARE = 0.005;
+
 /** `LIKE` treats `%`, `_` and the escape character as patterns; a search means them literally. */
 const likeEscape = (s: string) => s.replace(/[\\%_]/g, '\\$&');
 
@@ -107,21 +116,74 @@ export class SearchRepo {
   }
 
   /**
-   * Messages whose words match, newest first, compared on their stored vector (migration 050): the
-   * GIN index `messages_search_vector_idx` finds a rare word's, a common word's are met walking the
-   * newest messages (the planner picks by the word's frequency); the conditions keep the reader's.
-   * Planned without parallel workers (`SERIAL_PLANS`): a word in ≈ 1,000 messages cost 31 ms of
-   * PostgreSQL in parallel, 7 ms in one process.
+   * Messages whose words match, newest first, compared on their stored vector (migration 050)
+   * (docs/adr/0101-message-search-by-period.md). A common word's page is met walking the newest
+   * messages (`messages_account_time_idx`), so it is read in one statement over every message. Any
+   * other search reads by 30-day periods: the newest message's period, the one before, then
+   * everything older, each an ordered page of what is still wanted, until the rows up to the page's
+   * end are found; in a period the GIN index `messages_search_period_idx` intersects the period's
+   * messages with the words', so only that period's matches are read from the table. The conditions
+   * keep the reader's. Planned without parallel workers (`SERIAL_PLANS`).
    */
   async messages(f: SearchFilter, q: string, limit: number, offset: number): Promise<MessageHitRow[]> {
-    return this.rowsOf(sql<MessageHitRow>`
+    const { newest, messages } = await this.newestPeriod(f);
+    if (newest === null) return [];
+    if ((await this.estimatedMatches(q)) >= messages * COMMON_SHARE) {
+      return this.rowsOf(this.messagesIn(f, q, sql`true`, limit, offset));
+    }
+    const steps = [
+      sql`search_period(m.created_at) = ${newest}`,
+      sql`search_period(m.created_at) = ${newest - 1}`,
+      // A range on the instant, not on the period: the index would gather every older period's messages.
+      sql`m.created_at < search_period_start(${newest - 1})`,
+    ];
+    const wanted = offset + limit;
+    const rows: MessageHitRow[] = [];
+    for (const step of steps) {
+      rows.push(...(await this.rowsOf(this.messagesIn(f, q, step, wanted - rows.length))));
+      if (rows.length >= wanted) break;
+    }
+    return rows.slice(offset);
+  }
+
+  /**
+   * The period of the newest message the filter's time range holds (the account's index, one entry),
+   * and how many messages the planner's statistics count in all.
+   */
+  private async newestPeriod(f: SearchFilter): Promise<{ newest: number | null; messages: number }> {
+    const { rows } = await sql<{ k: number | null; n: number }>`
+      SELECT search_period(max(m.created_at)) AS k,
+        (SELECT reltuples FROM pg_class WHERE oid = 'messages'::regclass) AS n
+      FROM messages m
+      WHERE m.account_id = ${f.accountId} AND ${rangeOf(sql`m.created_at`, f)}`.execute(this.db);
+    return { newest: rows[0]?.k ?? null, messages: rows[0]?.n ?? 0 };
+  }
+
+  /**
+   * How many messages the search matches, as the planner estimates from its statistics of the words
+   * (`EXPLAIN`: planned, not run; ≈ 0.3 ms). The planner cannot choose between the walk and the
+   * periods itself: asked for a period, it takes that period's messages for spread evenly along the
+   * walk, when the newest period is where the walk begins.
+   */
+  private async estimatedMatches(q: string): Promise<number> {
+    const { rows } = await sql<{ 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }>`
+      EXPLAIN (FORMAT JSON) SELECT 1 FROM messages m
+      WHERE m.search_vector @@ websearch_to_tsquery('pg_catalog.portuguese', search_words(${q}))`.execute(
+      this.db,
+    );
+    return rows[0]?.['QUERY PLAN'][0].Plan['Plan Rows'] ?? 0;
+  }
+
+  /** Matches newest first, of the messages a step's condition holds: `limit` of them after `offset`. */
+  private messagesIn(f: SearchFilter, q: string, step: RawBuilder<unknown>, limit: number, offset = 0) {
+    return sql<MessageHitRow>`
       SELECT m.id, m.origin, m.type, m.user_id, m.created_at, message_search_text(m.content) AS text, ${chatColumns}
       FROM messages m JOIN chats c ON c.id = m.chat_id JOIN contacts ct ON ct.id = c.contact_id
-      WHERE m.account_id = ${f.accountId}
+      WHERE m.account_id = ${f.accountId} AND ${step}
         AND m.search_vector @@ websearch_to_tsquery('pg_catalog.portuguese', search_words(${q}))
         AND ${rangeOf(sql`m.created_at`, f)} AND ${chatConditions(f)}
       ORDER BY m.created_at DESC, m.id DESC
-      LIMIT ${limit} OFFSET ${offset}`);
+      LIMIT ${limit} OFFSET ${offset}`;
   }
 
   /** Of these words, those a search for `q` matches (stemmed, accents and case ignored). */
