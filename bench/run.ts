@@ -17,6 +17,7 @@ import {
   compactCounts,
   countsExact,
   exactLabelTotal,
+  referenceMessageSearch,
   HISTORY_CHATS,
   ensureSeeded,
   exactTotal,
@@ -467,8 +468,12 @@ async function checkConsole(base: string, url: string, seed: Seeded, token: stri
   };
   for (const q of MESSAGE_QUERIES) {
     const r = await get(`/api/search?q=${encodeURIComponent(q)}&page=1&limit=20`, asAgent);
-    const n = (r.body.results as unknown[] | undefined)?.length ?? 0;
-    expect(r.status === 200 && n > 0, `search ${q}: status ${r.status}, ${n} results`);
+    const ids = ((r.body.results as { id: string }[] | undefined) ?? []).map((h) => h.id);
+    const expected = await referenceMessageSearch(url, seed.accountId, seed.searchAgentEmail, q, 20);
+    expect(
+      r.status === 200 && ids.length > 0 && ids.join() === expected.join(),
+      `search ${q}: status ${r.status}, ${ids.length} results, ${expected.length} expected, same: ${ids.join() === expected.join()}`,
+    );
   }
   for (const q of CONTACT_QUERIES) {
     const r = await get(`/api/search/contacts?q=${encodeURIComponent(q)}&page=1&limit=20`, asAgent);

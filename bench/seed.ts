@@ -567,6 +567,33 @@ export async function exactLabelTotal(url: string, accountId: string, labelId: s
 }
 
 /**
+ * The newest messages an agent's search for `q` should answer, as one statement over every message
+ * (no periods, no choice between walking and the index: docs/adr/0101-message-search-by-period.md
+ * changes how a search reads, never what it answers).
+ */
+export async function referenceMessageSearch(
+  url: string,
+  accountId: string,
+  agentEmail: string,
+  q: string,
+  limit: number,
+): Promise<string[]> {
+  return withClient(url, async (c) => {
+    const res = await c.query<{ id: string }>(
+      `SELECT m.id FROM messages m JOIN chats c ON c.id = m.chat_id
+        WHERE m.account_id = $1 AND c.account_id = $1
+          AND m.search_vector @@ websearch_to_tsquery('pg_catalog.portuguese', search_words($3))
+          AND (c.user_id = (SELECT id FROM users WHERE email = $2)
+               OR c.team_id IN (SELECT tm.team_id FROM team_members tm JOIN users u ON u.id = tm.user_id
+                                WHERE u.email = $2))
+        ORDER BY m.created_at DESC, m.id DESC LIMIT $4`,
+      [accountId, agentEmail, q, limit],
+    );
+    return res.rows.map((r) => r.id);
+  });
+}
+
+/**
  * Transfers change chats; the benchmark keeps the data set the same from run to run by saving the
  * transferred chats first and putting them back afterwards (through the counter trigger, so
  * `chat_counts` follows), then vacuuming. A run that died mid-way is repaired by the next one.
