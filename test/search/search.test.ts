@@ -348,7 +348,7 @@ describe('search', () => {
       chats.push(chat);
     }
     // Two thousand other messages, analyzed: the planner then takes the word for rare (in under
-    // 0.5 % of the account's messages), which is when a search reads by period.
+    // 0.5 % of the table's messages), which is when a search reads by period.
     await db.query(
       `INSERT INTO messages (id, account_id, chat_id, channel_id, origin, type, content, status, created_at)
        SELECT substr(md5(random()::text), 1, 24), account_id, chat_id, channel_id, origin, type,

@@ -38,11 +38,19 @@ export const visibleSql = (viewer: Viewer, alias = 'c') => {
 };
 
 /**
- * `visibleSql` for a reader given by id (the parameter `param`), their teams read in the statement:
- * statements that are prepared take it this way.
+ * A customer's chats the reader may open, as the FROM and WHERE of a statement over `contacts ct`
+ * and `chats c` ($1 the customer, $2 the account). The rule is `visibleSql`'s for a reader given by
+ * id, their teams read in the statement (statements that are prepared take it this way); a null
+ * reader reads every chat.
  */
-const readerVisibleSql = (param: string) =>
-  `(c.user_id = ${param} OR c.team_id IN (SELECT team_id FROM team_members WHERE user_id = ${param}))`;
+function customerChatsFrom(readerId: string | null, values: unknown[]): string {
+  const from = `contacts ct JOIN chats c ON c.contact_id = ct.id
+  WHERE ct.customer_id = $1 AND ct.account_id = $2 AND c.account_id = $2`;
+  if (readerId === null) return from;
+  const reader = `$${values.push(readerId)}`;
+  return `${from}
+    AND (c.user_id = ${reader} OR c.team_id IN (SELECT team_id FROM team_members WHERE user_id = ${reader}))`;
+}
 
 /** A customer's conversations on every channel (their contacts lead to them), newest first. */
 export class HistoryRepo {
@@ -74,7 +82,6 @@ export class HistoryRepo {
     offset: number,
   ): Promise<ConversationRow[]> {
     const values: unknown[] = [customerId, accountId, limit];
-    const visible = readerId === null ? '' : ` AND ${readerVisibleSql(`$${values.push(readerId)}`)}`;
     const text = `SELECT p.*, t.transfers,
   ARRAY(SELECT DISTINCT u FROM unnest(t.users || ARRAY[p.user_id, p.closed_by]) AS u
          WHERE u IS NOT NULL ORDER BY u) AS attendants
@@ -83,8 +90,7 @@ FROM (
     ct.name AS contact_name, ct.value AS contact_value, c.created_at, c.closed_at, c.closed_by,
     CASE WHEN jsonb_typeof(c.last_message) = 'object' THEN c.last_message END AS last_message,
     count(*) OVER () AS total
-  FROM contacts ct JOIN chats c ON c.contact_id = ct.id
-  WHERE ct.customer_id = $1 AND ct.account_id = $2 AND c.account_id = $2${visible}
+  FROM ${customerChatsFrom(readerId, values)}
   ORDER BY c.created_at DESC, c.id DESC
   LIMIT ${sqlInteger(limitBucket(limit))} OFFSET ${sqlInteger(offset)}
 ) p
@@ -100,12 +106,8 @@ LIMIT $3`;
   /** The total alone, for a page past the end (which has no row to carry it). */
   async countCustomerChats(accountId: string, customerId: string, readerId: string | null): Promise<number> {
     const values: unknown[] = [customerId, accountId];
-    const visible = readerId === null ? '' : ` AND ${readerVisibleSql(`$${values.push(readerId)}`)}`;
-    const [row] = await Statement.shaped<{ n: number }>(
-      `SELECT count(*)::int AS n FROM contacts ct JOIN chats c ON c.contact_id = ct.id
-WHERE ct.customer_id = $1 AND ct.account_id = $2 AND c.account_id = $2${visible}`,
-      false,
-    ).execute(this.db, values);
+    const text = `SELECT count(*)::int AS n FROM ${customerChatsFrom(readerId, values)}`;
+    const [row] = await Statement.shaped<{ n: number }>(text, false).execute(this.db, values);
     return row?.n ?? 0;
   }
 }

@@ -16,17 +16,22 @@ export class HistoryService {
     private readonly teams: TeamsRepo,
   ) {}
 
-  /** Who the user may read, as the search's statements take it (the history's read the teams themselves). */
+  /** The agent whose chats and teams bound what the user may read, or null for a reader of every chat. */
+  readerOf(actor: UserActor): string | null {
+    return actor.permissions.has('chats:read_all') ? null : actor.userId;
+  }
+
+  /** Who the user may read, with the reader's teams, as the search's statements take it. */
   async viewerOf(actor: UserActor): Promise<Viewer> {
-    if (actor.permissions.has('chats:read_all')) return null;
-    return { userId: actor.userId, teamIds: await this.teams.teamsOf(actor.userId) };
+    const readerId = this.readerOf(actor);
+    return readerId === null ? null : { userId: readerId, teamIds: await this.teams.teamsOf(readerId) };
   }
 
   async customerChats(actor: UserActor, customerId: string, query: CustomerChatsQueryT) {
     const page = query.page ?? 1;
     const limit = query.limit ?? 20;
-    // The same rule as viewerOf, the agent's teams read by the statement itself.
-    const readerId = actor.permissions.has('chats:read_all') ? null : actor.userId;
+    // The agent's teams are read by the statement itself.
+    const readerId = this.readerOf(actor);
     const rows = await this.repo.customerChats(
       actor.accountId,
       customerId,
