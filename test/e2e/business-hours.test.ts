@@ -141,8 +141,19 @@ describe('business hours in the console', () => {
     await line.getByRole('button', { name: 'Business hours of Suporte Noturno' }).focus();
     await page.keyboard.press('Enter');
     const dialog = page.getByRole('dialog', { name: 'Business hours of Suporte Noturno' });
-    await dialog.getByRole('group', { name: 'Monday' }).waitFor();
+    // The hours the last test stored (UTC, no weekly hours) once loaded: before that the editor shows
+    // its defaults, disabled, and a check against them would race the load.
+    await waitForValue(dialog.getByRole('combobox', { name: 'Time zone' }), 'UTC');
+    const everyDay = dialog.getByRole('checkbox', {
+      name: 'Open every day at any time (only holidays close)',
+      checked: true,
+    });
+    await everyDay.waitFor();
     await dialog.getByRole('textbox', { name: 'Holidays' }).waitFor();
+    assert.equal(await dialog.getByRole('group', { name: 'Monday' }).count(), 0);
+    // Unchecked by keyboard, the week's days show, named in English.
+    await everyDay.press('Space');
+    await dialog.getByRole('group', { name: 'Monday' }).getByText('Monday').waitFor();
     await page.keyboard.press('Escape');
     await page.getByRole('combobox', { name: 'Language' }).selectOption('pt-BR');
     e2e.assertNoBrowserErrors([/status of 400/]);
