@@ -90,6 +90,9 @@ function rangeOf(column: RawBuilder<unknown>, f: SearchFilter): RawBuilder<boole
  */
 const COMMON_SHARE = 0.005;
 
+/** What `matchingWords` joins words with: a control character, in no word of letters and digits. */
+const SEPARATOR = '\u0001';
+
 /** `LIKE` treats `%`, `_` and the escape character as patterns; a search means them literally. */
 const likeEscape = (s: string) => s.replace(/[\\%_]/g, '\\$&');
 
@@ -186,12 +189,19 @@ export class SearchRepo {
       LIMIT ${limit} OFFSET ${offset}`;
   }
 
-  /** Of these words, those a search for `q` matches (stemmed, accents and case ignored). */
+  /**
+   * Of these words, those a search for `q` matches (stemmed, accents and case ignored). The words are
+   * folded by one `search_words` call over them joined by a character no word holds and no step of the
+   * folding makes (U+0001), then split again: the folding works letter by letter and its endings stop
+   * at a word's end, so each word folds as it would alone, without a function call per word (each
+   * costs the function's own `search_path` setting, ≈ 10 µs).
+   */
   async matchingWords(words: readonly string[], q: string): Promise<Set<string>> {
     if (words.length === 0) return new Set();
     const { rows } = await sql<{ w: string }>`
-      SELECT w FROM unnest(${sql.val(words)}::text[]) AS w
-      WHERE tsvector_to_array(to_tsvector('pg_catalog.portuguese', search_words(w)))
+      SELECT t.w FROM (SELECT ${sql.val(words.filter((w) => !w.includes(SEPARATOR)))}::text[] AS a) p,
+        unnest(p.a, string_to_array(search_words(array_to_string(p.a, E'\\x01')), E'\\x01')) AS t(w, f)
+      WHERE tsvector_to_array(to_tsvector('pg_catalog.portuguese', t.f))
          && tsvector_to_array(to_tsvector('pg_catalog.portuguese', search_words(${q})))`.execute(this.db);
     return new Set(rows.map((r) => r.w));
   }
