@@ -9,8 +9,9 @@ import { drainMs, outcome, SendLoad, settle } from '../helpers/send-load.js';
 
 // Redis stopped for 20 s while two nodes accept and send: every request still gets its answer within
 // the client's 1 s bound (accepted, or the contract's 503 — never a hang), the agent API (list
-// chats; a login within 1 s or twice its cost before the fault) too; nothing accepted is lost or doubled; and once Redis is back, events caused on one node
-// reach console clients on the other again.
+// chats; a login and a customer's message within 1 s or twice their cost before the fault) too;
+// nothing accepted is lost or doubled; and once Redis is back, events caused on one node reach
+// console clients on the other again.
 
 const RATE = 100;
 const CONTACTS = 300;
@@ -57,19 +58,26 @@ describe('fault: Redis stopped for 20 s under load', () => {
     clients.push(onA, onB);
     const auth = { authorization: `Bearer ${c.adminToken}` };
     let probeSeq = 0;
-    /** A new conversation through `node`'s API; resolves with its chat id (null when refused). */
-    const inbound = async (node: typeof a, tag: string, probes?: Probe[]) => {
+    let stoppedAt = 0;
+    /**
+     * A new conversation through `node`'s API; resolves with its chat id (null when refused). With
+     * `probe`, bounded by its `boundMs` and reported with how long it took.
+     */
+    const inbound = async (node: typeof a, tag: string, probe?: { probes: Probe[]; boundMs: number }) => {
+      const started = Date.now();
       const res = await http(node.url, 'POST', `/api/sandbox/channels/${c.sandboxChannelId}/inbound`, {
         headers: auth,
         body: { from: `5521988${String(++probeSeq).padStart(6, '0')}`, text: tag },
-        timeoutMs: probes ? CLIENT_BOUND_MS : 10_000,
+        timeoutMs: probe ? probe.boundMs : 10_000,
       }).catch((err: unknown) => ((err as { name?: string }).name === 'TimeoutError' ? 'timeout' : 'error'));
       const status = typeof res === 'string' ? res : res.status;
-      probes?.push({
+      probe?.probes.push({
         what: 'sandbox inbound',
         node: node.name,
         status,
         body: typeof res === 'string' ? null : res.json,
+        ms: Date.now() - started,
+        atMs: started - stoppedAt,
       });
       return typeof res !== 'string' && res.status === 201 ? (res.json.chatId as string) : null;
     };
@@ -92,24 +100,30 @@ describe('fault: Redis stopped for 20 s under load', () => {
     load.start();
     await sleep(3_000);
     // A login is a password hash (tens of milliseconds of CPU on a quiet machine) on top of what the
-    // other calls cost: its bound during the outage is 1 s, or twice the slowest login of the same
-    // nodes under the same load with Redis up, when the machine is slower than that — what is tested
-    // is that Redis being away adds no waiting, not the machine's speed.
+    // other calls cost, and a customer's message writes a contact, a conversation and a message: the
+    // bound of each during the outage is 1 s, or twice the slowest of the same call on the same nodes
+    // under the same load with Redis up, when the machine is slower than that — what is tested is
+    // that Redis being away adds no waiting, not the machine's speed.
     let loginBeforeMs = 0;
+    let inboundBeforeMs = 0;
     for (const node of [a, b, a, b]) {
-      const started = Date.now();
+      let started = Date.now();
       const res = await http(node.url, 'POST', '/auth/login', {
         body: { email: 'admin@example.com', password: 'fault-suite-password' },
         timeoutMs: 10_000,
       });
       assert.equal(res.status, 200, 'login works before the fault');
       loginBeforeMs = Math.max(loginBeforeMs, Date.now() - started);
+      started = Date.now();
+      assert.ok(await inbound(node, 'warm'), 'a customer message is accepted before the fault');
+      inboundBeforeMs = Math.max(inboundBeforeMs, Date.now() - started);
     }
     const loginBoundMs = Math.max(CLIENT_BOUND_MS, 2 * loginBeforeMs);
+    const inboundBoundMs = Math.max(CLIENT_BOUND_MS, 2 * inboundBeforeMs);
     await sleep(2_000);
     load.phase('fault', CLIENT_BOUND_MS);
     await c.redis.stop();
-    const stoppedAt = Date.now();
+    stoppedAt = Date.now();
 
     // Meanwhile: the agent API, each call bounded by the client's 1 s, alternating nodes.
     const probes: Probe[] = [];
@@ -144,7 +158,7 @@ describe('fault: Redis stopped for 20 s under load', () => {
       });
       await call('list chats', 'GET', '/api/chats');
       // An event caused during the outage (reported: whether the other node's client got it).
-      const chatId = await inbound(node, 'during', probes);
+      const chatId = await inbound(node, 'during', { probes, boundMs: inboundBoundMs });
       if (chatId) duringChats.push(chatId);
       await sleep(1_000);
     }
@@ -197,7 +211,8 @@ describe('fault: Redis stopped for 20 s under load', () => {
         `agent API during the outage ${JSON.stringify(probeSummary)}; ` +
         `events of the outage seen live by a client: ${duringSeen.length}/${duringChats.length}; ` +
         `slowest agent API calls ${slowestProbes(probes)} (a login before the fault ${loginBeforeMs} ms, ` +
-        `its bound ${loginBoundMs} ms); machine load ${loadavg()
+        `its bound ${loginBoundMs} ms; a customer message before the fault ${inboundBeforeMs} ms, its ` +
+        `bound ${inboundBoundMs} ms); machine load ${loadavg()
           .map((l) => l.toFixed(1))
           .join(' ')}`,
     });
@@ -219,7 +234,8 @@ describe('fault: Redis stopped for 20 s under load', () => {
         .filter((p) => !(p.status === 200 || p.status === 201 || isContract503(p)))
         .map((p) => `${p.what} on ${p.node}: ${String(p.status)}`),
       [],
-      `login (within ${loginBoundMs} ms), list chats and a customer message (${CLIENT_BOUND_MS} ms) answer`,
+      `login (within ${loginBoundMs} ms), list chats (${CLIENT_BOUND_MS} ms) and a customer message ` +
+        `(${inboundBoundMs} ms) answer`,
     );
     assert.ok(resumed.toA && resumed.toB, 'live events cross nodes again once Redis is back');
   });
