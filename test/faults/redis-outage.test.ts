@@ -125,7 +125,8 @@ describe('fault: Redis stopped for 20 s under load', () => {
     await c.redis.stop();
     stoppedAt = Date.now();
 
-    // Meanwhile: the agent API, each call bounded by the client's 1 s, alternating nodes.
+    // Meanwhile: the agent API, alternating nodes, each call bounded by the client's 1 s (a login and a
+    // customer's message by the bounds above).
     const probes: Probe[] = [];
     const duringChats: string[] = [];
     let i = 0;
