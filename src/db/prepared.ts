@@ -28,6 +28,30 @@ const names = new Map<string, string>();
 const MAX_BUILT = 64;
 let built = 0;
 
+/**
+ * Bound on the texts of libraries that run their own SQL through the platform's connections (pg-boss's
+ * fetch, insert and complete: a handful of texts, fixed per release), named like the platform's own.
+ */
+const MAX_LIBRARY = 32;
+let library = 0;
+
+/**
+ * The name a library's parameterised statement runs under, registering it while the bound allows;
+ * undefined for a text past the bound or without parameters (which may hold several statements, and
+ * a named statement holds one).
+ */
+export function libraryStatementName(
+  text: string,
+  values: readonly unknown[] | undefined,
+): string | undefined {
+  if (values === undefined || values.length === 0) return undefined;
+  const known = names.get(text);
+  if (known !== undefined || library >= MAX_LIBRARY) return known;
+  library++;
+  register(text);
+  return names.get(text);
+}
+
 function register(text: string): void {
   names.set(text, `atende_${names.size + 1}`);
 }

@@ -4,6 +4,7 @@ import PgBoss from 'pg-boss';
 import type { Logger } from 'pino';
 import { CONNECT_TIMEOUT_MS, KEEPALIVE_DELAY_MS, type Tx } from '../db/index.js';
 import { Listener } from '../db/listener.js';
+import { libraryStatementName, Statement } from '../db/prepared.js';
 import { isConnectionFailure } from '../db/unavailable.js';
 import { errorText } from '../lib/errors.js';
 import type { WakeUp } from './claim-loop.js';
@@ -45,6 +46,8 @@ export const QUEUES = {
   contactErasure: 'contact-erasure',
 } as const;
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
+
+const NOTIFY = Statement.prepared('SELECT pg_notify($1::text, $2::text) AS job_queue_woken');
 
 /** How long a stopping node waits for the jobs running on it. */
 const STOP_WAIT_MS = 10_000;
@@ -171,7 +174,13 @@ export class JobQueue {
     this.pool.on('connect', (client) => client.on('error', () => undefined));
     this.pool.on('error', () => undefined);
     this.boss = new PgBoss({
-      db: { executeSql: (text, values) => this.pool.query(text, values) },
+      // Its fetch, insert and complete are prepared: parsed once per connection, not per job.
+      db: {
+        executeSql: (text, values) => {
+          const name = libraryStatementName(text, values);
+          return this.pool.query(name === undefined ? { text, values } : { name, text, values });
+        },
+      },
       schema: JOBS_SCHEMA,
       supervise: opts.supervise,
       maintenanceIntervalSeconds: MAINTENANCE_SECONDS,
@@ -232,7 +241,7 @@ export class JobQueue {
     );
     // Wakes the workers when the transaction commits (delayed jobs are found by the poll).
     if (jobs.some((j) => !j.startAfter || j.startAfter.getTime() <= Date.now())) {
-      await tx.executeQuery(CompiledQuery.raw('SELECT pg_notify($1, $2)', [JOBS_NOTIFY_CHANNEL, queue]));
+      await NOTIFY.execute(tx, [JOBS_NOTIFY_CHANNEL, queue]);
     }
   }
 
@@ -365,6 +374,8 @@ export class JobQueue {
 function onTransaction(tx: Tx): PgBoss.Db {
   return {
     executeSql: async (text, values) => {
+      // Registered, the text runs as a named statement through the platform's pool (db/prepared.ts).
+      libraryStatementName(text, values);
       const res = await tx.executeQuery(CompiledQuery.raw(text, values));
       return { rows: [...res.rows] };
     },
