@@ -30,6 +30,9 @@ WITH evt AS (
 )
 SELECT (SELECT max(seq) FROM ev) AS last_seq, EXISTS (SELECT 1 FROM wd) AS deliveries;
 
+-- src/jobs/queue.ts
+SELECT pg_notify($1::text, $2::text) AS job_queue_woken;
+
 -- src/jobs/send-queue.ts
 WITH queued AS (
   INSERT INTO send_jobs (lane, kind, ref_id)
@@ -301,6 +304,12 @@ WITH c AS (
   ON CONFLICT (chat_id) DO UPDATE SET stage = 'menu', attempts = 0, due_at = EXCLUDED.due_at
 )
 SELECT * FROM c;
+
+-- src/modules/inbound/inbound-events.repo.ts
+UPDATE inbound_webhook_events SET processed_at = now() WHERE id = $1::text AND processed_at IS NULL;
+
+-- src/modules/messages/messages.repo.ts
+SELECT 1 AS found FROM messages WHERE channel_id = $1::text AND provider_message_id = $2::text LIMIT 1;
 
 -- src/modules/messages/messages.repo.ts
 SELECT m.id, m.account_id, m.status, m.type,

@@ -1,31 +1,35 @@
-import { sql } from 'kysely';
+import { Statement } from '../../db/prepared.js';
 import type { Db, Tx } from '../../db/index.js';
 import type { ProviderName } from '../../db/types.js';
+
+// Once per delivery processed, so prepared (src/db/prepared.ts).
+const markProcessed = Statement.prepared(
+  'UPDATE inbound_webhook_events SET processed_at = now() WHERE id = $1::text AND processed_at IS NULL',
+);
 
 export class InboundEventsRepo {
   constructor(private readonly db: Db) {}
 
-  async insert(
+  async insertMany(
     tx: Tx,
-    row: { id: string; account_id: string; channel_id: string; provider: ProviderName; body: string },
+    rows: { id: string; account_id: string; channel_id: string; provider: ProviderName; body: string }[],
   ): Promise<void> {
-    await tx.insertInto('inbound_webhook_events').values(row).execute();
+    if (rows.length > 0) await tx.insertInto('inbound_webhook_events').values(rows).execute();
   }
 
-  async find(id: string) {
-    return this.db
+  /** The deliveries of these ids that exist, in the order given. */
+  async findMany(ids: readonly string[]) {
+    if (ids.length === 0) return [];
+    const rows = await this.db
       .selectFrom('inbound_webhook_events')
       .select(['id', 'channel_id', 'body', 'received_at', 'processed_at'])
-      .where('id', '=', id)
-      .executeTakeFirst();
+      .where('id', 'in', [...ids])
+      .execute();
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return ids.flatMap((id) => byId.get(id) ?? []);
   }
 
   async markProcessed(id: string): Promise<void> {
-    await this.db
-      .updateTable('inbound_webhook_events')
-      .set({ processed_at: sql`now()` })
-      .where('id', '=', id)
-      .where('processed_at', 'is', null)
-      .execute();
+    await markProcessed.execute(this.db, [id]);
   }
 }

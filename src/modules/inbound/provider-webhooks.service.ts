@@ -1,6 +1,8 @@
 import type { Logger } from 'pino';
+import { Batcher } from '../../db/batcher.js';
 import { inTransaction, type Db } from '../../db/index.js';
 import type { ProviderName } from '../../db/types.js';
+import { eachAtMost } from '../../lib/each-at-most.js';
 import { badRequest, forbidden, notFound, unauthorized } from '../../http/errors.js';
 import { MAX_JSON_DEPTH, nestedDeeperThan, tooDeep } from '../../http/json-scanner.js';
 import type { InboundWebhookJob } from '../../jobs/payloads.js';
@@ -31,7 +33,30 @@ export class ProviderWebhooksService {
     private readonly statuses: MessageStatusService,
     private readonly providers: ProviderRegistry,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    // Group commit, as the Channel API's sends: few transactions in flight, so that under load each
+    // stores many deliveries and queues one job for them (docs/adr/0102-webhook-intake-group-commit.md).
+    this.intake = new Batcher<StoredDelivery, void>({
+      run: (rows) => this.store(rows),
+      concurrency: 2,
+      maxItems: INTAKE_MAX_ITEMS,
+      maxWeight: INTAKE_MAX_BYTES,
+      weight: (row) => row.body.length,
+    });
+  }
+
+  private readonly intake: Batcher<StoredDelivery, void>;
+
+  /** Stores deliveries and queues the one job that processes them, in one transaction. */
+  private async store(rows: StoredDelivery[]): Promise<void[]> {
+    await inTransaction(this.db, async (tx) => {
+      await this.events.insertMany(tx, rows);
+      await this.jobs.insertInTransaction<InboundWebhookJob>(tx, QUEUES.inboundWebhook, [
+        { data: { eventIds: rows.map((r) => r.id) } },
+      ]);
+    });
+    return rows.map(() => undefined);
+  }
 
   /** The header a provider signs its deliveries in. */
   signatureHeader(provider: ProviderName): string {
@@ -60,7 +85,8 @@ export class ProviderWebhooksService {
 
   /**
    * A delivery: signature checked on the raw bytes, then stored and queued in one transaction, so an
-   * answered 200 is never lost and never processed twice by construction of the job.
+   * answered 200 is never lost and never processed twice by construction of the job. Deliveries
+   * arriving together share that transaction and one job (`store`).
    */
   async receive(
     provider: ProviderName,
@@ -78,34 +104,48 @@ export class ProviderWebhooksService {
     // Signed by the channel's secret yet not JSON: a broken sender, not a delivery to retry into the void.
     if (body === null) throw badRequest('Malformed JSON body');
     const eventId = newId();
-    await inTransaction(this.db, async (tx) => {
-      await this.events.insert(tx, {
-        id: eventId,
-        account_id: channel.account_id,
-        channel_id: channel.id,
-        provider,
-        body,
-      });
-      await this.jobs.insertInTransaction<InboundWebhookJob>(tx, QUEUES.inboundWebhook, [
-        { data: { eventId } },
-      ]);
+    await this.intake.submit({
+      id: eventId,
+      account_id: channel.account_id,
+      channel_id: channel.id,
+      provider,
+      body,
     });
     return { eventId };
   }
 
   /**
-   * The job: messages become chats and messages, statuses move messages forward. Every step is
-   * idempotent (messages de-duplicated on the provider id, statuses only move forward), so a re-run
-   * after a crash halfway changes nothing twice.
+   * The job: the deliveries stored together, each in a transaction of its own; messages become chats and
+   * messages, statuses move messages forward. Every step is idempotent (messages de-duplicated on the
+   * provider id, statuses only move forward, a processed delivery skipped), so a re-run after a crash
+   * halfway changes nothing twice. A delivery that fails does not hold back the others: each is tried,
+   * and the job fails (to be retried, the processed ones then skipped) when any did.
    */
-  async process(eventId: string): Promise<void> {
-    const event = await this.events.find(eventId);
-    if (!event || event.processed_at) return;
-    const channel = await this.channels.findById(event.channel_id);
-    if (!channel) return;
+  async process(eventIds: readonly string[]): Promise<void> {
+    const stored = await this.events.findMany(eventIds);
+    const channels = new Map<string, Promise<ChannelRow | undefined>>();
+    let failed: unknown = null;
+    const due = stored.filter((e) => !e.processed_at);
+    // As many at once as separate jobs would run: the deliveries of a batch are independent.
+    await eachAtMost(due, DELIVERIES_AT_ONCE, async (event) => {
+      try {
+        if (!channels.has(event.channel_id))
+          channels.set(event.channel_id, this.channels.findById(event.channel_id));
+        const channel = await channels.get(event.channel_id);
+        if (channel) await this.processOne(event, channel);
+      } catch (err) {
+        if (due.length > 1)
+          this.logger.warn({ err, eventId: event.id }, 'inbound webhook delivery failed; will retry');
+        failed ??= err;
+      }
+    });
+    if (failed !== null) throw failed;
+  }
+
+  private async processOne(event: StoredEvent, channel: ChannelRow): Promise<void> {
     const webhooks = this.providers.get(channel.provider).webhooks;
     if (!webhooks) return;
-    const log = this.logger.child({ channelId: channel.id, eventId });
+    const log = this.logger.child({ channelId: channel.id, eventId: event.id });
     const parsed = webhooks.parse(contextOf(channel), event.body, event.received_at);
     if (parsed.foreign > 0)
       log.info({ foreign: parsed.foreign }, 'webhook changes for another phone number id; skipped');
@@ -133,6 +173,18 @@ export class ProviderWebhooksService {
     await this.events.markProcessed(event.id);
   }
 }
+
+/**
+ * Bounds of one intake transaction: deliveries are small (a message or a few statuses), and a batch
+ * of large ones (up to the route's body limit each) stays a few megabytes.
+ */
+const INTAKE_MAX_ITEMS = 50;
+/** Deliveries of one job processed at once (each its own transaction). */
+const DELIVERIES_AT_ONCE = 8;
+const INTAKE_MAX_BYTES = 8 * 1024 * 1024;
+
+type StoredDelivery = Parameters<InboundEventsRepo['insertMany']>[1][number];
+type StoredEvent = Awaited<ReturnType<InboundEventsRepo['findMany']>>[number];
 
 function contextOf(channel: ChannelRow): ProviderContext {
   return { channelId: channel.id, config: channel.provider_config };

@@ -7,11 +7,15 @@ export function inboundWebhookWorker(service: ProviderWebhooksService): JobWorke
   return {
     queue: QUEUES.inboundWebhook,
     options: { concurrency: 16, pollMs: 2000 },
-    run: (job) => service.process(job.data.eventId),
+    run: (job) => service.process(eventIdsOf(job.data)),
     retryLog: {
       level: 'warn',
       message: 'inbound webhook failed; will retry',
-      fields: (data) => ({ eventId: data.eventId }),
+      fields: (data) => ({ eventIds: eventIdsOf(data) }),
     },
   };
+}
+
+function eventIdsOf(data: InboundWebhookJob): string[] {
+  return 'eventIds' in data ? data.eventIds : [data.eventId];
 }

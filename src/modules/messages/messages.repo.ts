@@ -58,6 +58,11 @@ export interface OutboundMessageRow {
   channel_health: ChannelHealth;
 }
 
+// A customer's message already stored (`existsByProviderId`): asked once per message received.
+const deliveredBefore = Statement.prepared<{ found: number }>(
+  'SELECT 1 AS found FROM messages WHERE channel_id = $1::text AND provider_message_id = $2::text LIMIT 1',
+);
+
 // What the send worker reads of each message it sends (`findOutbound`), so prepared (src/db/prepared.ts).
 const outboundById = Statement.prepared<OutboundMessageRow>(`SELECT m.id, m.account_id, m.status, m.type,
  m.content, c.contact_id, ct.value AS contact_value, ct.provider_address, ch.id AS channel_id, ch.provider,
@@ -87,13 +92,8 @@ function toRow(m: NewMessage) {
  */
 export class MessagesRepo {
   async existsByProviderId(tx: Tx, channelId: string, providerMessageId: string): Promise<boolean> {
-    const row = await tx
-      .selectFrom('messages')
-      .select('id')
-      .where('channel_id', '=', channelId)
-      .where('provider_message_id', '=', providerMessageId)
-      .executeTakeFirst();
-    return row !== undefined;
+    const rows = await deliveredBefore.execute(tx, [channelId, providerMessageId]);
+    return rows.length > 0;
   }
 
   /** The messages of a channel with these provider ids (a customer's reply, reaction or edit names one). */
