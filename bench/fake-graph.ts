@@ -79,7 +79,8 @@ export class BenchGraph {
     this.delivered++;
     answer(res, 200, {
       messaging_product: 'whatsapp',
-      contacts: [{ input: to, wa_id: to }],
+      // As Graph answers: the WhatsApp id is the number's digits, without the `+` it may be sent with.
+      contacts: [{ input: to, wa_id: to.replace(/^\+/, '') }],
       messages: [{ id: `wamid.bench.${this.prefix}.${++this.seq}` }],
     });
   }

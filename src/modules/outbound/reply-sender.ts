@@ -68,13 +68,14 @@ export class ReplySender {
         throw err;
       }
       this.logger.warn({ err, messageId, code: verdict.error.code }, 'agent message failed');
-      await this.settle(m.id, { status: 'failed', error: verdict.error }, null);
+      await this.settle(m.id, { status: 'failed', error: verdict.error }, null, hasFile(m));
       return;
     }
     await this.settle(
       m.id,
       { status: 'sent', providerMessageId: result.providerMessageId },
       result.recipientAddress ? { contactId: m.contact_id, address: result.recipientAddress } : null,
+      hasFile(m),
     );
     if (result.deliveredOnSend) {
       const { events, messages, messageEvents, logger } = this;
@@ -90,13 +91,15 @@ export class ReplySender {
     messageId: string,
     outcome: { status: 'sent'; providerMessageId: string } | { status: 'failed'; error: ProviderErrorInfo },
     address: { contactId: string; address: string } | null,
+    /** Whether a file of an earlier version's `media_blobs` may be left to delete. */
+    file: boolean,
   ): Promise<void> {
     await holdOutcome(
       () =>
         this.events.transaction(async (tx, events) => {
           if (!(await this.messages.settle(tx, messageId, outcome))) return;
           if (address) await this.contacts.setProviderAddress(tx, address.contactId, address.address);
-          await this.mediaBlobs.delete(tx, messageId);
+          if (file) await this.mediaBlobs.delete(tx, messageId);
           await this.messageEvents.message(tx, events, 'message.update', messageId);
         }),
       {
@@ -124,6 +127,11 @@ export class ReplySender {
       chunks: () => this.mediaStore.read(file),
     };
   }
+}
+
+/** Whether the reply carries a file: text, a flow's interactive message and a template do not. */
+function hasFile(m: OutboundMessageRow): boolean {
+  return m.type !== 'text' && m.type !== 'interactive' && m.type !== 'template';
 }
 
 /** The stored reply as the provider call takes it (written by `MessagesService.reply`). */
