@@ -15,12 +15,10 @@ export function sendOrderingKey(channelId: string, contactValue: string): string
   return `${channelId}:${contactValue}`;
 }
 
-/** `inbound-webhook` queue: provider webhook deliveries, stored. */
-export type InboundWebhookJob =
-  /** Deliveries stored in one transaction, in the order they arrived. */
-  | { eventIds: string[] }
-  /** One delivery: the shape of jobs queued before deliveries were stored together. */
-  | { eventId: string };
+/** `inbound-webhook` queue: one stored provider webhook delivery. */
+export interface InboundWebhookJob {
+  eventId: string;
+}
 
 /** `read-receipt` queue: tell the provider an agent read the customer's messages up to this one. */
 export interface ReadReceiptJob {

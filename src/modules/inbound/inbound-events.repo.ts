@@ -17,16 +17,12 @@ export class InboundEventsRepo {
     if (rows.length > 0) await tx.insertInto('inbound_webhook_events').values(rows).execute();
   }
 
-  /** The deliveries of these ids that exist, in the order given. */
-  async findMany(ids: readonly string[]) {
-    if (ids.length === 0) return [];
-    const rows = await this.db
+  async find(id: string) {
+    return this.db
       .selectFrom('inbound_webhook_events')
       .select(['id', 'channel_id', 'body', 'received_at', 'processed_at'])
-      .where('id', 'in', [...ids])
-      .execute();
-    const byId = new Map(rows.map((r) => [r.id, r]));
-    return ids.flatMap((id) => byId.get(id) ?? []);
+      .where('id', '=', id)
+      .executeTakeFirst();
   }
 
   async markProcessed(id: string): Promise<void> {

@@ -2,7 +2,6 @@ import type { Logger } from 'pino';
 import { Batcher } from '../../db/batcher.js';
 import { inTransaction, type Db } from '../../db/index.js';
 import type { ProviderName } from '../../db/types.js';
-import { eachAtMost } from '../../lib/each-at-most.js';
 import { badRequest, forbidden, notFound, unauthorized } from '../../http/errors.js';
 import { MAX_JSON_DEPTH, nestedDeeperThan, tooDeep } from '../../http/json-scanner.js';
 import type { InboundWebhookJob } from '../../jobs/payloads.js';
@@ -35,7 +34,7 @@ export class ProviderWebhooksService {
     private readonly logger: Logger,
   ) {
     // Group commit, as the Channel API's sends: few transactions in flight, so that under load each
-    // stores many deliveries and queues one job for them (docs/adr/0102-webhook-intake-group-commit.md).
+    // stores many deliveries and their jobs (docs/adr/0102-webhook-intake-group-commit.md).
     this.intake = new Batcher<StoredDelivery, void>({
       run: (rows) => this.store(rows),
       concurrency: 2,
@@ -47,13 +46,19 @@ export class ProviderWebhooksService {
 
   private readonly intake: Batcher<StoredDelivery, void>;
 
-  /** Stores deliveries and queues the one job that processes them, in one transaction. */
+  /**
+   * Stores deliveries and queues their jobs, in one transaction: one job per delivery, as every
+   * version's worker reads them (a rolling upgrade runs old workers on new nodes' jobs), inserted and
+   * later claimed together.
+   */
   private async store(rows: StoredDelivery[]): Promise<void[]> {
     await inTransaction(this.db, async (tx) => {
       await this.events.insertMany(tx, rows);
-      await this.jobs.insertInTransaction<InboundWebhookJob>(tx, QUEUES.inboundWebhook, [
-        { data: { eventIds: rows.map((r) => r.id) } },
-      ]);
+      await this.jobs.insertInTransaction<InboundWebhookJob>(
+        tx,
+        QUEUES.inboundWebhook,
+        rows.map((r) => ({ data: { eventId: r.id } })),
+      );
     });
     return rows.map(() => undefined);
   }
@@ -86,7 +91,7 @@ export class ProviderWebhooksService {
   /**
    * A delivery: signature checked on the raw bytes, then stored and queued in one transaction, so an
    * answered 200 is never lost and never processed twice by construction of the job. Deliveries
-   * arriving together share that transaction and one job (`store`).
+   * arriving together share that transaction (`store`).
    */
   async receive(
     provider: ProviderName,
@@ -115,31 +120,15 @@ export class ProviderWebhooksService {
   }
 
   /**
-   * The job: the deliveries stored together, each in a transaction of its own; messages become chats and
-   * messages, statuses move messages forward. Every step is idempotent (messages de-duplicated on the
-   * provider id, statuses only move forward, a processed delivery skipped), so a re-run after a crash
-   * halfway changes nothing twice. A delivery that fails does not hold back the others: each is tried,
-   * and the job fails (to be retried, the processed ones then skipped) when any did.
+   * The job: messages become chats and messages, statuses move messages forward. Every step is
+   * idempotent (messages de-duplicated on the provider id, statuses only move forward), so a re-run
+   * after a crash halfway changes nothing twice.
    */
-  async process(eventIds: readonly string[]): Promise<void> {
-    const stored = await this.events.findMany(eventIds);
-    const channels = new Map<string, Promise<ChannelRow | undefined>>();
-    let failed: unknown = null;
-    const due = stored.filter((e) => !e.processed_at);
-    // As many at once as separate jobs would run: the deliveries of a batch are independent.
-    await eachAtMost(due, DELIVERIES_AT_ONCE, async (event) => {
-      try {
-        if (!channels.has(event.channel_id))
-          channels.set(event.channel_id, this.channels.findById(event.channel_id));
-        const channel = await channels.get(event.channel_id);
-        if (channel) await this.processOne(event, channel);
-      } catch (err) {
-        if (due.length > 1)
-          this.logger.warn({ err, eventId: event.id }, 'inbound webhook delivery failed; will retry');
-        failed ??= err;
-      }
-    });
-    if (failed !== null) throw failed;
+  async process(eventId: string): Promise<void> {
+    const event = await this.events.find(eventId);
+    if (!event || event.processed_at) return;
+    const channel = await this.channels.findById(event.channel_id);
+    if (channel) await this.processOne(event, channel);
   }
 
   private async processOne(event: StoredEvent, channel: ChannelRow): Promise<void> {
@@ -179,12 +168,10 @@ export class ProviderWebhooksService {
  * of large ones (up to the route's body limit each) stays a few megabytes.
  */
 const INTAKE_MAX_ITEMS = 50;
-/** Deliveries of one job processed at once (each its own transaction). */
-const DELIVERIES_AT_ONCE = 8;
 const INTAKE_MAX_BYTES = 8 * 1024 * 1024;
 
 type StoredDelivery = Parameters<InboundEventsRepo['insertMany']>[1][number];
-type StoredEvent = Awaited<ReturnType<InboundEventsRepo['findMany']>>[number];
+type StoredEvent = NonNullable<Awaited<ReturnType<InboundEventsRepo['find']>>>;
 
 function contextOf(channel: ChannelRow): ProviderContext {
   return { channelId: channel.id, config: channel.provider_config };

@@ -7,15 +7,11 @@ export function inboundWebhookWorker(service: ProviderWebhooksService): JobWorke
   return {
     queue: QUEUES.inboundWebhook,
     options: { concurrency: 16, pollMs: 2000 },
-    run: (job) => service.process(eventIdsOf(job.data)),
+    run: (job) => service.process(job.data.eventId),
     retryLog: {
       level: 'warn',
       message: 'inbound webhook failed; will retry',
-      fields: (data) => ({ eventIds: eventIdsOf(data) }),
+      fields: (data) => ({ eventId: data.eventId }),
     },
   };
-}
-
-function eventIdsOf(data: InboundWebhookJob): string[] {
-  return 'eventIds' in data ? data.eventIds : [data.eventId];
 }
