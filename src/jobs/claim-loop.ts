@@ -31,7 +31,8 @@ import { settleWithin } from '../lib/settle.js';
  *   database is away; its own errors are logged by the job queue.)
  * - **In-flight limit.** At most `concurrency` items at once on this node (the send queue 500 lanes,
  *   the webhooks 256 attempts — and each endpoint its cap, in the claim's SQL —, each job queue its
- *   worker's concurrency, 1 to 4). An item that finishes frees its slot and wakes the loop.
+ *   worker's concurrency, 1 to 16). An item that finishes frees its slot and wakes the loop — for
+ *   independent items (`finishWakes: 'heldBack'`) only when the last claim left due work behind.
  * - **Lease renewal** (`renew`; the send queue only: pg-boss 10 has no heartbeats, and a delivery's
  *   claim outlasts its attempt's time limit). Every `everyMs` while items are in flight, one renewal
  *   at a time; a failure is logged once until a renewal works again. Renewal goes on through the stop's
@@ -74,6 +75,14 @@ export interface ClaimLoopOptions<T> {
   claim(room: number): Promise<Claimed<T>>;
   /** Runs after a claim that found no full batch (the queue caught up); fails like a claim. */
   caughtUp?(): Promise<void>;
+  /**
+   * When an item finishing wakes the loop. `always` (default): for claims that hold due work back
+   * while related work runs (a send lane's next message, an endpoint's cap), which a finish releases.
+   * `heldBack`: only when the last claim left due work unclaimed for want of room — for independent
+   * items (a pg-boss queue of the `standard` policy), where a finish makes nothing else due and a
+   * claim after each would find nothing.
+   */
+  finishWakes?: 'always' | 'heldBack';
   /** Starts the items of one claim: one promise per item, settled once that item is finished. */
   run(items: readonly T[]): Promise<void>[];
   /** Renews the leases of the items in flight, every `everyMs` while any are. */
@@ -170,6 +179,8 @@ export class ClaimLoop<T> {
   /** The stop's wait is over: nothing more starts. */
   private closed = false;
   private gathering: NodeJS.Timeout | undefined;
+  /** The last claims left due work behind (no room, a full batch, a failure): a finish claims again. */
+  private heldBack = true;
 
   constructor(private readonly opts: ClaimLoopOptions<T>) {}
 
@@ -229,14 +240,19 @@ export class ClaimLoop<T> {
     for (;;) {
       if (this.stopping) return;
       const room = concurrency - this.inFlight.size;
-      if (room <= 0 || (this.inFlight.size > 0 && room < minRoom)) return;
+      if (room <= 0 || (this.inFlight.size > 0 && room < minRoom)) {
+        this.heldBack = true;
+        return;
+      }
       let claimed: Claimed<T>;
       try {
         claimed = await this.opts.claim(room);
       } catch (err) {
+        this.heldBack = true;
         this.claimFailedWith(err);
         return;
       }
+      this.heldBack = claimed.more;
       if (this.closed) {
         if (claimed.items.length > 0)
           this.opts.logger.warn(
@@ -292,7 +308,7 @@ export class ClaimLoop<T> {
         )
         .finally(() => {
           this.inFlight.delete(p);
-          this.wake();
+          if (this.opts.finishWakes !== 'heldBack' || this.heldBack) this.wake();
         });
       this.inFlight.add(p);
     }

@@ -42,6 +42,11 @@ export class JobRunner<T> {
     private readonly logger: Logger,
     notified: WakeUp,
     stopWaitMs: number,
+    /**
+     * The queue's jobs are independent (pg-boss's `standard` policy): one finishing makes no other due,
+     * so it claims again only when a fetch left jobs behind for want of room.
+     */
+    independent: boolean,
   ) {
     // Jobs finishing together are completed in one statement.
     this.completions = new Batcher<string, void>({
@@ -66,6 +71,7 @@ export class JobRunner<T> {
         return { items: jobs, more: jobs.length >= room };
       },
       run: (jobs) => jobs.map((job) => this.run(job)),
+      finishWakes: independent ? 'heldBack' : 'always',
       stopWaitMs,
       stopped: () => this.failRunning(),
       claimFailed: 'fetching jobs failed',

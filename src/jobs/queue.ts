@@ -264,6 +264,7 @@ export class JobQueue {
       this.opts.logger,
       this.notified(queue),
       STOP_WAIT_MS,
+      QUEUE_DEFINITIONS[queue].policy === 'standard',
     );
     this.runners.set(queue, runner as JobRunner<unknown>);
     await runner.start();

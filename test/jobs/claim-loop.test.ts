@@ -297,6 +297,41 @@ describe('claim loop', () => {
     await h.loop.stop();
   });
 
+  it("with finishWakes 'heldBack', a finish claims again only when the last claim left work behind", async () => {
+    /** Waits until the loop counts no item in flight: each one's finish (and its wake) has run. */
+    const settledIn = async (h: Harness) => {
+      while (h.loop.running > 0) await new Promise((r) => setImmediate(r));
+    };
+    for (const finishWakes of ['heldBack', 'always'] as const) {
+      // Two items for four slots: the claim took everything due.
+      const h = await harness({ concurrency: 4, finishWakes });
+      await insert(2);
+      await h.loop.start();
+      await h.until('both items', () => h.started.length === 2);
+      h.release();
+      await settledIn(h);
+      // Only the first claim; the default claims again after each finish (finding nothing).
+      assert.equal(
+        h.claims.length === 1,
+        finishWakes === 'heldBack',
+        `finishWakes ${finishWakes}: ${h.claims.join()}`,
+      );
+      await h.loop.stop();
+    }
+
+    // Three items for two slots: the claim left one behind, and a finish claims it.
+    const h = await harness({ concurrency: 2, finishWakes: 'heldBack' });
+    await insert(3);
+    await h.loop.start();
+    await h.until('a full room', () => h.started.length === 2);
+    h.release(1);
+    await h.until('the item left behind', () => h.started.length === 3);
+    assert.deepEqual(h.started, [1, 2, 3]);
+    h.release();
+    await settledIn(h);
+    await h.loop.stop();
+  });
+
   it('renews the leases of the items in flight, and goes on through the stop’s wait', async () => {
     const h = await harness({ renew: { everyMs: 20, run: () => h.renew() } });
     await insert(1);
