@@ -128,13 +128,10 @@ export class ProviderWebhooksService {
     const event = await this.events.find(eventId);
     if (!event || event.processed_at) return;
     const channel = await this.channels.findById(event.channel_id);
-    if (channel) await this.processOne(event, channel);
-  }
-
-  private async processOne(event: StoredEvent, channel: ChannelRow): Promise<void> {
+    if (!channel) return;
     const webhooks = this.providers.get(channel.provider).webhooks;
     if (!webhooks) return;
-    const log = this.logger.child({ channelId: channel.id, eventId: event.id });
+    const log = this.logger.child({ channelId: channel.id, eventId });
     const parsed = webhooks.parse(contextOf(channel), event.body, event.received_at);
     if (parsed.foreign > 0)
       log.info({ foreign: parsed.foreign }, 'webhook changes for another phone number id; skipped');
@@ -171,7 +168,6 @@ const INTAKE_MAX_ITEMS = 50;
 const INTAKE_MAX_BYTES = 8 * 1024 * 1024;
 
 type StoredDelivery = Parameters<InboundEventsRepo['insertMany']>[1][number];
-type StoredEvent = NonNullable<Awaited<ReturnType<InboundEventsRepo['find']>>>;
 
 function contextOf(channel: ChannelRow): ProviderContext {
   return { channelId: channel.id, config: channel.provider_config };
